@@ -1,0 +1,21 @@
+//! Redis Lab's deck format and the deck player's pure logic.
+//!
+//! - [`model`]: the types a deck is made of, shared by the build-time parser and the app;
+//! - [`parse`]: the deck source parser (Markdown-like, see `docs/deck-format.md`);
+//! - [`highlight`]: light syntax colouring for code samples;
+//! - [`codegen`]: turns parsed decks into Rust statics at build time;
+//! - [`nav`]: slide navigation, keys and autoplay, as a pure state machine;
+//! - [`route`]: the app's addresses (`#/`, `#/<deck>/<n>`), parsed and printed;
+//! - [`bn`]: Bengali numerals.
+//!
+//! Nothing here touches the web, so all of it is tested natively.
+
+pub mod bn;
+pub mod codegen;
+pub mod highlight;
+pub mod model;
+pub mod nav;
+pub mod parse;
+pub mod route;
+
+pub use model::*;

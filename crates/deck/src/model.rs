@@ -1,0 +1,144 @@
+//! The deck model. One set of types serves both sides of the build: the parser fills them with
+//! owned data (`Cow::Owned`), and the generated code the app compiles in holds them as
+//! `Cow::Borrowed` statics, so the browser parses nothing at start-up.
+
+use std::borrow::Cow;
+
+/// A static or owned string.
+pub type Str = Cow<'static, str>;
+/// A static or owned list.
+pub type List<T> = Cow<'static, [T]>;
+
+/// One deck: a titled sequence of slides.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deck {
+    /// URL id, equal to the source file's stem (`production` for `production.md`).
+    pub id: Str,
+    /// Title shown on the home page and the cover.
+    pub title: Str,
+    /// One line under the title on the home page.
+    pub subtitle: Str,
+    /// Position on the home page (smaller first).
+    pub order: u32,
+    /// The slides, in presentation order.
+    pub slides: List<Slide>,
+}
+
+/// How a slide is laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Kicker, title, body from the top.
+    Default,
+    /// The opening slide: big centred title.
+    Cover,
+    /// The closing slide: big centred title and summary figures.
+    End,
+}
+
+/// One slide.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slide {
+    /// Small label above the title, e.g. `ক্যাশ ইঞ্জিন ১/৩`.
+    pub kicker: Str,
+    /// Title lines (the source's ` // ` splits lines).
+    pub title: List<Str>,
+    /// Layout of the slide.
+    pub layout: Layout,
+    /// Body blocks in order.
+    pub body: List<Block>,
+    /// Presenter script: what the instructor says on this slide.
+    pub script: Str,
+    /// Line in the deck source where the slide starts (for messages).
+    pub line: u32,
+}
+
+/// A run of inline text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inline {
+    /// Plain text.
+    Text(Str),
+    /// `**strong**`.
+    Bold(Str),
+    /// `*emphasis*`.
+    Em(Str),
+    /// `` `code` ``.
+    Code(Str),
+    /// `==highlight==`: the teal "this came from Redis" colour.
+    Mark(Str),
+}
+
+/// A paragraph-level run of inlines.
+pub type Text = List<Inline>;
+
+/// The kind of a highlighted code token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tok {
+    /// Anything else.
+    Plain,
+    /// Language keyword, or a Redis command in `redis` code.
+    Keyword,
+    /// String literal.
+    Str,
+    /// Number literal.
+    Num,
+    /// Comment.
+    Comment,
+    /// Property or key name in JSON.
+    Prop,
+}
+
+/// A body block.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    /// A paragraph.
+    Para(Text),
+    /// The slide's main sentence, shown larger.
+    Lead(Text),
+    /// A highlighted aside.
+    Note(Text),
+    /// A bullet list.
+    Bullets(List<Text>),
+    /// A numbered list.
+    Numbered(List<Text>),
+    /// A code sample, already split into highlighted tokens.
+    Code {
+        /// Language name as written after the fence.
+        lang: Str,
+        /// Tokens in order; their texts concatenate to the source.
+        tokens: List<(Tok, Str)>,
+    },
+    /// A table.
+    Table {
+        /// Header cells.
+        head: List<Text>,
+        /// Body rows.
+        rows: List<List<Text>>,
+    },
+    /// A container (`cards`, `stats`, `steps`, `defs`, `levels`, `diagram NAME`).
+    Container {
+        /// Container kind.
+        kind: Str,
+        /// Arguments after the kind (for `diagram`, the diagram's name first).
+        args: List<Str>,
+        /// Items, each split into fields on ` | `.
+        items: List<List<Text>>,
+    },
+}
+
+impl Slide {
+    /// The title as one line of plain text (for announcements and the overview).
+    pub fn title_text(&self) -> String {
+        self.title.join(" ")
+    }
+}
+
+/// Plain text of an inline run (markup dropped).
+pub fn plain(text: &[Inline]) -> String {
+    text.iter()
+        .map(|i| match i {
+            Inline::Text(s) | Inline::Bold(s) | Inline::Em(s) | Inline::Code(s) | Inline::Mark(s) => {
+                s.as_ref()
+            }
+        })
+        .collect()
+}

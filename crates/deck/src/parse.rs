@@ -1,0 +1,468 @@
+//! The deck source parser. The format is described in `docs/deck-format.md`; every error names
+//! the 1-based line it was found on, so a malformed deck fails the build with `file:line: what`.
+
+use crate::highlight;
+use crate::model::*;
+use std::borrow::Cow;
+use std::fmt;
+
+/// A parse error at a line of the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong, for a person.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+type Result<T> = std::result::Result<T, ParseError>;
+
+fn err<T>(line: usize, message: impl Into<String>) -> Result<T> {
+    Err(ParseError {
+        line,
+        message: message.into(),
+    })
+}
+
+/// Container kinds the app knows how to draw.
+pub const CONTAINERS: &[&str] = &["cards", "stats", "steps", "defs", "levels", "diagram"];
+
+/// Diagram names the app knows how to draw (`:::diagram NAME`).
+pub const DIAGRAMS: &[&str] = &[
+    "roles",
+    "connections",
+    "lock",
+    "pubsub",
+    "presence",
+    "pipeline",
+    "failure",
+    "authq",
+    "rtt",
+    "buffer",
+];
+
+/// Code languages the highlighter knows.
+pub const LANGS: &[&str] = &["js", "lua", "json", "redis", "sh", "text"];
+
+/// Parses one deck. `expected_id` is the file stem the deck's `id` must equal.
+///
+/// # Errors
+/// A [`ParseError`] naming the first malformed line.
+pub fn parse_deck(src: &str, expected_id: &str) -> Result<Deck> {
+    let lines: Vec<(usize, &str)> = src
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_end()))
+        .filter(|(_, l)| !l.starts_with("%%"))
+        .collect();
+    let mut chunks: Vec<&[(usize, &str)]> = lines.split(|(_, l)| *l == "---").collect();
+    if chunks.len() < 2 {
+        return err(
+            lines.last().map_or(1, |l| l.0),
+            "a deck needs a header, then slides separated by lines of `---`",
+        );
+    }
+    let header = chunks.remove(0);
+    let mut deck = Deck {
+        id: Cow::Borrowed(""),
+        title: Cow::Borrowed(""),
+        subtitle: Cow::Borrowed(""),
+        order: 100,
+        slides: Cow::Owned(Vec::new()),
+    };
+    let mut seen = Vec::new();
+    for &(n, line) in header {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (key, value) = key_value(n, line)?;
+        if seen.contains(&key) {
+            return err(n, format!("`{key}` is given twice"));
+        }
+        seen.push(key);
+        match key {
+            "id" => {
+                if value.is_empty()
+                    || !value
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                {
+                    return err(n, format!("deck id `{value}` must be lowercase ASCII letters, digits and `-`"));
+                }
+                if value != expected_id {
+                    return err(
+                        n,
+                        format!("deck id `{value}` must equal the file name `{expected_id}`"),
+                    );
+                }
+                deck.id = own(value);
+            }
+            "title" => deck.title = own(value),
+            "subtitle" => deck.subtitle = own(value),
+            "order" => {
+                deck.order = value
+                    .parse()
+                    .or_else(|_| err(n, format!("order `{value}` is not a whole number")))?
+            }
+            _ => return err(n, format!("unknown deck header key `{key}` (id, title, subtitle, order)")),
+        }
+    }
+    let first = header.first().map_or(1, |l| l.0);
+    if deck.id.is_empty() {
+        return err(first, "the deck header has no `id:`");
+    }
+    if deck.title.is_empty() {
+        return err(first, "the deck header has no `title:`");
+    }
+    let mut slides = Vec::new();
+    for chunk in chunks {
+        slides.push(parse_slide(chunk)?);
+    }
+    deck.slides = Cow::Owned(slides);
+    Ok(deck)
+}
+
+fn own(s: &str) -> Str {
+    Cow::Owned(s.to_string())
+}
+
+fn key_value(n: usize, line: &str) -> Result<(&str, &str)> {
+    match line.split_once(':') {
+        Some((k, v))
+            if !k.is_empty() && k.chars().all(|c| c.is_ascii_lowercase() || c == '-') =>
+        {
+            Ok((k, v.trim()))
+        }
+        _ => err(n, format!("expected `key: value`, found `{line}`")),
+    }
+}
+
+fn parse_slide(chunk: &[(usize, &str)]) -> Result<Slide> {
+    // Skip blank lines before the header.
+    let start = chunk.iter().position(|(_, l)| !l.trim().is_empty());
+    let Some(start) = start else {
+        let n = chunk.first().map_or(1, |l| l.0.saturating_sub(1).max(1));
+        return err(n, "empty slide (two `---` with nothing between)");
+    };
+    let chunk = &chunk[start..];
+    let slide_line = chunk[0].0;
+    let mut i = 0;
+    let mut kicker = None;
+    let mut title = None;
+    let mut layout = Layout::Default;
+    while i < chunk.len() && !chunk[i].1.trim().is_empty() {
+        let (n, line) = chunk[i];
+        if line == "???" {
+            break;
+        }
+        let (key, value) = key_value(n, line)?;
+        match key {
+            "kicker" => kicker = Some(own(value)),
+            "title" => {
+                title = Some(Cow::Owned(
+                    value.split(" // ").map(|s| own(s.trim())).collect::<Vec<_>>(),
+                ))
+            }
+            "layout" => {
+                layout = match value {
+                    "default" => Layout::Default,
+                    "cover" => Layout::Cover,
+                    "end" => Layout::End,
+                    _ => return err(n, format!("unknown layout `{value}` (default, cover, end)")),
+                }
+            }
+            _ => return err(n, format!("unknown slide header key `{key}` (kicker, title, layout)")),
+        }
+        i += 1;
+    }
+    let kicker = kicker
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| ParseError { line: slide_line, message: "slide has no `kicker:`".into() })?;
+    let title = title
+        .filter(|t: &List<Str>| t.iter().any(|s| !s.is_empty()))
+        .ok_or_else(|| ParseError { line: slide_line, message: "slide has no `title:`".into() })?;
+    let rest = &chunk[i..];
+    let script_at = rest.iter().position(|(_, l)| *l == "???");
+    let Some(script_at) = script_at else {
+        return err(slide_line, "slide has no presenter script (a line `???` followed by the narration)");
+    };
+    let body = parse_body(&rest[..script_at])?;
+    let script_lines = &rest[script_at + 1..];
+    if let Some((n, _)) = script_lines.iter().find(|(_, l)| *l == "???") {
+        return err(*n, "a second `???` in one slide");
+    }
+    let script = script_lines
+        .iter()
+        .map(|(_, l)| l.trim())
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if script.is_empty() {
+        return err(rest[script_at].0, "the presenter script after `???` is empty");
+    }
+    Ok(Slide {
+        kicker,
+        title,
+        layout,
+        body: Cow::Owned(body),
+        script: Cow::Owned(script),
+        line: slide_line as u32,
+    })
+}
+
+fn is_ordered(line: &str) -> Option<&str> {
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 && line[digits..].starts_with(". ") {
+        Some(&line[digits + 2..])
+    } else {
+        None
+    }
+}
+
+fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let (n, line) = lines[i];
+        if line.trim().is_empty() {
+            i += 1;
+            continue;
+        }
+        if let Some(lang) = line.strip_prefix("```") {
+            let lang = lang.trim();
+            let lang = if lang.is_empty() { "text" } else { lang };
+            if !LANGS.contains(&lang) {
+                return err(n, format!("unknown code language `{lang}` ({})", LANGS.join(", ")));
+            }
+            let end = lines[i + 1..].iter().position(|(_, l)| l.trim_start() == "```");
+            let Some(end) = end else {
+                return err(n, "code block is not closed with ```");
+            };
+            let code: Vec<&str> = lines[i + 1..i + 1 + end].iter().map(|(_, l)| *l).collect();
+            let text = code.join("\n");
+            if text.trim().is_empty() {
+                return err(n, "empty code block");
+            }
+            blocks.push(Block::Code {
+                lang: own(lang),
+                tokens: Cow::Owned(highlight::tokens(lang, &text)),
+            });
+            i += end + 2;
+            continue;
+        }
+        if let Some(spec) = line.strip_prefix(":::") {
+            let mut words = spec.split_whitespace();
+            let Some(kind) = words.next() else {
+                return err(n, "a `:::` that closes nothing (a container opens with `:::kind`)");
+            };
+            if !CONTAINERS.contains(&kind) {
+                return err(n, format!("unknown container `{kind}` ({})", CONTAINERS.join(", ")));
+            }
+            let args: Vec<Str> = words.map(own).collect();
+            if kind == "diagram" {
+                match args.first() {
+                    None => return err(n, format!("`:::diagram` needs a name ({})", DIAGRAMS.join(", "))),
+                    Some(d) if !DIAGRAMS.contains(&d.as_ref()) => {
+                        return err(n, format!("unknown diagram `{d}` ({})", DIAGRAMS.join(", ")))
+                    }
+                    _ => {}
+                }
+            }
+            let end = lines[i + 1..].iter().position(|(_, l)| *l == ":::");
+            let Some(end) = end else {
+                return err(n, format!("container `:::{kind}` is not closed with `:::`"));
+            };
+            let items = list_items(&lines[i + 1..i + 1 + end], "- ", true)?;
+            if items.is_empty() {
+                return err(n, format!("container `:::{kind}` has no items (`- a | b`)"));
+            }
+            let items = items
+                .into_iter()
+                .map(|(ln, text)| {
+                    text.split(" | ")
+                        .map(|f| inline(ln, f.trim()))
+                        .collect::<Result<Vec<_>>>()
+                        .map(Cow::Owned)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            blocks.push(Block::Container {
+                kind: own(kind),
+                args: Cow::Owned(args),
+                items: Cow::Owned(items),
+            });
+            i += end + 2;
+            continue;
+        }
+        // The remaining blocks run to the next blank line.
+        let end = lines[i..]
+            .iter()
+            .position(|(_, l)| l.trim().is_empty())
+            .map_or(lines.len(), |e| i + e);
+        let para = &lines[i..end];
+        i = end;
+        if line.starts_with('|') {
+            blocks.push(table(para)?);
+        } else if line.starts_with("- ") {
+            let items = list_items(para, "- ", false)?;
+            blocks.push(Block::Bullets(texts(items)?));
+        } else if is_ordered(line).is_some() {
+            let mut items = Vec::new();
+            for &(ln, l) in para {
+                if let Some(rest) = is_ordered(l) {
+                    items.push((ln, rest.to_string()));
+                } else if let (Some(last), Some(cont)) = (items.last_mut(), l.strip_prefix("  ")) {
+                    last.1.push(' ');
+                    last.1.push_str(cont.trim());
+                } else {
+                    return err(ln, "in a numbered list every line starts with `N. ` or two spaces");
+                }
+            }
+            blocks.push(Block::Numbered(texts(items)?));
+        } else {
+            for &(ln, l) in para {
+                if l.starts_with("```") || l.starts_with(":::") || l.starts_with('|') {
+                    return err(ln, "a code block, container or table must start after a blank line");
+                }
+            }
+            let joined = para.iter().map(|(_, l)| l.trim()).collect::<Vec<_>>().join(" ");
+            let (make, text): (fn(Text) -> Block, &str) = if let Some(t) = joined.strip_prefix("> ") {
+                (Block::Lead, t)
+            } else if let Some(t) = joined.strip_prefix("! ") {
+                (Block::Note, t)
+            } else {
+                (Block::Para, &joined)
+            };
+            blocks.push(make(inline(n, text)?));
+        }
+    }
+    Ok(blocks)
+}
+
+fn texts(items: Vec<(usize, String)>) -> Result<List<Text>> {
+    items
+        .into_iter()
+        .map(|(n, t)| inline(n, &t))
+        .collect::<Result<Vec<_>>>()
+        .map(Cow::Owned)
+}
+
+/// Items of a `- ` list; continuation lines start with two spaces.
+fn list_items(lines: &[(usize, &str)], marker: &str, skip_blank: bool) -> Result<Vec<(usize, String)>> {
+    let mut items: Vec<(usize, String)> = Vec::new();
+    for &(n, l) in lines {
+        if l.trim().is_empty() && skip_blank {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix(marker) {
+            items.push((n, rest.trim().to_string()));
+        } else if let (Some(last), Some(cont)) = (items.last_mut(), l.strip_prefix("  ")) {
+            last.1.push(' ');
+            last.1.push_str(cont.trim());
+        } else {
+            return err(n, format!("expected a list item starting with `{marker}`, found `{l}`"));
+        }
+    }
+    Ok(items)
+}
+
+fn table(lines: &[(usize, &str)]) -> Result<Block> {
+    let cells = |n: usize, l: &str| -> Result<Vec<Text>> {
+        let inner = l.trim();
+        let Some(inner) = inner.strip_prefix('|').and_then(|s| s.strip_suffix('|')) else {
+            return err(n, "a table row starts and ends with `|`");
+        };
+        inner.split('|').map(|c| inline(n, c.trim())).collect()
+    };
+    if lines.len() < 2 {
+        return err(lines[0].0, "a table needs a header row and a `|---|` separator");
+    }
+    let head = cells(lines[0].0, lines[0].1)?;
+    let (sn, sep) = lines[1];
+    if !sep.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) {
+        return err(sn, "the second table row must be a separator like `|---|---|`");
+    }
+    let mut rows = Vec::new();
+    for &(n, l) in &lines[2..] {
+        let row = cells(n, l)?;
+        if row.len() != head.len() {
+            return err(
+                n,
+                format!("table row has {} cells, the header has {}", row.len(), head.len()),
+            );
+        }
+        rows.push(Cow::Owned(row));
+    }
+    if rows.is_empty() {
+        return err(sn, "a table needs at least one row under the separator");
+    }
+    Ok(Block::Table {
+        head: Cow::Owned(head),
+        rows: Cow::Owned(rows),
+    })
+}
+
+/// Parses inline markup: `**bold**`, `*em*`, `` `code` ``, `==mark==`, `\` escapes.
+///
+/// # Errors
+/// An unclosed marker, reported at line `n`.
+pub fn inline(n: usize, src: &str) -> Result<Text> {
+    let mut out: Vec<Inline> = Vec::new();
+    let mut plain = String::new();
+    let mut rest = src;
+    while let Some(c) = rest.chars().next() {
+        if c == '\\' {
+            let mut it = rest[1..].chars();
+            match it.next() {
+                Some(e) => {
+                    plain.push(e);
+                    rest = it.as_str();
+                }
+                None => {
+                    plain.push('\\');
+                    rest = "";
+                }
+            }
+            continue;
+        }
+        let marker = if rest.starts_with("**") {
+            Some(("**", Inline::Bold as fn(Str) -> Inline))
+        } else if rest.starts_with("==") {
+            Some(("==", Inline::Mark as fn(Str) -> Inline))
+        } else if c == '`' {
+            Some(("`", Inline::Code as fn(Str) -> Inline))
+        } else if c == '*' {
+            Some(("*", Inline::Em as fn(Str) -> Inline))
+        } else {
+            None
+        };
+        if let Some((m, make)) = marker {
+            let body = &rest[m.len()..];
+            let Some(end) = body.find(m) else {
+                return err(n, format!("`{m}` is opened but never closed in `{src}` (escape a literal one with `\\`)"));
+            };
+            if end == 0 {
+                return err(n, format!("empty `{m}{m}` in `{src}`"));
+            }
+            if !plain.is_empty() {
+                out.push(Inline::Text(Cow::Owned(std::mem::take(&mut plain))));
+            }
+            out.push(make(own(&body[..end])));
+            rest = &body[end + m.len()..];
+            continue;
+        }
+        plain.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    if !plain.is_empty() {
+        out.push(Inline::Text(Cow::Owned(plain)));
+    }
+    Ok(Cow::Owned(out))
+}

@@ -1,0 +1,187 @@
+//! The deck parser on good decks and on every kind of malformed one. Each malformed deck must
+//! fail naming the line a person would fix.
+
+use redislab_deck::parse::parse_deck;
+use redislab_deck::*;
+
+const GOOD: &str = r#"id: demo
+title: ডেমো ডেক
+subtitle: একটা ছোট ডেক
+order: 2
+---
+kicker: Redis in Production
+title: প্রথম লাইন // দ্বিতীয় লাইন
+layout: cover
+
+> বড় বাক্য, **জোর** দিয়ে।
+
+:::stats
+- ৮ | ভূমিকা
+- ২০ | ক্যাশড কোয়েরি
+:::
+
+???
+এটা স্ক্রিপ্ট। দুই লাইনে
+লেখা।
+---
+%% a comment line is ignored
+kicker: ক্যাশ ইঞ্জিন ১/৩
+title: খাম
+
+```json
+{ "version": 1 }
+```
+
+- **version** — ফরম্যাট বদলালে `DEL` লাগে না
+  চলতি লাইন
+- দ্বিতীয় ==Redis== *জোর*
+
+1. এক
+2. দুই
+
+| data | TTL |
+|---|---|
+| auth | ৬০s |
+
+:::diagram lock
+- Worker A | token = a1b2
+- Redis | lock = a1b2
+:::
+
+! একটা নোট \*তারকা\*
+
+???
+স্ক্রিপ্ট।
+"#;
+
+#[test]
+fn parses_a_good_deck() {
+    let d = parse_deck(GOOD, "demo").expect("good deck parses");
+    assert_eq!(d.id, "demo");
+    assert_eq!(d.title, "ডেমো ডেক");
+    assert_eq!(d.order, 2);
+    assert_eq!(d.slides.len(), 2);
+    let s0 = &d.slides[0];
+    assert_eq!(s0.kicker, "Redis in Production");
+    assert_eq!(s0.title.as_ref(), ["প্রথম লাইন", "দ্বিতীয় লাইন"]);
+    assert_eq!(s0.layout, Layout::Cover);
+    assert_eq!(s0.script, "এটা স্ক্রিপ্ট। দুই লাইনে লেখা।");
+    assert_eq!(s0.line, 6);
+    match &s0.body[0] {
+        Block::Lead(t) => assert_eq!(t[1], Inline::Bold("জোর".into())),
+        other => panic!("{other:?}"),
+    }
+    match &s0.body[1] {
+        Block::Container { kind, items, .. } => {
+            assert_eq!(kind, "stats");
+            assert_eq!(items.len(), 2);
+            assert_eq!(plain(&items[1][0]), "২০");
+        }
+        other => panic!("{other:?}"),
+    }
+    let s1 = &d.slides[1];
+    assert_eq!(s1.layout, Layout::Default);
+    let kinds: Vec<&str> = s1
+        .body
+        .iter()
+        .map(|b| match b {
+            Block::Code { .. } => "code",
+            Block::Bullets(_) => "bullets",
+            Block::Numbered(_) => "numbered",
+            Block::Table { .. } => "table",
+            Block::Container { .. } => "container",
+            Block::Note(_) => "note",
+            Block::Para(_) => "para",
+            Block::Lead(_) => "lead",
+        })
+        .collect();
+    assert_eq!(kinds, ["code", "bullets", "numbered", "table", "container", "note"]);
+    let Block::Bullets(items) = &s1.body[1] else { unreachable!() };
+    assert_eq!(plain(&items[0]), "version — ফরম্যাট বদলালে DEL লাগে না চলতি লাইন");
+    assert_eq!(items[1][1], Inline::Mark("Redis".into()));
+    let Block::Note(t) = &s1.body[5] else { unreachable!() };
+    assert_eq!(plain(t), "একটা নোট *তারকা*");
+    let Block::Code { tokens, .. } = &s1.body[0] else { unreachable!() };
+    let text: String = tokens.iter().map(|(_, s)| s.as_ref()).collect();
+    assert_eq!(text, "{ \"version\": 1 }");
+}
+
+#[test]
+fn generated_code_keeps_everything() {
+    let d = parse_deck(GOOD, "demo").unwrap();
+    let src = codegen::decks_source(&[d]);
+    assert!(src.contains("pub static DECKS"));
+    assert!(src.contains("\"ডেমো ডেক\""));
+    assert!(src.contains("Layout::Cover"));
+    assert!(src.contains("Tok::Num"));
+}
+
+/// (what is wrong, the deck source, the line the error must name, a word the message must hold)
+fn malformed() -> Vec<(&'static str, String, usize, &'static str)> {
+    let slide = "kicker: k\ntitle: t\n\nbody\n\n???\nscript.\n";
+    let deck = |body: &str| format!("id: demo\ntitle: T\n---\n{body}");
+    vec![
+        ("no separator", "id: demo\ntitle: T\n".into(), 2, "---"),
+        ("missing id", format!("title: T\n---\n{slide}"), 1, "id"),
+        ("wrong id", format!("id: other\ntitle: T\n---\n{slide}"), 1, "file name"),
+        ("bad id chars", format!("id: De mo\ntitle: T\n---\n{slide}"), 1, "lowercase"),
+        ("missing title", format!("id: demo\n---\n{slide}"), 1, "title"),
+        ("unknown deck key", format!("id: demo\ntitle: T\ncolour: red\n---\n{slide}"), 3, "colour"),
+        ("duplicate deck key", format!("id: demo\ntitle: T\ntitle: U\n---\n{slide}"), 3, "twice"),
+        ("header not key: value", format!("id: demo\njust words\n---\n{slide}"), 2, "key: value"),
+        ("empty slide", deck(&format!("{slide}---\n\n---\n{slide}")), 11, "empty slide"),
+        ("no kicker", deck("title: t\n\nx\n\n???\ns.\n"), 4, "kicker"),
+        ("no title", deck("kicker: k\n\nx\n\n???\ns.\n"), 4, "title"),
+        ("unknown layout", deck("kicker: k\ntitle: t\nlayout: wide\n\nx\n???\ns.\n"), 6, "layout"),
+        ("unknown slide key", deck("kicker: k\ntitle: t\ncolor: red\n\n???\ns.\n"), 6, "color"),
+        ("no script", deck("kicker: k\ntitle: t\n\nbody only\n"), 4, "script"),
+        ("empty script", deck("kicker: k\ntitle: t\n\nx\n\n???\n\n"), 9, "empty"),
+        ("two scripts", deck("kicker: k\ntitle: t\n\n???\na.\n???\nb.\n"), 9, "second"),
+        ("unclosed code", deck("kicker: k\ntitle: t\n\n```js\nlet a;\n\n???\ns.\n"), 7, "closed"),
+        ("unknown language", deck("kicker: k\ntitle: t\n\n```cobol\nx\n```\n???\ns.\n"), 7, "cobol"),
+        ("unclosed container", deck("kicker: k\ntitle: t\n\n:::cards\n- a | b\n\n???\ns.\n"), 7, "not closed"),
+        ("unknown container", deck("kicker: k\ntitle: t\n\n:::boxes\n- a\n:::\n???\ns.\n"), 7, "boxes"),
+        ("unknown diagram", deck("kicker: k\ntitle: t\n\n:::diagram moon\n- a\n:::\n???\ns.\n"), 7, "moon"),
+        ("diagram without name", deck("kicker: k\ntitle: t\n\n:::diagram\n- a\n:::\n???\ns.\n"), 7, "name"),
+        ("container non-item", deck("kicker: k\ntitle: t\n\n:::cards\nprose\n:::\n???\ns.\n"), 8, "list item"),
+        ("empty container", deck("kicker: k\ntitle: t\n\n:::cards\n:::\n???\ns.\n"), 7, "no items"),
+        ("stray closer", deck("kicker: k\ntitle: t\n\n:::\n\n???\ns.\n"), 7, "closes nothing"),
+        ("ragged table", deck("kicker: k\ntitle: t\n\n| a | b |\n|---|---|\n| 1 |\n\n???\ns.\n"), 9, "cells"),
+        ("table no separator", deck("kicker: k\ntitle: t\n\n| a | b |\n| 1 | 2 |\n\n???\ns.\n"), 8, "separator"),
+        ("table no rows", deck("kicker: k\ntitle: t\n\n| a | b |\n|---|---|\n\n???\ns.\n"), 8, "row"),
+        ("unclosed bold", deck("kicker: k\ntitle: t\n\nsome **bold\n\n???\ns.\n"), 7, "**"),
+        ("unclosed code span", deck("kicker: k\ntitle: t\n\n- item `x\n\n???\ns.\n"), 7, "`"),
+        ("unclosed mark in card", deck("kicker: k\ntitle: t\n\n:::cards\n- a | ==b\n:::\n???\ns.\n"), 8, "=="),
+        ("bad list line", deck("kicker: k\ntitle: t\n\n- item\nnot an item\n\n???\ns.\n"), 8, "list item"),
+        ("glued block", deck("kicker: k\ntitle: t\n\ntext\n```js\nx\n```\n\n???\ns.\n"), 8, "blank line"),
+    ]
+}
+
+#[test]
+fn every_malformed_deck_fails_at_its_line() {
+    for (what, src, line, word) in malformed() {
+        match parse_deck(&src, "demo") {
+            Ok(_) => panic!("{what}: parsed, but should fail"),
+            Err(e) => {
+                assert_eq!(e.line, line, "{what}: wrong line in `{e}`\n{src}");
+                assert!(e.message.contains(word), "{what}: `{e}` does not mention `{word}`");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_shipped_decks_parse() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src/decks");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            let stem = path.file_stem().unwrap().to_str().unwrap();
+            let src = std::fs::read_to_string(&path).unwrap();
+            parse_deck(&src, stem).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            n += 1;
+        }
+    }
+    assert!(n >= 1, "no decks in {}", dir.display());
+}

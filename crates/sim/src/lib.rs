@@ -1,0 +1,1 @@
+//! Redis Lab simulation core: pure Rust, seeded, deterministic, no web dependencies.
