@@ -1,1 +1,155 @@
-fn main() {}
+//! `cargo xtask <command>`: the project's commands, runnable on a machine that has nothing but
+//! the Rust toolchain. Every command first installs what it needs and is missing, saying what it
+//! does; a step already done is skipped; a failure names the missing piece.
+//!
+//! - `serve`: build the app and serve it at http://127.0.0.1:8080 (trunk serve)
+//! - `build`: release build into `dist/`
+//! - `test`: native tests, release build, end-to-end tests in headless Chromium
+//! - `bench`: size of the release app and browser timings, printed as figures
+
+mod tools;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("serve") => serve(&args[1..]),
+        Some("build") => build(),
+        Some("test") => test(&args[1..]),
+        Some("bench") => bench(),
+        Some("setup") => tools::ensure_build_tools().map(|_| ()),
+        None | Some("help" | "-h" | "--help") => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+  serve   install what is missing, build, serve at http://127.0.0.1:8080
+  build   release build into dist/
+  test    native tests, release build, end-to-end tests in headless Chromium
+  bench   release size (gzip) and browser timings (first paint, key to next slide)
+  setup   only install the build tools";
+
+/// The workspace root (the parent of `xtask/`).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+/// Runs a command in the workspace root, failing with its name when it fails.
+pub fn run(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}").replace('"', "");
+    let status = cmd
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+fn serve(extra: &[String]) -> Result<(), String> {
+    let path = tools::ensure_build_tools()?;
+    println!("xtask: serving at http://127.0.0.1:8080 (Ctrl-C stops)");
+    run(Command::new("trunk")
+        .arg("serve")
+        .args(extra)
+        .env("PATH", path))
+}
+
+fn build() -> Result<(), String> {
+    let path = tools::ensure_build_tools()?;
+    release_build(&path)
+}
+
+fn release_build(path: &str) -> Result<(), String> {
+    println!("xtask: building the release app into dist/");
+    run(Command::new("trunk")
+        .args(["build", "--release"])
+        .env("PATH", path))
+}
+
+fn test(extra: &[String]) -> Result<(), String> {
+    let path = tools::ensure_build_tools()?;
+    let browser = tools::ensure_test_tools()?;
+    println!("xtask: native tests");
+    run(Command::new("cargo").args([
+        "test",
+        "--workspace",
+        "--exclude",
+        "redislab",
+        "--exclude",
+        "redislab-e2e",
+    ]))?;
+    release_build(&path)?;
+    println!("xtask: end-to-end tests in headless Chromium");
+    run(Command::new("cargo")
+        .args(["test", "-p", "redislab-e2e", "--"])
+        .args(extra)
+        .env("REDISLAB_DIST", root().join("dist"))
+        .env("REDISLAB_CHROMIUM", &browser.chromium)
+        .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver))
+}
+
+fn bench() -> Result<(), String> {
+    let path = tools::ensure_build_tools()?;
+    let browser = tools::ensure_test_tools()?;
+    release_build(&path)?;
+    let dist = root().join("dist");
+    let mut wasm = 0;
+    let mut js = 0;
+    for entry in std::fs::read_dir(&dist).map_err(|e| format!("dist/: {e}"))? {
+        let p = entry.map_err(|e| e.to_string())?.path();
+        match p.extension().and_then(|e| e.to_str()) {
+            Some("wasm") => wasm += gzip_len(&p)?,
+            Some("js") => js += gzip_len(&p)?,
+            _ => {}
+        }
+    }
+    println!("\n== size (gzip -9) ==");
+    println!("wasm        {:>8.1} KB", wasm as f64 / 1000.0);
+    println!("js glue     {:>8.1} KB", js as f64 / 1000.0);
+    println!(
+        "wasm + js   {:>8.1} KB   (budget 250 KB)",
+        (wasm + js) as f64 / 1000.0
+    );
+    run(Command::new("cargo")
+        .args([
+            "run",
+            "--release",
+            "-q",
+            "-p",
+            "redislab-e2e",
+            "--bin",
+            "browser-bench",
+        ])
+        .env("REDISLAB_DIST", &dist)
+        .env("REDISLAB_CHROMIUM", &browser.chromium)
+        .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver))
+}
+
+fn gzip_len(p: &Path) -> Result<usize, String> {
+    let out = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(p)
+        .output()
+        .map_err(|e| format!("gzip is needed to measure sizes: {e}"))?;
+    Ok(out.stdout.len())
+}

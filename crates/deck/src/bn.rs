@@ -28,3 +28,36 @@ mod tests {
         assert_eq!(counter(21, 22), "২২ / ২২");
     }
 }
+
+/// The whole number at the start of `s`, in Bengali or ASCII digits (`৬টি` → 6, `12 KB` → 12).
+pub fn leading_number(s: &str) -> Option<u32> {
+    let mut n: Option<u32> = None;
+    for c in s.trim_start().chars() {
+        let d = DIGITS
+            .iter()
+            .position(|&b| b == c)
+            .map(|d| d as u32)
+            .or_else(|| c.to_digit(10));
+        match d {
+            Some(d) => n = Some(n.unwrap_or(0).checked_mul(10)?.checked_add(d)?),
+            None if c == ',' && n.is_some() => {}
+            None => break,
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::leading_number;
+
+    #[test]
+    fn reads_bengali_and_ascii() {
+        assert_eq!(leading_number("৬টি"), Some(6));
+        assert_eq!(leading_number("০"), Some(0));
+        assert_eq!(leading_number("১,২৪,৩৮২ জন"), Some(124382));
+        assert_eq!(leading_number("12 KB"), Some(12));
+        assert_eq!(leading_number("PM2"), None);
+        assert_eq!(leading_number("৯৯৯৯৯৯৯৯৯৯৯৯"), None);
+    }
+}

@@ -112,7 +112,11 @@ impl Emit for Block {
                 out.push(')');
             }
             Block::Bullets(items) | Block::Numbered(items) => {
-                let name = if matches!(self, Block::Bullets(_)) { "Bullets" } else { "Numbered" };
+                let name = if matches!(self, Block::Bullets(_)) {
+                    "Bullets"
+                } else {
+                    "Numbered"
+                };
                 out.push_str(&format!("{P}Block::{name}("));
                 items.emit(out);
                 out.push(')');

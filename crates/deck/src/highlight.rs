@@ -5,9 +5,32 @@ use crate::model::{Str, Tok};
 use std::borrow::Cow;
 
 const JS: &[&str] = &[
-    "const", "let", "var", "function", "return", "if", "else", "for", "while", "await", "async",
-    "new", "export", "import", "from", "class", "this", "of", "in", "null", "undefined", "true",
-    "false", "throw", "try", "catch",
+    "const",
+    "let",
+    "var",
+    "function",
+    "return",
+    "if",
+    "else",
+    "for",
+    "while",
+    "await",
+    "async",
+    "new",
+    "export",
+    "import",
+    "from",
+    "class",
+    "this",
+    "of",
+    "in",
+    "null",
+    "undefined",
+    "true",
+    "false",
+    "throw",
+    "try",
+    "catch",
 ];
 const LUA: &[&str] = &[
     "local", "if", "then", "else", "elseif", "end", "return", "function", "for", "do", "while",
@@ -97,7 +120,9 @@ pub fn tokens(lang: &str, src: &str) -> Vec<(Tok, Str)> {
                 word = word.split('-').next().unwrap_or(word);
             }
             let tok = if kws.contains(&word)
-                || (lang == "redis" && at_line_start && word.chars().any(|c| c.is_ascii_alphabetic()))
+                || (lang == "redis"
+                    && at_line_start
+                    && word.chars().any(|c| c.is_ascii_alphabetic()))
             {
                 Tok::Keyword
             } else {
@@ -124,7 +149,10 @@ mod tests {
     use super::*;
 
     fn kinds(lang: &str, src: &str) -> Vec<(Tok, String)> {
-        tokens(lang, src).into_iter().map(|(t, s)| (t, s.into_owned())).collect()
+        tokens(lang, src)
+            .into_iter()
+            .map(|(t, s)| (t, s.into_owned()))
+            .collect()
     }
 
     #[test]
@@ -146,7 +174,10 @@ mod tests {
 
     #[test]
     fn lua_comment_and_keywords() {
-        let t = kinds("lua", "-- own lock only\nif redis.call(\"GET\", KEYS[1]) == ARGV[1] then");
+        let t = kinds(
+            "lua",
+            "-- own lock only\nif redis.call(\"GET\", KEYS[1]) == ARGV[1] then",
+        );
         assert_eq!(t[0], (Tok::Comment, "-- own lock only".into()));
         assert!(t.contains(&(Tok::Keyword, "if".into())));
         assert!(t.contains(&(Tok::Str, "\"GET\"".into())));
@@ -155,7 +186,10 @@ mod tests {
 
     #[test]
     fn redis_command_at_line_start_is_a_keyword() {
-        let t = kinds("redis", "SET lock:product:42 9f3c1a NX PX 2000\nmaxmemory-policy allkeys-lfu");
+        let t = kinds(
+            "redis",
+            "SET lock:product:42 9f3c1a NX PX 2000\nmaxmemory-policy allkeys-lfu",
+        );
         assert_eq!(t[0], (Tok::Keyword, "SET".into()));
         assert!(t.contains(&(Tok::Keyword, "maxmemory-policy".into())));
         assert!(!t.contains(&(Tok::Keyword, "NX".into())));

@@ -136,9 +136,11 @@ impl Slide {
 pub fn plain(text: &[Inline]) -> String {
     text.iter()
         .map(|i| match i {
-            Inline::Text(s) | Inline::Bold(s) | Inline::Em(s) | Inline::Code(s) | Inline::Mark(s) => {
-                s.as_ref()
-            }
+            Inline::Text(s)
+            | Inline::Bold(s)
+            | Inline::Em(s)
+            | Inline::Code(s)
+            | Inline::Mark(s) => s.as_ref(),
         })
         .collect()
 }

@@ -222,9 +222,19 @@ mod tests {
             assert!(!p.autoplay, "{action:?} should pause autoplay");
         }
         // Going to the slide we are on (the address bar echoing us) does not pause.
-        assert!(Player::new(5, 1).with(ToggleAutoplay).with(Goto(1)).autoplay);
+        assert!(
+            Player::new(5, 1)
+                .with(ToggleAutoplay)
+                .with(Goto(1))
+                .autoplay
+        );
         // Toggling the script does not pause either.
-        assert!(Player::new(5, 1).with(ToggleAutoplay).with(ToggleScript).autoplay);
+        assert!(
+            Player::new(5, 1)
+                .with(ToggleAutoplay)
+                .with(ToggleScript)
+                .autoplay
+        );
     }
 
     #[test]
@@ -245,7 +255,16 @@ mod tests {
         assert_eq!(k("ArrowRight"), Some(Command::Nav(Next)));
         assert_eq!(k("PageDown"), Some(Command::Nav(Next)));
         assert_eq!(k(" "), Some(Command::Nav(Next)));
-        assert_eq!(key_command(" ", Mods { shift: true, command: false }), Some(Command::Nav(Prev)));
+        assert_eq!(
+            key_command(
+                " ",
+                Mods {
+                    shift: true,
+                    command: false
+                }
+            ),
+            Some(Command::Nav(Prev))
+        );
         assert_eq!(k("ArrowLeft"), Some(Command::Nav(Prev)));
         assert_eq!(k("PageUp"), Some(Command::Nav(Prev)));
         assert_eq!(k("Home"), Some(Command::Nav(First)));
@@ -257,8 +276,26 @@ mod tests {
         assert_eq!(k("f"), Some(Command::Fullscreen));
         assert_eq!(k("Escape"), Some(Command::Nav(Close)));
         assert_eq!(k("x"), None);
-        assert_eq!(key_command("ArrowRight", Mods { shift: false, command: true }), None);
-        assert_eq!(key_command("f", Mods { shift: false, command: true }), None);
+        assert_eq!(
+            key_command(
+                "ArrowRight",
+                Mods {
+                    shift: false,
+                    command: true
+                }
+            ),
+            None
+        );
+        assert_eq!(
+            key_command(
+                "f",
+                Mods {
+                    shift: false,
+                    command: true
+                }
+            ),
+            None
+        );
     }
 
     #[test]

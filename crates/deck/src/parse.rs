@@ -95,7 +95,12 @@ pub fn parse_deck(src: &str, expected_id: &str) -> Result<Deck> {
                         .chars()
                         .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
                 {
-                    return err(n, format!("deck id `{value}` must be lowercase ASCII letters, digits and `-`"));
+                    return err(
+                        n,
+                        format!(
+                            "deck id `{value}` must be lowercase ASCII letters, digits and `-`"
+                        ),
+                    );
                 }
                 if value != expected_id {
                     return err(
@@ -112,7 +117,12 @@ pub fn parse_deck(src: &str, expected_id: &str) -> Result<Deck> {
                     .parse()
                     .or_else(|_| err(n, format!("order `{value}` is not a whole number")))?
             }
-            _ => return err(n, format!("unknown deck header key `{key}` (id, title, subtitle, order)")),
+            _ => {
+                return err(
+                    n,
+                    format!("unknown deck header key `{key}` (id, title, subtitle, order)"),
+                )
+            }
         }
     }
     let first = header.first().map_or(1, |l| l.0);
@@ -136,9 +146,7 @@ fn own(s: &str) -> Str {
 
 fn key_value(n: usize, line: &str) -> Result<(&str, &str)> {
     match line.split_once(':') {
-        Some((k, v))
-            if !k.is_empty() && k.chars().all(|c| c.is_ascii_lowercase() || c == '-') =>
-        {
+        Some((k, v)) if !k.is_empty() && k.chars().all(|c| c.is_ascii_lowercase() || c == '-') => {
             Ok((k, v.trim()))
         }
         _ => err(n, format!("expected `key: value`, found `{line}`")),
@@ -168,7 +176,10 @@ fn parse_slide(chunk: &[(usize, &str)]) -> Result<Slide> {
             "kicker" => kicker = Some(own(value)),
             "title" => {
                 title = Some(Cow::Owned(
-                    value.split(" // ").map(|s| own(s.trim())).collect::<Vec<_>>(),
+                    value
+                        .split(" // ")
+                        .map(|s| own(s.trim()))
+                        .collect::<Vec<_>>(),
                 ))
             }
             "layout" => {
@@ -179,20 +190,32 @@ fn parse_slide(chunk: &[(usize, &str)]) -> Result<Slide> {
                     _ => return err(n, format!("unknown layout `{value}` (default, cover, end)")),
                 }
             }
-            _ => return err(n, format!("unknown slide header key `{key}` (kicker, title, layout)")),
+            _ => {
+                return err(
+                    n,
+                    format!("unknown slide header key `{key}` (kicker, title, layout)"),
+                )
+            }
         }
         i += 1;
     }
-    let kicker = kicker
-        .filter(|k| !k.is_empty())
-        .ok_or_else(|| ParseError { line: slide_line, message: "slide has no `kicker:`".into() })?;
+    let kicker = kicker.filter(|k| !k.is_empty()).ok_or_else(|| ParseError {
+        line: slide_line,
+        message: "slide has no `kicker:`".into(),
+    })?;
     let title = title
         .filter(|t: &List<Str>| t.iter().any(|s| !s.is_empty()))
-        .ok_or_else(|| ParseError { line: slide_line, message: "slide has no `title:`".into() })?;
+        .ok_or_else(|| ParseError {
+            line: slide_line,
+            message: "slide has no `title:`".into(),
+        })?;
     let rest = &chunk[i..];
     let script_at = rest.iter().position(|(_, l)| *l == "???");
     let Some(script_at) = script_at else {
-        return err(slide_line, "slide has no presenter script (a line `???` followed by the narration)");
+        return err(
+            slide_line,
+            "slide has no presenter script (a line `???` followed by the narration)",
+        );
     };
     let body = parse_body(&rest[..script_at])?;
     let script_lines = &rest[script_at + 1..];
@@ -206,7 +229,10 @@ fn parse_slide(chunk: &[(usize, &str)]) -> Result<Slide> {
         .collect::<Vec<_>>()
         .join(" ");
     if script.is_empty() {
-        return err(rest[script_at].0, "the presenter script after `???` is empty");
+        return err(
+            rest[script_at].0,
+            "the presenter script after `???` is empty",
+        );
     }
     Ok(Slide {
         kicker,
@@ -240,9 +266,14 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
             let lang = lang.trim();
             let lang = if lang.is_empty() { "text" } else { lang };
             if !LANGS.contains(&lang) {
-                return err(n, format!("unknown code language `{lang}` ({})", LANGS.join(", ")));
+                return err(
+                    n,
+                    format!("unknown code language `{lang}` ({})", LANGS.join(", ")),
+                );
             }
-            let end = lines[i + 1..].iter().position(|(_, l)| l.trim_start() == "```");
+            let end = lines[i + 1..]
+                .iter()
+                .position(|(_, l)| l.trim_start() == "```");
             let Some(end) = end else {
                 return err(n, "code block is not closed with ```");
             };
@@ -261,17 +292,31 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
         if let Some(spec) = line.strip_prefix(":::") {
             let mut words = spec.split_whitespace();
             let Some(kind) = words.next() else {
-                return err(n, "a `:::` that closes nothing (a container opens with `:::kind`)");
+                return err(
+                    n,
+                    "a `:::` that closes nothing (a container opens with `:::kind`)",
+                );
             };
             if !CONTAINERS.contains(&kind) {
-                return err(n, format!("unknown container `{kind}` ({})", CONTAINERS.join(", ")));
+                return err(
+                    n,
+                    format!("unknown container `{kind}` ({})", CONTAINERS.join(", ")),
+                );
             }
             let args: Vec<Str> = words.map(own).collect();
             if kind == "diagram" {
                 match args.first() {
-                    None => return err(n, format!("`:::diagram` needs a name ({})", DIAGRAMS.join(", "))),
+                    None => {
+                        return err(
+                            n,
+                            format!("`:::diagram` needs a name ({})", DIAGRAMS.join(", ")),
+                        )
+                    }
                     Some(d) if !DIAGRAMS.contains(&d.as_ref()) => {
-                        return err(n, format!("unknown diagram `{d}` ({})", DIAGRAMS.join(", ")))
+                        return err(
+                            n,
+                            format!("unknown diagram `{d}` ({})", DIAGRAMS.join(", ")),
+                        )
                     }
                     _ => {}
                 }
@@ -322,18 +367,29 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
                     last.1.push(' ');
                     last.1.push_str(cont.trim());
                 } else {
-                    return err(ln, "in a numbered list every line starts with `N. ` or two spaces");
+                    return err(
+                        ln,
+                        "in a numbered list every line starts with `N. ` or two spaces",
+                    );
                 }
             }
             blocks.push(Block::Numbered(texts(items)?));
         } else {
             for &(ln, l) in para {
                 if l.starts_with("```") || l.starts_with(":::") || l.starts_with('|') {
-                    return err(ln, "a code block, container or table must start after a blank line");
+                    return err(
+                        ln,
+                        "a code block, container or table must start after a blank line",
+                    );
                 }
             }
-            let joined = para.iter().map(|(_, l)| l.trim()).collect::<Vec<_>>().join(" ");
-            let (make, text): (fn(Text) -> Block, &str) = if let Some(t) = joined.strip_prefix("> ") {
+            let joined = para
+                .iter()
+                .map(|(_, l)| l.trim())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let (make, text): (fn(Text) -> Block, &str) = if let Some(t) = joined.strip_prefix("> ")
+            {
                 (Block::Lead, t)
             } else if let Some(t) = joined.strip_prefix("! ") {
                 (Block::Note, t)
@@ -355,7 +411,11 @@ fn texts(items: Vec<(usize, String)>) -> Result<List<Text>> {
 }
 
 /// Items of a `- ` list; continuation lines start with two spaces.
-fn list_items(lines: &[(usize, &str)], marker: &str, skip_blank: bool) -> Result<Vec<(usize, String)>> {
+fn list_items(
+    lines: &[(usize, &str)],
+    marker: &str,
+    skip_blank: bool,
+) -> Result<Vec<(usize, String)>> {
     let mut items: Vec<(usize, String)> = Vec::new();
     for &(n, l) in lines {
         if l.trim().is_empty() && skip_blank {
@@ -367,7 +427,10 @@ fn list_items(lines: &[(usize, &str)], marker: &str, skip_blank: bool) -> Result
             last.1.push(' ');
             last.1.push_str(cont.trim());
         } else {
-            return err(n, format!("expected a list item starting with `{marker}`, found `{l}`"));
+            return err(
+                n,
+                format!("expected a list item starting with `{marker}`, found `{l}`"),
+            );
         }
     }
     Ok(items)
@@ -382,12 +445,18 @@ fn table(lines: &[(usize, &str)]) -> Result<Block> {
         inner.split('|').map(|c| inline(n, c.trim())).collect()
     };
     if lines.len() < 2 {
-        return err(lines[0].0, "a table needs a header row and a `|---|` separator");
+        return err(
+            lines[0].0,
+            "a table needs a header row and a `|---|` separator",
+        );
     }
     let head = cells(lines[0].0, lines[0].1)?;
     let (sn, sep) = lines[1];
     if !sep.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) {
-        return err(sn, "the second table row must be a separator like `|---|---|`");
+        return err(
+            sn,
+            "the second table row must be a separator like `|---|---|`",
+        );
     }
     let mut rows = Vec::new();
     for &(n, l) in &lines[2..] {
@@ -395,7 +464,11 @@ fn table(lines: &[(usize, &str)]) -> Result<Block> {
         if row.len() != head.len() {
             return err(
                 n,
-                format!("table row has {} cells, the header has {}", row.len(), head.len()),
+                format!(
+                    "table row has {} cells, the header has {}",
+                    row.len(),
+                    head.len()
+                ),
             );
         }
         rows.push(Cow::Owned(row));

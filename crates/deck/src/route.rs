@@ -95,11 +95,26 @@ mod tests {
         assert_eq!(parse("", &d), Route::Home);
         assert_eq!(parse("#", &d), Route::Home);
         assert_eq!(parse("#/", &d), Route::Home);
-        assert_eq!(parse("#/production/1", &d), Route::Slide { deck: 0, index: 0 });
-        assert_eq!(parse("#/production/22", &d), Route::Slide { deck: 0, index: 21 });
-        assert_eq!(parse("#/production/22/", &d), Route::Slide { deck: 0, index: 21 });
-        assert_eq!(parse("#/production", &d), Route::Slide { deck: 0, index: 0 });
-        assert_eq!(parse("#/production/5?x=1", &d), Route::Slide { deck: 0, index: 4 });
+        assert_eq!(
+            parse("#/production/1", &d),
+            Route::Slide { deck: 0, index: 0 }
+        );
+        assert_eq!(
+            parse("#/production/22", &d),
+            Route::Slide { deck: 0, index: 21 }
+        );
+        assert_eq!(
+            parse("#/production/22/", &d),
+            Route::Slide { deck: 0, index: 21 }
+        );
+        assert_eq!(
+            parse("#/production", &d),
+            Route::Slide { deck: 0, index: 0 }
+        );
+        assert_eq!(
+            parse("#/production/5?x=1", &d),
+            Route::Slide { deck: 0, index: 4 }
+        );
     }
 
     #[test]
@@ -128,14 +143,18 @@ mod tests {
                 other => panic!("{bad} parsed as {other:?}"),
             }
         }
-        let Route::NotFound(why) = parse("#/production/99", &d) else { unreachable!() };
+        let Route::NotFound(why) = parse("#/production/99", &d) else {
+            unreachable!()
+        };
         assert!(why.contains("৯৯") && why.contains("২২"), "{why}");
     }
 
     #[test]
     fn long_garbage_is_shortened() {
         let long = format!("#/{}", "x".repeat(5000));
-        let Route::NotFound(why) = parse(&long, &decks()) else { panic!() };
+        let Route::NotFound(why) = parse(&long, &decks()) else {
+            panic!()
+        };
         assert!(why.chars().count() < 120, "{why}");
     }
 
@@ -143,7 +162,10 @@ mod tests {
     fn hash_round_trip() {
         let d = decks();
         for i in 0..22 {
-            assert_eq!(parse(&slide_hash("production", i), &d), Route::Slide { deck: 0, index: i });
+            assert_eq!(
+                parse(&slide_hash("production", i), &d),
+                Route::Slide { deck: 0, index: i }
+            );
         }
     }
 }

@@ -95,13 +95,22 @@ fn parses_a_good_deck() {
             Block::Lead(_) => "lead",
         })
         .collect();
-    assert_eq!(kinds, ["code", "bullets", "numbered", "table", "container", "note"]);
-    let Block::Bullets(items) = &s1.body[1] else { unreachable!() };
+    assert_eq!(
+        kinds,
+        ["code", "bullets", "numbered", "table", "container", "note"]
+    );
+    let Block::Bullets(items) = &s1.body[1] else {
+        unreachable!()
+    };
     assert_eq!(plain(&items[0]), "version — ফরম্যাট বদলালে DEL লাগে না চলতি লাইন");
     assert_eq!(items[1][1], Inline::Mark("Redis".into()));
-    let Block::Note(t) = &s1.body[5] else { unreachable!() };
+    let Block::Note(t) = &s1.body[5] else {
+        unreachable!()
+    };
     assert_eq!(plain(t), "একটা নোট *তারকা*");
-    let Block::Code { tokens, .. } = &s1.body[0] else { unreachable!() };
+    let Block::Code { tokens, .. } = &s1.body[0] else {
+        unreachable!()
+    };
     let text: String = tokens.iter().map(|(_, s)| s.as_ref()).collect();
     assert_eq!(text, "{ \"version\": 1 }");
 }
@@ -123,37 +132,182 @@ fn malformed() -> Vec<(&'static str, String, usize, &'static str)> {
     vec![
         ("no separator", "id: demo\ntitle: T\n".into(), 2, "---"),
         ("missing id", format!("title: T\n---\n{slide}"), 1, "id"),
-        ("wrong id", format!("id: other\ntitle: T\n---\n{slide}"), 1, "file name"),
-        ("bad id chars", format!("id: De mo\ntitle: T\n---\n{slide}"), 1, "lowercase"),
-        ("missing title", format!("id: demo\n---\n{slide}"), 1, "title"),
-        ("unknown deck key", format!("id: demo\ntitle: T\ncolour: red\n---\n{slide}"), 3, "colour"),
-        ("duplicate deck key", format!("id: demo\ntitle: T\ntitle: U\n---\n{slide}"), 3, "twice"),
-        ("header not key: value", format!("id: demo\njust words\n---\n{slide}"), 2, "key: value"),
-        ("empty slide", deck(&format!("{slide}---\n\n---\n{slide}")), 11, "empty slide"),
+        (
+            "wrong id",
+            format!("id: other\ntitle: T\n---\n{slide}"),
+            1,
+            "file name",
+        ),
+        (
+            "bad id chars",
+            format!("id: De mo\ntitle: T\n---\n{slide}"),
+            1,
+            "lowercase",
+        ),
+        (
+            "missing title",
+            format!("id: demo\n---\n{slide}"),
+            1,
+            "title",
+        ),
+        (
+            "unknown deck key",
+            format!("id: demo\ntitle: T\ncolour: red\n---\n{slide}"),
+            3,
+            "colour",
+        ),
+        (
+            "duplicate deck key",
+            format!("id: demo\ntitle: T\ntitle: U\n---\n{slide}"),
+            3,
+            "twice",
+        ),
+        (
+            "header not key: value",
+            format!("id: demo\njust words\n---\n{slide}"),
+            2,
+            "key: value",
+        ),
+        (
+            "empty slide",
+            deck(&format!("{slide}---\n\n---\n{slide}")),
+            11,
+            "empty slide",
+        ),
         ("no kicker", deck("title: t\n\nx\n\n???\ns.\n"), 4, "kicker"),
         ("no title", deck("kicker: k\n\nx\n\n???\ns.\n"), 4, "title"),
-        ("unknown layout", deck("kicker: k\ntitle: t\nlayout: wide\n\nx\n???\ns.\n"), 6, "layout"),
-        ("unknown slide key", deck("kicker: k\ntitle: t\ncolor: red\n\n???\ns.\n"), 6, "color"),
-        ("no script", deck("kicker: k\ntitle: t\n\nbody only\n"), 4, "script"),
-        ("empty script", deck("kicker: k\ntitle: t\n\nx\n\n???\n\n"), 9, "empty"),
-        ("two scripts", deck("kicker: k\ntitle: t\n\n???\na.\n???\nb.\n"), 9, "second"),
-        ("unclosed code", deck("kicker: k\ntitle: t\n\n```js\nlet a;\n\n???\ns.\n"), 7, "closed"),
-        ("unknown language", deck("kicker: k\ntitle: t\n\n```cobol\nx\n```\n???\ns.\n"), 7, "cobol"),
-        ("unclosed container", deck("kicker: k\ntitle: t\n\n:::cards\n- a | b\n\n???\ns.\n"), 7, "not closed"),
-        ("unknown container", deck("kicker: k\ntitle: t\n\n:::boxes\n- a\n:::\n???\ns.\n"), 7, "boxes"),
-        ("unknown diagram", deck("kicker: k\ntitle: t\n\n:::diagram moon\n- a\n:::\n???\ns.\n"), 7, "moon"),
-        ("diagram without name", deck("kicker: k\ntitle: t\n\n:::diagram\n- a\n:::\n???\ns.\n"), 7, "name"),
-        ("container non-item", deck("kicker: k\ntitle: t\n\n:::cards\nprose\n:::\n???\ns.\n"), 8, "list item"),
-        ("empty container", deck("kicker: k\ntitle: t\n\n:::cards\n:::\n???\ns.\n"), 7, "no items"),
-        ("stray closer", deck("kicker: k\ntitle: t\n\n:::\n\n???\ns.\n"), 7, "closes nothing"),
-        ("ragged table", deck("kicker: k\ntitle: t\n\n| a | b |\n|---|---|\n| 1 |\n\n???\ns.\n"), 9, "cells"),
-        ("table no separator", deck("kicker: k\ntitle: t\n\n| a | b |\n| 1 | 2 |\n\n???\ns.\n"), 8, "separator"),
-        ("table no rows", deck("kicker: k\ntitle: t\n\n| a | b |\n|---|---|\n\n???\ns.\n"), 8, "row"),
-        ("unclosed bold", deck("kicker: k\ntitle: t\n\nsome **bold\n\n???\ns.\n"), 7, "**"),
-        ("unclosed code span", deck("kicker: k\ntitle: t\n\n- item `x\n\n???\ns.\n"), 7, "`"),
-        ("unclosed mark in card", deck("kicker: k\ntitle: t\n\n:::cards\n- a | ==b\n:::\n???\ns.\n"), 8, "=="),
-        ("bad list line", deck("kicker: k\ntitle: t\n\n- item\nnot an item\n\n???\ns.\n"), 8, "list item"),
-        ("glued block", deck("kicker: k\ntitle: t\n\ntext\n```js\nx\n```\n\n???\ns.\n"), 8, "blank line"),
+        (
+            "unknown layout",
+            deck("kicker: k\ntitle: t\nlayout: wide\n\nx\n???\ns.\n"),
+            6,
+            "layout",
+        ),
+        (
+            "unknown slide key",
+            deck("kicker: k\ntitle: t\ncolor: red\n\n???\ns.\n"),
+            6,
+            "color",
+        ),
+        (
+            "no script",
+            deck("kicker: k\ntitle: t\n\nbody only\n"),
+            4,
+            "script",
+        ),
+        (
+            "empty script",
+            deck("kicker: k\ntitle: t\n\nx\n\n???\n\n"),
+            9,
+            "empty",
+        ),
+        (
+            "two scripts",
+            deck("kicker: k\ntitle: t\n\n???\na.\n???\nb.\n"),
+            9,
+            "second",
+        ),
+        (
+            "unclosed code",
+            deck("kicker: k\ntitle: t\n\n```js\nlet a;\n\n???\ns.\n"),
+            7,
+            "closed",
+        ),
+        (
+            "unknown language",
+            deck("kicker: k\ntitle: t\n\n```cobol\nx\n```\n???\ns.\n"),
+            7,
+            "cobol",
+        ),
+        (
+            "unclosed container",
+            deck("kicker: k\ntitle: t\n\n:::cards\n- a | b\n\n???\ns.\n"),
+            7,
+            "not closed",
+        ),
+        (
+            "unknown container",
+            deck("kicker: k\ntitle: t\n\n:::boxes\n- a\n:::\n???\ns.\n"),
+            7,
+            "boxes",
+        ),
+        (
+            "unknown diagram",
+            deck("kicker: k\ntitle: t\n\n:::diagram moon\n- a\n:::\n???\ns.\n"),
+            7,
+            "moon",
+        ),
+        (
+            "diagram without name",
+            deck("kicker: k\ntitle: t\n\n:::diagram\n- a\n:::\n???\ns.\n"),
+            7,
+            "name",
+        ),
+        (
+            "container non-item",
+            deck("kicker: k\ntitle: t\n\n:::cards\nprose\n:::\n???\ns.\n"),
+            8,
+            "list item",
+        ),
+        (
+            "empty container",
+            deck("kicker: k\ntitle: t\n\n:::cards\n:::\n???\ns.\n"),
+            7,
+            "no items",
+        ),
+        (
+            "stray closer",
+            deck("kicker: k\ntitle: t\n\n:::\n\n???\ns.\n"),
+            7,
+            "closes nothing",
+        ),
+        (
+            "ragged table",
+            deck("kicker: k\ntitle: t\n\n| a | b |\n|---|---|\n| 1 |\n\n???\ns.\n"),
+            9,
+            "cells",
+        ),
+        (
+            "table no separator",
+            deck("kicker: k\ntitle: t\n\n| a | b |\n| 1 | 2 |\n\n???\ns.\n"),
+            8,
+            "separator",
+        ),
+        (
+            "table no rows",
+            deck("kicker: k\ntitle: t\n\n| a | b |\n|---|---|\n\n???\ns.\n"),
+            8,
+            "row",
+        ),
+        (
+            "unclosed bold",
+            deck("kicker: k\ntitle: t\n\nsome **bold\n\n???\ns.\n"),
+            7,
+            "**",
+        ),
+        (
+            "unclosed code span",
+            deck("kicker: k\ntitle: t\n\n- item `x\n\n???\ns.\n"),
+            7,
+            "`",
+        ),
+        (
+            "unclosed mark in card",
+            deck("kicker: k\ntitle: t\n\n:::cards\n- a | ==b\n:::\n???\ns.\n"),
+            8,
+            "==",
+        ),
+        (
+            "bad list line",
+            deck("kicker: k\ntitle: t\n\n- item\nnot an item\n\n???\ns.\n"),
+            8,
+            "list item",
+        ),
+        (
+            "glued block",
+            deck("kicker: k\ntitle: t\n\ntext\n```js\nx\n```\n\n???\ns.\n"),
+            8,
+            "blank line",
+        ),
     ]
 }
 
@@ -164,7 +318,10 @@ fn every_malformed_deck_fails_at_its_line() {
             Ok(_) => panic!("{what}: parsed, but should fail"),
             Err(e) => {
                 assert_eq!(e.line, line, "{what}: wrong line in `{e}`\n{src}");
-                assert!(e.message.contains(word), "{what}: `{e}` does not mention `{word}`");
+                assert!(
+                    e.message.contains(word),
+                    "{what}: `{e}` does not mention `{word}`"
+                );
             }
         }
     }

@@ -1,1 +1,33 @@
 //! Redis Lab simulation core: pure Rust, seeded, deterministic, no web dependencies.
+//!
+//! * [`rng`] — mulberry32 (bit-exact with the seeds' JavaScript), Zipf, Poisson gaps.
+//! * [`eviction`] — cache replacement policies behind one [`Policy`] trait, the seed's
+//!   traces, runner and comparison table, the LRU step-through, miss-ratio curves and the
+//!   sampled-LRU experiment.
+//! * [`labs`] — the TTL-jitter and cache-stampede simulations of seed 001 (§5, §7).
+//! * [`jsfmt`] / [`json`] — JavaScript-exact number formatting and a tiny JSON writer, so
+//!   the command-line front end (`labsim`) prints the seeds' tables to the last digit.
+//! * [`cli`] — the small argument parser `labsim` uses.
+//!
+//! Every random choice comes from an owned, seeded [`Mulberry32`]; all float maths beyond
+//! IEEE arithmetic goes through `libm`, so native and wasm runs are bit-identical.
+
+pub mod cli;
+pub mod eviction;
+pub mod jsfmt;
+pub mod json;
+pub mod labs;
+pub mod rng;
+
+pub use eviction::lru_trace::{lru_trace, Op, OpKind, TraceStep};
+pub use eviction::mrc::{mrc, Curve};
+pub use eviction::runner::{eviction_table, EvictionConfig, EvictionRow, EvictionTable};
+pub use eviction::sampling::{sampling_quality, SamplingPoint};
+pub use eviction::{
+    by_name, run, Access, Policy, PolicyInfo, Replay, Spec, Stats, Step, Trace, TraceKind,
+    TraceSpec, UnknownPolicy, POLICIES,
+};
+pub use json::Json;
+pub use labs::jitter::{JitterConfig, JitterWave};
+pub use labs::stampede::{Mode, StampedeConfig, StampedeSim, StampedeSummary};
+pub use rng::{exp_gap, Mulberry32, Zipf};

@@ -135,7 +135,10 @@ mod tests {
     #[test]
     fn zipf_sum_is_bit_exact() {
         // node: Σ_{k=1}^{10000} Math.pow(k, -0.9) → bits 0x402f60b457250d79
-        assert_eq!(Zipf::new(10_000, 0.9).sum().to_bits(), 0x402f_60b4_5725_0d79);
+        assert_eq!(
+            Zipf::new(10_000, 0.9).sum().to_bits(),
+            0x402f_60b4_5725_0d79
+        );
     }
 
     #[test]

@@ -1,0 +1,175 @@
+//! Benchmark: native simulation speed, and the seed's eviction table natively vs the seed's
+//! own JavaScript under node.
+//!
+//! Run with `cargo run -p redislab-sim --release --example bench` (add
+//! `--config profile.release.opt-level=3` to override the workspace's size-optimised
+//! release profile). Prints (a) million simulated requests per second per policy on a
+//! 2,000,000-request Zipf trace (cache 300), (b) the time of the whole seed eviction table,
+//! and (c) — if `node` is on the PATH and `shared/seeds/001_*.txt` is found above the
+//! current directory — the same table timed with the seed's listing, extracted at run time
+//! into a temporary file (never stored in the repository), side by side with the ratio.
+
+use redislab_sim::eviction::registry::{by_name, POLICIES};
+use redislab_sim::{eviction_table, run, EvictionConfig, Spec, TraceSpec};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn best_of<T>(n: u32, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..n {
+        let t = Instant::now();
+        let v = f();
+        best = best.min(t.elapsed());
+        last = Some(v);
+    }
+    (best, last.expect("n ≥ 1"))
+}
+
+fn find_seed() -> Option<PathBuf> {
+    let starts = [
+        std::env::current_dir().ok(),
+        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+    ];
+    for start in starts.into_iter().flatten() {
+        for dir in start.ancestors() {
+            let seeds = dir.join("shared").join("seeds");
+            if let Ok(rd) = std::fs::read_dir(&seeds) {
+                let mut hits: Vec<PathBuf> = rd
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with("001_") && n.ends_with(".txt"))
+                    })
+                    .collect();
+                hits.sort();
+                if let Some(p) = hits.into_iter().next() {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The listing from `// Hit ratio of FIFO, ...` to the line starting `for (const p of`.
+fn extract_listing(seed: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(seed).ok()?;
+    let mut out = String::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("// Hit ratio of FIFO, random, LRU, LFU and Belady's OPT") {
+            inside = true;
+        }
+        if inside {
+            out.push_str(line);
+            out.push('\n');
+            if line.starts_with("for (const p of") {
+                return Some(out);
+            }
+        }
+    }
+    None
+}
+
+fn main() {
+    println!(
+        "(a) native throughput, 2,000,000-request Zipf trace (10,000 keys, alpha 0.9), cache 300"
+    );
+    let trace = TraceSpec {
+        requests: 2_000_000,
+        ..TraceSpec::default()
+    }
+    .generate();
+    let n = trace.keys.len() as f64;
+    for info in POLICIES {
+        let spec = Spec {
+            capacity: 300,
+            seed: 99,
+            future: &trace.keys,
+        };
+        let (t, stats) = best_of(3, || {
+            let mut p = by_name(info.name, &spec).expect("registered");
+            run(p.as_mut(), &trace, 0)
+        });
+        let mark = if matches!(info.name, "lru" | "fifo") {
+            "   (target ≥ 20)"
+        } else {
+            ""
+        };
+        println!(
+            "    {:<15}{:>8.1} M req/s   hit {:>5.1}%{mark}",
+            info.name,
+            n / t.as_secs_f64() / 1e6,
+            stats.hits as f64 / n * 100.0
+        );
+    }
+
+    let cfg = EvictionConfig::default();
+    let (native, table) = best_of(10, || eviction_table(&cfg).expect("seed policies"));
+    let native_ms = native.as_secs_f64() * 1e3;
+    println!("\n(b) the seed's eviction table natively (traces + 5 policies x 3 traces): {native_ms:.1} ms");
+
+    let listing = find_seed().and_then(|p| extract_listing(&p).map(|l| (p, l)));
+    let Some((seed, listing)) = listing else {
+        println!("\n(c) skipped: shared/seeds/001_*.txt not found above the current directory");
+        return;
+    };
+    let file = std::env::temp_dir().join(format!("redislab-bench-{}.js", std::process::id()));
+    let timed = format!(
+        "const __t0 = performance.now();\n{listing}console.error('__ms ' + (performance.now() - __t0));\n"
+    );
+    if std::fs::write(&file, timed).is_err() {
+        println!("\n(c) skipped: cannot write a temporary file");
+        return;
+    }
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        match Command::new("node").arg(&file).output() {
+            Ok(out) if out.status.success() => {
+                let wall = t.elapsed().as_secs_f64() * 1e3;
+                let err = String::from_utf8_lossy(&out.stderr);
+                let inner = err
+                    .lines()
+                    .find_map(|l| l.strip_prefix("__ms "))
+                    .and_then(|v| v.trim().parse::<f64>().ok())
+                    .unwrap_or(wall);
+                let same = String::from_utf8_lossy(&out.stdout) == table.to_text();
+                runs.push((wall, inner, same));
+            }
+            _ => break,
+        }
+    }
+    let _ = std::fs::remove_file(&file);
+    if runs.is_empty() {
+        println!("\n(c) skipped: node is not available");
+        return;
+    }
+    let wall = runs.iter().map(|r| r.0).fold(f64::MAX, f64::min);
+    let inner = runs.iter().map(|r| r.1).fold(f64::MAX, f64::min);
+    println!(
+        "\n(c) the same table by the seed's JavaScript ({}) under node, best of {}:",
+        seed.file_name().and_then(|n| n.to_str()).unwrap_or("?"),
+        runs.len()
+    );
+    println!(
+        "    node, in-script       {inner:>8.1} ms   native is {:.0}x faster",
+        inner / native_ms
+    );
+    println!(
+        "    node, whole process   {wall:>8.1} ms   native is {:.0}x faster",
+        wall / native_ms
+    );
+    println!(
+        "    outputs identical: {}",
+        if runs.iter().all(|r| r.2) {
+            "yes"
+        } else {
+            "NO"
+        }
+    );
+}

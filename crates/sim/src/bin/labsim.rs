@@ -1,0 +1,329 @@
+//! `labsim`: the command-line front end of the Redis Lab simulation core.
+//!
+//! Prints the tables of seed 001 to the last digit (`eviction`, `lru-trace`, `jitter`,
+//! `stampede`) and runs any parameter sweep of them, plus miss-ratio curves (`mrc`) and the
+//! sampled-LRU experiment (`sampling`). `--json` switches any command to JSON. Bad input
+//! prints a message and the usage to stderr and exits with code 2.
+//!
+//! Run with `cargo run -p redislab-sim --bin labsim -- eviction --cache 500`.
+
+use redislab_sim::cli::{parse_num, Args, CliError};
+use redislab_sim::eviction::lru_trace::{self, format_table, parse_ops, policy_trace, steps_json};
+use redislab_sim::eviction::mrc::{curves_json, format_curves};
+use redislab_sim::eviction::registry::{info, POLICIES};
+use redislab_sim::eviction::runner::{eviction_table, EvictionConfig};
+use redislab_sim::eviction::sampling::{format_sampling, sampling_json, sampling_quality};
+use redislab_sim::eviction::{TraceKind, TraceSpec};
+use redislab_sim::labs::jitter::{self, JitterCase, JitterConfig};
+use redislab_sim::labs::stampede::{self, Mode, StampedeConfig};
+use redislab_sim::{mrc, Json};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: labsim <command> [options] [--json]
+
+commands (defaults reproduce seed 001's tables):
+  eviction   policy hit ratios on the seed's three traces
+             [--keys 10000] [--alpha 0.9] [--cache 300] [--requests 60000]
+             [--warmup 10000] [--seed 7] [--policy-seed 99]
+             [--policies fifo,random,lru,lfu,opt] [--traces zipf,scan,shift]
+  lru-trace  the LRU step-through table
+             [--capacity 3] [--ops \"put A, put B, get A, ...\"] [--policy lru] [--seed 99]
+  jitter     TTL jitter: expirations per second
+             [--keys 100000] [--ttl 3600] [--seed 5] [--case J:ROUND]... [--series]
+  stampede   one hot key at expiry: none / lock / stale / xfetch
+             [--rate 2000] [--delta 0.05] [--ttl 10] [--duration 60] [--beta 1]
+             [--seed 2026] [--modes none,lock,stale,xfetch] [--bucket 0.1] [--series]
+  mrc        hit ratio against cache size
+             [--policies fifo,lru,lfu,arc,w-tinylfu,opt] [--trace zipf|scan|shift]
+             [--sizes 50,100,200,300,500,1000,2000] [--keys] [--alpha] [--requests]
+             [--warmup] [--seed] [--policy-seed]
+  sampling   mean age rank of the oldest of k sampled keys vs k/(k+1)
+             [--keys 10000] [--samples 1,2,3,5,10] [--trials 100000] [--seed 1]
+  policies   list the eviction policies
+  help       this text
+
+--json prints machine-readable JSON; --series adds the chart series (histogram / buckets).
+";
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    match dispatch(&argv) {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("labsim: {e}\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(argv: &[String]) -> Result<String, CliError> {
+    let Some((cmd, rest)) = argv.split_first() else {
+        return Err(CliError("no command given".into()));
+    };
+    if rest.iter().any(|a| a == "--help" || a == "-h") {
+        return Ok(USAGE.to_string());
+    }
+    match cmd.as_str() {
+        "eviction" => eviction(rest),
+        "lru-trace" => lru_trace_cmd(rest),
+        "jitter" => jitter_cmd(rest),
+        "stampede" => stampede_cmd(rest),
+        "mrc" => mrc_cmd(rest),
+        "sampling" => sampling_cmd(rest),
+        "policies" => policies_cmd(rest),
+        "help" | "--help" | "-h" => Ok(USAGE.to_string()),
+        other => Err(CliError(format!("unknown command '{other}'"))),
+    }
+}
+
+fn emit(args: &Args, text: String, json: impl FnOnce() -> Json) -> String {
+    if args.flag("json") {
+        format!("{}\n", json())
+    } else {
+        text
+    }
+}
+
+const TRACE_FLAGS: &[&str] = &["keys", "alpha", "requests", "warmup", "seed", "policy-seed"];
+
+/// Trace parameters shared by `eviction` and `mrc`; returns (spec, warmup, policy seed).
+fn trace_params(a: &Args) -> Result<(TraceSpec, u64, u32), CliError> {
+    let d = TraceSpec::default();
+    let spec = TraceSpec {
+        keys: a.num("keys", d.keys, 1, 10_000_000)?,
+        alpha: a.num("alpha", d.alpha, 0.0, 10.0)?,
+        requests: a.num("requests", d.requests, 1, 50_000_000)?,
+        seed: a.num("seed", d.seed, 0, u32::MAX)?,
+        ..d
+    };
+    let warmup = a.num(
+        "warmup",
+        10_000u64.min(u64::from(spec.requests) - 1),
+        0,
+        u64::from(spec.requests) - 1,
+    )?;
+    let policy_seed = a.num("policy-seed", 99, 0, u32::MAX)?;
+    Ok((spec, warmup, policy_seed))
+}
+
+fn check_policies(names: &[String]) -> Result<(), CliError> {
+    for n in names {
+        if info(n).is_none() {
+            let known: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
+            return Err(CliError(format!(
+                "--policies: unknown policy '{n}' (known: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn trace_kinds(a: &Args, name: &str, default: &[&str]) -> Result<Vec<TraceKind>, CliError> {
+    a.words(name, default)?
+        .iter()
+        .map(|w| {
+            TraceKind::parse(w).ok_or_else(|| {
+                CliError(format!("--{name}: unknown trace '{w}' (zipf, scan, shift)"))
+            })
+        })
+        .collect()
+}
+
+fn with(flags: &[&'static str], more: &[&'static str]) -> Vec<&'static str> {
+    flags.iter().chain(more).copied().collect()
+}
+
+fn eviction(argv: &[String]) -> Result<String, CliError> {
+    let a = Args::parse(
+        argv,
+        &with(TRACE_FLAGS, &["cache", "policies", "traces"]),
+        &["json"],
+    )?;
+    let (trace, warmup, policy_seed) = trace_params(&a)?;
+    let d = EvictionConfig::default();
+    let policies = a.words("policies", &["fifo", "random", "lru", "lfu", "opt"])?;
+    check_policies(&policies)?;
+    let cfg = EvictionConfig {
+        trace,
+        cache: a.num("cache", d.cache, 1, 10_000_000)?,
+        warmup,
+        policy_seed,
+        policies,
+        traces: trace_kinds(&a, "traces", &["zipf", "scan", "shift"])?,
+    };
+    let table = eviction_table(&cfg).map_err(|e| CliError(e.to_string()))?;
+    Ok(emit(&a, table.to_text(), || table.to_json()))
+}
+
+fn lru_trace_cmd(argv: &[String]) -> Result<String, CliError> {
+    let a = Args::parse(argv, &["capacity", "ops", "policy", "seed"], &["json"])?;
+    let capacity = a.num("capacity", 3, 1, 1_000_000)?;
+    let ops = match a.value("ops") {
+        Some(s) => parse_ops(s).map_err(|e| CliError(format!("--ops: {e}")))?,
+        None => lru_trace::seed_ops(),
+    };
+    let policy = a.value("policy").unwrap_or("lru");
+    check_policies(&[policy.to_string()])?;
+    let seed = a.num("seed", 99, 0, u32::MAX)?;
+    let steps = policy_trace(policy, capacity, seed, &ops).map_err(|e| CliError(e.to_string()))?;
+    let is_lru = info(policy).is_some_and(|p| p.name == "lru");
+    let label = if is_lru {
+        "MRU ... LRU"
+    } else {
+        "kept ... next victim"
+    };
+    Ok(emit(&a, format_table(&steps, label), || {
+        steps_json(policy, capacity, &steps)
+    }))
+}
+
+fn jitter_cmd(argv: &[String]) -> Result<String, CliError> {
+    let a = Args::parse(argv, &["keys", "ttl", "seed", "case"], &["json", "series"])?;
+    let d = JitterConfig::default();
+    let cfg = JitterConfig {
+        keys: a.num("keys", d.keys, 1, 10_000_000)?,
+        ttl: a.num("ttl", d.ttl, f64::MIN_POSITIVE, 1e9)?,
+        seed: a.num("seed", d.seed, 0, u32::MAX)?,
+    };
+    let cases = match a.all("case") {
+        v if v.is_empty() => jitter::seed_cases(),
+        v => v
+            .into_iter()
+            .map(|c| {
+                let (j, r) = c.split_once(':').ok_or_else(|| {
+                    CliError(format!("--case: '{c}' is not J:ROUND (e.g. 0.1:2)"))
+                })?;
+                Ok(JitterCase {
+                    jitter: parse_num("case", j, 0.0, 1.0)?,
+                    round: parse_num("case", r, 1, 1000)?,
+                })
+            })
+            .collect::<Result<Vec<_>, CliError>>()?,
+    };
+    if u64::from(cfg.keys) * cases.iter().map(|c| u64::from(c.round)).sum::<u64>() > 1_000_000_000 {
+        return Err(CliError("too much work: keys × rounds over 10^9".into()));
+    }
+    let (waves, text) = jitter::table(&cfg, &cases);
+    Ok(emit(&a, text, || {
+        jitter::table_json(&cfg, &waves, a.flag("series"))
+    }))
+}
+
+fn stampede_cmd(argv: &[String]) -> Result<String, CliError> {
+    let a = Args::parse(
+        argv,
+        &[
+            "rate", "delta", "ttl", "duration", "beta", "seed", "modes", "bucket",
+        ],
+        &["json", "series"],
+    )?;
+    let d = StampedeConfig::default();
+    let cfg = StampedeConfig {
+        rate: a.num("rate", d.rate, f64::MIN_POSITIVE, 1e7)?,
+        delta: a.num("delta", d.delta, 0.0, 1e6)?,
+        ttl: a.num("ttl", d.ttl, f64::MIN_POSITIVE, 1e9)?,
+        duration: a.num("duration", d.duration, f64::MIN_POSITIVE, 1e7)?,
+        beta: a.num("beta", d.beta, 0.0, 1e3)?,
+        seed: a.num("seed", d.seed, 0, u32::MAX)?,
+        bucket: a.num("bucket", d.bucket, 1e-3, 1e7)?,
+    };
+    if cfg.rate * cfg.duration > 2e8 {
+        return Err(CliError(
+            "too much work: rate × duration over 2·10^8 requests".into(),
+        ));
+    }
+    if cfg.duration / cfg.bucket > 1e6 {
+        return Err(CliError("--bucket: more than 10^6 buckets".into()));
+    }
+    let modes = a
+        .words("modes", &["none", "lock", "stale", "xfetch"])?
+        .iter()
+        .map(|m| {
+            Mode::parse(m).ok_or_else(|| {
+                CliError(format!(
+                    "--modes: unknown mode '{m}' (none, lock, stale, xfetch)"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (runs, text) = stampede::table(&cfg, &modes);
+    Ok(emit(&a, text, || {
+        stampede::table_json(&cfg, &runs, a.flag("series"))
+    }))
+}
+
+fn mrc_cmd(argv: &[String]) -> Result<String, CliError> {
+    let a = Args::parse(
+        argv,
+        &with(TRACE_FLAGS, &["policies", "trace", "sizes"]),
+        &["json"],
+    )?;
+    let (spec, warmup, policy_seed) = trace_params(&a)?;
+    let policies = a.words(
+        "policies",
+        &["fifo", "lru", "lfu", "arc", "w-tinylfu", "opt"],
+    )?;
+    check_policies(&policies)?;
+    let kind = match a.value("trace") {
+        None => TraceKind::Zipf,
+        Some(t) => TraceKind::parse(t)
+            .ok_or_else(|| CliError(format!("--trace: unknown trace '{t}' (zipf, scan, shift)")))?,
+    };
+    let sizes = a.num_list(
+        "sizes",
+        &[50, 100, 200, 300, 500, 1000, 2000],
+        1,
+        10_000_000,
+    )?;
+    let trace = spec.with_kind(kind).generate();
+    let names: Vec<&str> = policies.iter().map(String::as_str).collect();
+    let curves =
+        mrc(&names, &trace, warmup, &sizes, policy_seed).map_err(|e| CliError(e.to_string()))?;
+    let text = format!(
+        "trace {}, keys {}, alpha {}, {} user requests (first {} = warm-up)\n{}",
+        kind.name(),
+        spec.keys,
+        redislab_sim::jsfmt::js_string(spec.alpha),
+        spec.requests,
+        warmup,
+        format_curves(&curves)
+    );
+    Ok(emit(&a, text, || curves_json(&curves)))
+}
+
+fn sampling_cmd(argv: &[String]) -> Result<String, CliError> {
+    let a = Args::parse(argv, &["keys", "samples", "trials", "seed"], &["json"])?;
+    let keys = a.num("keys", 10_000, 2, u32::MAX)?;
+    let ks = a.num_list("samples", &[1, 2, 3, 5, 10], 1, 1000)?;
+    let trials = a.num("trials", 100_000, 1, 100_000_000)?;
+    let seed = a.num("seed", 1, 0, u32::MAX)?;
+    let pts = sampling_quality(keys, &ks, trials, seed);
+    Ok(emit(&a, format_sampling(&pts), || sampling_json(&pts)))
+}
+
+fn policies_cmd(argv: &[String]) -> Result<String, CliError> {
+    let a = Args::parse(argv, &[], &["json"])?;
+    let mut text = String::new();
+    for p in POLICIES {
+        text.push_str(&format!("{:<18}{}\n", p.name, p.summary));
+    }
+    Ok(emit(&a, text, || {
+        Json::Arr(
+            POLICIES
+                .iter()
+                .map(|p| {
+                    Json::obj([
+                        ("name", Json::from(p.name)),
+                        ("summary", Json::from(p.summary)),
+                        ("offline", Json::from(p.offline)),
+                    ])
+                })
+                .collect(),
+        )
+    }))
+}

@@ -1,0 +1,241 @@
+//! TTL jitter: 100,000 keys written at once with TTL 3600 s expire in one second unless each
+//! TTL gets a random ±J share, `TTL · (1 + J·u)` with `u` uniform in `[-1, 1)`. Keys are
+//! rewritten as they expire; round `r` is each key's `r`-th expiry.
+//!
+//! Reproduces the seed's `wave(J, round)` exactly: a fresh `mulberry32(5)` per case; for each
+//! key, `round` draws summed as `t += TTL * (1 + J * (2 * rnd() - 1))`; bucket
+//! `Math.floor(t)`; then span = max − min + 1 seconds, mean = keys / span, max = the busiest
+//! second. The per-second histogram is kept (sparse) for a chart.
+
+use crate::jsfmt::{js_string, pad_start, to_fixed};
+use crate::json::Json;
+use crate::rng::Mulberry32;
+
+/// Parameters shared by all cases.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JitterConfig {
+    /// Keys written at the same moment (seed: 100,000).
+    pub keys: u32,
+    /// Base TTL in seconds (seed: 3600).
+    pub ttl: f64,
+    /// Generator seed, re-used for every case (seed: 5).
+    pub seed: u32,
+}
+
+impl Default for JitterConfig {
+    fn default() -> Self {
+        Self {
+            keys: 100_000,
+            ttl: 3600.0,
+            seed: 5,
+        }
+    }
+}
+
+/// One case: jitter share and expiry round.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JitterCase {
+    /// `J`, e.g. 0.1 for ±10%.
+    pub jitter: f64,
+    /// Which expiry (1 = first).
+    pub round: u32,
+}
+
+/// The seed's eight cases: J = 0, 1%, 5%, 10%, 20% in round 1; 0 in round 3; 10% in
+/// rounds 2 and 3.
+pub fn seed_cases() -> Vec<JitterCase> {
+    let c = |jitter, round| JitterCase { jitter, round };
+    vec![
+        c(0.0, 1),
+        c(0.01, 1),
+        c(0.05, 1),
+        c(0.1, 1),
+        c(0.2, 1),
+        c(0.0, 3),
+        c(0.1, 2),
+        c(0.1, 3),
+    ]
+}
+
+/// Each key's expiry time in a case, in key order (the step API: one item per key).
+pub fn expiry_times(cfg: &JitterConfig, case: JitterCase) -> impl Iterator<Item = f64> {
+    let mut rng = Mulberry32::new(cfg.seed);
+    let (ttl, j, round) = (cfg.ttl, case.jitter, case.round);
+    (0..cfg.keys).map(move |_| {
+        let mut t = 0.0;
+        for _ in 0..round {
+            t += ttl * (1.0 + j * (2.0 * rng.next_f64() - 1.0));
+        }
+        t
+    })
+}
+
+/// The result of one case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JitterWave {
+    /// The case.
+    pub case: JitterCase,
+    /// Keys simulated.
+    pub keys: u32,
+    /// Seconds from the first to the last expiry, inclusive.
+    pub span: u64,
+    /// Keys per second over the span.
+    pub mean: f64,
+    /// Expirations in the busiest second.
+    pub max: u32,
+    /// `(second, expirations)` for every second with at least one, ascending.
+    pub histogram: Vec<(i64, u32)>,
+}
+
+impl JitterWave {
+    /// Runs one case.
+    pub fn run(cfg: &JitterConfig, case: JitterCase) -> Self {
+        let mut secs: Vec<i64> = expiry_times(cfg, case)
+            .map(|t| libm::floor(t) as i64)
+            .collect();
+        secs.sort_unstable();
+        let mut histogram: Vec<(i64, u32)> = Vec::new();
+        for s in secs {
+            match histogram.last_mut() {
+                Some((last, n)) if *last == s => *n += 1,
+                _ => histogram.push((s, 1)),
+            }
+        }
+        let (first, last) = match (histogram.first(), histogram.last()) {
+            (Some(a), Some(b)) => (a.0, b.0),
+            _ => (0, -1),
+        };
+        let span = (last - first + 1).max(0) as u64;
+        Self {
+            case,
+            keys: cfg.keys,
+            span,
+            mean: if span == 0 {
+                0.0
+            } else {
+                f64::from(cfg.keys) / span as f64
+            },
+            max: histogram.iter().map(|h| h.1).max().unwrap_or(0),
+            histogram,
+        }
+    }
+
+    /// Dense counts in bins of `bin_seconds` (≥ 1) from the first expiry second, for a bar
+    /// chart: `(bin start second, expirations)`.
+    pub fn binned(&self, bin_seconds: u32) -> Vec<(i64, u32)> {
+        let bin = i64::from(bin_seconds.max(1));
+        let Some(&(first, _)) = self.histogram.first() else {
+            return Vec::new();
+        };
+        let mut out: Vec<(i64, u32)> = Vec::new();
+        for &(s, n) in &self.histogram {
+            let start = first + (s - first) / bin * bin;
+            while out.last().is_none_or(|l| l.0 < start) {
+                let next = out.last().map_or(first, |l| l.0 + bin);
+                out.push((next, 0));
+            }
+            out.last_mut().expect("pushed").1 += n;
+        }
+        out
+    }
+
+    /// The seed's row: `` `+-${(J * 100).toFixed(0)}%`.padStart(6) `` then round, span,
+    /// mean (`toFixed(1)`) and max, padded 7, 10, 12, 10.
+    pub fn row(&self) -> String {
+        format!(
+            "{}{}{}{}{}",
+            pad_start(&format!("+-{}%", to_fixed(self.case.jitter * 100.0, 0)), 6),
+            pad_start(&self.case.round.to_string(), 7),
+            pad_start(&self.span.to_string(), 10),
+            pad_start(&to_fixed(self.mean, 1), 12),
+            pad_start(&self.max.to_string(), 10),
+        )
+    }
+
+    /// Machine-readable form (histogram included when `with_histogram`).
+    pub fn to_json(&self, with_histogram: bool) -> Json {
+        let mut j = vec![
+            ("jitter".to_string(), Json::Num(self.case.jitter)),
+            ("round".to_string(), Json::from(self.case.round)),
+            ("span".to_string(), Json::from(self.span)),
+            ("mean_per_s".to_string(), Json::Num(self.mean)),
+            ("max_per_s".to_string(), Json::from(self.max)),
+        ];
+        if with_histogram {
+            j.push((
+                "histogram".to_string(),
+                Json::Arr(
+                    self.histogram
+                        .iter()
+                        .map(|&(s, n)| Json::Arr(vec![Json::from(s), Json::from(n)]))
+                        .collect(),
+                ),
+            ));
+        }
+        Json::Obj(j)
+    }
+}
+
+/// Header of the seed's table.
+pub const HEADER: &str = "jitter  round  span (s)  mean per s  max per s";
+
+/// Runs `cases` and prints the seed's table.
+pub fn table(cfg: &JitterConfig, cases: &[JitterCase]) -> (Vec<JitterWave>, String) {
+    let waves: Vec<JitterWave> = cases.iter().map(|&c| JitterWave::run(cfg, c)).collect();
+    let mut out = format!("{HEADER}\n");
+    for w in &waves {
+        out.push_str(&w.row());
+        out.push('\n');
+    }
+    (waves, out)
+}
+
+/// JSON for a whole table.
+pub fn table_json(cfg: &JitterConfig, waves: &[JitterWave], with_histogram: bool) -> Json {
+    Json::obj([
+        ("keys", Json::from(cfg.keys)),
+        ("ttl", Json::Num(cfg.ttl)),
+        ("ttl_text", Json::from(js_string(cfg.ttl))),
+        ("seed", Json::from(cfg.seed)),
+        (
+            "rows",
+            Json::Arr(waves.iter().map(|w| w.to_json(with_histogram)).collect()),
+        ),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_jitter_is_one_second() {
+        let w = JitterWave::run(
+            &JitterConfig::default(),
+            JitterCase {
+                jitter: 0.0,
+                round: 1,
+            },
+        );
+        assert_eq!((w.span, w.max), (1, 100_000));
+        assert_eq!(w.histogram, [(3600, 100_000)]);
+    }
+
+    #[test]
+    fn binned_sums_to_keys() {
+        let cfg = JitterConfig {
+            keys: 1000,
+            ..JitterConfig::default()
+        };
+        let w = JitterWave::run(
+            &cfg,
+            JitterCase {
+                jitter: 0.1,
+                round: 1,
+            },
+        );
+        let bins = w.binned(60);
+        assert_eq!(bins.iter().map(|b| b.1).sum::<u32>(), 1000);
+        assert!(bins.windows(2).all(|p| p[1].0 - p[0].0 == 60));
+    }
+}

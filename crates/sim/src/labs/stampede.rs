@@ -1,0 +1,416 @@
+//! Cache stampede on one hot key: Poisson arrivals, a TTL, a recompute that takes `delta`
+//! seconds, and four ways to handle expiry — none, a single-flight lock, lock + serve stale
+//! (soft TTL), and XFetch (Vattani, Chierichetti & Lowenstein, "Optimal Probabilistic Cache
+//! Stampede Prevention", PVLDB 8(8), 2015).
+//!
+//! Reproduces the seed's `sim(mode)` exactly, including the order of generator draws: one
+//! `rnd()` per arrival for the gap `-ln(1 - u) / rate`, and for XFetch one more per arrival
+//! *while the value is valid* for the early-refresh test
+//! `t - delta * beta * ln(1 - u) >= expiry`. At each arrival, recomputes that finished by
+//! then extend the expiry to `done + ttl` (the max over them). Time is virtual seconds.
+
+use crate::jsfmt::{js_string, pad_end, pad_start};
+use crate::json::Json;
+use crate::rng::{exp_gap, Mulberry32};
+use std::collections::VecDeque;
+
+/// How expiry is handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// No protection: every request after expiry recomputes.
+    None,
+    /// Single-flight lock: one recomputes, the others wait.
+    Lock,
+    /// Lock + soft TTL: one refreshes in the background, the others get the stale value.
+    Stale,
+    /// Probabilistic early refresh before expiry (XFetch), no lock.
+    XFetch,
+}
+
+impl Mode {
+    /// The seed's four modes, in its row order.
+    pub const ALL: [Mode; 4] = [Mode::None, Mode::Lock, Mode::Stale, Mode::XFetch];
+
+    /// Lower-case name as printed by the seed.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::None => "none",
+            Mode::Lock => "lock",
+            Mode::Stale => "stale",
+            Mode::XFetch => "xfetch",
+        }
+    }
+
+    /// Parses a mode name.
+    pub fn parse(s: &str) -> Option<Mode> {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+/// Parameters (defaults = the seed's constants).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StampedeConfig {
+    /// Requests per second (seed: 2000).
+    pub rate: f64,
+    /// Recompute time in seconds (seed: 0.05).
+    pub delta: f64,
+    /// TTL in seconds (seed: 10).
+    pub ttl: f64,
+    /// Simulated seconds (seed: 60).
+    pub duration: f64,
+    /// XFetch's β (seed: 1).
+    pub beta: f64,
+    /// Generator seed (seed: 2026).
+    pub seed: u32,
+    /// Width of the chart buckets in seconds (not in the seed; 0.1 = 100 ms).
+    pub bucket: f64,
+}
+
+impl Default for StampedeConfig {
+    fn default() -> Self {
+        Self {
+            rate: 2000.0,
+            delta: 0.05,
+            ttl: 10.0,
+            duration: 60.0,
+            beta: 1.0,
+            seed: 2026,
+            bucket: 0.1,
+        }
+    }
+}
+
+/// What happened to one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Valid cached value served.
+    Fresh,
+    /// Valid value served, and this request started an early (XFetch) recompute.
+    EarlyRefresh,
+    /// Expired: this request recomputed and waited for it.
+    Recompute,
+    /// Expired: waited for someone else's recompute (lock).
+    Waited,
+    /// Expired: served the stale value and started the background refresh.
+    StaleRefresh,
+    /// Expired: served the stale value while a refresh is in flight.
+    Stale,
+}
+
+/// One arrival.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Event {
+    /// Arrival time in seconds.
+    pub t: f64,
+    /// What happened.
+    pub outcome: Outcome,
+    /// Recomputes in flight after handling this request.
+    pub inflight: u32,
+    /// The cached value's expiry after handling it.
+    pub expiry: f64,
+}
+
+/// Counters, as in the seed's table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Requests handled.
+    pub requests: u64,
+    /// Database recomputes.
+    pub db: u64,
+    /// Requests that waited at expiry.
+    pub waited: u64,
+    /// Requests served stale.
+    pub stale: u64,
+    /// Most recomputes in flight at once.
+    pub peak: u32,
+}
+
+/// The simulation as a stepping iterator of [`Event`]s (one per arrival).
+#[derive(Clone, Debug)]
+pub struct StampedeSim {
+    cfg: StampedeConfig,
+    mode: Mode,
+    rng: Mulberry32,
+    t: f64,
+    expiry: f64,
+    inflight: VecDeque<f64>,
+    counters: Counters,
+    done: bool,
+}
+
+impl StampedeSim {
+    /// A fresh run of `mode`.
+    pub fn new(cfg: StampedeConfig, mode: Mode) -> Self {
+        Self {
+            rng: Mulberry32::new(cfg.seed),
+            expiry: cfg.ttl,
+            cfg,
+            mode,
+            t: 0.0,
+            inflight: VecDeque::new(),
+            counters: Counters::default(),
+            done: false,
+        }
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    fn recompute(&mut self) {
+        self.inflight.push_back(self.t + self.cfg.delta);
+        self.counters.db += 1;
+        self.counters.peak = self.counters.peak.max(self.inflight.len() as u32);
+    }
+}
+
+impl Iterator for StampedeSim {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        if self.done {
+            return None;
+        }
+        self.t += exp_gap(&mut self.rng, self.cfg.rate);
+        if self.t >= self.cfg.duration || self.t.is_nan() {
+            self.done = true;
+            return None;
+        }
+        let t = self.t;
+        // Recomputes finish in start order, so the in-flight list is a queue.
+        while let Some(&done) = self.inflight.front() {
+            if done > t {
+                break;
+            }
+            self.expiry = self.expiry.max(done + self.cfg.ttl);
+            self.inflight.pop_front();
+        }
+        self.counters.requests += 1;
+        let outcome = if t < self.expiry {
+            let early = self.mode == Mode::XFetch
+                && t - self.cfg.delta * self.cfg.beta * libm::log(1.0 - self.rng.next_f64())
+                    >= self.expiry;
+            if early {
+                self.recompute();
+                Outcome::EarlyRefresh
+            } else {
+                Outcome::Fresh
+            }
+        } else {
+            let idle = self.inflight.is_empty();
+            match self.mode {
+                Mode::None | Mode::XFetch => {
+                    self.recompute();
+                    self.counters.waited += 1;
+                    Outcome::Recompute
+                }
+                Mode::Lock => {
+                    if idle {
+                        self.recompute();
+                    }
+                    self.counters.waited += 1;
+                    if idle {
+                        Outcome::Recompute
+                    } else {
+                        Outcome::Waited
+                    }
+                }
+                Mode::Stale => {
+                    if idle {
+                        self.recompute();
+                    }
+                    self.counters.stale += 1;
+                    if idle {
+                        Outcome::StaleRefresh
+                    } else {
+                        Outcome::Stale
+                    }
+                }
+            }
+        };
+        Some(Event {
+            t,
+            outcome,
+            inflight: self.inflight.len() as u32,
+            expiry: self.expiry,
+        })
+    }
+}
+
+/// One chart bucket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bucket {
+    /// Requests arriving in the bucket.
+    pub requests: u32,
+    /// Recomputes started in the bucket.
+    pub recomputes: u32,
+    /// Most recomputes in flight seen at an arrival in the bucket (the DB load).
+    pub peak_inflight: u32,
+    /// Requests that waited.
+    pub waited: u32,
+    /// Requests served stale.
+    pub stale: u32,
+}
+
+/// A finished run: the seed's counters plus the DB-load series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StampedeSummary {
+    /// The mode.
+    pub mode: Mode,
+    /// The seed's counters.
+    pub counters: Counters,
+    /// Buckets of `cfg.bucket` seconds covering `[0, duration)`.
+    pub buckets: Vec<Bucket>,
+}
+
+impl StampedeSummary {
+    /// Runs `mode` to the end.
+    pub fn run(cfg: &StampedeConfig, mode: Mode) -> Self {
+        let width = if cfg.bucket > 0.0 { cfg.bucket } else { 0.1 };
+        let n = libm::ceil(cfg.duration / width).clamp(1.0, 10_000_000.0) as usize;
+        let mut buckets = vec![Bucket::default(); n];
+        let mut sim = StampedeSim::new(*cfg, mode);
+        for e in sim.by_ref() {
+            let b = &mut buckets[((e.t / width) as usize).min(n - 1)];
+            b.requests += 1;
+            b.peak_inflight = b.peak_inflight.max(e.inflight);
+            match e.outcome {
+                Outcome::EarlyRefresh | Outcome::StaleRefresh => b.recomputes += 1,
+                Outcome::Recompute => {
+                    b.recomputes += 1;
+                    b.waited += 1;
+                }
+                Outcome::Waited => b.waited += 1,
+                Outcome::Stale => {}
+                Outcome::Fresh => {}
+            }
+            if matches!(e.outcome, Outcome::Stale | Outcome::StaleRefresh) {
+                b.stale += 1;
+            }
+        }
+        Self {
+            mode,
+            counters: sim.counters(),
+            buckets,
+        }
+    }
+
+    /// The seed's row: `mode.padEnd(8)` then db, waited, stale, peak padded 13, 9, 8, 10.
+    pub fn row(&self) -> String {
+        let c = &self.counters;
+        format!(
+            "{}{}{}{}{}",
+            pad_end(self.mode.name(), 8),
+            pad_start(&c.db.to_string(), 13),
+            pad_start(&c.waited.to_string(), 9),
+            pad_start(&c.stale.to_string(), 8),
+            pad_start(&c.peak.to_string(), 10)
+        )
+    }
+
+    /// Machine-readable form (buckets included when `with_buckets`).
+    pub fn to_json(&self, with_buckets: bool) -> Json {
+        let c = &self.counters;
+        let mut v = vec![
+            ("mode".to_string(), Json::from(self.mode.name())),
+            ("requests".to_string(), Json::from(c.requests)),
+            ("db_recomputes".to_string(), Json::from(c.db)),
+            ("waited".to_string(), Json::from(c.waited)),
+            ("served_stale".to_string(), Json::from(c.stale)),
+            ("peak_parallel".to_string(), Json::from(c.peak)),
+        ];
+        if with_buckets {
+            v.push((
+                "buckets".to_string(),
+                Json::Arr(
+                    self.buckets
+                        .iter()
+                        .map(|b| {
+                            Json::Arr(vec![
+                                Json::from(b.requests),
+                                Json::from(b.recomputes),
+                                Json::from(b.peak_inflight),
+                                Json::from(b.waited),
+                                Json::from(b.stale),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ));
+        }
+        Json::Obj(v)
+    }
+}
+
+/// The seed's three header lines for `cfg`.
+pub fn header(cfg: &StampedeConfig) -> String {
+    format!(
+        "recompute {} ms, TTL {} s, {} req/s for {} s\n\
+         mode     DB recomputes   waited  served  peak DB\n                      at expiry   stale  parallel\n",
+        js_string(cfg.delta * 1000.0),
+        js_string(cfg.ttl),
+        js_string(cfg.rate),
+        js_string(cfg.duration)
+    )
+}
+
+/// Runs `modes` and prints the seed's table.
+pub fn table(cfg: &StampedeConfig, modes: &[Mode]) -> (Vec<StampedeSummary>, String) {
+    let runs: Vec<StampedeSummary> = modes
+        .iter()
+        .map(|&m| StampedeSummary::run(cfg, m))
+        .collect();
+    let mut out = header(cfg);
+    for r in &runs {
+        out.push_str(&r.row());
+        out.push('\n');
+    }
+    (runs, out)
+}
+
+/// JSON for a whole table.
+pub fn table_json(cfg: &StampedeConfig, runs: &[StampedeSummary], with_buckets: bool) -> Json {
+    Json::obj([
+        ("rate", Json::Num(cfg.rate)),
+        ("delta", Json::Num(cfg.delta)),
+        ("ttl", Json::Num(cfg.ttl)),
+        ("duration", Json::Num(cfg.duration)),
+        ("beta", Json::Num(cfg.beta)),
+        ("seed", Json::from(cfg.seed)),
+        ("bucket", Json::Num(cfg.bucket)),
+        (
+            "bucket_fields",
+            Json::Arr(
+                ["requests", "recomputes", "peak_inflight", "waited", "stale"]
+                    .into_iter()
+                    .map(Json::from)
+                    .collect(),
+            ),
+        ),
+        (
+            "rows",
+            Json::Arr(runs.iter().map(|r| r.to_json(with_buckets)).collect()),
+        ),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stepping_matches_run_to_end() {
+        let cfg = StampedeConfig::default();
+        let mut sim = StampedeSim::new(cfg, Mode::Lock);
+        let n = sim.by_ref().count() as u64;
+        let s = StampedeSummary::run(&cfg, Mode::Lock);
+        assert_eq!(sim.counters(), s.counters);
+        assert_eq!(n, s.counters.requests);
+        let per_bucket: u64 = s.buckets.iter().map(|b| u64::from(b.recomputes)).sum();
+        assert_eq!(per_bucket, s.counters.db);
+        assert_eq!(s.buckets.len(), 600);
+    }
+}

@@ -1,0 +1,276 @@
+//! Diagrams drawn by the app in HTML and SVG. A deck names one with `:::diagram NAME` and gives
+//! its words as items; the picture's shape lives here, its text stays in the deck.
+
+use crate::deck::slide::field;
+use redislab_deck::{bn, plain, List, Str, Text};
+use yew::prelude::*;
+
+type Items = [List<Text>];
+
+/// Draws diagram `name` with these items. Names are checked by the deck parser at build time.
+pub fn diagram(name: &str, args: &[Str], items: &Items) -> Html {
+    let body = match name {
+        "roles" => roles(items),
+        "connections" => connections(items),
+        "lock" => lock(items),
+        "pubsub" => pubsub(items),
+        "presence" => presence(items),
+        "pipeline" => pipeline(args, items),
+        "failure" => failure(items),
+        "authq" => authq(items),
+        "rtt" => rtt(items),
+        "buffer" => buffer(items),
+        _ => Html::default(),
+    };
+    html! { <figure class={classes!("diagram", format!("dg-{name}"))} data-diagram={name.to_string()}>{ body }</figure> }
+}
+
+/// Eight roles around one Redis.
+fn roles(items: &Items) -> Html {
+    // Grid cells around the centre (row-major 3×3, centre = 4).
+    const CELLS: [usize; 8] = [0, 1, 2, 5, 8, 7, 6, 3];
+    let mut cells: Vec<Html> = vec![Html::default(); 9];
+    for (i, it) in items.iter().take(8).enumerate() {
+        cells[CELLS[i]] = html! {
+            <div class="role">
+                <p class="role-head">{ field(it, 0) }</p>
+                <p class="role-sub">{ field(it, 1) }</p>
+                <p class="role-text">{ field(it, 2) }</p>
+            </div>
+        };
+    }
+    cells[4] = html! {
+        <div class="role-hub" aria-label="Redis">
+            <svg viewBox="0 0 100 100" class="hub-svg" aria-hidden="true">
+                { for (0..8).map(|k| {
+                    let a = std::f64::consts::TAU * k as f64 / 8.0;
+                    html! { <line x1="50" y1="50" x2={fmt(50.0 + 48.0 * a.cos())} y2={fmt(50.0 + 48.0 * a.sin())} class="hub-ray" /> }
+                }) }
+                <circle cx="50" cy="50" r="26" class="hub-core" />
+                <text x="50" y="55" text-anchor="middle" class="hub-label">{"Redis"}</text>
+            </svg>
+        </div>
+    };
+    html! { <div class="roles-grid">{ for cells }</div> }
+}
+
+/// One app, four connections to Redis.
+fn connections(items: &Items) -> Html {
+    html! {
+        <div class="conn-wrap">
+            <div class="box app-box">{"অ্যাপ"}<small>{"Node"}</small></div>
+            <div class="conn-lines">
+                { for items.iter().enumerate().map(|(i, it)| html! {
+                    <div class={classes!("conn", (i + 1 == items.len()).then_some("conn-cache"))}>
+                        <code class="conn-name">{ field(it, 0) }</code>
+                        <span class="wire" aria-hidden="true"></span>
+                        <span class="conn-what">{ field(it, 1) }</span>
+                    </div>
+                }) }
+            </div>
+            <div class="box redis-box">{"Redis"}</div>
+        </div>
+    }
+}
+
+/// Worker → Redis ← Worker: the second worker is refused.
+fn lock(items: &Items) -> Html {
+    let node = |it: &List<Text>, class: &'static str| {
+        let refused = plain(it.get(1).map_or(&[][..], |t| t)).contains('✗');
+        html! {
+            <div class={classes!("lock-node", class, refused.then_some("refused"))}>
+                <p class="lock-name">{ field(it, 0) }</p>
+                <p class="lock-detail"><code>{ field(it, 1) }</code></p>
+            </div>
+        }
+    };
+    let [a, r, b] = [0, 1, 2].map(|i| items.get(i));
+    html! {
+        <div class="lock-row">
+            { a.map(|it| node(it, "worker")).unwrap_or_default() }
+            <span class="arrow ok" aria-hidden="true">{"SET NX PX →"}</span>
+            { r.map(|it| node(it, "redis")).unwrap_or_default() }
+            <span class="arrow no" aria-hidden="true">{"← ✗ nil"}</span>
+            { b.map(|it| node(it, "worker")).unwrap_or_default() }
+        </div>
+    }
+}
+
+/// Six (or n) instances around a Redis pub/sub hub.
+fn pubsub(items: &Items) -> Html {
+    let hub = items.first();
+    let inst = items.get(1);
+    let n = inst
+        .and_then(|it| it.first())
+        .and_then(|t| bn::leading_number(&plain(t)))
+        .unwrap_or(6)
+        .clamp(1, 12) as usize;
+    let label = inst
+        .map(|it| plain(it.get(1).map_or(&[][..], |t| t)))
+        .unwrap_or_default();
+    let pts: Vec<(f64, f64)> = (0..n)
+        .map(|k| {
+            let a = std::f64::consts::TAU * k as f64 / n as f64 - std::f64::consts::FRAC_PI_2;
+            (200.0 + 150.0 * a.cos(), 120.0 + 92.0 * a.sin())
+        })
+        .collect();
+    html! {
+        <div class="pubsub">
+            <svg viewBox="0 0 400 240" class="pubsub-svg" role="img"
+                aria-label={format!("{} — {}", hub.map(|h| plain(h.first().map_or(&[][..], |t| t))).unwrap_or_default(), label)}>
+                { for pts.iter().map(|&(x, y)| html! { <line x1="200" y1="120" x2={fmt(x)} y2={fmt(y)} class="ps-link" /> }) }
+                <rect x="135" y="95" width="130" height="50" rx="10" class="ps-hub" />
+                <text x="200" y="117" text-anchor="middle" class="ps-hub-text">{ hub.map(|h| plain(h.first().map_or(&[][..], |t| t))).unwrap_or_default() }</text>
+                <text x="200" y="135" text-anchor="middle" class="ps-hub-sub">{ hub.map(|h| plain(h.get(1).map_or(&[][..], |t| t))).unwrap_or_default() }</text>
+                { for pts.iter().enumerate().map(|(k, &(x, y))| html! {
+                    <g>
+                        <rect x={fmt(x - 44.0)} y={fmt(y - 17.0)} width="88" height="34" rx="8" class="ps-node" />
+                        <text x={fmt(x)} y={fmt(y - 1.0)} text-anchor="middle" class="ps-node-text">{ label.clone() }</text>
+                        <text x={fmt(x)} y={fmt(y + 11.0)} text-anchor="middle" class="ps-node-num">{ format!("#{}", bn::digits(k + 1, 1)) }</text>
+                    </g>
+                }) }
+            </svg>
+            if let Some(it) = inst { <p class="ps-count">{ field(it, 0) }{" "}{ field(it, 1) }</p> }
+        </div>
+    }
+}
+
+/// ZSET grows with every user; HyperLogLog stays the same size.
+fn presence(items: &Items) -> Html {
+    html! {
+        <div class="presence">
+            { for items.iter().enumerate().map(|(i, it)| {
+                let grows = i == 0;
+                html! {
+                    <div class={classes!("pres-card", if grows { "grows" } else { "fixed" })}>
+                        <p class="pres-name">{ field(it, 0) }</p>
+                        <svg viewBox="0 0 200 60" class="pres-svg" aria-hidden="true">
+                            { for (0..8).map(|k| {
+                                let h = if grows { 6.0 + 6.5 * k as f64 } else { 30.0 };
+                                html! { <rect x={fmt(8.0 + k as f64 * 24.0)} y={fmt(56.0 - h)} width="16" height={fmt(h)} rx="2" class="pres-bar" /> }
+                            }) }
+                        </svg>
+                        <p class="pres-text">{ field(it, 1) }</p>
+                        <p class="pres-size">{ field(it, 2) }</p>
+                    </div>
+                }
+            }) }
+        </div>
+    }
+}
+
+/// A left-to-right stream pipeline; items after the first `args[0]` form the failure branch.
+fn pipeline(args: &[Str], items: &Items) -> Html {
+    let main = args
+        .first()
+        .and_then(|a| a.parse::<usize>().ok())
+        .unwrap_or(items.len().div_ceil(2))
+        .min(items.len());
+    let step = |it: &List<Text>, class: &'static str| {
+        html! {
+            <div class={classes!("pl-step", class)}>
+                <code class="pl-cmd">{ field(it, 0) }</code>
+                <p class="pl-text">{ field(it, 1) }</p>
+            </div>
+        }
+    };
+    html! {
+        <div class="pipeline">
+            <div class="pl-row pl-main">{ for items[..main].iter().map(|it| step(it, "ok")) }</div>
+            if main < items.len() {
+                <div class="pl-row pl-fail">{ for items[main..].iter().map(|it| step(it, "fail")) }</div>
+            }
+        </div>
+    }
+}
+
+/// Three failure levels: healthy, slow, down.
+fn failure(items: &Items) -> Html {
+    // How hard the database works at each level: a picture of the words, not a measurement.
+    const LOAD: [&str; 3] = ["12%", "60%", "100%"];
+    html! {
+        <div class="failure">
+            { for items.iter().enumerate().map(|(i, it)| html! {
+                <div class={classes!("fl-level", format!("fl-{i}"))}>
+                    <span class="fl-light" aria-hidden="true"></span>
+                    <p class="fl-state">{ field(it, 0) }</p>
+                    <p class="fl-text">{ field(it, 1) }</p>
+                    <span class="fl-db" aria-hidden="true" title="ডাটাবেজের ওপর চাপ">
+                        {"DB"}<span class="fl-db-bar"><span class="fl-db-fill" style={format!("width: {}", LOAD.get(i).copied().unwrap_or("100%"))}></span></span>
+                    </span>
+                </div>
+            }) }
+        </div>
+    }
+}
+
+/// DB queries per request before and after the cache: orange = database, teal = Redis.
+fn authq(items: &Items) -> Html {
+    let counts: Vec<u32> = items
+        .iter()
+        .map(|it| {
+            it.get(1)
+                .and_then(|t| bn::leading_number(&plain(t)))
+                .unwrap_or(0)
+        })
+        .collect();
+    let total = counts.iter().copied().max().unwrap_or(0).clamp(1, 12);
+    html! {
+        <div class="authq">
+            { for items.iter().zip(&counts).map(|(it, &db)| html! {
+                <div class="aq-row">
+                    <p class="aq-label">{ field(it, 0) }</p>
+                    <div class="aq-blocks" aria-hidden="true">
+                        { for (0..total).map(|k| html! {
+                            <span class={classes!("aq-block", if k < db { "db" } else { "redis" })}>{ if k < db { "DB" } else { "R" } }</span>
+                        }) }
+                    </div>
+                    <p class="aq-num">{ field(it, 1) }</p>
+                </div>
+            }) }
+        </div>
+    }
+}
+
+/// Separate commands, one round trip each, against one Lua script.
+fn rtt(items: &Items) -> Html {
+    html! {
+        <div class="rtt">
+            { for items.iter().enumerate().map(|(i, it)| {
+                let cmds: Vec<String> = plain(it.get(1).map_or(&[][..], |t| t)).split_whitespace().map(str::to_string).collect();
+                html! {
+                    <div class={classes!("rtt-row", if i == 0 { "many" } else { "one" })}>
+                        <p class="rtt-label">{ field(it, 0) }</p>
+                        <div class="rtt-trips">
+                            { for cmds.iter().map(|c| html! {
+                                <span class="rtt-trip"><code>{ c.clone() }</code><span class="rtt-arrow" aria-hidden="true">{"↔"}</span></span>
+                            }) }
+                        </div>
+                        <p class="rtt-cost">{ field(it, 2) }</p>
+                    </div>
+                }
+            }) }
+        </div>
+    }
+}
+
+/// Events gather in a buffer and leave together.
+fn buffer(items: &Items) -> Html {
+    html! {
+        <div class="buffer">
+            { for items.iter().map(|it| html! {
+                <div class="buf-row">
+                    <span class="buf-src">{ field(it, 0) }</span>
+                    <span class="buf-dots" aria-hidden="true">{ for (0..6).map(|_| html! { <i></i> }) }</span>
+                    <span class="buf-box">{"বাফার · "}{ field(it, 1) }</span>
+                    <span class="buf-out" aria-hidden="true">{"→"}</span>
+                </div>
+            }) }
+            <div class="buf-sink">{"১ pipeline"}</div>
+        </div>
+    }
+}
+
+fn fmt(v: f64) -> String {
+    format!("{v:.1}")
+}

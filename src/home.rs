@@ -1,0 +1,43 @@
+//! The home page: every deck, with its title, slide count and a preview of its first slide.
+
+use crate::data::DECKS;
+use crate::deck::slide::SlideView;
+use crate::dom;
+use redislab_deck::{bn, route};
+use yew::prelude::*;
+
+/// The home page (`#/`).
+#[component]
+pub fn Home() -> Html {
+    use_effect_with((), |_| {
+        dom::document().set_title("Redis Lab — প্রোডাকশনে Redis শেখার ল্যাব")
+    });
+    html! {
+        <main class="home" role="main">
+            <header class="home-head">
+                <p class="brand"><span class="brand-mark" aria-hidden="true">{"◆"}</span>{" Redis Lab"}</p>
+                <h1>{"প্রোডাকশনে Redis — দেখে, চালিয়ে, ভেঙে শেখা"}</h1>
+                <p class="home-lead">{"প্রতিটা ডেক একটা পুরো গল্প। কিবোর্ডে ← → দিয়ে চলুন, A চাপলে অটোপ্লে, N চাপলে প্রেজেন্টারের স্ক্রিপ্ট, F চাপলে ফুলস্ক্রিন।"}</p>
+            </header>
+            <ul class="deck-list">
+                { for DECKS.iter().map(|d| {
+                    let href = route::slide_hash(&d.id, 0);
+                    html! {
+                        <li class="deck-card">
+                            <a href={href} aria-label={format!("{} — {}টি স্লাইড", d.title, bn::digits(d.slides.len(), 1))}>
+                                <div class="thumb" aria-hidden="true">
+                                    <SlideView slide={&d.slides[0]} />
+                                </div>
+                                <div class="deck-meta">
+                                    <h2>{ d.title.as_ref() }</h2>
+                                    <p class="deck-sub">{ d.subtitle.as_ref() }</p>
+                                    <p class="deck-count">{ format!("{}টি স্লাইড", bn::digits(d.slides.len(), 1)) }</p>
+                                </div>
+                            </a>
+                        </li>
+                    }
+                }) }
+            </ul>
+        </main>
+    }
+}

@@ -1,0 +1,476 @@
+//! The harness for Redis Lab's end-to-end tests: a small static file server for the built app,
+//! a ChromeDriver process, and a minimal W3C WebDriver client driving a real headless Chromium.
+//!
+//! `cargo xtask test` builds the app and sets `REDISLAB_DIST`, `REDISLAB_CHROMIUM` and
+//! `REDISLAB_CHROMEDRIVER`; run through it, not with a bare `cargo test`.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// A required environment variable (set by `cargo xtask test`).
+fn env_path(name: &str) -> PathBuf {
+    std::env::var_os(name).map(PathBuf::from).unwrap_or_else(|| {
+        panic!("{name} is not set: run the browser tests with `cargo xtask test`, which builds the app and sets it")
+    })
+}
+
+/// A free TCP port on the loopback interface.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// Serves `dist/` on a free port, once per test process; returns the base URL.
+pub fn app_url() -> &'static str {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| {
+        let dist = env_path("REDISLAB_DIST");
+        assert!(
+            dist.join("index.html").exists(),
+            "{}/index.html is missing: build the app first",
+            dist.display()
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the static server");
+        let url = format!(
+            "http://127.0.0.1:{}/",
+            listener.local_addr().unwrap().port()
+        );
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let dist = dist.clone();
+                std::thread::spawn(move || serve_one(stream, &dist));
+            }
+        });
+        url
+    })
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript",
+        Some("wasm") => "application/wasm",
+        Some("css") => "text/css",
+        Some("woff2") => "font/woff2",
+        Some("png") => "image/png",
+        Some("svg") => "image/svg+xml",
+        _ => "application/octet-stream",
+    }
+}
+
+fn serve_one(mut stream: TcpStream, dist: &Path) {
+    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
+    let mut request = String::new();
+    if reader.read_line(&mut request).is_err() {
+        return;
+    }
+    // Drain the headers.
+    let mut line = String::new();
+    while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+        line.clear();
+    }
+    let path = request
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("/")
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("/");
+    let rel = path.trim_start_matches('/');
+    let file = if rel.is_empty() || rel.contains("..") {
+        dist.join("index.html")
+    } else {
+        dist.join(rel)
+    };
+    let (status, body, ctype) = match std::fs::read(&file) {
+        Ok(b) => ("200 OK", b, content_type(&file)),
+        Err(_) => ("404 Not Found", b"not found".to_vec(), "text/plain"),
+    };
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(&body);
+}
+
+/// The ChromeDriver process, started once per test process on a free port.
+fn driver_port() -> u16 {
+    static PORT: OnceLock<u16> = OnceLock::new();
+    *PORT.get_or_init(|| {
+        let port = free_port();
+        let child: Child = Command::new(env_path("REDISLAB_CHROMEDRIVER"))
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        // The child is left to die with the test process; keep the handle alive.
+        std::mem::forget(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not start on port {port}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        port
+    })
+}
+
+/// One HTTP request to ChromeDriver; returns the parsed JSON body.
+fn http(method: &str, path: &str, body: Option<&Value>) -> Value {
+    let port = driver_port();
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to chromedriver");
+    s.set_read_timeout(Some(Duration::from_secs(120))).ok();
+    let payload = body.map(|b| b.to_string()).unwrap_or_default();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{payload}",
+        payload.len()
+    );
+    s.write_all(req.as_bytes()).expect("write to chromedriver");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).expect("read from chromedriver");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("an HTTP response");
+    let head = String::from_utf8_lossy(&raw[..split]).to_lowercase();
+    let mut body = raw[split + 4..].to_vec();
+    if head.contains("transfer-encoding: chunked") {
+        body = dechunk(&body);
+    }
+    serde_json::from_slice(&body).unwrap_or_else(|e| {
+        panic!(
+            "bad JSON from chromedriver ({e}): {}",
+            String::from_utf8_lossy(&body)
+        )
+    })
+}
+
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = b.windows(2).position(|w| w == b"\r\n") {
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&b[..eol]).trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        out.extend_from_slice(&b[eol + 2..eol + 2 + size]);
+        b = &b[eol + 2 + size + 2..];
+    }
+    out
+}
+
+/// A browser session: one headless Chromium window.
+pub struct Browser {
+    id: String,
+    _profile: TempDir,
+}
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// WebDriver key codes.
+pub mod key {
+    /// ←
+    pub const LEFT: &str = "\u{E012}";
+    /// →
+    pub const RIGHT: &str = "\u{E014}";
+    /// Home
+    pub const HOME: &str = "\u{E011}";
+    /// End
+    pub const END: &str = "\u{E010}";
+    /// Escape
+    pub const ESCAPE: &str = "\u{E00C}";
+    /// PageDown
+    pub const PAGE_DOWN: &str = "\u{E00F}";
+    /// PageUp
+    pub const PAGE_UP: &str = "\u{E00E}";
+    /// Space
+    pub const SPACE: &str = "\u{E00D}";
+}
+
+impl Browser {
+    /// Opens a headless Chromium window of `width`×`height` CSS pixels.
+    pub fn new(width: u32, height: u32) -> Browser {
+        let profile = std::env::temp_dir().join(format!(
+            "redislab-chromium-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&profile).expect("profile dir");
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:loggingPrefs": {"browser": "ALL"},
+            "goog:chromeOptions": {
+                "binary": env_path("REDISLAB_CHROMIUM"),
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-quic", "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--disable-extensions",
+                    "--hide-scrollbars", "--force-device-scale-factor=1",
+                    format!("--window-size={width},{height}"),
+                    format!("--user-data-dir={}", profile.display()),
+                ]
+            }
+        }}});
+        let v = http("POST", "/session", Some(&caps));
+        let id = v["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {v}"))
+            .to_string();
+        let b = Browser {
+            id,
+            _profile: TempDir(profile),
+        };
+        b.set_viewport(width, height);
+        b
+    }
+
+    fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let v = http(
+            method,
+            &format!("/session/{}{path}", self.id),
+            body.as_ref(),
+        );
+        if let Some(err) = v["value"].get("error") {
+            panic!(
+                "webdriver {method} {path}: {err}: {}",
+                v["value"]["message"]
+            );
+        }
+        v["value"].clone()
+    }
+
+    /// Makes the page's viewport exactly `width`×`height` (the window has chrome around it).
+    pub fn set_viewport(&self, width: u32, height: u32) {
+        self.cmd(
+            "POST",
+            "/window/rect",
+            Some(json!({"width": width, "height": height})),
+        );
+        let inner = self.js("return [window.innerWidth, window.innerHeight]", json!([]));
+        let (iw, ih) = (
+            inner[0].as_u64().unwrap_or(0) as u32,
+            inner[1].as_u64().unwrap_or(0) as u32,
+        );
+        if (iw, ih) != (width, height) && iw > 0 {
+            self.cmd(
+                "POST",
+                "/window/rect",
+                Some(json!({"width": 2 * width - iw, "height": 2 * height - ih})),
+            );
+        }
+    }
+
+    /// Navigates to `path` under the app's URL (e.g. `#/production/1`).
+    pub fn open(&self, path: &str) {
+        self.cmd(
+            "POST",
+            "/url",
+            Some(json!({"url": format!("{}{path}", app_url())})),
+        );
+    }
+
+    /// Reloads the page.
+    pub fn reload(&self) {
+        self.cmd("POST", "/refresh", Some(json!({})));
+    }
+
+    /// Browser back.
+    pub fn back(&self) {
+        self.cmd("POST", "/back", Some(json!({})));
+    }
+
+    /// Browser forward.
+    pub fn forward(&self) {
+        self.cmd("POST", "/forward", Some(json!({})));
+    }
+
+    /// The current URL.
+    pub fn url(&self) -> String {
+        self.cmd("GET", "/url", None)
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Runs a script (`return …`) in the page.
+    pub fn js(&self, script: &str, args: Value) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": script, "args": args})),
+        )
+    }
+
+    /// Runs an async script; it must call `arguments[arguments.length - 1](result)`.
+    pub fn js_async(&self, script: &str, args: Value) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/async",
+            Some(json!({"script": script, "args": args})),
+        )
+    }
+
+    /// Sets the script timeout (ms).
+    pub fn script_timeout(&self, ms: u64) {
+        self.cmd("POST", "/timeouts", Some(json!({"script": ms})));
+    }
+
+    /// Presses and releases keys, as a person would (trusted events).
+    pub fn press(&self, keys: &str) {
+        let mut actions = Vec::new();
+        for k in keys.chars() {
+            actions.push(json!({"type": "keyDown", "value": k.to_string()}));
+            actions.push(json!({"type": "keyUp", "value": k.to_string()}));
+        }
+        self.cmd(
+            "POST",
+            "/actions",
+            Some(json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]})),
+        );
+        self.cmd("DELETE", "/actions", None);
+    }
+
+    /// Clicks the first element matching a CSS selector.
+    pub fn click(&self, css: &str) {
+        let el = self.cmd(
+            "POST",
+            "/element",
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        let id = el
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .expect("element id")
+            .to_string();
+        self.cmd("POST", &format!("/element/{id}/click"), Some(json!({})));
+    }
+
+    /// Text content of the first element matching `css`, or None.
+    pub fn text(&self, css: &str) -> Option<String> {
+        self.js(
+            "const e = document.querySelector(arguments[0]); return e ? e.textContent : null",
+            json!([css]),
+        )
+        .as_str()
+        .map(str::to_string)
+    }
+
+    /// Does an element match `css`?
+    pub fn exists(&self, css: &str) -> bool {
+        self.js(
+            "return !!document.querySelector(arguments[0])",
+            json!([css]),
+        )
+        .as_bool()
+        .unwrap_or(false)
+    }
+
+    /// Waits until `check` holds (polling), or panics with `what` after `secs`.
+    pub fn wait(&self, secs: u64, what: &str, mut check: impl FnMut(&Browser) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        while !check(self) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out after {secs} s waiting for {what}"
+            );
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+
+    /// Waits for the slide counter to read `expected`.
+    pub fn wait_counter(&self, expected: &str) {
+        self.wait(15, &format!("counter `{expected}`"), |b| {
+            b.text(".counter").as_deref() == Some(expected)
+        });
+    }
+
+    /// Saves a PNG screenshot of the viewport.
+    pub fn screenshot(&self, path: &Path) {
+        let b64 = self.cmd("GET", "/screenshot", None);
+        let png = base64_decode(b64.as_str().expect("screenshot data"));
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("screenshot dir");
+        }
+        std::fs::write(path, png).expect("write screenshot");
+    }
+
+    /// Console messages at level SEVERE since the last call (errors, panics, failed loads).
+    pub fn console_errors(&self) -> Vec<String> {
+        let v = http(
+            "POST",
+            &format!("/session/{}/se/log", self.id),
+            Some(&json!({"type": "browser"})),
+        );
+        v["value"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|e| e["level"] == "SEVERE")
+                    .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = http("DELETE", &format!("/session/{}", self.id), None);
+    }
+}
+
+/// Where screenshots go: `target/screenshots/…` in the workspace.
+pub fn screenshot_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/screenshots")
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0);
+    for v in s.bytes().filter_map(val) {
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64() {
+        assert_eq!(super::base64_decode("aGVsbG8="), b"hello");
+        assert_eq!(super::base64_decode("iVBORw0KGgo="), b"\x89PNG\r\n\x1a\n");
+    }
+}

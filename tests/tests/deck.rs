@@ -1,0 +1,337 @@
+//! The deck player in a real headless Chromium, as an instructor and a student use it.
+
+use redislab_deck::{bn, parse::parse_deck, Deck};
+use redislab_e2e::{key, screenshot_dir, Browser};
+use serde_json::json;
+
+const LAPTOP: (u32, u32) = (1366, 768);
+const PHONE: (u32, u32) = (360, 740);
+
+fn production() -> Deck {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../src/decks/production.md");
+    parse_deck(&std::fs::read_to_string(path).unwrap(), "production").unwrap()
+}
+
+fn laptop() -> Browser {
+    Browser::new(LAPTOP.0, LAPTOP.1)
+}
+
+fn assert_no_console_errors(b: &Browser) {
+    let errors = b.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
+fn title_on_screen(b: &Browser) -> String {
+    b.js(
+        "return [...document.querySelectorAll('.stage .slide-title .title-line')].map(e => e.textContent).join(' ')",
+        json!([]),
+    )
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
+#[test]
+fn walk_the_whole_deck_with_the_arrow_keys() {
+    let deck = production();
+    assert_eq!(deck.slides.len(), 22);
+    let b = laptop();
+    b.open("#/production/1");
+    b.wait_counter("০১ / ২২");
+    let shots = screenshot_dir().join("laptop");
+    for i in 0..22 {
+        let counter = bn::counter(i, 22);
+        b.wait_counter(&counter);
+        assert!(
+            b.url().ends_with(&format!("#/production/{}", i + 1)),
+            "slide {}: url {}",
+            i + 1,
+            b.url()
+        );
+        assert_eq!(
+            title_on_screen(&b),
+            deck.slides[i].title_text(),
+            "slide {}",
+            i + 1
+        );
+        // Every slide fits its 16:9 stage at laptop size: nothing is cut off.
+        let overflow = b.js("const s = document.querySelector('.stage .slide'); return s.scrollHeight - s.clientHeight", json!([]));
+        assert!(
+            overflow.as_i64().unwrap_or(99) <= 1,
+            "slide {} overflows its stage by {overflow} px",
+            i + 1
+        );
+        b.screenshot(&shots.join(format!("{:02}.png", i + 1)));
+        b.press(key::RIGHT);
+    }
+    // Past the end nothing moves.
+    b.wait_counter("২২ / ২২");
+    b.press(key::LEFT);
+    b.wait_counter("২১ / ২২");
+    assert!(b.url().ends_with("#/production/21"));
+    b.press(key::HOME);
+    b.wait_counter("০১ / ২২");
+    b.press(key::END);
+    b.wait_counter("২২ / ২২");
+    b.press(key::PAGE_UP);
+    b.wait_counter("২১ / ২২");
+    b.press(key::PAGE_DOWN);
+    b.wait_counter("২২ / ২২");
+    b.press(key::HOME);
+    b.press(key::SPACE);
+    b.wait_counter("০২ / ২২");
+    // Screen readers hear the change.
+    let live = b.text("[aria-live]").unwrap_or_default();
+    assert!(
+        live.contains("০২ / ২২") && live.contains(&deck.slides[1].title_text()),
+        "aria-live says {live:?}"
+    );
+    assert!(!b.exists("[role=application]"));
+    assert_no_console_errors(&b);
+}
+
+#[test]
+fn deep_links_reload_and_history_land_on_the_same_slide() {
+    let b = laptop();
+    b.open("#/production/7");
+    b.wait_counter("০৭ / ২২");
+    b.reload();
+    b.wait_counter("০৭ / ২২");
+    b.press(key::RIGHT);
+    b.wait_counter("০৮ / ২২");
+    b.press(key::RIGHT);
+    b.wait_counter("০৯ / ২২");
+    b.back();
+    b.wait_counter("০৮ / ২২");
+    b.back();
+    b.wait_counter("০৭ / ২২");
+    b.forward();
+    b.wait_counter("০৮ / ২২");
+    assert!(b.url().ends_with("#/production/8"));
+    // A deck without a slide number opens its first slide, with the full address.
+    b.open("#/production");
+    b.wait_counter("০১ / ২২");
+    assert!(b.url().ends_with("#/production/1"), "{}", b.url());
+    assert_no_console_errors(&b);
+}
+
+#[test]
+fn script_fullscreen_overview_and_help() {
+    let deck = production();
+    let b = laptop();
+    b.open("#/production/3");
+    b.wait_counter("০৩ / ২২");
+    assert!(!b.exists(".script"));
+    b.press("n");
+    b.wait(5, "the script panel", |b| b.exists(".script"));
+    assert_eq!(b.text(".script-text").unwrap(), deck.slides[2].script);
+    b.screenshot(&screenshot_dir().join("features/script.png"));
+    b.press(key::RIGHT);
+    b.wait_counter("০৪ / ২২");
+    assert_eq!(
+        b.text(".script-text").unwrap(),
+        deck.slides[3].script,
+        "the script follows the slide"
+    );
+    b.press("N");
+    b.wait(5, "the script panel to close", |b| !b.exists(".script"));
+
+    b.press("f");
+    b.wait(5, "fullscreen", |b| {
+        b.js("return !!document.fullscreenElement", json!([])) == json!(true)
+    });
+    b.wait(5, "the fullscreen look", |b| {
+        b.exists(".player.is-fullscreen")
+    });
+    b.press("f");
+    b.wait(5, "leaving fullscreen", |b| {
+        b.js("return !document.fullscreenElement", json!([])) == json!(true)
+    });
+
+    b.press("o");
+    b.wait(5, "the overview", |b| b.exists(".overview"));
+    let n = b.js(
+        "return document.querySelectorAll('.overview-item').length",
+        json!([]),
+    );
+    assert_eq!(n, json!(22));
+    b.screenshot(&screenshot_dir().join("features/overview.png"));
+    b.click(".overview-item a[data-slide='15']");
+    b.wait_counter("১৫ / ২২");
+    assert!(!b.exists(".overview"), "the overview closes after a jump");
+    assert!(b.url().ends_with("#/production/15"));
+
+    b.press("?");
+    b.wait(5, "the help", |b| b.exists(".help"));
+    let help = b.text(".help").unwrap();
+    for k in ["A", "N", "F", "O", "Esc", "Home"] {
+        assert!(help.contains(k), "help lists {k}");
+    }
+    b.screenshot(&screenshot_dir().join("features/help.png"));
+    b.press(key::ESCAPE);
+    b.wait(5, "the help to close", |b| !b.exists(".help"));
+    assert_no_console_errors(&b);
+}
+
+#[test]
+fn autoplay_advances_by_itself_and_a_key_pauses_it() {
+    let b = laptop();
+    b.open("#/production/20");
+    b.wait_counter("২০ / ২২");
+    b.press("a");
+    b.wait(5, "the autoplay indicator", |b| {
+        b.exists("[data-testid=autoplay]")
+    });
+    b.wait(45, "autoplay to reach slide 21", |b| {
+        b.text(".counter").as_deref() == Some("২১ / ২২")
+    });
+    assert!(b.url().ends_with("#/production/21"));
+    assert!(
+        b.exists("[data-testid=autoplay]"),
+        "still playing after one step"
+    );
+    b.press(key::LEFT);
+    b.wait_counter("২০ / ২২");
+    b.wait(5, "autoplay to pause", |b| {
+        !b.exists("[data-testid=autoplay]")
+    });
+    assert_no_console_errors(&b);
+}
+
+#[test]
+fn keys_do_nothing_while_typing_in_a_field() {
+    let b = laptop();
+    b.open("#/production/2");
+    b.wait_counter("০২ / ২২");
+    b.js("const i = document.createElement('input'); i.id = 'probe'; document.body.appendChild(i); i.focus();", json!([]));
+    b.press("an");
+    b.press(key::RIGHT);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(b.text(".counter").as_deref(), Some("০২ / ২২"));
+    assert!(!b.exists(".script") && !b.exists("[data-testid=autoplay]"));
+    assert_eq!(
+        b.js("return document.getElementById('probe').value", json!([])),
+        json!("an")
+    );
+}
+
+#[test]
+fn bad_addresses_show_a_clear_not_found_page() {
+    let b = laptop();
+    for (addr, word) in [
+        ("#/production/99", "৯৯"),
+        ("#/production/0", "স্লাইড"),
+        ("#/nope/1", "nope"),
+        ("#garbage", "garbage"),
+        ("#/production/abc", "abc"),
+    ] {
+        b.open(addr);
+        b.wait(10, &format!("not-found for {addr}"), |b| {
+            b.exists(".notfound")
+        });
+        let text = b.text(".notfound").unwrap();
+        assert!(
+            text.contains("এই ঠিকানায় কিছু নেই") && text.contains(word),
+            "{addr}: {text}"
+        );
+        assert!(b.exists(".notfound a[href='#/']"), "{addr}: a link home");
+    }
+    b.screenshot(&screenshot_dir().join("features/notfound.png"));
+    b.click(".notfound a");
+    b.wait(10, "home", |b| b.exists(".home"));
+    assert_no_console_errors(&b);
+}
+
+#[test]
+fn home_lists_the_decks_and_opens_one() {
+    let b = laptop();
+    b.open("#/");
+    b.wait(10, "home", |b| b.exists(".deck-card"));
+    let card = b.text(".deck-card").unwrap();
+    assert!(
+        card.contains("প্রোডাকশনে Redis") && card.contains("২২টি স্লাইড"),
+        "{card}"
+    );
+    assert!(
+        b.exists(".deck-card .thumb .slide"),
+        "a preview of the first slide"
+    );
+    b.screenshot(&screenshot_dir().join("features/home.png"));
+    b.click(".deck-card a");
+    b.wait_counter("০১ / ২২");
+    assert!(b.url().ends_with("#/production/1"));
+    assert_no_console_errors(&b);
+}
+
+#[test]
+fn the_bengali_font_is_served_by_the_app() {
+    let b = laptop();
+    b.open("#/production/1");
+    b.wait_counter("০১ / ২২");
+    b.script_timeout(15_000);
+    let loaded = b.js_async(
+        "const done = arguments[arguments.length - 1];
+         document.fonts.ready.then(() => {
+           const faces = [...document.fonts].filter(f => f.status === 'loaded').map(f => f.family.replace(/\"/g, '') + ' ' + f.weight);
+           const files = performance.getEntriesByType('resource').map(r => r.name).filter(n => n.endsWith('.woff2'));
+           done({faces, files});
+         });",
+        json!([]),
+    );
+    let faces = loaded["faces"].to_string();
+    let files = loaded["files"].to_string();
+    assert!(
+        faces.contains("Noto Sans Bengali 400") && faces.contains("Noto Sans Bengali 700"),
+        "{faces}"
+    );
+    assert!(
+        files.contains("/fonts/noto-sans-bengali-400.woff2"),
+        "{files}"
+    );
+    // The title is drawn with it.
+    let family = b.js(
+        "return getComputedStyle(document.querySelector('.slide-title')).fontFamily",
+        json!([]),
+    );
+    assert!(family
+        .as_str()
+        .unwrap_or_default()
+        .contains("Noto Sans Bengali"));
+}
+
+#[test]
+fn phone_width_stays_readable() {
+    let b = Browser::new(PHONE.0, PHONE.1);
+    let shots = screenshot_dir().join("phone");
+    for i in 1..=22 {
+        b.open(&format!("#/production/{i}"));
+        b.wait_counter(&bn::counter(i - 1, 22));
+        // No sideways scrolling, and body text no smaller than 13 px.
+        let w = b.js("return document.documentElement.scrollWidth", json!([]));
+        assert!(
+            w.as_u64().unwrap_or(999) <= PHONE.0 as u64,
+            "slide {i}: page is {w} px wide"
+        );
+        let px = b.js(
+            "return parseFloat(getComputedStyle(document.querySelector('.stage .slide')).fontSize)",
+            json!([]),
+        );
+        assert!(
+            px.as_f64().unwrap_or(0.0) >= 13.0,
+            "slide {i}: {px} px text"
+        );
+        b.screenshot(&shots.join(format!("{i:02}.png")));
+    }
+    // A swipe to the left goes forward.
+    b.open("#/production/5");
+    b.wait_counter("০৫ / ২২");
+    b.js(
+        "const el = document.querySelector('.stage-wrap');
+         const t = (x, y) => new Touch({identifier: 1, target: el, clientX: x, clientY: y});
+         el.dispatchEvent(new TouchEvent('touchstart', {touches: [t(300, 300)], changedTouches: [t(300, 300)], bubbles: true}));
+         el.dispatchEvent(new TouchEvent('touchend', {touches: [], changedTouches: [t(120, 310)], bubbles: true}));",
+        json!([]),
+    );
+    b.wait_counter("০৬ / ২২");
+    assert_no_console_errors(&b);
+}

@@ -1,0 +1,211 @@
+//! Finds or installs the tools the build and the tests need. Versions are pinned: trunk
+//! 0.21.14, wasm-bindgen-cli equal to Cargo.lock's wasm-bindgen, binaryen 132 from npm (its
+//! wasm-opt reads today's rustc output; Debian's 108 does not), Debian's chromium and
+//! chromium-driver for the browser tests.
+
+use crate::{root, run};
+use std::path::PathBuf;
+use std::process::Command;
+
+const TRUNK: &str = "0.21.14";
+const BINARYEN: &str = "132.0.0";
+const WASM_OPT_VERSION: &str = "version_132";
+
+fn home() -> PathBuf {
+    PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()))
+}
+
+fn cargo_bin() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map_or_else(|| home().join(".cargo"), PathBuf::from)
+        .join("bin")
+}
+
+/// Where the npm binaryen package goes (outside the checkout, so fresh clones reuse it).
+fn binaryen_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map_or_else(|| home().join(".cache"), PathBuf::from)
+        .join("redislab")
+        .join(format!("binaryen-{BINARYEN}"))
+}
+
+/// The first line a tool prints for `--version`, if it runs.
+fn version_of(cmd: &str, path: &str) -> Option<String> {
+    let out = Command::new(cmd)
+        .arg("--version")
+        .env("PATH", path)
+        .output()
+        .ok()?;
+    out.status.success().then(|| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string()
+    })
+}
+
+fn step(what: &str) {
+    println!("xtask: {what}");
+}
+
+/// The `version` of `name` in Cargo.lock.
+fn locked_version(name: &str) -> Result<String, String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock"))
+        .map_err(|e| format!("Cargo.lock: {e}"))?;
+    let mut lines = lock.lines();
+    while let Some(l) = lines.next() {
+        if l == format!("name = \"{name}\"") {
+            if let Some(v) = lines.next().and_then(|v| v.strip_prefix("version = \"")) {
+                return Ok(v.trim_end_matches('"').to_string());
+            }
+        }
+    }
+    Err(format!("Cargo.lock has no `{name}` package"))
+}
+
+/// Installs what building needs; returns the PATH to run trunk with.
+pub fn ensure_build_tools() -> Result<String, String> {
+    let path = format!(
+        "{}:{}:{}",
+        binaryen_dir().join("node_modules/.bin").display(),
+        cargo_bin().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+
+    // The wasm32 target.
+    let targets = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output();
+    match targets {
+        Ok(out) if String::from_utf8_lossy(&out.stdout).contains("wasm32-unknown-unknown") => {}
+        Ok(_) => {
+            step("installing the wasm32-unknown-unknown target (rustup target add)");
+            run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
+        }
+        Err(e) => {
+            return Err(format!(
+                "rustup is needed to add the wasm32-unknown-unknown target: {e}"
+            ))
+        }
+    }
+
+    // trunk.
+    if version_of("trunk", &path).as_deref() != Some(&format!("trunk {TRUNK}")) {
+        step(&format!(
+            "installing trunk {TRUNK} (cargo install; a few minutes on 2 cores)"
+        ));
+        run(Command::new("cargo").args([
+            "install",
+            "trunk",
+            "--version",
+            &format!("={TRUNK}"),
+            "--locked",
+        ]))
+        .map_err(|e| format!("could not install trunk {TRUNK}: {e}"))?;
+    }
+
+    // wasm-bindgen-cli, exactly Cargo.lock's wasm-bindgen.
+    let wb = locked_version("wasm-bindgen")?;
+    let trunk_toml = std::fs::read_to_string(root().join("Trunk.toml"))
+        .map_err(|e| format!("Trunk.toml: {e}"))?;
+    if !trunk_toml.contains(&format!("wasm_bindgen = \"{wb}\"")) {
+        return Err(format!(
+            "Trunk.toml must pin `wasm_bindgen = \"{wb}\"` (the version in Cargo.lock)"
+        ));
+    }
+    if !trunk_toml.contains(&format!("wasm_opt = \"{WASM_OPT_VERSION}\"")) {
+        return Err(format!(
+            "Trunk.toml must pin `wasm_opt = \"{WASM_OPT_VERSION}\"` (binaryen {BINARYEN})"
+        ));
+    }
+    if version_of("wasm-bindgen", &path).as_deref() != Some(&format!("wasm-bindgen {wb}")) {
+        step(&format!(
+            "installing wasm-bindgen-cli {wb} (cargo install; matches Cargo.lock)"
+        ));
+        run(Command::new("cargo").args([
+            "install",
+            "wasm-bindgen-cli",
+            "--version",
+            &format!("={wb}"),
+        ]))
+        .map_err(|e| format!("could not install wasm-bindgen-cli {wb}: {e}"))?;
+    }
+
+    // wasm-opt from the npm package binaryen.
+    let want = format!("({WASM_OPT_VERSION})");
+    if !version_of("wasm-opt", &path).is_some_and(|v| v.contains(&want)) {
+        if version_of("npm", &path).is_none() {
+            if is_root() {
+                apt_install(&["nodejs", "npm"])?;
+            } else {
+                return Err("npm is needed to install wasm-opt (binaryen); install Node.js and npm (Debian: apt-get install nodejs npm)".into());
+            }
+        }
+        step(&format!(
+            "installing wasm-opt (npm package binaryen@{BINARYEN}) into {}",
+            binaryen_dir().display()
+        ));
+        std::fs::create_dir_all(binaryen_dir())
+            .map_err(|e| format!("{}: {e}", binaryen_dir().display()))?;
+        run(Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(binaryen_dir())
+            .arg(format!("binaryen@{BINARYEN}")))
+        .map_err(|e| format!("could not install binaryen {BINARYEN} from npm: {e}"))?;
+        if !version_of("wasm-opt", &path).is_some_and(|v| v.contains(&want)) {
+            return Err(format!("wasm-opt {WASM_OPT_VERSION} is still not on PATH after installing binaryen@{BINARYEN}"));
+        }
+    }
+    Ok(path)
+}
+
+/// Paths of the browser and its driver.
+pub struct Browser {
+    /// Chromium's executable.
+    pub chromium: PathBuf,
+    /// ChromeDriver's executable.
+    pub chromedriver: PathBuf,
+}
+
+/// Installs what the browser tests need (Debian's chromium and chromium-driver).
+pub fn ensure_test_tools() -> Result<Browser, String> {
+    let b = Browser {
+        chromium: "/usr/bin/chromium".into(),
+        chromedriver: "/usr/bin/chromedriver".into(),
+    };
+    if !b.chromium.exists() || !b.chromedriver.exists() {
+        if is_root() {
+            apt_install(&["chromium", "chromium-driver"])?;
+        } else {
+            return Err("the browser tests need Debian's packages `chromium` and `chromium-driver` (as root: apt-get install chromium chromium-driver)".into());
+        }
+    }
+    for p in [&b.chromium, &b.chromedriver] {
+        if !p.exists() {
+            return Err(format!(
+                "{} is missing after installing chromium and chromium-driver",
+                p.display()
+            ));
+        }
+    }
+    Ok(b)
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+fn apt_install(pkgs: &[&str]) -> Result<(), String> {
+    step(&format!("installing {} with apt-get", pkgs.join(" ")));
+    run(Command::new("apt-get").arg("update").arg("-q"))?;
+    run(Command::new("apt-get")
+        .args(["install", "-y", "-q"])
+        .args(pkgs)
+        .env("DEBIAN_FRONTEND", "noninteractive"))
+    .map_err(|e| format!("could not install {}: {e}", pkgs.join(" ")))
+}
