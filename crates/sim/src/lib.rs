@@ -12,6 +12,8 @@
 //! Every random choice comes from an owned, seeded [`Mulberry32`]; all float maths beyond
 //! IEEE arithmetic goes through `libm`, so native and wasm runs are bit-identical.
 
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod eviction;
 pub mod jsfmt;

@@ -13,6 +13,7 @@ use redislab_sim::eviction::mrc::{curves_json, format_curves};
 use redislab_sim::eviction::registry::{info, POLICIES};
 use redislab_sim::eviction::runner::{eviction_table, EvictionConfig};
 use redislab_sim::eviction::sampling::{format_sampling, sampling_json, sampling_quality};
+use redislab_sim::eviction::trace::{Scan, Shift, SEED_SCAN, SEED_SHIFT};
 use redislab_sim::eviction::{TraceKind, TraceSpec};
 use redislab_sim::labs::jitter::{self, JitterCase, JitterConfig};
 use redislab_sim::labs::stampede::{self, Mode, StampedeConfig};
@@ -27,6 +28,7 @@ commands (defaults reproduce seed 001's tables):
              [--keys 10000] [--alpha 0.9] [--cache 300] [--requests 60000]
              [--warmup 10000] [--seed 7] [--policy-seed 99]
              [--policies fifo,random,lru,lfu,opt] [--traces zipf,scan,shift]
+             [--scan-period 5000] [--scan-keys 2] [--shift-period 20000] [--shift-amount 3000]
   lru-trace  the LRU step-through table
              [--capacity 3] [--ops \"put A, put B, get A, ...\"] [--policy lru] [--seed 99]
   jitter     TTL jitter: expirations per second
@@ -37,7 +39,7 @@ commands (defaults reproduce seed 001's tables):
   mrc        hit ratio against cache size
              [--policies fifo,lru,lfu,arc,w-tinylfu,opt] [--trace zipf|scan|shift]
              [--sizes 50,100,200,300,500,1000,2000] [--keys] [--alpha] [--requests]
-             [--warmup] [--seed] [--policy-seed]
+             [--warmup] [--seed] [--policy-seed] [--scan-*] [--shift-*]
   sampling   mean age rank of the oldest of k sampled keys vs k/(k+1)
              [--keys 10000] [--samples 1,2,3,5,10] [--trials 100000] [--seed 1]
   policies   list the eviction policies
@@ -88,7 +90,18 @@ fn emit(args: &Args, text: String, json: impl FnOnce() -> Json) -> String {
     }
 }
 
-const TRACE_FLAGS: &[&str] = &["keys", "alpha", "requests", "warmup", "seed", "policy-seed"];
+const TRACE_FLAGS: &[&str] = &[
+    "keys",
+    "alpha",
+    "requests",
+    "warmup",
+    "seed",
+    "policy-seed",
+    "scan-period",
+    "scan-keys",
+    "shift-period",
+    "shift-amount",
+];
 
 /// Trace parameters shared by `eviction` and `mrc`; returns (spec, warmup, policy seed).
 fn trace_params(a: &Args) -> Result<(TraceSpec, u64, u32), CliError> {
@@ -98,8 +111,21 @@ fn trace_params(a: &Args) -> Result<(TraceSpec, u64, u32), CliError> {
         alpha: a.num("alpha", d.alpha, 0.0, 10.0)?,
         requests: a.num("requests", d.requests, 1, 50_000_000)?,
         seed: a.num("seed", d.seed, 0, u32::MAX)?,
-        ..d
+        scan: Some(Scan {
+            period: a.num("scan-period", SEED_SCAN.period, 1, u32::MAX)?,
+            keys_per_request: a.num("scan-keys", SEED_SCAN.keys_per_request, 0, 64)?,
+        }),
+        shift: Some(Shift {
+            period: a.num("shift-period", SEED_SHIFT.period, 1, u32::MAX)?,
+            amount: a.num("shift-amount", SEED_SHIFT.amount, 0, u32::MAX)?,
+        }),
     };
+    if u64::from(spec.keys)
+        + u64::from(spec.requests) * u64::from(spec.scan.map_or(0, |s| s.keys_per_request))
+        >= u64::from(u32::MAX)
+    {
+        return Err(CliError("too many scan keys for u32 key numbers".into()));
+    }
     let warmup = a.num(
         "warmup",
         10_000u64.min(u64::from(spec.requests) - 1),

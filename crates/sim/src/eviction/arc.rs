@@ -30,7 +30,7 @@ impl Arc {
     pub fn new(capacity: u32) -> Self {
         let capacity = capacity.max(1);
         Self {
-            lists: Lists::new(4, capacity * 2),
+            lists: Lists::new(4, capacity.saturating_mul(2)),
             map: KeyMap::new(),
             p: 0,
             capacity,

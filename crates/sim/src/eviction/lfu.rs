@@ -27,7 +27,7 @@ impl Lfu {
         let capacity = capacity.max(1);
         Self {
             map: KeyMap::new(),
-            slot_key: Vec::with_capacity(capacity as usize),
+            slot_key: Vec::with_capacity(super::reserve_hint(capacity)),
             heap: IndexedHeap::new(),
             seq: 0,
             capacity,

@@ -41,7 +41,7 @@ impl<R: LinkedRule> Linked<R> {
         Self {
             lists: Lists::new(1, capacity),
             map: KeyMap::new(),
-            referenced: vec![false; capacity as usize + 1],
+            referenced: Vec::new(),
             capacity,
             rule: PhantomData,
         }
@@ -61,6 +61,16 @@ impl<R: LinkedRule> Linked<R> {
             }
         }
     }
+}
+
+/// Sets a per-node flag, growing the vector with the node arena.
+#[inline]
+pub(crate) fn set_bit(bits: &mut Vec<bool>, node: u32, value: bool) {
+    let i = node as usize;
+    if i >= bits.len() {
+        bits.resize(i + 1, false);
+    }
+    bits[i] = value;
 }
 
 impl<R: LinkedRule> Policy for Linked<R> {
@@ -91,7 +101,7 @@ impl<R: LinkedRule> Policy for Linked<R> {
                 self.lists.push_front(Q, node);
             }
             if R::SECOND_CHANCE {
-                self.referenced[node as usize] = true;
+                set_bit(&mut self.referenced, node, true);
             }
             return Access::Hit;
         }
@@ -107,7 +117,7 @@ impl<R: LinkedRule> Policy for Linked<R> {
             self.lists.alloc(key)
         };
         if R::SECOND_CHANCE {
-            self.referenced[node as usize] = false;
+            set_bit(&mut self.referenced, node, false);
         }
         self.lists.push_front(Q, node);
         self.map.insert(key, node);

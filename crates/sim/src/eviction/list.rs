@@ -25,7 +25,8 @@ impl Lists {
     pub fn new(lists: u8, nodes: u32) -> Self {
         assert!(lists < DETACHED, "too many lists");
         let n = u32::from(lists);
-        let total = (n + nodes) as usize;
+        // Reserve for small caches only; big ones grow as keys arrive.
+        let total = n as usize + super::reserve_hint(nodes);
         let mut s = Self {
             prev: Vec::with_capacity(total),
             next: Vec::with_capacity(total),

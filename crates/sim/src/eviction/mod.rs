@@ -7,6 +7,7 @@
 //! serves both Redis approximations), and every number a chart shows comes from [`Stats`].
 
 pub mod arc;
+pub mod bitset;
 pub mod clock;
 pub mod fifo;
 pub mod heap;
@@ -31,6 +32,12 @@ pub mod slru;
 pub mod tinylfu;
 pub mod trace;
 pub mod two_q;
+
+/// Up-front reservation for a cache of `capacity` keys: exact for small caches, bounded for
+/// huge ones (which then grow as keys arrive instead of allocating everything at once).
+pub(crate) fn reserve_hint(capacity: u32) -> usize {
+    capacity.min(1 << 16) as usize
+}
 
 /// What one access did to the cache.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,26 +9,40 @@
 //! use), and if the cache is then over capacity evicts the entry with the furthest next use
 //! — which may be the new key itself (bypass); ties (keys never used again) go to the oldest
 //! admission, because the seed scans its `Map` in insertion order with a strict `>`. A hit
-//! updates the key's next use. An indexed heap keyed by `(furthest first, admission)` makes
-//! each access `O(log n)`.
+//! updates the key's next use.
+//!
+//! Data structure: next-use positions of resident keys are distinct trace positions, so they
+//! live in a hierarchical bitset (the victim is its maximum, and the key at position `p` is
+//! `trace[p]`); keys never used again live in a second bitset indexed by admission position
+//! (the victim among them is its minimum). Every access is `O(log₆₄ n)`.
 
-use super::heap::IndexedHeap;
+use super::bitset::LevelBits;
 use super::keymap::KeyMap;
 use super::{Access, Policy};
 
 const NEVER: u64 = u64::MAX;
 
-/// Bélády's optimal policy replaying a known trace. `keys()` is soonest … furthest next use.
+const NONE: u32 = u32::MAX;
+
+/// Bélády's optimal policy replaying a known trace. `keys()` is soonest … furthest next use
+/// (keys never used again last, oldest admission last).
 #[derive(Clone, Debug)]
 pub struct Opt {
-    next_use: Vec<u64>,
     trace: Vec<u32>,
-    pos: usize,
+    next_use: Vec<u64>,
+    pos: u32,
+    /// Resident key → its admission position.
     map: KeyMap,
-    slot_key: Vec<u32>,
-    free: Vec<u32>,
-    heap: IndexedHeap,
-    seq: u64,
+    /// Per admission position: the key admitted there.
+    adm_key: Vec<u32>,
+    /// Per admission position: the resident key's next-use position (`NONE`: never).
+    cur: Vec<u32>,
+    /// Per next-use position: the admission position of the key that will be used there.
+    owner: Vec<u32>,
+    /// Next-use positions of resident keys that will be used again.
+    future: LevelBits,
+    /// Admission positions of resident keys that will not be used again.
+    never: LevelBits,
     capacity: u32,
 }
 
@@ -38,8 +52,7 @@ pub fn next_uses(trace: &[u32]) -> Vec<u64> {
     let mut seen = KeyMap::new();
     for i in (0..trace.len()).rev() {
         let k = trace[i];
-        // Positions are stored +1 so that slot u32::MAX stays free; traces longer than
-        // u32::MAX - 1 are out of scope.
+        // Positions are stored +1 so that slot u32::MAX stays free.
         if let Some(p) = seen.get(k) {
             next[i] = u64::from(p - 1);
         }
@@ -50,25 +63,57 @@ pub fn next_uses(trace: &[u32]) -> Vec<u64> {
 
 impl Opt {
     /// OPT with room for `capacity` keys (at least 1) that will be asked for `trace`, in
-    /// order. An access that does not match the trace is treated as never used again.
+    /// order (traces up to `u32::MAX - 1` requests). An access that does not match the trace
+    /// (or comes after its end) is treated as never used again.
     pub fn new(capacity: u32, trace: &[u32]) -> Self {
         let capacity = capacity.max(1);
+        let n = trace.len() as u32;
         Self {
-            next_use: next_uses(trace),
             trace: trace.to_vec(),
+            next_use: next_uses(trace),
             pos: 0,
             map: KeyMap::new(),
-            slot_key: Vec::with_capacity(capacity as usize + 1),
-            free: Vec::new(),
-            heap: IndexedHeap::new(),
-            seq: 0,
+            adm_key: vec![0; trace.len()],
+            cur: vec![NONE; trace.len()],
+            owner: vec![NONE; trace.len()],
+            future: LevelBits::new(n),
+            never: LevelBits::new(n),
             capacity,
         }
     }
 
     /// Position in the trace of the next access.
     pub fn position(&self) -> usize {
-        self.pos
+        self.pos as usize
+    }
+
+    /// Makes room for admission position `i` past the end of the trace.
+    fn grow_to(&mut self, i: u32) {
+        if i as usize >= self.adm_key.len() {
+            self.adm_key.resize(i as usize + 1, 0);
+            self.cur.resize(i as usize + 1, NONE);
+        }
+        if i >= self.never.bound() {
+            let mut never = LevelBits::new(i.saturating_mul(2).max(64));
+            for a in self.never.iter() {
+                never.insert(a);
+            }
+            self.never = never;
+        }
+    }
+
+    /// Records that the key admitted at `a` is next used at `next`.
+    #[inline]
+    fn place(&mut self, a: u32, next: u64) {
+        if next == NEVER {
+            self.cur[a as usize] = NONE;
+            self.never.insert(a);
+        } else {
+            let p = next as u32;
+            self.cur[a as usize] = p;
+            self.owner[p as usize] = a;
+            self.future.insert(p);
+        }
     }
 }
 
@@ -86,7 +131,7 @@ impl Policy for Opt {
     }
 
     fn len(&self) -> u32 {
-        self.heap.len() as u32
+        self.future.len() + self.never.len()
     }
 
     fn contains(&self, key: u32) -> bool {
@@ -94,50 +139,60 @@ impl Policy for Opt {
     }
 
     fn access(&mut self, key: u32) -> Access {
-        let next = match self.trace.get(self.pos) {
-            Some(&k) if k == key => self.next_use[self.pos],
+        let i = self.pos;
+        self.pos += 1;
+        let next = match self.trace.get(i as usize) {
+            Some(&k) if k == key => self.next_use[i as usize],
             _ => NEVER,
         };
-        self.pos += 1;
-        if let Some(slot) = self.map.get(key) {
-            let seq = self.heap.priority(slot).1;
-            self.heap.set(slot, (!next, seq));
+        if i as usize >= self.trace.len() {
+            self.grow_to(i);
+        }
+        if let Some(a) = self.map.get(key) {
+            match self.cur[a as usize] {
+                NONE => self.never.remove(a),
+                p => self.future.remove(p),
+            }
+            self.place(a, next);
             return Access::Hit;
         }
-        let slot = match self.free.pop() {
-            Some(s) => {
-                self.slot_key[s as usize] = key;
-                s
-            }
-            None => {
-                self.slot_key.push(key);
-                self.slot_key.len() as u32 - 1
-            }
-        };
-        self.seq += 1;
-        self.heap.set(slot, (!next, self.seq));
-        self.map.insert(key, slot);
+        self.map.insert(key, i);
+        self.adm_key[i as usize] = key;
+        self.place(i, next);
         let mut evicted = None;
-        if self.heap.len() as u32 > self.capacity {
-            let victim = self.heap.pop().expect("over capacity");
-            let vkey = self.slot_key[victim as usize];
-            self.map.remove(vkey);
-            self.free.push(victim);
-            evicted = Some(vkey);
+        if self.len() > self.capacity {
+            let a = match self.never.min() {
+                Some(a) => {
+                    self.never.remove(a);
+                    a
+                }
+                None => {
+                    let p = self.future.max().expect("over capacity");
+                    self.future.remove(p);
+                    self.owner[p as usize]
+                }
+            };
+            let k = self.adm_key[a as usize];
+            self.map.remove(k);
+            evicted = Some(k);
         }
         Access::Miss { evicted }
     }
 
     fn keys(&self) -> Vec<u32> {
-        let mut v: Vec<((u64, u64), u32)> = self
-            .slot_key
+        let mut v: Vec<u32> = self
+            .future
             .iter()
-            .enumerate()
-            .filter(|&(s, &k)| self.map.get(k) == Some(s as u32))
-            .map(|(s, &k)| (self.heap.priority(s as u32), k))
+            .map(|p| self.adm_key[self.owner[p as usize] as usize])
             .collect();
-        v.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
-        v.into_iter().map(|(_, k)| k).collect()
+        let mut never: Vec<u32> = self
+            .never
+            .iter()
+            .map(|a| self.adm_key[a as usize])
+            .collect();
+        never.reverse();
+        v.extend(never);
+        v
     }
 }
 
@@ -169,6 +224,29 @@ mod tests {
         let ev: Vec<_> = t.iter().map(|&k| p.access(k)).collect();
         assert_eq!(ev[2].evicted(), Some(0));
         assert!(ev[3].is_hit());
+        assert_eq!(p.keys(), [2, 1]);
+    }
+
+    #[test]
+    fn off_trace_accesses_are_never_used_again() {
+        // Trace says A B, caller asks A C D E at size 2: C, D, E are "never again" keys.
+        let mut p = Opt::new(2, &[0, 1]);
+        assert!(!p.access(0).is_hit());
+        assert!(!p.access(2).is_hit());
+        // A (never used again after position 0) and C tie; A is older → evicted.
+        assert_eq!(p.access(3).evicted(), Some(0));
+        assert_eq!(p.access(4).evicted(), Some(2));
+        for k in [10, 11, 10, 10, 12, 11, 3, 3] {
+            p.access(k);
+            assert!(p.len() <= 2);
+            assert_eq!(p.keys().len(), p.len() as usize);
+        }
+        // Straying inside the trace: trace A B A, caller A A A.
+        let mut p = Opt::new(2, &[0, 1, 0]);
+        for _ in 0..3 {
+            p.access(0);
+            assert_eq!(p.len(), 1);
+        }
     }
 
     #[test]

@@ -6,9 +6,10 @@
 //! draws `j` on every eviction of every policy but only RANDOM uses it, so one draw per
 //! eviction here reproduces its numbers exactly.
 //!
-//! "The `j`-th key in admission order" is answered in `O(log n)` by a Fenwick tree over
-//! admission slots (1 = occupied), found by binary lifting; slots are renumbered compactly
-//! when they run out, which costs `O(capacity)` once every ~3·capacity admissions.
+//! "The `j`-th key in admission order" is answered in `O(log n)`: admission slots form an
+//! occupancy bitmap with a Fenwick tree over its 64-bit words (binary lifting finds the
+//! word, a broadword select the bit); slots are renumbered compactly when they run out
+//! (and doubled when over half full), `O(slots)` every ~7·capacity admissions.
 //! Random replacement as a baseline goes back to Bélády, "A study of replacement
 //! algorithms for a virtual-storage computer" (IBM Systems Journal, 1966).
 
@@ -16,43 +17,111 @@ use super::keymap::KeyMap;
 use super::{Access, Policy};
 use crate::rng::Mulberry32;
 
-/// A Fenwick (binary indexed) tree of 0/1 occupancy over admission slots.
+/// Occupancy of admission slots: a bitmap plus a Fenwick tree of per-word popcounts, so
+/// "the `j`-th occupied slot" costs `O(log(slots / 64))` plus one in-word select.
 #[derive(Clone, Debug)]
-struct Fenwick {
+struct Slots {
+    bits: Vec<u64>,
     tree: Vec<u32>,
 }
 
-impl Fenwick {
-    fn new(n: usize) -> Self {
+impl Slots {
+    fn new(slots: usize) -> Self {
+        // A power-of-two word count keeps every probe of `select` in bounds without a test.
+        let words = slots.div_ceil(64).next_power_of_two();
         Self {
-            tree: vec![0; n + 1],
+            bits: vec![0; words],
+            tree: vec![0; words + 1],
         }
     }
 
-    fn add(&mut self, slot: u32, delta: i32) {
-        let mut i = slot as usize + 1;
+    #[inline]
+    fn add(&mut self, word: usize, delta: i32) {
+        let mut i = word + 1;
         while i < self.tree.len() {
             self.tree[i] = self.tree[i].wrapping_add_signed(delta);
             i += i & i.wrapping_neg();
         }
     }
 
-    /// Slot of the `j`-th (0-based) occupied slot; `j` must be below the occupied count.
-    fn find(&self, j: u32) -> u32 {
+    #[inline]
+    fn set(&mut self, slot: u32) {
+        let (w, b) = (slot as usize / 64, slot % 64);
+        self.bits[w] |= 1 << b;
+        self.add(w, 1);
+    }
+
+    #[inline]
+    fn clear(&mut self, slot: u32) {
+        let (w, b) = (slot as usize / 64, slot % 64);
+        self.bits[w] &= !(1 << b);
+        self.add(w, -1);
+    }
+
+    #[inline]
+    fn is_set(&self, slot: u32) -> bool {
+        self.bits[slot as usize / 64] & (1 << (slot % 64)) != 0
+    }
+
+    /// The `j`-th (0-based) occupied slot; `j` must be below the occupied count.
+    /// Written without data-dependent branches (random `j` would mispredict them).
+    #[inline]
+    fn select(&self, j: u32) -> u32 {
         let n = self.tree.len() - 1;
-        let mut rank = j + 1;
-        let mut pos = 0usize;
-        let mut step = n.next_power_of_two();
+        let mut rank = j;
+        let mut word = 0usize;
+        let mut step = n;
         while step > 0 {
-            let next = pos + step;
-            if next <= n && self.tree[next] < rank {
-                pos = next;
-                rank -= self.tree[next];
-            }
+            let t = self.tree[word + step];
+            let take = t <= rank;
+            word += step * usize::from(take);
+            rank -= t * u32::from(take);
             step >>= 1;
         }
-        pos as u32
+        // `word` full words precede the answer; select the rank-th set bit inside it.
+        word as u32 * 64 + select64(self.bits[word], rank)
     }
+}
+
+/// `SELECT_IN_BYTE[b][r]`: position of the `r`-th set bit of byte `b`.
+const SELECT_IN_BYTE: [[u8; 8]; 256] = {
+    let mut t = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut r = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if b & (1 << bit) != 0 {
+                t[b][r] = bit as u8;
+                r += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// Position of the `r`-th (0-based) set bit of `w` (broadword: byte popcounts, their prefix
+/// sums by one multiplication, then a byte table), without data-dependent branches.
+#[inline]
+fn select64(w: u64, r: u32) -> u32 {
+    const L8: u64 = 0x0101_0101_0101_0101;
+    let mut s = w - ((w >> 1) & 0x5555_5555_5555_5555);
+    s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
+    s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    let cum = s.wrapping_mul(L8); // byte i = set bits in bytes 0..=i
+    let mut byte = 0u32;
+    for i in 0..8 {
+        byte += u32::from(((cum >> (8 * i)) & 0xFF) as u32 <= r);
+    }
+    let before = if byte == 0 {
+        0
+    } else {
+        ((cum >> (8 * (byte - 1))) & 0xFF) as u32
+    };
+    let b = ((w >> (8 * byte)) & 0xFF) as usize;
+    byte * 8 + u32::from(SELECT_IN_BYTE[b][(r - before) as usize])
 }
 
 /// Random-replacement cache. `keys()` is newest … oldest admission.
@@ -61,8 +130,7 @@ pub struct Random {
     rng: Mulberry32,
     map: KeyMap,
     slot_key: Vec<u32>,
-    occupied: Vec<bool>,
-    fenwick: Fenwick,
+    slots: Slots,
     next_slot: u32,
     len: u32,
     capacity: u32,
@@ -73,37 +141,39 @@ impl Random {
     /// `mulberry32(seed)`.
     pub fn new(capacity: u32, seed: u32) -> Self {
         let capacity = capacity.max(1);
-        let slots = capacity as usize * 4 + 16;
+        let slots = (super::reserve_hint(capacity) * 8).max(64);
         Self {
             rng: Mulberry32::new(seed),
             map: KeyMap::new(),
             slot_key: vec![0; slots],
-            occupied: vec![false; slots],
-            fenwick: Fenwick::new(slots),
+            slots: Slots::new(slots),
             next_slot: 0,
             len: 0,
             capacity,
         }
     }
 
-    /// Renumbers occupied slots `0..len` keeping their order.
+    /// Renumbers occupied slots `0..len` keeping their order, doubling the slot space when
+    /// more than half of it is occupied (`O(slots)`, amortised `O(1)` per admission).
     fn compact(&mut self) {
-        let slots = self.slot_key.len();
-        let mut keys = Vec::with_capacity(self.len as usize);
-        for s in 0..self.next_slot as usize {
-            if self.occupied[s] {
-                keys.push(self.slot_key[s]);
+        if self.len as usize * 2 > self.slot_key.len() {
+            let bigger = self.slot_key.len() * 2;
+            self.slot_key.resize(bigger, 0);
+        }
+        let mut n = 0u32;
+        for s in 0..self.next_slot {
+            if self.slots.is_set(s) {
+                let k = self.slot_key[s as usize];
+                self.slot_key[n as usize] = k;
+                self.map.insert(k, n);
+                n += 1;
             }
         }
-        self.occupied.iter_mut().for_each(|o| *o = false);
-        self.fenwick = Fenwick::new(slots);
-        for (s, &k) in keys.iter().enumerate() {
-            self.slot_key[s] = k;
-            self.occupied[s] = true;
-            self.fenwick.add(s as u32, 1);
-            self.map.insert(k, s as u32);
+        self.slots = Slots::new(self.slot_key.len());
+        for s in 0..n {
+            self.slots.set(s);
         }
-        self.next_slot = keys.len() as u32;
+        self.next_slot = n;
     }
 }
 
@@ -135,10 +205,9 @@ impl Policy for Random {
         let mut evicted = None;
         if self.len >= self.capacity {
             let j = self.rng.below(self.len);
-            let slot = self.fenwick.find(j);
+            let slot = self.slots.select(j);
             let victim = self.slot_key[slot as usize];
-            self.fenwick.add(slot, -1);
-            self.occupied[slot as usize] = false;
+            self.slots.clear(slot);
             self.map.remove(victim);
             self.len -= 1;
             evicted = Some(victim);
@@ -149,18 +218,17 @@ impl Policy for Random {
         let slot = self.next_slot;
         self.next_slot += 1;
         self.slot_key[slot as usize] = key;
-        self.occupied[slot as usize] = true;
-        self.fenwick.add(slot, 1);
+        self.slots.set(slot);
         self.map.insert(key, slot);
         self.len += 1;
         Access::Miss { evicted }
     }
 
     fn keys(&self) -> Vec<u32> {
-        (0..self.next_slot as usize)
+        (0..self.next_slot)
             .rev()
-            .filter(|&s| self.occupied[s])
-            .map(|s| self.slot_key[s])
+            .filter(|&s| self.slots.is_set(s))
+            .map(|s| self.slot_key[s as usize])
             .collect()
     }
 }
@@ -181,6 +249,49 @@ mod tests {
         assert!(p.access(0).is_hit());
         assert_eq!(p.access(2).evicted(), Some(j));
         assert_eq!(p.len(), 2);
+    }
+
+    #[test]
+    fn select64_matches_a_bit_loop() {
+        let mut rng = Mulberry32::new(5);
+        for _ in 0..2000 {
+            let w = u64::from(rng.next_u32()) << 32 | u64::from(rng.next_u32());
+            let w = w & (u64::from(rng.next_u32()) << 32 | u64::from(rng.next_u32()));
+            let set: Vec<u32> = (0..64).filter(|b| w & (1 << b) != 0).collect();
+            for (r, &b) in set.iter().enumerate() {
+                assert_eq!(select64(w, r as u32), b);
+            }
+        }
+        assert_eq!(select64(u64::MAX, 63), 63);
+        assert_eq!(select64(1 << 63, 0), 63);
+    }
+
+    #[test]
+    fn select_finds_the_jth_set_bit() {
+        let mut s = Slots::new(300);
+        let set: Vec<u32> = (0..300).filter(|x| x % 3 == 0 || x % 7 == 0).collect();
+        for &x in &set {
+            s.set(x);
+        }
+        for (j, &x) in set.iter().enumerate() {
+            assert_eq!(s.select(j as u32), x);
+        }
+        s.clear(0);
+        assert_eq!(s.select(0), 3);
+    }
+
+    #[test]
+    fn huge_caches_grow_their_slot_space() {
+        // 300,000 keys fill more than half of the initial 8 × 65,536 slots: the slot space
+        // must double rather than compact in a loop.
+        let mut p = Random::new(300_000, 1);
+        for k in 0..700_000 {
+            p.access(k);
+        }
+        assert_eq!(p.len(), 300_000);
+        assert!(p.slot_key.len() > 8 * 65_536);
+        let keys = p.keys();
+        assert!(keys.windows(2).all(|w| w[0] > w[1]));
     }
 
     #[test]

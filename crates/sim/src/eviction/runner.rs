@@ -153,11 +153,7 @@ pub struct EvictionTable {
 /// # Errors
 /// [`UnknownPolicy`] if a name is not in the registry.
 pub fn eviction_table(config: &EvictionConfig) -> Result<EvictionTable, UnknownPolicy> {
-    let traces: Vec<Trace> = config
-        .traces
-        .iter()
-        .map(|&k| config.trace.with_kind(k).generate())
-        .collect();
+    let traces: Vec<Trace> = config.trace.generate_kinds(&config.traces);
     let mut rows = Vec::with_capacity(config.policies.len());
     for name in &config.policies {
         let mut stats = Vec::with_capacity(traces.len());

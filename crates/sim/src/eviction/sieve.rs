@@ -8,6 +8,7 @@
 //! stay in place, so new keys (inserted at the head) are examined sooner — quick demotion.
 
 use super::keymap::KeyMap;
+use super::linked::set_bit;
 use super::list::Lists;
 use super::{Access, Policy};
 
@@ -30,7 +31,7 @@ impl Sieve {
         Self {
             lists: Lists::new(1, capacity),
             map: KeyMap::new(),
-            visited: vec![false; capacity as usize + 1],
+            visited: Vec::new(),
             hand: None,
             capacity,
         }
@@ -82,7 +83,7 @@ impl Policy for Sieve {
 
     fn access(&mut self, key: u32) -> Access {
         if let Some(n) = self.map.get(key) {
-            self.visited[n as usize] = true;
+            set_bit(&mut self.visited, n, true);
             return Access::Hit;
         }
         let mut evicted = None;
@@ -97,7 +98,7 @@ impl Policy for Sieve {
         } else {
             self.lists.alloc(key)
         };
-        self.visited[node as usize] = false;
+        set_bit(&mut self.visited, node, false);
         self.lists.push_front(Q, node);
         self.map.insert(key, node);
         Access::Miss { evicted }

@@ -43,7 +43,7 @@ impl WTinyLfu {
             ((u64::from(capacity) * u64::from(window_percent.min(100)) / 100) as u32).max(1);
         let main = capacity.saturating_sub(window_cap);
         Self {
-            lists: Lists::new(3, capacity + 1),
+            lists: Lists::new(3, capacity.saturating_add(1)),
             map: KeyMap::new(),
             sketch: FrequencySketch::new(capacity, seed),
             window_cap,

@@ -106,47 +106,82 @@ pub const SEED_SHIFT: Shift = Shift {
 };
 
 impl TraceSpec {
-    /// This spec turned into one of the seed's three traces, with the seed's scan and shift
-    /// shapes.
+    /// This spec turned into one of the seed's three traces: (a) no scan, no shift; (b) the
+    /// scan only; (c) the shift only. A scan or shift shape already set on `self` is used
+    /// for (b) / (c); otherwise the seed's ([`SEED_SCAN`], [`SEED_SHIFT`]).
     pub fn with_kind(&self, kind: TraceKind) -> Self {
         let mut s = self.clone();
-        s.scan = (kind == TraceKind::Scan).then_some(SEED_SCAN);
-        s.shift = (kind == TraceKind::Shift).then_some(SEED_SHIFT);
+        s.scan = (kind == TraceKind::Scan).then(|| self.scan.unwrap_or(SEED_SCAN));
+        s.shift = (kind == TraceKind::Shift).then(|| self.shift.unwrap_or(SEED_SHIFT));
         s
     }
 
     /// Generates the trace.
     pub fn generate(&self) -> Trace {
+        let mut v = self.generate_variants(&[(self.scan, self.shift)]);
+        v.pop().expect("one variant")
+    }
+
+    /// Generates the seed's traces `kinds` (with the seed's scan/shift shapes) from one
+    /// shared sequence of Zipf draws, as the seed builds `A`, `B`, `C` in one loop.
+    pub fn generate_kinds(&self, kinds: &[TraceKind]) -> Vec<Trace> {
+        let variants: Vec<_> = kinds
+            .iter()
+            .map(|&k| {
+                let s = self.with_kind(k);
+                (s.scan, s.shift)
+            })
+            .collect();
+        self.generate_variants(&variants)
+    }
+
+    /// Generates one trace per `(scan, shift)` variant, all sharing this spec's keys, alpha,
+    /// requests and Zipf draws (the Zipf table is built and sampled once).
+    pub fn generate_variants(&self, variants: &[(Option<Scan>, Option<Shift>)]) -> Vec<Trace> {
         let zipf = Zipf::new(self.keys, self.alpha);
         let n = u64::from(zipf.keys());
         let mut rng = Mulberry32::new(self.seed);
-        let scan = self.scan.filter(|s| s.period > 0);
-        let shift = self.shift.filter(|s| s.period > 0);
-        let extra = scan.map_or(0, |s| {
-            s.keys_per_request as usize * self.requests as usize / 2 + 1
-        });
-        let mut keys = Vec::with_capacity(self.requests as usize + extra);
-        let mut once = zipf.keys();
+        let shapes: Vec<(Option<Scan>, Option<Shift>)> = variants
+            .iter()
+            .map(|(sc, sh)| (sc.filter(|s| s.period > 0), sh.filter(|s| s.period > 0)))
+            .collect();
+        let mut out: Vec<(Vec<u32>, u32)> = shapes
+            .iter()
+            .map(|(scan, _)| {
+                let extra = scan.map_or(0, |s| {
+                    s.keys_per_request as usize * self.requests as usize / 2 + 1
+                });
+                (
+                    Vec::with_capacity(self.requests as usize + extra),
+                    zipf.keys(),
+                )
+            })
+            .collect();
         for i in 0..self.requests {
-            let mut k = zipf.sample(&mut rng);
-            if let Some(s) = shift {
-                let moved = u64::from(k) + u64::from(s.amount) * u64::from(i / s.period);
-                k = (moved % n) as u32;
-            }
-            keys.push(k);
-            if let Some(s) = scan {
-                if (i / s.period) % 2 == 1 {
-                    for _ in 0..s.keys_per_request {
-                        keys.push(once);
-                        once = once.saturating_add(1);
+            let drawn = zipf.sample(&mut rng);
+            for ((scan, shift), (keys, once)) in shapes.iter().zip(out.iter_mut()) {
+                let mut k = drawn;
+                if let Some(s) = shift {
+                    let moved = u64::from(k) + u64::from(s.amount) * u64::from(i / s.period);
+                    k = (moved % n) as u32;
+                }
+                keys.push(k);
+                if let Some(s) = scan {
+                    if (i / s.period) % 2 == 1 {
+                        for _ in 0..s.keys_per_request {
+                            keys.push(*once);
+                            *once = once.saturating_add(1);
+                        }
                     }
                 }
             }
         }
-        Trace {
-            keys,
-            user_keys: zipf.keys(),
-        }
+        out.into_iter()
+            .map(|(keys, _)| Trace {
+                keys,
+                user_keys: zipf.keys(),
+            })
+            .collect()
     }
 }
 
@@ -195,6 +230,18 @@ mod tests {
         assert_eq!(&t.keys[3..5], &[10, 11]);
         assert_eq!(&t.keys[6..8], &[12, 13]);
         assert_eq!(t.user_requests(), 6);
+    }
+
+    #[test]
+    fn shared_draws_equal_separate_generation() {
+        let spec = TraceSpec {
+            requests: 3000,
+            ..TraceSpec::default()
+        };
+        let together = spec.generate_kinds(&TraceKind::ALL);
+        for (k, t) in TraceKind::ALL.iter().zip(&together) {
+            assert_eq!(&spec.with_kind(*k).generate(), t);
+        }
     }
 
     #[test]

@@ -36,7 +36,7 @@ impl TwoQ {
         let capacity = capacity.max(1);
         let pct = |p: u32| ((u64::from(capacity) * u64::from(p) / 100) as u32).max(1);
         Self {
-            lists: Lists::new(3, capacity * 2),
+            lists: Lists::new(3, capacity.saturating_mul(2)),
             map: KeyMap::new(),
             kin: pct(kin_percent),
             kout: pct(kout_percent),
