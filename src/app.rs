@@ -34,7 +34,10 @@ pub fn App() -> Html {
     let on_navigate = {
         let route = route.clone();
         Callback::from(move |(deck, index): (usize, usize)| {
-            dom::push_hash(&route::slide_hash(&DECKS[deck].id, index));
+            let hash = route::slide_hash(&DECKS[deck].id, index);
+            if dom::hash() != hash {
+                dom::push_hash(&hash);
+            }
             route.set(Route::Slide { deck, index });
         })
     };

@@ -50,19 +50,32 @@ pub fn Player(props: &PlayerProps) -> Html {
     let stage = use_node_ref();
     let touch = use_mut_ref(|| None::<(f64, f64)>);
 
+    // Every action goes through `go`: it moves the address in the same task as the key press
+    // (so an immediate Back or reload sees it), then updates the state. `mirror` holds the state
+    // including actions not yet rendered, so fast key repeats compute from the newest slide.
+    let mirror = use_mut_ref(|| p.clone());
+    *mirror.borrow_mut() = p.clone();
+    let go = {
+        let (mirror, dispatch, deck_i, on_navigate) = (
+            mirror.clone(),
+            state.dispatcher(),
+            props.deck,
+            props.on_navigate.clone(),
+        );
+        Callback::from(move |a: Action| {
+            let next = mirror.borrow().clone().with(a);
+            let moved = next.index != mirror.borrow().index;
+            *mirror.borrow_mut() = next.clone();
+            dispatch.dispatch(a);
+            if moved {
+                on_navigate.emit((deck_i, next.index));
+            }
+        })
+    };
     // The address changed (back/forward, a typed link): follow it.
     {
-        let dispatch = state.dispatcher();
-        use_effect_with(props.index, move |&i| dispatch.dispatch(Action::Goto(i)));
-    }
-    // The player moved: let the address follow.
-    {
-        let (on_navigate, at, deck_i) = (props.on_navigate.clone(), props.index, props.deck);
-        use_effect_with(p.index, move |&i| {
-            if i != at {
-                on_navigate.emit((deck_i, i));
-            }
-        });
+        let go = go.clone();
+        use_effect_with(props.index, move |&i| go.emit(Action::Goto(i)));
     }
     // Title of the tab.
     {
@@ -75,8 +88,7 @@ pub fn Player(props: &PlayerProps) -> Html {
     }
     // Keyboard.
     {
-        let dispatch = state.dispatcher();
-        let fullscreen = fullscreen.clone();
+        let (go, fullscreen) = (go.clone(), fullscreen.clone());
         use_effect_with((), move |_| {
             let doc = dom::document();
             let keys = dom::Listener::new(&doc, "keydown", move |e: web_sys::Event| {
@@ -96,7 +108,7 @@ pub fn Player(props: &PlayerProps) -> Html {
                         if a != Action::Close {
                             e.prevent_default();
                         }
-                        dispatch.dispatch(a);
+                        go.emit(a);
                     }
                     Some(Command::Fullscreen) => {
                         e.prevent_default();
@@ -113,10 +125,10 @@ pub fn Player(props: &PlayerProps) -> Html {
     }
     // Autoplay: after the slide's script has had time to be said, go on.
     {
-        let dispatch = state.dispatcher();
+        let go = go.clone();
         let ms = nav::autoplay_ms(&deck.slides[p.index].script);
         use_effect_with((p.autoplay, p.index), move |&(on, _)| {
-            let timer = on.then(|| Timeout::new(ms, move || dispatch.dispatch(Action::Tick)));
+            let timer = on.then(|| Timeout::new(ms, move || go.emit(Action::Tick)));
             move || drop(timer)
         });
     }
@@ -133,10 +145,7 @@ pub fn Player(props: &PlayerProps) -> Html {
         });
     }
 
-    let act = |a: Action| {
-        let d = state.dispatcher();
-        Callback::from(move |_: MouseEvent| d.dispatch(a))
-    };
+    let act = |a: Action| go.reform(move |_: MouseEvent| a);
     let on_touch_start = {
         let touch = touch.clone();
         Callback::from(move |e: TouchEvent| {
@@ -146,12 +155,12 @@ pub fn Player(props: &PlayerProps) -> Html {
         })
     };
     let on_touch_end = {
-        let (touch, d) = (touch.clone(), state.dispatcher());
+        let (touch, go) = (touch.clone(), go.clone());
         Callback::from(move |e: TouchEvent| {
             let start = touch.borrow_mut().take();
             if let (Some((x0, y0)), Some(t)) = (start, e.changed_touches().get(0)) {
                 if let Some(a) = nav::swipe(t.client_x() as f64 - x0, t.client_y() as f64 - y0) {
-                    d.dispatch(a);
+                    go.emit(a);
                 }
             }
         })
@@ -213,9 +222,9 @@ pub fn Player(props: &PlayerProps) -> Html {
                     </div>
                     <ol class="overview-grid">
                         { for deck.slides.iter().enumerate().map(|(i, s)| {
-                            let d = state.dispatcher();
+                            let go = go.clone();
                             let href = route::slide_hash(&deck.id, i);
-                            let onclick = Callback::from(move |e: MouseEvent| { e.prevent_default(); d.dispatch(Action::Goto(i)); });
+                            let onclick = Callback::from(move |e: MouseEvent| { e.prevent_default(); go.emit(Action::Goto(i)); });
                             html! {
                                 <li class={classes!("overview-item", (i == p.index).then_some("current"))}>
                                     <a href={href} {onclick} data-slide={(i + 1).to_string()}>

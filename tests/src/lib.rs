@@ -137,17 +137,38 @@ fn http(method: &str, path: &str, body: Option<&Value>) -> Value {
         payload.len()
     );
     s.write_all(req.as_bytes()).expect("write to chromedriver");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).expect("read from chromedriver");
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("an HTTP response");
-    let head = String::from_utf8_lossy(&raw[..split]).to_lowercase();
-    let mut body = raw[split + 4..].to_vec();
-    if head.contains("transfer-encoding: chunked") {
-        body = dechunk(&body);
+    // Read the head, then exactly the body (ChromeDriver may keep the connection open).
+    let mut reader = BufReader::new(s);
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        let n = reader.read_line(&mut line).expect("read from chromedriver");
+        if n == 0 || line == "\r\n" {
+            break;
+        }
+        head.push_str(&line.to_lowercase());
     }
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    let body = match length {
+        Some(n) => {
+            let mut b = vec![0; n];
+            reader
+                .read_exact(&mut b)
+                .expect("read body from chromedriver");
+            b
+        }
+        None if head.contains("transfer-encoding: chunked") => read_chunked(&mut reader),
+        None => {
+            let mut b = Vec::new();
+            reader
+                .read_to_end(&mut b)
+                .expect("read body from chromedriver");
+            b
+        }
+    };
     serde_json::from_slice(&body).unwrap_or_else(|e| {
         panic!(
             "bad JSON from chromedriver ({e}): {}",
@@ -156,16 +177,21 @@ fn http(method: &str, path: &str, body: Option<&Value>) -> Value {
     })
 }
 
-fn dechunk(mut b: &[u8]) -> Vec<u8> {
+fn read_chunked(r: &mut impl BufRead) -> Vec<u8> {
     let mut out = Vec::new();
-    while let Some(eol) = b.windows(2).position(|w| w == b"\r\n") {
-        let size =
-            usize::from_str_radix(String::from_utf8_lossy(&b[..eol]).trim(), 16).unwrap_or(0);
-        if size == 0 {
+    loop {
+        let mut size = String::new();
+        if r.read_line(&mut size).unwrap_or(0) == 0 {
             break;
         }
-        out.extend_from_slice(&b[eol + 2..eol + 2 + size]);
-        b = &b[eol + 2 + size + 2..];
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        let mut chunk = vec![0; n + 2];
+        r.read_exact(&mut chunk)
+            .expect("read a chunk from chromedriver");
+        out.extend_from_slice(&chunk[..n]);
     }
     out
 }
