@@ -33,7 +33,12 @@ fn err<T>(line: usize, message: impl Into<String>) -> Result<T> {
 }
 
 /// Container kinds the app knows how to draw.
-pub const CONTAINERS: &[&str] = &["cards", "stats", "steps", "defs", "levels", "diagram"];
+pub const CONTAINERS: &[&str] = &[
+    "cards", "stats", "steps", "defs", "levels", "diagram", "lab",
+];
+
+/// Live labs a deck can embed (`:::lab NAME key=value …`).
+pub const LABS: &[&str] = &["lru", "eviction", "sampling", "jitter", "stampede"];
 
 /// Diagram names the app knows how to draw (`:::diagram NAME`).
 pub const DIAGRAMS: &[&str] = &[
@@ -321,12 +326,27 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
                     _ => {}
                 }
             }
+            if kind == "lab" {
+                match args.first() {
+                    None => return err(n, format!("`:::lab` needs a name ({})", LABS.join(", "))),
+                    Some(l) if !LABS.contains(&l.as_ref()) => {
+                        return err(n, format!("unknown lab `{l}` ({})", LABS.join(", ")))
+                    }
+                    _ => {}
+                }
+                if let Some(bad) = args[1..].iter().find(|a| {
+                    !a.split_once('=')
+                        .is_some_and(|(k, v)| !k.is_empty() && !v.is_empty())
+                }) {
+                    return err(n, format!("lab preset `{bad}` must be `key=value`"));
+                }
+            }
             let end = lines[i + 1..].iter().position(|(_, l)| *l == ":::");
             let Some(end) = end else {
                 return err(n, format!("container `:::{kind}` is not closed with `:::`"));
             };
             let items = list_items(&lines[i + 1..i + 1 + end], "- ", true)?;
-            if items.is_empty() {
+            if items.is_empty() && kind != "lab" {
                 return err(n, format!("container `:::{kind}` has no items (`- a | b`)"));
             }
             let items = items

@@ -16,6 +16,13 @@ pub enum Route {
         /// 0-based slide index.
         index: usize,
     },
+    /// A lab page: `#/lab/<id>?<parameters>`.
+    Lab {
+        /// The lab's id (one of [`crate::parse::LABS`]).
+        id: &'static str,
+        /// The query after `?`, as typed (the lab checks each value).
+        query: String,
+    },
     /// Nothing lives here; the reason says why, in Bengali.
     NotFound(String),
 }
@@ -23,7 +30,7 @@ pub enum Route {
 /// Parses a location hash (with or without the leading `#`) against the decks that exist.
 pub fn parse(hash: &str, decks: &[Deck]) -> Route {
     let h = hash.strip_prefix('#').unwrap_or(hash);
-    let h = h.split('?').next().unwrap_or(h);
+    let (h, query) = h.split_once('?').unwrap_or((h, ""));
     if h.is_empty() || h == "/" {
         return Route::Home;
     }
@@ -31,6 +38,18 @@ pub fn parse(hash: &str, decks: &[Deck]) -> Route {
         return Route::NotFound(format!("ঠিকানাটা চেনা গেল না: `{}`", shorten(hash)));
     };
     let parts: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    if parts[0] == "lab" {
+        return match parts.as_slice() {
+            [_, id] => match crate::parse::LABS.iter().find(|l| *l == id) {
+                Some(id) => Route::Lab {
+                    id,
+                    query: query.to_string(),
+                },
+                None => Route::NotFound(format!("`{}` নামে কোনো ল্যাব নেই", shorten(id))),
+            },
+            _ => Route::NotFound(format!("ঠিকানাটা চেনা গেল না: `{}`", shorten(hash))),
+        };
+    }
     let Some(deck) = decks.iter().position(|d| d.id == parts[0]) else {
         return Route::NotFound(format!("`{}` নামে কোনো ডেক নেই", shorten(parts[0])));
     };
@@ -53,6 +72,15 @@ pub fn parse(hash: &str, decks: &[Deck]) -> Route {
 /// The address of slide `index` (0-based) of a deck: `#/production/3`.
 pub fn slide_hash(deck_id: &str, index: usize) -> String {
     format!("#/{deck_id}/{}", index + 1)
+}
+
+/// The address of a lab with these parameters: `#/lab/eviction?alpha=0.9`.
+pub fn lab_hash(id: &str, query: &str) -> String {
+    if query.is_empty() {
+        format!("#/lab/{id}")
+    } else {
+        format!("#/lab/{id}?{query}")
+    }
 }
 
 /// Keeps an echoed user string short and free of control characters.
@@ -156,6 +184,35 @@ mod tests {
             panic!()
         };
         assert!(why.chars().count() < 120, "{why}");
+    }
+
+    #[test]
+    fn labs() {
+        let d = decks();
+        assert_eq!(
+            parse("#/lab/eviction", &d),
+            Route::Lab {
+                id: "eviction",
+                query: String::new()
+            }
+        );
+        assert_eq!(
+            parse("#/lab/jitter?jitter=0.2&round=2", &d),
+            Route::Lab {
+                id: "jitter",
+                query: "jitter=0.2&round=2".into()
+            }
+        );
+        assert_eq!(
+            parse(&lab_hash("lru", "capacity=2"), &d),
+            Route::Lab {
+                id: "lru",
+                query: "capacity=2".into()
+            }
+        );
+        for bad in ["#/lab/nope", "#/lab", "#/lab/lru/2"] {
+            assert!(matches!(parse(bad, &d), Route::NotFound(_)), "{bad}");
+        }
     }
 
     #[test]

@@ -48,6 +48,9 @@ title: খাম
 - Redis | lock = a1b2
 :::
 
+:::lab eviction trace=scan seed=7
+:::
+
 ! একটা নোট \*তারকা\*
 
 ???
@@ -97,14 +100,22 @@ fn parses_a_good_deck() {
         .collect();
     assert_eq!(
         kinds,
-        ["code", "bullets", "numbered", "table", "container", "note"]
+        [
+            "code",
+            "bullets",
+            "numbered",
+            "table",
+            "container",
+            "container",
+            "note"
+        ]
     );
     let Block::Bullets(items) = &s1.body[1] else {
         unreachable!()
     };
     assert_eq!(plain(&items[0]), "version — ফরম্যাট বদলালে DEL লাগে না চলতি লাইন");
     assert_eq!(items[1][1], Inline::Mark("Redis".into()));
-    let Block::Note(t) = &s1.body[5] else {
+    let Block::Note(t) = &s1.body[6] else {
         unreachable!()
     };
     assert_eq!(plain(t), "একটা নোট *তারকা*");

@@ -10,6 +10,7 @@ use super::trace::{Trace, TraceKind, TraceSpec};
 use super::{Access, Policy, Stats};
 use crate::jsfmt::{js_string, pad_end, pad_start, to_fixed};
 use crate::json::Json;
+use std::rc::Rc;
 
 /// Replays `trace` through `policy`, scoring user requests after `warmup` of them.
 pub fn run<P: Policy + ?Sized>(policy: &mut P, trace: &Trace, warmup: u64) -> Stats {
@@ -41,18 +42,18 @@ pub struct Step {
 
 /// A trace replay that can be stepped (an [`Iterator`] of [`Step`]s) for a UI that scrubs
 /// through a run; the policy stays inspectable between steps.
-pub struct Replay<'a> {
+pub struct Replay {
     policy: Box<dyn Policy>,
-    trace: &'a Trace,
+    trace: Rc<Trace>,
     warmup: u64,
     index: usize,
     user_seen: u64,
     stats: Stats,
 }
 
-impl<'a> Replay<'a> {
+impl Replay {
     /// A replay of `trace` through `policy`.
-    pub fn new(policy: Box<dyn Policy>, trace: &'a Trace, warmup: u64) -> Self {
+    pub fn new(policy: Box<dyn Policy>, trace: Rc<Trace>, warmup: u64) -> Self {
         Self {
             policy,
             trace,
@@ -72,9 +73,36 @@ impl<'a> Replay<'a> {
     pub fn stats(&self) -> Stats {
         self.stats
     }
+
+    /// Requests replayed so far.
+    pub fn position(&self) -> usize {
+        self.index
+    }
+
+    /// Replays up to `n` more requests, keeping the last `keep` steps in `log` (oldest
+    /// first); returns how many were replayed. For a UI that works in small chunks.
+    pub fn advance(
+        &mut self,
+        n: usize,
+        log: &mut std::collections::VecDeque<Step>,
+        keep: usize,
+    ) -> usize {
+        let mut done = 0;
+        while done < n {
+            let Some(step) = self.next() else { break };
+            if keep > 0 {
+                if log.len() == keep {
+                    log.pop_front();
+                }
+                log.push_back(step);
+            }
+            done += 1;
+        }
+        done
+    }
 }
 
-impl Iterator for Replay<'_> {
+impl Iterator for Replay {
     type Item = Step;
 
     fn next(&mut self) -> Option<Step> {
@@ -270,4 +298,41 @@ pub fn stats_json(s: &Stats) -> Json {
         ("misses", Json::from(s.misses)),
         ("evictions", Json::from(s.evictions)),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    /// Replaying in chunks of any size gives exactly what `run` gives, and the log keeps the
+    /// newest steps.
+    #[test]
+    fn chunked_replay_equals_run() {
+        let trace = Rc::new(
+            TraceSpec {
+                requests: 5_000,
+                ..TraceSpec::default()
+            }
+            .with_kind(TraceKind::Scan)
+            .generate(),
+        );
+        for name in ["fifo", "random", "lru", "lfu", "opt", "arc"] {
+            let spec = Spec {
+                capacity: 100,
+                seed: 99,
+                future: &trace.keys,
+            };
+            let expected = run(by_name(name, &spec).unwrap().as_mut(), &trace, 1000);
+            for chunk in [1, 7, 1000, 100_000] {
+                let mut r = Replay::new(by_name(name, &spec).unwrap(), trace.clone(), 1000);
+                let mut log = VecDeque::new();
+                while r.advance(chunk, &mut log, 5) > 0 {}
+                assert_eq!(r.stats(), expected, "{name} in chunks of {chunk}");
+                assert_eq!(r.position(), trace.keys.len());
+                assert_eq!(log.len(), 5);
+                assert_eq!(log.back().unwrap().index, trace.keys.len() - 1);
+            }
+        }
+    }
 }

@@ -5,4 +5,5 @@
 //! as text (to the last digit) and a JSON form.
 
 pub mod jitter;
+pub mod params;
 pub mod stampede;

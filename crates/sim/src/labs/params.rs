@@ -1,0 +1,536 @@
+//! Lab parameters as the app's labs take them: named fields with ranges and the seeds'
+//! defaults, read from and written to a URL query (`alpha=0.9&cache=300&seed=7`). A bad value
+//! gets a message for a person (in Bengali) and leaves the last good value in place.
+
+use super::stampede::Mode;
+
+/// What a field holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// A whole number in `min..=max`.
+    Int {
+        /// Smallest allowed.
+        min: i64,
+        /// Largest allowed.
+        max: i64,
+    },
+    /// A number in `min..=max`.
+    Float {
+        /// Smallest allowed.
+        min: f64,
+        /// Largest allowed.
+        max: f64,
+    },
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    /// A comma-separated list of these words (at least one, no repeats).
+    Many(&'static [&'static str]),
+    /// An LRU-lab operation list (`put A, get B`).
+    Ops,
+}
+
+/// One field of a lab's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Field {
+    /// Query key.
+    pub key: &'static str,
+    /// Label shown beside the input.
+    pub label: &'static str,
+    /// What it holds.
+    pub kind: Kind,
+    /// The seed's value.
+    pub default: &'static str,
+}
+
+const fn int(
+    key: &'static str,
+    label: &'static str,
+    min: i64,
+    max: i64,
+    default: &'static str,
+) -> Field {
+    Field {
+        key,
+        label,
+        kind: Kind::Int { min, max },
+        default,
+    }
+}
+const fn float(
+    key: &'static str,
+    label: &'static str,
+    min: f64,
+    max: f64,
+    default: &'static str,
+) -> Field {
+    Field {
+        key,
+        label,
+        kind: Kind::Float { min, max },
+        default,
+    }
+}
+
+/// Registry names of every eviction policy, for pickers.
+pub const POLICY_NAMES: &[&str] = &[
+    "fifo",
+    "random",
+    "lru",
+    "lfu",
+    "opt",
+    "clock",
+    "sieve",
+    "redis-lru",
+    "redis-lru-nopool",
+    "redis-lfu",
+    "slru",
+    "2q",
+    "arc",
+    "w-tinylfu",
+];
+/// The three traces of seed 001 §4.
+pub const TRACE_NAMES: &[&str] = &["zipf", "scan", "shift"];
+/// The four stampede designs of seed 001 §7.
+pub const MODE_NAMES: &[&str] = &["none", "lock", "stale", "xfetch"];
+
+/// The LRU step-through (seed 001 §2).
+pub const LRU: &[Field] = &[
+    int("capacity", "ক্যাশের আকার", 1, 12, "3"),
+    Field {
+        key: "ops",
+        label: "অপারেশন",
+        kind: Kind::Ops,
+        default: "put A, put B, put C, get A, put D, get B, get A",
+    },
+    Field {
+        key: "policy",
+        label: "policy",
+        kind: Kind::Choice(POLICY_NAMES),
+        default: "lru",
+    },
+];
+
+/// The policy race (seed 001 §4).
+pub const EVICTION: &[Field] = &[
+    float("alpha", "Zipf α", 0.0, 3.0, "0.9"),
+    int("cache", "ক্যাশ (key)", 1, 20_000, "300"),
+    int("keys", "মোট key", 10, 200_000, "10000"),
+    int("requests", "অনুরোধ", 1_000, 300_000, "60000"),
+    int("warmup", "warm-up", 0, 299_000, "10000"),
+    int("seed", "seed", 0, u32::MAX as i64, "7"),
+    int("policy_seed", "policy seed", 0, u32::MAX as i64, "99"),
+    Field {
+        key: "policies",
+        label: "policy",
+        kind: Kind::Many(POLICY_NAMES),
+        default: "fifo,random,lru,lfu,opt",
+    },
+    Field {
+        key: "trace",
+        label: "trace",
+        kind: Kind::Choice(TRACE_NAMES),
+        default: "zipf",
+    },
+    Field {
+        key: "focus",
+        label: "কার eviction দেখব",
+        kind: Kind::Choice(POLICY_NAMES),
+        default: "lru",
+    },
+    int("scan_period", "scan পালা (অনুরোধ)", 1, 100_000, "5000"),
+    int("scan_keys", "scan key/অনুরোধ", 1, 8, "2"),
+    int("shift_period", "shift পালা (অনুরোধ)", 1, 200_000, "20000"),
+    int("shift_amount", "shift (key)", 0, 200_000, "3000"),
+];
+
+/// The sampled-LRU quality experiment (seed 001 §3).
+pub const SAMPLING: &[Field] = &[
+    int("keys", "key", 10, 100_000, "1000"),
+    int("kmax", "সর্বোচ্চ k", 1, 32, "16"),
+    int("trials", "পরীক্ষা", 10, 20_000, "2000"),
+    int("seed", "seed", 0, u32::MAX as i64, "1"),
+];
+
+/// TTL jitter (seed 001 §5).
+pub const JITTER: &[Field] = &[
+    int("keys", "key", 1, 1_000_000, "100000"),
+    int("ttl", "TTL (s)", 1, 86_400, "3600"),
+    float("jitter", "jitter J", 0.0, 0.9, "0.1"),
+    int("round", "কততম মেয়াদ", 1, 10, "1"),
+    int("seed", "seed", 0, u32::MAX as i64, "5"),
+];
+
+/// The stampede comparison (seed 001 §7).
+pub const STAMPEDE: &[Field] = &[
+    float("rate", "অনুরোধ/s", 1.0, 20_000.0, "2000"),
+    float("delta", "recompute Δ (s)", 0.001, 5.0, "0.05"),
+    float("ttl", "TTL (s)", 0.1, 3_600.0, "10"),
+    float("duration", "সময় (s)", 1.0, 600.0, "60"),
+    float("beta", "β", 0.0, 10.0, "1"),
+    int("seed", "seed", 0, u32::MAX as i64, "2026"),
+];
+
+/// The fields of a lab by its id, if it exists.
+pub fn fields(lab: &str) -> Option<&'static [Field]> {
+    Some(match lab {
+        "lru" => LRU,
+        "eviction" => EVICTION,
+        "sampling" => SAMPLING,
+        "jitter" => JITTER,
+        "stampede" => STAMPEDE,
+        _ => return None,
+    })
+}
+
+/// A rejected value: which field, and why (for a person).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// The field's key (or the unknown key).
+    pub key: String,
+    /// What is wrong and what would be right.
+    pub message: String,
+}
+
+/// Checks `value` for `field`; returns it normalised (trimmed, lists without spaces).
+///
+/// # Errors
+/// A message in Bengali saying what is allowed.
+pub fn check(field: &Field, value: &str) -> Result<String, String> {
+    let v = value.trim();
+    match field.kind {
+        Kind::Int { min, max } => match v.parse::<i64>() {
+            Ok(n) if (min..=max).contains(&n) => Ok(n.to_string()),
+            _ => Err(format!("{min} থেকে {max}-এর মধ্যে একটা পূর্ণসংখ্যা দিন")),
+        },
+        Kind::Float { min, max } => match v.parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= min && x <= max => Ok(v.to_string()),
+            _ => Err(format!("{min} থেকে {max}-এর মধ্যে একটা সংখ্যা দিন")),
+        },
+        Kind::Choice(words) => {
+            let w = v.to_ascii_lowercase();
+            if words.contains(&w.as_str()) {
+                Ok(w)
+            } else {
+                Err(format!("এগুলোর একটা: {}", words.join(", ")))
+            }
+        }
+        Kind::Many(words) => {
+            let list: Vec<String> = v
+                .split(',')
+                .map(|s| s.trim().to_ascii_lowercase())
+                .filter(|s| !s.is_empty())
+                .collect();
+            if list.is_empty() {
+                return Err("অন্তত একটা policy দিন".into());
+            }
+            if let Some(bad) = list.iter().find(|w| !words.contains(&w.as_str())) {
+                return Err(format!(
+                    "`{}` চেনা নেই; এগুলো থেকে: {}",
+                    short(bad),
+                    words.join(", ")
+                ));
+            }
+            if let Some(dup) = list
+                .iter()
+                .enumerate()
+                .find(|(i, w)| list[..*i].contains(w))
+            {
+                return Err(format!("`{}` দুবার দেওয়া হয়েছে", dup.1));
+            }
+            if list.len() > 8 {
+                return Err("একসাথে সর্বোচ্চ ৮টা policy".into());
+            }
+            Ok(list.join(","))
+        }
+        Kind::Ops => {
+            let ops = crate::eviction::lru_trace::parse_ops(v)
+                .map_err(|e| format!("অপারেশন পড়া গেল না: {e}"))?;
+            if ops.is_empty() || ops.len() > 40 {
+                return Err("১ থেকে ৪০টা অপারেশন দিন, যেমন `put A, get A`".into());
+            }
+            Ok(v.split(',').map(str::trim).collect::<Vec<_>>().join(", "))
+        }
+    }
+}
+
+fn short(s: &str) -> String {
+    s.chars().filter(|c| !c.is_control()).take(24).collect()
+}
+
+/// A lab's parameter values (always valid).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    fields: &'static [Field],
+    values: Vec<String>,
+}
+
+impl Params {
+    /// The seed's defaults.
+    pub fn defaults(fields: &'static [Field]) -> Self {
+        Params {
+            fields,
+            values: fields.iter().map(|f| f.default.to_string()).collect(),
+        }
+    }
+
+    /// The fields.
+    pub fn fields(&self) -> &'static [Field] {
+        self.fields
+    }
+
+    /// Reads `a=1&b=2` (also `a=1 b=2`, as deck presets write it) over the defaults. Bad
+    /// values and unknown keys are reported and leave the default in place.
+    pub fn from_query(fields: &'static [Field], query: &str) -> (Self, Vec<FieldError>) {
+        let mut p = Params::defaults(fields);
+        let mut errors = Vec::new();
+        for pair in query.split(['&', ' ']).filter(|s| !s.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let v = decode(v);
+            if let Err(message) = p.set(k, &v) {
+                errors.push(FieldError {
+                    key: short(k),
+                    message,
+                });
+            }
+        }
+        if errors.is_empty() {
+            if let Err((key, message)) = p.cross_check() {
+                let d = Params::defaults(fields);
+                let i = p.index(key).expect("known key");
+                p.values[i] = d.values[i].clone();
+                errors.push(FieldError {
+                    key: key.into(),
+                    message,
+                });
+            }
+        }
+        (p, errors)
+    }
+
+    fn index(&self, key: &str) -> Option<usize> {
+        self.fields.iter().position(|f| f.key == key)
+    }
+
+    /// Sets one field after checking it, and the rules between fields.
+    ///
+    /// # Errors
+    /// The message for the field; the value is left unchanged.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let Some(i) = self.index(key) else {
+            return Err(format!("`{}` নামে কোনো প্যারামিটার নেই", short(key)));
+        };
+        let v = check(&self.fields[i], value)?;
+        let old = std::mem::replace(&mut self.values[i], v);
+        if let Err((_, message)) = self.cross_check() {
+            self.values[i] = old;
+            return Err(message);
+        }
+        Ok(())
+    }
+
+    /// Rules between fields (e.g. warm-up shorter than the run).
+    fn cross_check(&self) -> Result<(), (&'static str, String)> {
+        if let (Some(w), Some(r)) = (self.index("warmup"), self.index("requests")) {
+            if self.values[w].parse::<u64>().unwrap_or(0)
+                >= self.values[r].parse::<u64>().unwrap_or(1)
+            {
+                return Err(("warmup", "warm-up মোট অনুরোধের চেয়ে কম হতে হবে".into()));
+            }
+        }
+        if let (Some(c), Some(k)) = (self.index("cache"), self.index("keys")) {
+            if self.values[c].parse::<u64>().unwrap_or(0)
+                > self.values[k].parse::<u64>().unwrap_or(0)
+            {
+                return Err((
+                    "cache",
+                    "ক্যাশ মোট key-এর চেয়ে বড় হলে সব hit — key-এর চেয়ে ছোট দিন".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A field's value as text.
+    pub fn get(&self, key: &str) -> &str {
+        self.index(key).map_or("", |i| self.values[i].as_str())
+    }
+
+    /// A whole-number field.
+    pub fn int(&self, key: &str) -> i64 {
+        self.get(key).parse().unwrap_or(0)
+    }
+
+    /// A whole-number field as u32 (fields that use it are ranged within u32).
+    pub fn u32(&self, key: &str) -> u32 {
+        u32::try_from(self.int(key)).unwrap_or(0)
+    }
+
+    /// A number field.
+    pub fn float(&self, key: &str) -> f64 {
+        self.get(key).parse().unwrap_or(0.0)
+    }
+
+    /// A list field.
+    pub fn list(&self, key: &str) -> Vec<String> {
+        self.get(key)
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The query that reproduces these values (`alpha=0.9&cache=300&…`).
+    pub fn to_query(&self) -> String {
+        self.fields
+            .iter()
+            .zip(&self.values)
+            .map(|(f, v)| format!("{}={}", f.key, encode(v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// The stampede mode list of seed 001 §7 in order.
+    pub fn modes() -> [Mode; 4] {
+        [Mode::None, Mode::Lock, Mode::Stale, Mode::XFetch]
+    }
+}
+
+fn encode(v: &str) -> String {
+    v.chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' | ',' => c.to_string(),
+            ' ' => "+".into(),
+            c => {
+                let mut b = [0; 4];
+                c.encode_utf8(&mut b)
+                    .bytes()
+                    .map(|x| format!("%{x:02X}"))
+                    .collect()
+            }
+        })
+        .collect()
+}
+
+fn decode(v: &str) -> String {
+    let bytes = v.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eviction::POLICIES;
+
+    #[test]
+    fn defaults_are_the_seeds() {
+        let p = Params::defaults(EVICTION);
+        assert_eq!(p.float("alpha"), 0.9);
+        assert_eq!(p.u32("cache"), 300);
+        assert_eq!(p.u32("seed"), 7);
+        assert_eq!(p.list("policies"), ["fifo", "random", "lru", "lfu", "opt"]);
+        assert_eq!(Params::defaults(JITTER).u32("keys"), 100_000);
+        assert_eq!(Params::defaults(STAMPEDE).float("delta"), 0.05);
+        assert_eq!(Params::defaults(LRU).u32("capacity"), 3);
+    }
+
+    #[test]
+    fn query_round_trip() {
+        let (p, errs) = Params::from_query(
+            EVICTION,
+            "alpha=1.1&cache=500&policies=lru,arc,opt&trace=scan",
+        );
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(p.float("alpha"), 1.1);
+        let (q, errs) = Params::from_query(EVICTION, &p.to_query());
+        assert!(errs.is_empty());
+        assert_eq!(p, q);
+        let (l, errs) = Params::from_query(LRU, "ops=get+A%2C+put+B&capacity=2");
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(l.get("ops"), "get A, put B");
+        assert_eq!(Params::from_query(LRU, &l.to_query()).0, l);
+        // Deck presets write pairs separated by spaces.
+        let (d, errs) =
+            Params::from_query(EVICTION, "trace=scan policies=lru,slru,arc,w-tinylfu,opt");
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d.get("trace"), "scan");
+    }
+
+    #[test]
+    fn bad_values_are_reported_and_change_nothing() {
+        for (q, key) in [
+            ("alpha=abc", "alpha"),
+            ("alpha=-1", "alpha"),
+            ("alpha=NaN", "alpha"),
+            ("alpha=inf", "alpha"),
+            ("cache=0", "cache"),
+            ("cache=1.5", "cache"),
+            ("seed=-3", "seed"),
+            ("seed=99999999999", "seed"),
+            ("policies=lru,nope", "policies"),
+            ("policies=lru,lru", "policies"),
+            ("policies=", "policies"),
+            ("trace=zigzag", "trace"),
+            ("colour=red", "colour"),
+            ("warmup=60000", "warmup"),
+            ("cache=20000", "cache"),
+            ("%ZZ=1", "%ZZ"),
+        ] {
+            let (p, errs) = Params::from_query(EVICTION, q);
+            assert_eq!(errs.len(), 1, "{q}: {errs:?}");
+            assert_eq!(errs[0].key, key, "{q}");
+            assert!(!errs[0].message.is_empty());
+            assert_eq!(p, Params::defaults(EVICTION), "{q} changed a value");
+        }
+        let mut p = Params::defaults(LRU);
+        assert!(p.set("ops", "fly A").is_err());
+        assert!(p.set("capacity", "13").is_err());
+        assert_eq!(p, Params::defaults(LRU));
+        assert!(p.set("capacity", " 5 ").is_ok());
+        assert_eq!(p.u32("capacity"), 5);
+    }
+
+    #[test]
+    fn every_lab_has_fields_with_valid_defaults() {
+        for lab in ["lru", "eviction", "sampling", "jitter", "stampede"] {
+            let f = fields(lab).unwrap();
+            for field in f {
+                assert_eq!(
+                    check(field, field.default).as_deref(),
+                    Ok(field.default),
+                    "{lab}.{}",
+                    field.key
+                );
+            }
+        }
+        assert!(fields("nope").is_none());
+        for name in POLICY_NAMES {
+            assert!(
+                POLICIES
+                    .iter()
+                    .any(|p| p.name == *name || p.aliases.contains(name)),
+                "{name} is not in the registry"
+            );
+        }
+    }
+}
