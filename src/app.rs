@@ -6,6 +6,7 @@ use crate::data::DECKS;
 use crate::deck::player::Player;
 use crate::dom;
 use crate::home::Home;
+use crate::labs::LabPage;
 use redislab_deck::route::{self, Route};
 use yew::prelude::*;
 
@@ -45,6 +46,9 @@ pub fn App() -> Html {
         Route::Home => html! { <Home /> },
         Route::Slide { deck, index } => html! {
             <Player key={DECKS[*deck].id.as_ref()} deck={*deck} index={*index} {on_navigate} />
+        },
+        Route::Lab { id, query } => html! {
+            <LabPage key={format!("{id}?{query}")} id={*id} query={query.clone()} />
         },
         Route::NotFound(why) => html! { <NotFound why={why.clone()} /> },
     }

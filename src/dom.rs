@@ -72,6 +72,17 @@ pub fn typing_into(event: &Event) -> bool {
     matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.is_content_editable()
 }
 
+/// True when `key` would press the focused button or link (Space, Enter): it is theirs.
+pub fn activates_control(event: &Event, key: &str) -> bool {
+    let Some(el) = event
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
+    else {
+        return false;
+    };
+    matches!(key, " " | "Enter") && matches!(el.tag_name().as_str(), "BUTTON" | "A" | "SUMMARY")
+}
+
 /// Is the page in fullscreen?
 pub fn is_fullscreen() -> bool {
     document().fullscreen_element().is_some()

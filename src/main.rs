@@ -6,6 +6,7 @@ mod deck;
 mod diagrams;
 mod dom;
 mod home;
+mod labs;
 
 /// Every deck, compiled in from `src/decks/*.md` by `build.rs`.
 pub mod data {

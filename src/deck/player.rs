@@ -92,12 +92,12 @@ pub fn Player(props: &PlayerProps) -> Html {
         use_effect_with((), move |_| {
             let doc = dom::document();
             let keys = dom::Listener::new(&doc, "keydown", move |e: web_sys::Event| {
-                if dom::typing_into(&e) {
-                    return;
-                }
                 let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
                     return;
                 };
+                if dom::typing_into(&e) || dom::activates_control(&e, &k.key()) {
+                    return;
+                }
                 let mods = Mods {
                     shift: k.shift_key(),
                     command: k.ctrl_key() || k.alt_key() || k.meta_key(),
@@ -185,7 +185,7 @@ pub fn Player(props: &PlayerProps) -> Html {
             </header>
             <main class="stage-wrap" ontouchstart={on_touch_start} ontouchend={on_touch_end}>
                 <section class="stage" aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")}>
-                    <SlideView key={p.index} slide={slide} node={stage.clone()} />
+                    <SlideView key={p.index} slide={slide} node={stage.clone()} live=true />
                 </section>
             </main>
             if p.script {
@@ -266,16 +266,27 @@ const HELP: &[(&str, &str)] = &[
     ("Esc", "খোলা প্যানেল বন্ধ"),
 ];
 
-/// Shrinks the slide's type (the `--fit` variable) until its content fits the stage.
+/// Shrinks the slide's type (the `--fit` variable) until its content fits the stage. Text
+/// height scales about linearly with the type, so one measurement gives a close guess; a
+/// second pass corrects what wrapping changed. At most three layouts, usually one.
 fn fit(node: &NodeRef) {
     let Some(el) = node.cast::<web_sys::HtmlElement>() else {
         return;
     };
+    // A slide with a live lab scrolls instead: its height changes as the lab computes.
+    if el.class_list().contains("has-lab") {
+        return;
+    }
     let style = el.style();
-    let mut f = 1.0_f64;
     let _ = style.set_property("--fit", "1");
-    while el.scroll_height() > el.client_height() + 1 && f > 0.62 {
-        f -= 0.04;
-        let _ = style.set_property("--fit", &format!("{f:.2}"));
+    let mut f = 1.0_f64;
+    for _ in 0..2 {
+        let (need, have) = (f64::from(el.scroll_height()), f64::from(el.client_height()));
+        if need <= have + 1.0 || have <= 0.0 {
+            return;
+        }
+        // Padding does not shrink with the type; aim a little under.
+        f = (f * have / need * 0.97).max(0.6);
+        let _ = style.set_property("--fit", &format!("{f:.3}"));
     }
 }

@@ -14,6 +14,9 @@ pub struct SlideViewProps {
     /// Reference to the slide element (the player uses it to fit the content).
     #[prop_or_default]
     pub node: NodeRef,
+    /// Run embedded labs (the big stage); thumbnails show a still card instead.
+    #[prop_or_default]
+    pub live: bool,
 }
 
 /// One slide.
@@ -25,8 +28,12 @@ pub fn SlideView(props: &SlideViewProps) -> Html {
         Layout::Cover => "layout-cover",
         Layout::End => "layout-end",
     };
+    let has_lab = s
+        .body
+        .iter()
+        .any(|b| matches!(b, Block::Container { kind, .. } if kind == "lab"));
     html! {
-        <div class={classes!("slide", layout)} ref={props.node.clone()}>
+        <div class={classes!("slide", layout, has_lab.then_some("has-lab"))} ref={props.node.clone()}>
             <div class="slide-inner">
                 <p class="kicker">{ s.kicker.as_ref() }</p>
                 <h1 class="slide-title">
@@ -35,7 +42,7 @@ pub fn SlideView(props: &SlideViewProps) -> Html {
                     }) }
                 </h1>
                 <div class="slide-body">
-                    { for s.body.iter().map(block) }
+                    { for s.body.iter().map(|b| block(b, props.live)) }
                 </div>
             </div>
         </div>
@@ -60,7 +67,7 @@ pub fn field(item: &[redislab_deck::Text], i: usize) -> Html {
     item.get(i).map(|t| inline(t)).unwrap_or_default()
 }
 
-fn block(b: &Block) -> Html {
+fn block(b: &Block, live: bool) -> Html {
     match b {
         Block::Para(t) => html! { <p>{ inline(t) }</p> },
         Block::Lead(t) => html! { <p class="lead">{ inline(t) }</p> },
@@ -87,6 +94,26 @@ fn block(b: &Block) -> Html {
                 }) }</tbody>
             </table>
         },
+        Block::Container { kind, args, .. } if kind == "lab" => {
+            let id = args.first().map_or("", |a| a.as_ref());
+            if live {
+                let query = args[1..]
+                    .iter()
+                    .map(|a| a.as_ref())
+                    .collect::<Vec<_>>()
+                    .join("&");
+                crate::labs::lab(
+                    id,
+                    crate::labs::kit::LabProps {
+                        query: query.into(),
+                        embedded: true,
+                        on_query: Callback::noop(),
+                    },
+                )
+            } else {
+                html! { <div class="lab-still"><span aria-hidden="true">{"▶"}</span>{" লাইভ ল্যাব: "}{ crate::labs::title(id) }</div> }
+            }
+        }
         Block::Container { kind, args, items } => container(kind, args, items),
     }
 }

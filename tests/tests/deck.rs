@@ -7,9 +7,13 @@ use serde_json::json;
 const LAPTOP: (u32, u32) = (1366, 768);
 const PHONE: (u32, u32) = (360, 740);
 
+fn deck(id: &str) -> Deck {
+    let path = format!("{}/../src/decks/{id}.md", env!("CARGO_MANIFEST_DIR"));
+    parse_deck(&std::fs::read_to_string(path).unwrap(), id).unwrap()
+}
+
 fn production() -> Deck {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../src/decks/production.md");
-    parse_deck(&std::fs::read_to_string(path).unwrap(), "production").unwrap()
+    deck("production")
 }
 
 fn laptop() -> Browser {
@@ -31,39 +35,70 @@ fn title_on_screen(b: &Browser) -> String {
     .to_string()
 }
 
-#[test]
-fn walk_the_whole_deck_with_the_arrow_keys() {
-    let deck = production();
-    assert_eq!(deck.slides.len(), 22);
+/// Walks every slide of a deck with → checking counter, address and title; slides without a
+/// live lab must fit their 16:9 stage; slides with one must show it running. Saves screenshots.
+fn walk(id: &str) -> Browser {
+    let deck = deck(id);
+    let n = deck.slides.len();
     let b = laptop();
-    b.open("#/production/1");
-    b.wait_counter("০১ / ২২");
-    let shots = screenshot_dir().join("laptop");
-    for i in 0..22 {
-        let counter = bn::counter(i, 22);
-        b.wait_counter(&counter);
+    b.open(&format!("#/{id}/1"));
+    let shots = screenshot_dir().join(format!("laptop/{id}"));
+    for i in 0..n {
+        b.wait_counter(&bn::counter(i, n));
         assert!(
-            b.url().ends_with(&format!("#/production/{}", i + 1)),
-            "slide {}: url {}",
+            b.url().ends_with(&format!("#/{id}/{}", i + 1)),
+            "{id} slide {}: url {}",
             i + 1,
             b.url()
         );
         assert_eq!(
             title_on_screen(&b),
             deck.slides[i].title_text(),
-            "slide {}",
+            "{id} slide {}",
             i + 1
         );
-        // Every slide fits its 16:9 stage at laptop size: nothing is cut off.
-        let overflow = b.js("const s = document.querySelector('.stage .slide'); return s.scrollHeight - s.clientHeight", json!([]));
-        assert!(
-            overflow.as_i64().unwrap_or(99) <= 1,
-            "slide {} overflows its stage by {overflow} px",
-            i + 1
-        );
+        if b.exists(".stage .slide.has-lab") {
+            b.wait(30, "the embedded lab", |b| {
+                b.exists(".stage .lab") && !b.exists(".stage .lab-progress")
+            });
+        } else {
+            // Nothing is cut off.
+            let overflow = b.js("const s = document.querySelector('.stage .slide'); return s.scrollHeight - s.clientHeight", json!([]));
+            assert!(
+                overflow.as_i64().unwrap_or(99) <= 1,
+                "{id} slide {} overflows its stage by {overflow} px",
+                i + 1
+            );
+        }
         b.screenshot(&shots.join(format!("{:02}.png", i + 1)));
         b.press(key::RIGHT);
     }
+    b.wait_counter(&bn::counter(n - 1, n));
+    assert_no_console_errors(&b);
+    b
+}
+
+#[test]
+fn walk_the_eviction_deck() {
+    let d = deck("eviction");
+    let labs = d
+        .slides
+        .iter()
+        .filter(|s| {
+            s.body
+                .iter()
+                .any(|b| matches!(b, redislab_deck::Block::Container { kind, .. } if kind == "lab"))
+        })
+        .count();
+    assert!(labs >= 5, "the eviction deck embeds its labs ({labs})");
+    walk("eviction");
+}
+
+#[test]
+fn walk_the_whole_deck_with_the_arrow_keys() {
+    let deck = production();
+    assert_eq!(deck.slides.len(), 22);
+    let b = walk("production");
     // Past the end nothing moves.
     b.wait_counter("২২ / ২২");
     b.press(key::LEFT);
@@ -302,25 +337,30 @@ fn the_bengali_font_is_served_by_the_app() {
 #[test]
 fn phone_width_stays_readable() {
     let b = Browser::new(PHONE.0, PHONE.1);
-    let shots = screenshot_dir().join("phone");
-    for i in 1..=22 {
-        b.open(&format!("#/production/{i}"));
-        b.wait_counter(&bn::counter(i - 1, 22));
-        // No sideways scrolling, and body text no smaller than 13 px.
-        let w = b.js("return document.documentElement.scrollWidth", json!([]));
-        assert!(
-            w.as_u64().unwrap_or(999) <= PHONE.0 as u64,
-            "slide {i}: page is {w} px wide"
-        );
-        let px = b.js(
-            "return parseFloat(getComputedStyle(document.querySelector('.stage .slide')).fontSize)",
-            json!([]),
-        );
-        assert!(
-            px.as_f64().unwrap_or(0.0) >= 13.0,
-            "slide {i}: {px} px text"
-        );
-        b.screenshot(&shots.join(format!("{i:02}.png")));
+    for id in ["production", "eviction"] {
+        let n = deck(id).slides.len();
+        let shots = screenshot_dir().join(format!("phone/{id}"));
+        for i in 1..=n {
+            b.open(&format!("#/{id}/{i}"));
+            b.wait_counter(&bn::counter(i - 1, n));
+            if b.exists(".stage .slide.has-lab") {
+                b.wait(30, "the embedded lab", |b| {
+                    b.exists(".stage .lab") && !b.exists(".stage .lab-progress")
+                });
+            }
+            // No sideways scrolling, and body text no smaller than 13 px.
+            let w = b.js("return document.documentElement.scrollWidth", json!([]));
+            assert!(
+                w.as_u64().unwrap_or(999) <= PHONE.0 as u64,
+                "{id} slide {i}: page is {w} px wide"
+            );
+            let px = b.js("return parseFloat(getComputedStyle(document.querySelector('.stage .slide')).fontSize)", json!([]));
+            assert!(
+                px.as_f64().unwrap_or(0.0) >= 13.0,
+                "{id} slide {i}: {px} px text"
+            );
+            b.screenshot(&shots.join(format!("{i:02}.png")));
+        }
     }
     // A swipe to the left goes forward.
     b.open("#/production/5");

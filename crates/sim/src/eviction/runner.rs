@@ -75,7 +75,7 @@ impl Replay {
     }
 
     /// Requests replayed so far.
-    pub fn position(&self) -> usize {
+    pub fn replayed(&self) -> usize {
         self.index
     }
 
@@ -329,7 +329,7 @@ mod tests {
                 let mut log = VecDeque::new();
                 while r.advance(chunk, &mut log, 5) > 0 {}
                 assert_eq!(r.stats(), expected, "{name} in chunks of {chunk}");
-                assert_eq!(r.position(), trace.keys.len());
+                assert_eq!(r.replayed(), trace.keys.len());
                 assert_eq!(log.len(), 5);
                 assert_eq!(log.back().unwrap().index, trace.keys.len() - 1);
             }

@@ -1,0 +1,434 @@
+//! What every lab shares: its parameters (checked, with a message beside a bad field while the
+//! lab keeps its last good state), a timeline to play, pause, step, scrub, speed up and reset,
+//! and background work cut into short slices so no main-thread task runs long.
+
+use gloo_timers::callback::Interval;
+use redislab_sim::labs::params::{Field, Kind, Params};
+use std::cell::Cell;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// Props every lab component takes.
+#[derive(Properties, PartialEq, Clone)]
+pub struct LabProps {
+    /// Initial parameters as a query (`alpha=0.9&cache=300`), from the URL or a deck preset.
+    #[prop_or_default]
+    pub query: AttrValue,
+    /// Drawn inside a slide: compact, with a link to the full lab.
+    #[prop_or_default]
+    pub embedded: bool,
+    /// Called with the new query whenever the parameters change (the lab page puts it in the URL).
+    #[prop_or_default]
+    pub on_query: Callback<String>,
+}
+
+/// The state of a lab's parameter form.
+#[derive(Clone, PartialEq)]
+pub struct ParamState {
+    /// The last good parameters: what the lab shows.
+    pub good: Params,
+    /// What is typed in each field (may be bad).
+    pub drafts: HashMap<&'static str, String>,
+    /// Messages beside bad fields.
+    pub errors: HashMap<String, String>,
+}
+
+/// A lab's parameters, from a query, with a setter that checks each value.
+pub struct UseParams {
+    /// Current state.
+    pub state: UseStateHandle<ParamState>,
+    /// Set a field from what was typed.
+    pub set: Callback<(&'static str, String)>,
+}
+
+/// Parameters of a lab with these fields, starting from `query`.
+#[hook]
+pub fn use_params(fields: &'static [Field], query: &str, on_query: Callback<String>) -> UseParams {
+    let q = query.to_string();
+    let state = use_state(move || {
+        let (good, errs) = Params::from_query(fields, &q);
+        let drafts = fields
+            .iter()
+            .map(|f| (f.key, good.get(f.key).to_string()))
+            .collect();
+        let errors = errs.into_iter().map(|e| (e.key, e.message)).collect();
+        ParamState {
+            good,
+            drafts,
+            errors,
+        }
+    });
+    let set = {
+        let state = state.clone();
+        Callback::from(move |(key, value): (&'static str, String)| {
+            let mut s = (*state).clone();
+            s.drafts.insert(key, value.clone());
+            match s.good.set(key, &value) {
+                Ok(()) => {
+                    s.errors.remove(key);
+                    on_query.emit(s.good.to_query());
+                }
+                Err(m) => {
+                    s.errors.insert(key.to_string(), m);
+                }
+            }
+            state.set(s);
+        })
+    };
+    UseParams { state, set }
+}
+
+/// Props of [`ParamForm`].
+#[derive(Properties, PartialEq)]
+pub struct ParamFormProps {
+    /// Parameter state.
+    pub state: ParamState,
+    /// Set a field.
+    pub set: Callback<(&'static str, String)>,
+    /// Which fields to show (all when empty).
+    #[prop_or_default]
+    pub only: Vec<&'static str>,
+}
+
+/// The parameter fields, each with its message when the value is bad.
+#[component]
+pub fn ParamForm(props: &ParamFormProps) -> Html {
+    let fields = props.state.good.fields();
+    let unknown: Vec<(&String, &String)> = props
+        .state
+        .errors
+        .iter()
+        .filter(|(k, _)| !fields.iter().any(|f| f.key == k.as_str()))
+        .collect();
+    html! {
+        <div class="lab-form">
+            { for fields.iter().filter(|f| props.only.is_empty() || props.only.contains(&f.key)).map(|f| {
+                let key = f.key;
+                let set = props.set.clone();
+                let value = props.state.drafts.get(key).cloned().unwrap_or_default();
+                let err = props.state.errors.get(key).cloned();
+                let id = format!("lab-field-{key}");
+                let onchange = Callback::from(move |e: Event| {
+                    let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
+                    set.emit((key, v));
+                });
+                let input = match f.kind {
+                    Kind::Choice(words) => {
+                        let set = props.set.clone();
+                        let onchange = Callback::from(move |e: Event| {
+                            let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+                            set.emit((key, v));
+                        });
+                        html! {
+                            <select id={id.clone()} {onchange} aria-invalid={err.is_some().to_string()}>
+                                { for words.iter().map(|w| html! { <option value={*w} selected={*w == value}>{ *w }</option> }) }
+                            </select>
+                        }
+                    }
+                    Kind::Int { .. } | Kind::Float { .. } => html! {
+                        <input id={id.clone()} type="text" inputmode="decimal" value={value} {onchange} size="7"
+                            aria-invalid={err.is_some().to_string()} />
+                    },
+                    Kind::Many(_) | Kind::Ops => html! {
+                        <input id={id.clone()} type="text" class="wide" value={value} {onchange}
+                            aria-invalid={err.is_some().to_string()} />
+                    },
+                };
+                html! {
+                    <div class={classes!("lab-field", err.is_some().then_some("bad"), matches!(f.kind, Kind::Many(_) | Kind::Ops).then_some("wide"))} data-field={key}>
+                        <label for={id}>{ f.label }</label>
+                        { input }
+                        if let Some(m) = err { <span class="field-error" role="alert">{ m }</span> }
+                    </div>
+                }
+            }) }
+            { for unknown.into_iter().map(|(k, m)| html! { <p class="field-error" role="alert">{ format!("{k}: {m}") }</p> }) }
+        </div>
+    }
+}
+
+/// A timeline: `frames` positions, a cursor, play/pause and a speed.
+#[derive(Clone, PartialEq)]
+pub struct Timeline {
+    /// Number of positions (at least 1).
+    pub frames: usize,
+    /// Current position.
+    pub cursor: usize,
+    /// Playing.
+    pub playing: bool,
+    /// Frames per tick.
+    pub speed: usize,
+}
+
+/// What a timeline control does.
+#[derive(Clone, Copy, PartialEq)]
+pub enum TimeAction {
+    /// Play or pause.
+    Toggle,
+    /// One back (pauses).
+    Back,
+    /// One forward (pauses).
+    Forward,
+    /// To a position (pauses).
+    Seek(usize),
+    /// Back to the start, paused.
+    Reset,
+    /// Frames per tick.
+    Speed(usize),
+    /// The timer fired.
+    Tick,
+    /// The run changed: new length, back to the start.
+    Frames(usize),
+    /// Jump to the end (show the result at once).
+    End,
+}
+
+impl Reducible for Timeline {
+    type Action = TimeAction;
+    fn reduce(self: Rc<Self>, a: TimeAction) -> Rc<Self> {
+        let mut t = (*self).clone();
+        let last = t.frames.saturating_sub(1);
+        match a {
+            TimeAction::Toggle => {
+                if !t.playing && t.cursor >= last {
+                    t.cursor = 0;
+                }
+                t.playing = !t.playing && t.frames > 1;
+            }
+            TimeAction::Back => {
+                t.playing = false;
+                t.cursor = t.cursor.saturating_sub(1);
+            }
+            TimeAction::Forward => {
+                t.playing = false;
+                t.cursor = (t.cursor + 1).min(last);
+            }
+            TimeAction::Seek(n) => {
+                t.playing = false;
+                t.cursor = n.min(last);
+            }
+            TimeAction::Reset => {
+                t.playing = false;
+                t.cursor = 0;
+            }
+            TimeAction::Speed(s) => t.speed = s.max(1),
+            TimeAction::Tick => {
+                if t.playing {
+                    t.cursor = (t.cursor + t.speed).min(last);
+                    t.playing = t.cursor < last;
+                }
+            }
+            TimeAction::Frames(n) => {
+                t.frames = n.max(1);
+                t.cursor = t.cursor.min(t.frames - 1);
+                t.playing = false;
+            }
+            TimeAction::End => {
+                t.playing = false;
+                t.cursor = last;
+            }
+        }
+        if t == *self {
+            self
+        } else {
+            Rc::new(t)
+        }
+    }
+}
+
+/// A timeline of `frames` positions that plays at `tick_ms` per step while playing.
+#[hook]
+pub fn use_timeline(frames: usize, tick_ms: u32) -> UseReducerHandle<Timeline> {
+    let t = use_reducer(|| Timeline {
+        frames: frames.max(1),
+        cursor: 0,
+        playing: false,
+        speed: 1,
+    });
+    {
+        let d = t.dispatcher();
+        use_effect_with(frames, move |&n| d.dispatch(TimeAction::Frames(n)));
+    }
+    {
+        let d = t.dispatcher();
+        use_effect_with(t.playing, move |&on| {
+            let timer = on.then(|| Interval::new(tick_ms, move || d.dispatch(TimeAction::Tick)));
+            move || drop(timer)
+        });
+    }
+    t
+}
+
+/// Props of [`Controls`].
+#[derive(Properties, PartialEq)]
+pub struct ControlsProps {
+    /// The timeline.
+    pub timeline: UseReducerHandle<Timeline>,
+    /// What a position means, for the scrubber's label (e.g. "২৪,০০০ অনুরোধ").
+    pub label: AttrValue,
+}
+
+/// Play/pause, step back/forward, a scrubber, speed and reset.
+#[component]
+pub fn Controls(props: &ControlsProps) -> Html {
+    let t = &props.timeline;
+    let d = |a: TimeAction| {
+        let d = t.dispatcher();
+        Callback::from(move |_: MouseEvent| d.dispatch(a))
+    };
+    let on_seek = {
+        let d = t.dispatcher();
+        Callback::from(move |e: InputEvent| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlInputElement>()
+                .value();
+            d.dispatch(TimeAction::Seek(v.parse().unwrap_or(0)));
+        })
+    };
+    let on_speed = {
+        let d = t.dispatcher();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
+            d.dispatch(TimeAction::Speed(v.parse().unwrap_or(1)));
+        })
+    };
+    let last = t.frames.saturating_sub(1);
+    html! {
+        <div class="lab-controls" role="group" aria-label="চালানোর নিয়ন্ত্রণ">
+            <button class="tool" onclick={d(TimeAction::Reset)} title="শুরুতে ফিরুন" aria-label="রিসেট">{"⏮"}</button>
+            <button class="tool" onclick={d(TimeAction::Back)} disabled={t.cursor == 0} title="এক ধাপ পিছনে" aria-label="এক ধাপ পিছনে">{"◀"}</button>
+            <button class={classes!("tool", "play", t.playing.then_some("on"))} onclick={d(TimeAction::Toggle)} data-testid="play"
+                aria-label={if t.playing { "থামান" } else { "চালান" }}>{ if t.playing { "❚❚" } else { "▶" } }</button>
+            <button class="tool" onclick={d(TimeAction::Forward)} disabled={t.cursor >= last} title="এক ধাপ সামনে" aria-label="এক ধাপ সামনে">{"▶|"}</button>
+            <button class="tool" onclick={d(TimeAction::End)} disabled={t.cursor >= last} title="শেষ ফল" aria-label="শেষে যান">{"⏭"}</button>
+            <input class="scrubber" type="range" min="0" max={last.to_string()} value={t.cursor.to_string()} oninput={on_seek}
+                aria-label="সময়রেখা" aria-valuetext={props.label.clone()} />
+            <span class="scrub-label">{ props.label.clone() }</span>
+            <select class="speed" onchange={on_speed} aria-label="গতি">
+                { for [1usize, 2, 4, 8].iter().map(|s| html! { <option value={s.to_string()} selected={*s == t.speed}>{ format!("{s}×") }</option> }) }
+            </select>
+        </div>
+    }
+}
+
+/// A piece of background work done in short slices.
+pub trait Job {
+    /// What the finished work gives.
+    type Output;
+    /// Does one short slice (a few milliseconds); returns the output when all is done.
+    fn slice(&mut self) -> Option<Self::Output>;
+    /// How far along, 0.0..=1.0.
+    fn progress(&self) -> f64;
+}
+
+/// Where a job stands.
+pub enum JobState<T> {
+    /// Working; how far along.
+    Running(f64),
+    /// Done.
+    Done(Rc<T>),
+}
+
+impl<T> Clone for JobState<T> {
+    fn clone(&self) -> Self {
+        match self {
+            JobState::Running(p) => JobState::Running(*p),
+            JobState::Done(t) => JobState::Done(t.clone()),
+        }
+    }
+}
+
+impl<T> PartialEq for JobState<T> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (JobState::Running(a), JobState::Running(b)) => a == b,
+            (JobState::Done(a), JobState::Done(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// Runs the job `make(deps)` in slices: as many as fit in about 30 ms per macrotask, then it
+/// yields to the browser. Restarts when `deps` change; a stale run is cancelled.
+#[hook]
+pub fn use_job<D, J, F>(deps: D, make: F) -> JobState<J::Output>
+where
+    D: PartialEq + Clone + 'static,
+    J: Job + 'static,
+    J::Output: 'static,
+    F: Fn(&D) -> J + 'static,
+{
+    let state = use_state(|| JobState::Running(0.0));
+    {
+        let state = state.clone();
+        use_effect_with(deps, move |deps| {
+            state.set(JobState::Running(0.0));
+            let cancelled = Rc::new(Cell::new(false));
+            run_slices(Rc::new(RefCell::new(make(deps))), cancelled.clone(), state);
+            move || cancelled.set(true)
+        });
+    }
+    (*state).clone()
+}
+
+fn run_slices<J: Job + 'static>(
+    job: Rc<RefCell<J>>,
+    cancelled: Rc<Cell<bool>>,
+    state: UseStateHandle<JobState<J::Output>>,
+) {
+    later(move || {
+        if cancelled.get() {
+            return;
+        }
+        let start = now();
+        loop {
+            let out = job.borrow_mut().slice();
+            if let Some(o) = out {
+                state.set(JobState::Done(Rc::new(o)));
+                return;
+            }
+            // Stay well under the 50 ms that makes a long task.
+            if now() - start > 30.0 {
+                break;
+            }
+        }
+        state.set(JobState::Running(job.borrow().progress()));
+        run_slices(job, cancelled, state);
+    });
+}
+
+/// Runs `f` in a new macrotask (the closure frees itself once called).
+pub fn later(f: impl FnOnce() + 'static) {
+    let cb = wasm_bindgen::closure::Closure::once_into_js(f);
+    let _ = crate::dom::window()
+        .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 0);
+}
+
+/// Milliseconds since the page started (high resolution).
+pub fn now() -> f64 {
+    crate::dom::window().performance().map_or(0.0, |p| p.now())
+}
+
+/// A progress bar for a running job.
+pub fn progress(p: f64) -> Html {
+    html! {
+        <div class="lab-progress" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow={format!("{:.0}", p * 100.0)}>
+            <div class="lab-progress-fill" style={format!("width: {:.1}%", p * 100.0)}></div>
+            <span>{ format!("হিসাব চলছে… {:.0}%", p * 100.0) }</span>
+        </div>
+    }
+}
+
+/// A percentage with one decimal, as the seed prints it.
+pub fn pct(hits: u64, of: u64) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        hits as f64 * 100.0 / of as f64
+    }
+}

@@ -1,0 +1,403 @@
+//! The LRU step-through of seed 001 §২: an LRU cache of 3 keys and the operations
+//! `put A, put B, put C, get A, put D, get B, get A`, one step at a time. For the step shown
+//! it draws the hash map (key → node), the doubly linked list HEAD ⇄ MRU … LRU ⇄ TAIL with the
+//! touched node lit (teal for a hit, orange for a newly loaded key) and the evicted key leaving
+//! with the reason, a Bengali sentence saying what happened, and the seed's printed table
+//! (op, result, list) with the current row marked. A student can type their own operations,
+//! cache size and any registry policy; the numbers come from `redislab_sim` (`policy_trace`).
+
+use super::kit::{use_params, use_timeline, Controls, LabProps, ParamForm, TimeAction};
+use redislab_deck::bn;
+use redislab_sim::eviction::lru_trace::{parse_ops, policy_trace, OpKind, Outcome, TraceStep};
+use redislab_sim::eviction::registry::{by_name, Spec};
+use redislab_sim::labs::params::{Params, LRU};
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// Seed of the policies that draw random numbers (RANDOM, the Redis samplers); fixed so a link
+/// replays the same run.
+const POLICY_SEED: u32 = 1;
+
+/// One run of the operations through the chosen policy.
+#[derive(PartialEq)]
+struct Run {
+    /// Registry name of the policy (`lru`).
+    policy: String,
+    /// Cache size in keys.
+    capacity: usize,
+    /// One row per operation.
+    steps: Vec<TraceStep>,
+    /// The policy's own one-line rule for its victim (English, from the sim).
+    rule: &'static str,
+    /// Why the run could not be made (never expected: the parameters are checked).
+    error: Option<String>,
+}
+
+fn run(p: &Params) -> Run {
+    let policy = p.get("policy").to_string();
+    let capacity = p.u32("capacity").max(1);
+    let mut r = Run {
+        policy: policy.clone(),
+        capacity: capacity as usize,
+        steps: Vec::new(),
+        rule: "",
+        error: None,
+    };
+    let spec = Spec {
+        capacity,
+        seed: POLICY_SEED,
+        future: &[],
+    };
+    r.rule = by_name(&policy, &spec).map_or("", |pol| pol.victim_rule());
+    match parse_ops(p.get("ops")).and_then(|ops| {
+        policy_trace(&policy, capacity, POLICY_SEED, &ops).map_err(|e| e.to_string())
+    }) {
+        Ok(steps) => r.steps = steps,
+        Err(e) => r.error = Some(e),
+    }
+    r
+}
+
+/// What the two ends of the policy's order mean, and whether the order is a real linked list
+/// with HEAD/TAIL sentinels (as in the seed's code).
+fn ends(policy: &str) -> (&'static str, &'static str, bool) {
+    match policy {
+        "lru" => ("MRU", "LRU", true),
+        "fifo" => ("নতুন", "পুরোনো", true),
+        "clock" | "sieve" => ("নতুন", "পুরোনো", true),
+        "random" => ("নতুন", "পুরোনো", false),
+        "lfu" => ("বেশি ব্যবহৃত", "কম ব্যবহৃত", false),
+        "opt" => ("শিগগির লাগবে", "দেরিতে লাগবে", false),
+        "redis-lru" | "redis-lru-nopool" => ("সাম্প্রতিক", "অলস", false),
+        _ => ("নিরাপদ", "victim-এর দিকে", false),
+    }
+}
+
+/// Whom the policy evicts, in Bengali.
+fn why_bn(policy: &str) -> &'static str {
+    match policy {
+        "lru" => "লেজ (tail) = least recently used, যাকে সবচেয়ে বেশি সময় কেউ ছোঁয়নি",
+        "fifo" => "লেজ = সবচেয়ে আগে ঢোকা key; hit-এ ক্রম বদলায় না",
+        "random" => "এলোমেলোভাবে বাছা একটি key",
+        "lfu" => "সবচেয়ে কম ব্যবহৃত key (সমান হলে যে আগে ঢুকেছে)",
+        "opt" => "যে key সবচেয়ে দেরিতে আবার লাগবে (Belady-র OPT)",
+        "clock" => "hand ঘুরে পাওয়া প্রথম key, যার reference bit নেই",
+        "sieve" => "hand-এর পাওয়া প্রথম key, যা visited নয়",
+        "redis-lru" => "নমুনা আর pool-এর মধ্যে সবচেয়ে বেশি সময় অলস key",
+        "redis-lru-nopool" => "৫টি নমুনার মধ্যে সবচেয়ে বেশি সময় অলস key",
+        "redis-lfu" => "নমুনা আর pool-এর মধ্যে সবচেয়ে ছোট (ক্ষয়-হওয়া) log counter",
+        "slru" => "probation অংশের LRU key, যাকে একবারই পড়া হয়েছে",
+        "2q" => "A1in-এর সবচেয়ে পুরোনো নতুন-আসা key, নইলে Am-এর LRU",
+        "arc" => "T1 বা T2-এর LRU key, যেটি তার লক্ষ্য-আকার ছাড়িয়েছে",
+        "w-tinylfu" => "window থেকে আসা key আর probation-এর LRU-র frequency দ্বন্দ্বে হারু",
+        _ => "policy-র নিজের নিয়মে",
+    }
+}
+
+/// What a hit does to the policy's bookkeeping, in Bengali.
+fn on_hit(policy: &str) -> &'static str {
+    match policy {
+        "lru" => "node খুলে মাথায় (MRU) বসানো হলো — মাত্র দুটি pointer বদল",
+        "fifo" => "FIFO-তে hit-এ ক্রম বদলায় না",
+        "clock" => "শুধু reference bit জ্বলল, ক্রম একই",
+        "sieve" => "শুধু visited bit জ্বলল, ক্রম একই",
+        "random" => "random-এ hit-এ কিছুই বদলায় না",
+        "lfu" => "ব্যবহারের counter এক বাড়ল",
+        _ => "policy তার হিসাব হালনাগাদ করল",
+    }
+}
+
+fn op_text(s: &TraceStep) -> String {
+    let verb = match s.op.kind {
+        OpKind::Get => "get",
+        OpKind::Put => "put",
+    };
+    format!("{verb} {}", s.op.key)
+}
+
+/// How the current step touched its key.
+#[derive(Clone, Copy, PartialEq)]
+enum Touch {
+    /// Was resident: a hit or an update.
+    Hit,
+    /// Newly loaded or stored.
+    New,
+    /// The policy refused the new key (OPT's bypass, W-TinyLFU's admission).
+    Refused,
+}
+
+fn touch(step: &TraceStep, before: &[String]) -> Touch {
+    if step.evicted.as_deref() == Some(step.op.key.as_str()) {
+        Touch::Refused
+    } else if step.outcome == Outcome::Hit || before.contains(&step.op.key) {
+        Touch::Hit
+    } else {
+        Touch::New
+    }
+}
+
+/// The Bengali sentence for step `n` of `total`.
+fn sentence(run: &Run, n: usize, total: usize, step: &TraceStep, t: Touch) -> Html {
+    let k = step.op.key.clone();
+    let lru = run.policy == "lru";
+    let head = format!(
+        "ধাপ {}/{} · {}: ",
+        bn::digits(n, 1),
+        bn::digits(total, 1),
+        op_text(step)
+    );
+    let what = match (step.outcome, t) {
+        (Outcome::Hit, _) => html! {
+            <><b class="lru-w-hit">{"hit"}</b>{format!(" — {k} ক্যাশেই আছে; hash map O(1)-এ তার node দেখাল, {}।", on_hit(&run.policy))}</>
+        },
+        (Outcome::MissLoad, Touch::Refused) => html! {
+            <><b class="lru-w-miss">{"miss"}</b>{format!(" — {k} ক্যাশে নেই; ডেটাবেস থেকে load করে উত্তর দেওয়া হলো।")}</>
+        },
+        (Outcome::Stored, Touch::Refused) => html! {
+            <><b class="lru-w-miss">{"stored"}</b>{format!(" — নতুন key {k} এল।")}</>
+        },
+        (Outcome::MissLoad, _) => html! {
+            <><b class="lru-w-miss">{"miss"}</b>{format!(" — {k} ক্যাশে নেই; ডেটাবেস থেকে load করে রাখা হলো{}।", if lru { " মাথায় (MRU)" } else { "" })}</>
+        },
+        (Outcome::Stored, Touch::Hit) => html! {
+            <><b class="lru-w-hit">{"stored"}</b>{format!(" — {k} আগেই ছিল; মান বদলাল{}।", if lru { ", node উঠল মাথায় (MRU)" } else { "" })}</>
+        },
+        (Outcome::Stored, _) => html! {
+            <><b class="lru-w-miss">{"stored"}</b>{format!(" — নতুন key {k} রাখা হলো{}।", if lru { " মাথায় (MRU)" } else { "" })}</>
+        },
+    };
+    let cap = bn::digits(run.capacity, 1);
+    let evict = match (&step.evicted, t) {
+        (Some(_), Touch::Refused) => html! {
+            <>{" কিন্তু policy "}<b class="lru-w-evict">{ k.clone() }</b>{format!("-কে ক্যাশে রাখল না (evict {k}) — victim {}।", why_bn(&run.policy))}</>
+        },
+        (Some(x), _) => html! {
+            <>{format!(" ক্যাশ ভরা ({cap}/{cap}), তাই ")}<b class="lru-w-evict">{format!("evict {x}")}</b>{format!(" — {}।", why_bn(&run.policy))}</>
+        },
+        (None, Touch::New) => html! { {" জায়গা ছিল, কাউকে সরাতে হয়নি।"} },
+        (None, _) => Html::default(),
+    };
+    html! { <>{ head }{ what }{ evict }</> }
+}
+
+/// The LRU step-through lab.
+#[component]
+pub fn LruLab(props: &LabProps) -> Html {
+    let p = use_params(LRU, &props.query, props.on_query.clone());
+    let params = p.state.good.clone();
+    let run = use_memo(params.clone(), run);
+    let total = run.steps.len();
+    let t = use_timeline(total + 1, 700);
+    let cursor = t.cursor.min(total);
+    let step = cursor.checked_sub(1).and_then(|i| run.steps.get(i));
+    let empty: Vec<String> = Vec::new();
+    let before: &[String] = cursor
+        .checked_sub(2)
+        .and_then(|i| run.steps.get(i))
+        .map_or(&empty, |s| &s.order);
+    let order: &[String] = step.map_or(&empty, |s| &s.order);
+    let touched = step.map(|s| (s.op.key.clone(), touch(s, before)));
+    let (end_a, end_b, linked) = ends(&run.policy);
+
+    // Keep the current row of a scrolling table in view (inside the table only, never the page).
+    let wrap = use_node_ref();
+    {
+        let wrap = wrap.clone();
+        use_effect_with(cursor, move |_| {
+            if let Some(w) = wrap.cast::<web_sys::HtmlElement>() {
+                if w.scroll_height() > w.client_height() {
+                    if let Some(row) = w
+                        .query_selector("tr.current")
+                        .ok()
+                        .flatten()
+                        .and_then(|r| r.dyn_into::<web_sys::HtmlElement>().ok())
+                    {
+                        // Centre the row, so the steps before and after it show too.
+                        let (top, h) = (row.offset_top(), row.offset_height());
+                        w.set_scroll_top((top - (w.client_height() - h) / 2).max(0));
+                    } else {
+                        w.set_scroll_top(0);
+                    }
+                }
+            }
+        });
+    }
+
+    let label = match step {
+        Some(s) => format!(
+            "ধাপ {}/{} · {}",
+            bn::digits(cursor, 1),
+            bn::digits(total, 1),
+            op_text(s)
+        ),
+        None => "শুরু · খালি ক্যাশ".to_string(),
+    };
+
+    let text = match step {
+        Some(s) => sentence(&run, cursor, total, s, touch(s, before)),
+        None => html! { <>{format!(
+            "শুরু: ক্যাশ খালি, জায়গা {}টি key-এর। ▶ চাপুন বা এক ধাপ করে এগোন — {}টি অপারেশন।",
+            bn::digits(run.capacity, 1),
+            bn::digits(total, 1)
+        )}</> },
+    };
+
+    // (b) the list: HEAD ⇄ nodes ⇄ TAIL, then the evicted key leaving.
+    let last = order.len().saturating_sub(1);
+    let node = |i: usize, k: &String| {
+        let cls = match &touched {
+            Some((tk, Touch::Hit)) if tk == k => Some("hit"),
+            Some((tk, Touch::New)) if tk == k => Some("new"),
+            _ => None,
+        };
+        let tag = if i == 0 && i == last {
+            format!("{end_a} = {end_b}")
+        } else if i == 0 {
+            end_a.to_string()
+        } else if i == last {
+            end_b.to_string()
+        } else {
+            String::new()
+        };
+        html! {
+            <>
+                if linked || i > 0 { <span class="lru-arrow" aria-hidden="true">{"⇄"}</span> }
+                <span class={classes!("lru-node", cls)} data-key={k.clone()}>
+                    <span class="lru-node-key">{ k.clone() }</span>
+                    <span class="lru-node-tag">{ tag }</span>
+                </span>
+            </>
+        }
+    };
+    let evicted = step.and_then(|s| s.evicted.clone());
+    let why_short = if run.policy == "lru" {
+        "tail = least recently used"
+    } else {
+        run.rule
+    };
+    let list = html! {
+        <div class="lru-list-wrap">
+            <p class="lru-cap">{ if linked {
+                format!("doubly linked list · {end_a} … {end_b}")
+            } else {
+                format!("policy-র ক্রম · {end_a} … {end_b}")
+            } }</p>
+            <div class="lru-list" aria-label={format!("ক্রম: {}", if order.is_empty() { "খালি".to_string() } else { order.join(", ") })}>
+                if linked { <span class="lru-node sentinel">{"HEAD"}</span> }
+                if order.is_empty() {
+                    if linked { <span class="lru-arrow" aria-hidden="true">{"⇄"}</span> }
+                    <span class="lru-empty">{"(খালি)"}</span>
+                }
+                { for order.iter().enumerate().map(|(i, k)| node(i, k)) }
+                if linked { <span class="lru-arrow" aria-hidden="true">{"⇄"}</span><span class="lru-node sentinel">{"TAIL"}</span> }
+                if let Some(x) = evicted.clone() {
+                    <span class="lru-leave" aria-hidden="true">{"→"}</span>
+                    <span class="lru-node gone" data-key={x.clone()}>
+                        <span class="lru-node-key"><s>{ x }</s></span>
+                        <span class="lru-node-tag">{"evict"}</span>
+                    </span>
+                }
+            </div>
+            if let Some(x) = evicted {
+                <p class="lru-why"><b>{ format!("evict {x}: ") }</b><span lang="en">{ why_short }</span></p>
+            }
+        </div>
+    };
+
+    // (a) the hash map: key → node, sorted by key.
+    let mut map: Vec<(usize, &String)> = order.iter().enumerate().collect();
+    map.sort_by(|a, b| a.1.cmp(b.1));
+    let map_view = html! {
+        <div class="lru-map">
+            <p class="lru-cap">{ format!("hash map · {}/{} ভরা", bn::digits(order.len(), 1), bn::digits(run.capacity, 1)) }</p>
+            <table class="lru-map-table">
+                <thead><tr><th scope="col">{"key"}</th><th scope="col">{"→ node"}</th></tr></thead>
+                <tbody>
+                    { for map.iter().map(|(pos, k)| {
+                        let cls = match &touched {
+                            Some((tk, Touch::Hit)) if tk == *k => Some("hit"),
+                            Some((tk, Touch::New)) if tk == *k => Some("new"),
+                            _ => None,
+                        };
+                        html! {
+                            <tr class={classes!(cls)}>
+                                <td class="lru-map-key">{ (*k).clone() }</td>
+                                <td>{ format!("node {k} · list-এ {}", bn::digits(pos + 1, 1)) }</td>
+                            </tr>
+                        }
+                    }) }
+                    if map.is_empty() { <tr><td colspan="2" class="lru-map-none">{"খালি"}</td></tr> }
+                </tbody>
+            </table>
+        </div>
+    };
+
+    // (d) the seed's table, the current row marked; a click on an operation jumps there.
+    let done = run.steps.get(..cursor).unwrap_or_default();
+    let hits = done.iter().filter(|s| s.outcome == Outcome::Hit).count();
+    let misses = done
+        .iter()
+        .filter(|s| s.outcome == Outcome::MissLoad)
+        .count();
+    let evictions = done.iter().filter(|s| s.evicted.is_some()).count();
+    let table = html! {
+        <div class="lru-table-wrap" ref={wrap}>
+            <table class="lru-table" data-testid="lru-table">
+                <thead><tr>
+                    <th scope="col">{"op"}</th>
+                    <th scope="col">{"result"}</th>
+                    <th scope="col">{ format!("list ({end_a} ... {end_b})") }</th>
+                </tr></thead>
+                <tbody>
+                    { for run.steps.iter().enumerate().map(|(i, s)| {
+                        let d = t.dispatcher();
+                        let onclick = Callback::from(move |_: MouseEvent| d.dispatch(TimeAction::Seek(i + 1)));
+                        let cls = if i + 1 == cursor { Some("current") } else if i + 1 > cursor { Some("later") } else { None };
+                        html! {
+                            <tr class={classes!(cls)} aria-current={(i + 1 == cursor).then_some("step")}>
+                                <td><button class="lru-seek" {onclick} title="এই ধাপে যান">{ op_text(s) }</button></td>
+                                <td class={classes!("lru-result", match s.outcome { Outcome::Hit => "hit", Outcome::MissLoad => "miss", Outcome::Stored => "stored" })}>{ s.note() }</td>
+                                <td class="lru-order">{ s.order.join(" <-> ") }</td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    };
+
+    let only = if props.embedded {
+        vec!["ops", "capacity"]
+    } else {
+        Vec::new()
+    };
+    html! {
+        <div class={classes!("lab", "lab-lru", props.embedded.then_some("embedded"))} data-lab="lru">
+            <div class="lru-top">
+                <ParamForm state={(*p.state).clone()} set={p.set.clone()} {only} />
+                if props.embedded { { super::open_full("lru", &params.to_query()) } }
+            </div>
+            if let Some(e) = &run.error { <p class="field-error" role="alert">{ e.clone() }</p> }
+            <Controls timeline={t.clone()} label={label} />
+            <div class="lru-stage">
+                { list }
+                <p class="lru-step" data-testid="lru-step" aria-live="polite">{ text }</p>
+            </div>
+            <div class="lru-grid">
+                { map_view }
+                <div class="lru-trace">
+                    <p class="lru-cap">
+                        { "ধাপের তালিকা" }
+                        <span class="lru-tally">{ format!(" · hit {} · miss {} · evict {}", bn::digits(hits, 1), bn::digits(misses, 1), bn::digits(evictions, 1)) }</span>
+                    </p>
+                    { table }
+                </div>
+            </div>
+            if !props.embedded {
+                <p class="lru-note">
+                    {"hash map বলে node কোথায় (O(1)-এ খোঁজ); doubly linked list রাখে ক্রম — মাথায় সবচেয়ে সাম্প্রতিক (MRU), লেজে সবচেয়ে পুরোনো (LRU)। Node-এর ঠিকানা জানা থাকলে তাকে খুলে মাথায় বসানো মাত্র দুটি pointer বদল, তাই get আর put দুটোই O(1)। অন্য policy বেছে দেখুন একই অপারেশনে কে সরে।"}
+                </p>
+            }
+        </div>
+    }
+}

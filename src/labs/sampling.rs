@@ -1,0 +1,283 @@
+//! How good is sampled LRU? Seed 001 §৩ as an experiment: draw `k` resident keys at random,
+//! evict the oldest of them, and measure where that victim stands by age (0% = newest,
+//! 100% = oldest). The line chart shows the measured mean against the theory `k/(k+1)` and
+//! exact LRU's 100%; the timeline walks through `k`, with the seed's sentence ("k = 5: victim
+//! গড়ে বাকি ৮৩% key-এর চেয়ে পুরোনো") in measured numbers. Numbers come from
+//! `redislab_sim::sampling_quality`; a big run is cut into one `k` per slice.
+
+use super::kit::{
+    progress, use_job, use_params, use_timeline, Controls, Job, JobState, LabProps, ParamForm,
+    TimeAction,
+};
+use super::widgets::{line_chart, Axes, Series};
+use redislab_sim::labs::params::{Params, SAMPLING};
+use redislab_sim::{sampling_quality, SamplingPoint};
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// How far `mulberry32` moves its state per draw (its `a += 0x6D2B79F5`).
+const MULBERRY_STEP: u32 = 0x6D2B_79F5;
+
+/// The experiment's inputs, read from the parameters.
+#[derive(Clone, Copy, PartialEq)]
+struct Setup {
+    keys: u32,
+    kmax: u32,
+    trials: u32,
+    seed: u32,
+}
+
+impl Setup {
+    fn from(p: &Params) -> Self {
+        Setup {
+            keys: p.u32("keys").max(2),
+            kmax: p.u32("kmax").clamp(1, 64),
+            trials: p.u32("trials").max(1),
+            seed: p.u32("seed"),
+        }
+    }
+
+    /// Random draws of the whole run.
+    fn draws(&self) -> u64 {
+        u64::from(self.trials) * u64::from(self.kmax) * u64::from(self.kmax + 1) / 2
+    }
+}
+
+/// `sampling_quality` for `k = 1..=kmax`, one `k` per slice.
+///
+/// `sampling_quality` draws from one `mulberry32(seed)` for all `k` in turn, `trials × k`
+/// draws for each. mulberry32's state only adds a constant per draw, so starting `k` from
+/// seed `seed + step × (draws so far)` continues the same stream: the slices give exactly
+/// the numbers of the single call (and of `labsim`).
+struct SamplingJob {
+    setup: Setup,
+    next: u32,
+    drawn: u64,
+    points: Vec<SamplingPoint>,
+    skip: bool,
+}
+
+impl SamplingJob {
+    fn new(setup: Setup, skip: bool) -> Self {
+        SamplingJob {
+            setup,
+            next: 1,
+            drawn: 0,
+            points: Vec::with_capacity(setup.kmax as usize),
+            skip,
+        }
+    }
+}
+
+impl Job for SamplingJob {
+    type Output = Vec<SamplingPoint>;
+
+    fn slice(&mut self) -> Option<Vec<SamplingPoint>> {
+        if !self.skip && self.next <= self.setup.kmax {
+            let k = self.next;
+            // Only the low 32 bits of the count matter to a wrapping u32 multiply.
+            let seed = self
+                .setup
+                .seed
+                .wrapping_add(MULBERRY_STEP.wrapping_mul(self.drawn as u32));
+            self.points.extend(sampling_quality(
+                self.setup.keys,
+                &[k],
+                self.setup.trials,
+                seed,
+            ));
+            self.drawn += u64::from(self.setup.trials) * u64::from(k);
+            self.next += 1;
+        }
+        (self.skip || self.next > self.setup.kmax).then(|| std::mem::take(&mut self.points))
+    }
+
+    fn progress(&self) -> f64 {
+        let all = self.setup.draws().max(1);
+        self.drawn as f64 / all as f64
+    }
+}
+
+const DIGITS: [char; 10] = ['০', '১', '২', '৩', '৪', '৫', '৬', '৭', '৮', '৯'];
+
+/// ASCII digits to Bengali ones (`83.3` → `৮৩.৩`).
+fn bn(s: &str) -> String {
+    s.chars()
+        .map(|c| c.to_digit(10).map_or(c, |d| DIGITS[d as usize]))
+        .collect()
+}
+
+/// A fraction as a percentage with one decimal, in Bengali digits.
+fn pct_bn(x: f64) -> String {
+    bn(&format!("{:.1}%", x * 100.0))
+}
+
+/// A short remark for some `k`.
+fn remark(k: u32) -> &'static str {
+    match k {
+        1 => "একটিমাত্র নমুনা মানে এলোমেলো একটি key — random eviction-এর সমান, গড়ে মাঝামাঝি।",
+        2 | 3 => "নমুনা বাড়ছে, লাভ দ্রুত বাড়ছে।",
+        5 => "Redis-এর ডিফল্ট (maxmemory-samples 5)।",
+        10 => "দশটি নমুনায় বেশিরভাগ লাভ এসে গেছে।",
+        k if k > 10 => "এর পরে প্রতিটি নমুনায় লাভ সামান্য, কিন্তু প্রতি eviction-এ CPU বেশি।",
+        _ => "",
+    }
+}
+
+/// The sampled-LRU quality lab.
+#[component]
+pub fn SamplingLab(props: &LabProps) -> Html {
+    let p = use_params(SAMPLING, &props.query, props.on_query.clone());
+    let params = p.state.good.clone();
+    let setup = Setup::from(&params);
+    // Always in slices (one k each): even the seed's run is ~0.3 M draws, too long for one
+    // main-thread task in the browser.
+    let job = use_job(setup, |&s| SamplingJob::new(s, false));
+    let points: Option<Rc<Vec<SamplingPoint>>> = match &job {
+        JobState::Done(v) if v.len() == setup.kmax as usize => Some(v.clone()),
+        _ => None,
+    };
+    let running = match (&points, &job) {
+        (None, JobState::Running(f)) => Some(*f),
+        (None, _) => Some(0.0),
+        _ => None,
+    };
+
+    let t = use_timeline(setup.kmax as usize, 600);
+    // Open on k = 5, Redis' default, the seed's headline number.
+    {
+        let d = t.dispatcher();
+        use_effect_with(setup.kmax, move |&n| {
+            d.dispatch(TimeAction::Seek(4.min(n.saturating_sub(1) as usize)));
+        });
+    }
+    let k = (t.cursor as u32 + 1).min(setup.kmax);
+    let at = |k: u32| {
+        points
+            .as_ref()
+            .and_then(|v| v.iter().find(|p| p.k == k).copied())
+    };
+    let cur = at(k);
+
+    let label = format!("k = {k}");
+    let sentence = match cur {
+        Some(pt) => format!(
+            "k = {k}: victim গড়ে বাকি {} key-এর চেয়ে পুরোনো (তত্ত্ব k/(k+1) = {})",
+            pct_bn(pt.measured),
+            pct_bn(pt.theory)
+        ),
+        None => format!("k = {k}: হিসাব চলছে…"),
+    };
+
+    let chart = match &points {
+        Some(v) => {
+            let series = [
+                Series {
+                    name: "মাপা (simulation)".into(),
+                    points: v
+                        .iter()
+                        .map(|p| (f64::from(p.k), p.measured * 100.0))
+                        .collect(),
+                    class: "smp-measured".into(),
+                },
+                Series {
+                    name: "তত্ত্ব k/(k+1)".into(),
+                    points: v
+                        .iter()
+                        .map(|p| (f64::from(p.k), p.theory * 100.0))
+                        .collect(),
+                    class: "smp-theory".into(),
+                },
+                Series {
+                    name: "নিখুঁত LRU ১০০%".into(),
+                    points: v.iter().map(|p| (f64::from(p.k), 100.0)).collect(),
+                    class: "smp-perfect".into(),
+                },
+            ];
+            let axes = Axes {
+                x: "নমুনা k (প্রতি eviction-এ কয়টি key দেখা হয়)".into(),
+                y: "%".into(),
+                log_x: false,
+            };
+            line_chart(&series, &axes, 100.0, Some(f64::from(k)))
+        }
+        None => progress(running.unwrap_or(0.0)),
+    };
+
+    // Where the victim stands among the resident keys, newest → oldest.
+    let ruler = cur.map(|pt| {
+        let m = (pt.measured * 100.0).clamp(0.0, 100.0);
+        let th = (pt.theory * 100.0).clamp(0.0, 100.0);
+        html! {
+            <div class="smp-ruler" aria-hidden="true">
+                <div class="smp-ruler-bar">
+                    <span class="smp-ruler-older" style={format!("width: {m:.2}%")}></span>
+                    <span class="smp-ruler-theory" style={format!("left: {th:.2}%")}></span>
+                    <span class={classes!("smp-ruler-victim", (m > 60.0).then_some("flip"))} style={format!("left: {m:.2}%")}>{"victim"}</span>
+                </div>
+                <div class="smp-ruler-ends"><span>{"নতুন"}</span><span>{"বয়স অনুযায়ী সাজানো key"}</span><span>{"পুরোনো"}</span></div>
+            </div>
+        }
+    });
+
+    let stat = |k: u32, what: &'static str, id: Option<&'static str>| -> Html {
+        match at(k) {
+            Some(pt) if k <= setup.kmax => html! {
+                <div class={classes!("smp-stat", (k == 5).then_some("redis"))}>
+                    <span class="smp-stat-num" data-testid={id} data-value={format!("{:.1}", pt.measured * 100.0)}>{ pct_bn(pt.measured) }</span>
+                    <span class="smp-stat-label">{ format!("k = {k} · {what}") }</span>
+                </div>
+            },
+            _ => Html::default(),
+        }
+    };
+
+    let only = if props.embedded {
+        vec!["kmax"]
+    } else {
+        Vec::new()
+    };
+    html! {
+        <div class={classes!("lab", "lab-sampling", props.embedded.then_some("embedded"))} data-lab="sampling">
+            <div class="smp-top">
+                <ParamForm state={(*p.state).clone()} set={p.set.clone()} {only} />
+                if props.embedded { { super::open_full("sampling", &params.to_query()) } }
+            </div>
+            <Controls timeline={t.clone()} label={label} />
+            <div class="smp-body">
+                <div class={classes!("smp-chart", (setup.kmax > 16).then_some("many-k"))}>
+                    <p class="smp-chart-cap">{"victim গড়ে কত % key-এর চেয়ে পুরোনো"}</p>
+                    { chart }
+                </div>
+                <div class="smp-side">
+                    <p class="smp-step" aria-live="polite">{ sentence }</p>
+                    if let Some(r) = ruler { { r } }
+                    if !remark(k).is_empty() { <p class="smp-remark">{ remark(k) }</p> }
+                    if points.is_some() {
+                        <div class="smp-stats">
+                            { stat(5, "Redis ডিফল্ট", Some("sampling-k5")) }
+                            { stat(10, "দশটি নমুনা", None) }
+                            <div class="smp-stat perfect">
+                                <span class="smp-stat-num">{"১০০%"}</span>
+                                <span class="smp-stat-label">{"নিখুঁত LRU"}</span>
+                            </div>
+                        </div>
+                    }
+                </div>
+            </div>
+            <p class="smp-caption">
+                {"Redis allkeys-lru ডিফল্টে প্রতি eviction-এ ৫টি নমুনা দেখে (maxmemory-samples 5); সংস্করণ ৩.০ থেকে প্রার্থীদের একটি ছোট pool রেখে আন্দাজ আরও ভালো। এখানের রেখা pool ছাড়া, শুধু নমুনার।"}
+            </p>
+            if !props.embedded {
+                <p class="smp-note">
+                    { format!(
+                        "{} key-এর মধ্যে k-টি সমান সম্ভাবনায় তুলে সবচেয়ে পুরোনোটিকে সরানো হলো, প্রতিটি k-তে {} বার (seed {})। k-টি সমবণ্টিত সংখ্যার সর্বোচ্চটির গড় k/(k+1) — তাই নমুনা বাড়লে victim নিখুঁত LRU-র দিকে এগোয়, আর key-প্রতি list-এর দুটি pointer-এর memory বাঁচে।",
+                        bn(&setup.keys.to_string()),
+                        bn(&setup.trials.to_string()),
+                        setup.seed
+                    ) }
+                </p>
+            }
+        </div>
+    }
+}

@@ -1,0 +1,445 @@
+//! Cache stampede lab, from seed 001 §৭ ("Cache stampede গভীরে — lock, XFetch, stale পরিবেশন"):
+//! one hot key, seeded Poisson arrivals, a TTL and a recompute of Δ seconds, handled four ways
+//! on the same seed — no protection, a single-flight lock, lock + serve stale (soft TTL) and
+//! XFetch's probabilistic early refresh.
+//!
+//! It shows, per design, the DB load over time (recomputes in flight per bucket, on one shared
+//! y scale) swept by a timeline with a cursor on every chart and the counters up to the cursor
+//! (DB recomputes, waited at expiry, served stale, peak parallel), a one-line takeaway, and the
+//! seed's final table (none 503 503 0 117 / lock 5 475 0 1 / stale 5 0 475 1 / xfetch 12 0 0 3
+//! with the seed's parameters). The runs come from `redislab-sim`'s `StampedeSim`, stepped a
+//! few milliseconds at a time.
+
+use super::kit::{
+    now, progress, use_job, use_params, use_timeline, Controls, Job, JobState, LabProps, ParamForm,
+    TimeAction,
+};
+use super::widgets::num;
+use redislab_sim::jsfmt::js_string;
+use redislab_sim::labs::params::{Params, STAMPEDE};
+use redislab_sim::labs::stampede::{
+    header, Bucket, Counters, Mode, Outcome, StampedeConfig, StampedeSim, StampedeSummary,
+};
+use yew::prelude::*;
+
+/// Most buckets on a chart.
+const MAX_BUCKETS: f64 = 300.0;
+/// Timeline positions at most (several buckets per position on long runs).
+const MAX_FRAMES: usize = 240;
+/// Work per slice, in milliseconds (the job runner adds slices up to ~12 ms per task).
+const SLICE_MS: f64 = 4.0;
+/// Arrivals between clock checks.
+const EVENTS: usize = 4_096;
+/// Milliseconds per timeline tick.
+const TICK_MS: u32 = 120;
+
+/// A round bucket width giving at most `MAX_BUCKETS` buckets.
+fn bucket_width(duration: f64) -> f64 {
+    const NICE: [f64; 12] = [
+        0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0,
+    ];
+    NICE.into_iter()
+        .find(|w| duration / w <= MAX_BUCKETS)
+        .unwrap_or(5.0)
+}
+
+fn config(p: &Params) -> StampedeConfig {
+    let d = StampedeConfig::default();
+    let pos = |key: &str, fallback: f64| {
+        let v = p.float(key);
+        if v.is_finite() && v > 0.0 {
+            v
+        } else {
+            fallback
+        }
+    };
+    let duration = pos("duration", d.duration);
+    let beta = p.float("beta");
+    StampedeConfig {
+        rate: pos("rate", d.rate),
+        delta: pos("delta", d.delta),
+        ttl: pos("ttl", d.ttl),
+        duration,
+        beta: if beta.is_finite() && beta >= 0.0 {
+            beta
+        } else {
+            d.beta
+        },
+        seed: p.u32("seed"),
+        bucket: bucket_width(duration),
+    }
+}
+
+/// One mode being stepped: the sim's events folded into buckets as `StampedeSummary::run` does.
+struct Running {
+    sim: StampedeSim,
+    mode: Mode,
+    width: f64,
+    buckets: Vec<Bucket>,
+    t: f64,
+}
+
+impl Running {
+    fn new(cfg: &StampedeConfig, mode: Mode) -> Self {
+        let width = if cfg.bucket > 0.0 { cfg.bucket } else { 0.1 };
+        let n = (cfg.duration / width).ceil().clamp(1.0, 10_000_000.0) as usize;
+        Running {
+            sim: StampedeSim::new(*cfg, mode),
+            mode,
+            width,
+            buckets: vec![Bucket::default(); n],
+            t: 0.0,
+        }
+    }
+
+    /// Steps up to `EVENTS` arrivals; true when the run has ended.
+    fn step(&mut self) -> bool {
+        let n = self.buckets.len();
+        for _ in 0..EVENTS {
+            let Some(e) = self.sim.next() else {
+                return true;
+            };
+            self.t = e.t;
+            let i = ((e.t / self.width) as usize).min(n - 1);
+            let b = &mut self.buckets[i];
+            b.requests += 1;
+            b.peak_inflight = b.peak_inflight.max(e.inflight);
+            match e.outcome {
+                Outcome::EarlyRefresh | Outcome::StaleRefresh => b.recomputes += 1,
+                Outcome::Recompute => {
+                    b.recomputes += 1;
+                    b.waited += 1;
+                }
+                Outcome::Waited => b.waited += 1,
+                Outcome::Stale | Outcome::Fresh => {}
+            }
+            if matches!(e.outcome, Outcome::Stale | Outcome::StaleRefresh) {
+                b.stale += 1;
+            }
+        }
+        false
+    }
+
+    fn finish(self) -> StampedeSummary {
+        StampedeSummary {
+            mode: self.mode,
+            counters: self.sim.counters(),
+            buckets: self.buckets,
+        }
+    }
+}
+
+/// The four modes, one after another, a chunk of arrivals per step.
+struct RunJob {
+    cfg: StampedeConfig,
+    current: Option<Running>,
+    done: Vec<StampedeSummary>,
+}
+
+impl Job for RunJob {
+    type Output = Vec<StampedeSummary>;
+
+    fn slice(&mut self) -> Option<Vec<StampedeSummary>> {
+        let start = now();
+        loop {
+            let Some(&mode) = Mode::ALL.get(self.done.len()) else {
+                return Some(std::mem::take(&mut self.done));
+            };
+            let cfg = self.cfg;
+            let r = self.current.get_or_insert_with(|| Running::new(&cfg, mode));
+            if r.step() {
+                if let Some(r) = self.current.take() {
+                    self.done.push(r.finish());
+                }
+            }
+            if now() - start > SLICE_MS {
+                return None;
+            }
+        }
+    }
+
+    fn progress(&self) -> f64 {
+        let cur = self
+            .current
+            .as_ref()
+            .map_or(0.0, |r| (r.t / self.cfg.duration).clamp(0.0, 1.0));
+        (self.done.len() as f64 + cur) / Mode::ALL.len() as f64
+    }
+}
+
+/// Bengali name of a mode and its one-line takeaway (short inside a slide).
+fn about(mode: Mode, c: &Counters, short: bool) -> (&'static str, String) {
+    let (title, long, brief) = match mode {
+        Mode::None => (
+            "সুরক্ষা নেই",
+            "সবাই DB-তে — মেয়াদের দেয়ালে প্রতিটি অনুরোধ নিজেই recompute করে",
+            "সবাই DB-তে",
+        ),
+        Mode::Lock => (
+            "single-flight lock",
+            "একজন যায়, বাকিরা অপেক্ষা করে — DB শান্ত, কিন্তু ব্যবহারকারী আটকে থাকে",
+            "একজন যায়, বাকিরা অপেক্ষা",
+        ),
+        Mode::Stale => (
+            "lock + পুরোনো মান (soft TTL)",
+            "কেউ অপেক্ষা করে না — একজন পেছনে নবায়ন করে, বাকিরা পুরোনো মান পায়",
+            "কেউ অপেক্ষা করে না",
+        ),
+        Mode::XFetch if c.waited > 0 => {
+            let n = bn(&c.waited.to_string());
+            return (
+                "আগাম নবায়ন (XFetch)",
+                if short {
+                    format!("আগাম নবায়ন, তবু {n}টি দেয়ালে")
+                } else {
+                    format!(
+                        "মেয়াদের আগেই নবায়নের চেষ্টা, তবু {n}টি অনুরোধ দেয়ালে পৌঁছাল — β বাড়ালে নবায়ন আরও আগে"
+                    )
+                },
+            );
+        }
+        Mode::XFetch => (
+            "আগাম নবায়ন (XFetch)",
+            "মেয়াদের আগেই কেউ একজন নবায়ন করে — দেয়ালে কেউ পৌঁছায় না",
+            "মেয়াদের আগেই কেউ একজন নবায়ন করে",
+        ),
+    };
+    (title, if short { brief } else { long }.to_string())
+}
+
+/// ASCII digits to Bengali digits (other characters kept).
+fn bn(s: &str) -> String {
+    const D: [char; 10] = ['০', '১', '২', '৩', '৪', '৫', '৬', '৭', '৮', '৯'];
+    s.chars()
+        .map(|c| c.to_digit(10).map_or(c, |d| D[d as usize]))
+        .collect()
+}
+
+/// Counters over the first `upto` buckets.
+fn so_far(buckets: &[Bucket], upto: usize) -> Counters {
+    let mut c = Counters::default();
+    for b in &buckets[..upto.min(buckets.len())] {
+        c.requests += u64::from(b.requests);
+        c.db += u64::from(b.recomputes);
+        c.waited += u64::from(b.waited);
+        c.stale += u64::from(b.stale);
+        c.peak = c.peak.max(b.peak_inflight);
+    }
+    c
+}
+
+/// One mode's DB-load strip with the cursor after `upto` buckets.
+fn strip(run: &StampedeSummary, top: f64, upto: usize, cfg: &StampedeConfig) -> Html {
+    let n = run.buckets.len();
+    let y = |v: u32| 100.0 - (f64::from(v) / top * 100.0).clamp(0.0, 100.0);
+    let bars = |range: std::ops::Range<usize>| -> String {
+        run.buckets[range.clone()]
+            .iter()
+            .zip(range)
+            .filter(|(b, _)| b.peak_inflight > 0)
+            .map(|(b, i)| format!("M{i} 100V{:.2}h1V100Z", y(b.peak_inflight)))
+            .collect()
+    };
+    let cur = upto.min(n);
+    html! {
+        <div class="st-chart">
+            <div class="st-y" aria-hidden="true"><span>{ num(top) }</span><span>{"0"}</span></div>
+            <div class="st-plot">
+                <svg viewBox={format!("0 0 {n} 100")} preserveAspectRatio="none" role="img"
+                    aria-label={format!("{}: DB-তে একসাথে চলা recompute, ০ থেকে {} s", run.mode.name(), bn(&js_string(cfg.duration)))}>
+                    <line class="st-grid" x1="0" x2={n.to_string()} y1="50" y2="50" />
+                    <path class="st-bars done" d={bars(0..cur)} />
+                    <path class="st-bars later" d={bars(cur..n)} />
+                    <line class="st-cursor" x1={cur.to_string()} x2={cur.to_string()} y1="0" y2="100" />
+                </svg>
+            </div>
+            <div class="st-x" aria-hidden="true">
+                <span>{"০ s"}</span>
+                <span>{ format!("{} s", bn(&js_string(cfg.duration / 2.0))) }</span>
+                <span>{ format!("{} s", bn(&js_string(cfg.duration))) }</span>
+            </div>
+        </div>
+    }
+}
+
+fn card(
+    run: &StampedeSummary,
+    top: f64,
+    upto: usize,
+    cfg: &StampedeConfig,
+    embedded: bool,
+) -> Html {
+    let name = run.mode.name();
+    let now = so_far(&run.buckets, upto);
+    let (title, take) = about(run.mode, &run.counters, embedded);
+    let stat = |label: &'static str, short: &'static str, v: String, key: &'static str| {
+        html! {
+            <div class={classes!("st-stat", key)}>
+                <dt>{ if embedded { short } else { label } }</dt>
+                <dd data-testid={format!("stampede-{name}-{key}")}>{ v }</dd>
+            </div>
+        }
+    };
+    html! {
+        <section class={classes!("st-card", format!("st-{name}"))} data-mode={name}>
+            <h3 class="st-head"><span class="st-mode">{ name }</span><span class="st-title">{ title }</span></h3>
+            { strip(run, top, upto, cfg) }
+            <dl class="st-stats">
+                { stat("DB recompute", "DB", now.db.to_string(), "db") }
+                { stat("দেয়ালে অপেক্ষা", "অপেক্ষা", now.waited.to_string(), "waited") }
+                { stat("পুরোনো মান", "stale", now.stale.to_string(), "stale") }
+                { stat("একসাথে সর্বোচ্চ", "peak", now.peak.to_string(), "peak") }
+            </dl>
+            <p class="st-take">{ take }</p>
+        </section>
+    }
+}
+
+fn table(runs: &[StampedeSummary], cfg: &StampedeConfig, embedded: bool) -> Html {
+    let head = |bn_text: &'static str, seed: &'static str| {
+        html! {
+            <th scope="col">{ bn_text }if !embedded { <small>{ seed }</small> }</th>
+        }
+    };
+    // The seed's table text, to the last space, for anyone comparing with `labsim stampede`.
+    let text: String = header(cfg) + &runs.iter().map(|r| r.row() + "\n").collect::<String>();
+    html! {
+        <div class="st-table-wrap">
+            <table class="st-table" data-testid="stampede-table" data-table={text}>
+                <caption>
+                    { format!("শেষ ফল — recompute {} ms, TTL {} s, {} req/s, {} s ধরে",
+                        js_string(cfg.delta * 1000.0), js_string(cfg.ttl), js_string(cfg.rate), js_string(cfg.duration)) }
+                </caption>
+                <thead><tr>
+                    <th scope="col">{"mode"}</th>
+                    { head("DB-তে recompute", "DB recomputes") }
+                    { head("দেয়ালে অপেক্ষা", "waited at expiry") }
+                    { head("পুরোনো মান", "served stale") }
+                    { head("একসাথে সর্বোচ্চ", "peak DB parallel") }
+                </tr></thead>
+                <tbody>
+                    { for runs.iter().map(|r| {
+                        let c = &r.counters;
+                        html! {
+                            <tr class={format!("st-row-{}", r.mode.name())}>
+                                <th scope="row">{ r.mode.name() }</th>
+                                <td>{ c.db }</td>
+                                <td>{ c.waited }</td>
+                                <td>{ c.stale }</td>
+                                <td>{ c.peak }</td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// The stampede lab: four designs side by side.
+#[component]
+pub fn StampedeLab(props: &LabProps) -> Html {
+    let p = use_params(STAMPEDE, &props.query, props.on_query.clone());
+    let params = p.state.good.clone();
+    let cfg = config(&params);
+    let job = use_job(cfg, |&cfg| RunJob {
+        cfg,
+        current: None,
+        done: Vec::new(),
+    });
+
+    let n = match &job {
+        JobState::Done(runs) => runs.first().map_or(1, |r| r.buckets.len()),
+        JobState::Running(_) => 1,
+    };
+    let step = n.div_ceil(MAX_FRAMES).max(1);
+    let frames = match &job {
+        JobState::Done(_) => n.div_ceil(step) + 1,
+        JobState::Running(_) => 1,
+    };
+    let t = use_timeline(frames, TICK_MS);
+    {
+        // A new result opens on the whole run; ▶ replays it from the start.
+        let d = t.dispatcher();
+        use_effect_with(frames, move |&f| {
+            if f > 1 {
+                d.dispatch(TimeAction::End);
+            }
+        });
+    }
+
+    let (view, final_table) = match &job {
+        JobState::Running(x) => (progress(*x), Html::default()),
+        JobState::Done(runs) => {
+            let upto = (t.cursor * step).min(n);
+            let width = cfg.bucket;
+            let at = (upto as f64 * width).min(cfg.duration);
+            let top = runs
+                .iter()
+                .flat_map(|r| r.buckets.iter().map(|b| b.peak_inflight))
+                .max()
+                .unwrap_or(0)
+                .max(1);
+            let top = f64::from(top);
+            let label = format!(
+                "t = {} s / {} s",
+                bn(&if width < 0.1 {
+                    format!("{at:.2}")
+                } else {
+                    format!("{at:.1}")
+                }),
+                bn(&js_string(cfg.duration))
+            );
+            (
+                html! {
+                    <>
+                        <Controls timeline={t.clone()} label={label} />
+                        if !props.embedded {
+                            <p class="st-scale">
+                                { format!("প্রতিটি ছকে: DB-তে একসাথে চলা recompute (প্রতি {} s-এ সর্বোচ্চটি), চার ছকেই একই মাপ — ০ থেকে {}",
+                                    bn(&js_string(width)), bn(&num(top))) }
+                            </p>
+                        }
+                        <div class="st-grid4">
+                            { for runs.iter().map(|r| card(r, top, upto, &cfg, props.embedded)) }
+                        </div>
+                    </>
+                },
+                table(runs, &cfg, props.embedded),
+            )
+        }
+    };
+    let wall = cfg.rate * cfg.delta;
+    let form = html! {
+        <ParamForm state={(*p.state).clone()} set={p.set.clone()}
+            only={if props.embedded { vec!["delta", "beta"] } else { Vec::new() }} />
+    };
+    html! {
+        <div class={classes!("lab", "lab-stampede", props.embedded.then_some("embedded"))} data-lab="stampede">
+            if !props.embedded {
+                <p class="st-lead">
+                    { format!("একটা hot key, সেকেন্ডে λ = {} অনুরোধ (seeded Poisson), recompute-এ Δ = {} s, TTL {} s। মেয়াদের দেয়ালে একসাথে আটকায় প্রায় λ × Δ = {}টি অনুরোধ — একই seed-এ চার নকশা পাশাপাশি।",
+                        bn(&js_string(cfg.rate)), bn(&js_string(cfg.delta)), bn(&js_string(cfg.ttl)), bn(&format_wall(wall))) }
+                </p>
+                { form.clone() }
+            }
+            <div class="st-body">
+                <div class="st-main">{ view }</div>
+                <div class="st-side">
+                    if props.embedded { { form } }
+                    { final_table }
+                    if props.embedded { { super::open_full("stampede", &params.to_query()) } }
+                </div>
+            </div>
+        </div>
+    }
+}
+
+/// λ × Δ, whole when it is large.
+fn format_wall(v: f64) -> String {
+    if v >= 10.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}

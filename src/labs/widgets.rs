@@ -1,0 +1,172 @@
+//! Charts the labs share, drawn as HTML and SVG: horizontal bars, line charts, histograms.
+//! They take plain numbers; they know nothing of Redis.
+
+use yew::prelude::*;
+
+/// One horizontal bar.
+#[derive(Clone, PartialEq)]
+pub struct Bar {
+    /// Label on the left.
+    pub label: String,
+    /// Length, in units of `max` of the chart.
+    pub value: f64,
+    /// Text at the end of the bar.
+    pub text: String,
+    /// Extra CSS class (colour).
+    pub class: &'static str,
+}
+
+/// Horizontal bars scaled to `max`.
+pub fn hbars(bars: &[Bar], max: f64) -> Html {
+    let max = if max > 0.0 { max } else { 1.0 };
+    html! {
+        <div class="hbars">
+            { for bars.iter().map(|b| html! {
+                <div class={classes!("hbar", b.class)}>
+                    <span class="hbar-label">{ b.label.clone() }</span>
+                    <span class="hbar-track"><span class="hbar-fill" style={format!("width: {:.2}%", (b.value / max * 100.0).clamp(0.0, 100.0))}></span></span>
+                    <span class="hbar-text">{ b.text.clone() }</span>
+                </div>
+            }) }
+        </div>
+    }
+}
+
+/// One line of a line chart.
+#[derive(Clone, PartialEq)]
+pub struct Series {
+    /// Legend name.
+    pub name: String,
+    /// Points (x, y) in data units, x ascending.
+    pub points: Vec<(f64, f64)>,
+    /// CSS class (colour, dash).
+    pub class: String,
+}
+
+/// Axis text of a line chart.
+#[derive(Clone, PartialEq, Default)]
+pub struct Axes {
+    /// Under the x axis.
+    pub x: String,
+    /// Beside the y axis.
+    pub y: String,
+    /// Plot x on a log scale.
+    pub log_x: bool,
+}
+
+const W: f64 = 600.0;
+const H: f64 = 260.0;
+const L: f64 = 52.0;
+const B: f64 = 34.0;
+const T: f64 = 12.0;
+const R: f64 = 12.0;
+
+/// A line chart with a legend; `cursor` draws a vertical line at that x.
+pub fn line_chart(series: &[Series], axes: &Axes, y_max: f64, cursor: Option<f64>) -> Html {
+    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let (mut x0, mut x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    if !x0.is_finite() {
+        (x0, x1) = (0.0, 1.0);
+    }
+    let tx = |x: f64| -> f64 {
+        let (a, b, v) = if axes.log_x {
+            (x0.max(1e-9).ln(), x1.max(1e-9).ln(), x.max(1e-9).ln())
+        } else {
+            (x0, x1, x)
+        };
+        if b > a {
+            L + (v - a) / (b - a) * (W - L - R)
+        } else {
+            L
+        }
+    };
+    let y_max = if y_max > 0.0 { y_max } else { 1.0 };
+    let ty = |y: f64| H - B - (y / y_max).clamp(0.0, 1.05) * (H - B - T);
+    let yticks: Vec<f64> = (0..=4).map(|i| y_max * i as f64 / 4.0).collect();
+    let xticks: Vec<f64> = series
+        .first()
+        .map(|s| s.points.iter().map(|p| p.0).collect())
+        .unwrap_or_default();
+    html! {
+        <figure class="chart">
+            <svg viewBox={format!("0 0 {W} {H}")} class="chart-svg" role="img" aria-label={format!("{} / {}", axes.y, axes.x)}>
+                { for yticks.iter().map(|&y| html! {
+                    <g>
+                        <line x1={f(L)} x2={f(W - R)} y1={f(ty(y))} y2={f(ty(y))} class="grid" />
+                        <text x={f(L - 6.0)} y={f(ty(y) + 4.0)} text-anchor="end" class="tick">{ num(y) }</text>
+                    </g>
+                }) }
+                { for xticks.iter().map(|&x| html! {
+                    <text x={f(tx(x))} y={f(H - B + 16.0)} text-anchor="middle" class="tick">{ num(x) }</text>
+                }) }
+                <text x={f((L + W - R) / 2.0)} y={f(H - 4.0)} text-anchor="middle" class="axis-label">{ axes.x.clone() }</text>
+                <text x="12" y={f(T + 4.0)} class="axis-label">{ axes.y.clone() }</text>
+                if let Some(c) = cursor { <line x1={f(tx(c))} x2={f(tx(c))} y1={f(T)} y2={f(H - B)} class="cursor" /> }
+                { for series.iter().map(|s| {
+                    let pts: Vec<String> = s.points.iter().map(|&(x, y)| format!("{},{}", f(tx(x)), f(ty(y)))).collect();
+                    html! {
+                        <g class={classes!("series", s.class.clone())}>
+                            <polyline points={pts.join(" ")} />
+                            { for s.points.iter().map(|&(x, y)| html! { <circle cx={f(tx(x))} cy={f(ty(y))} r="3" /> }) }
+                        </g>
+                    }
+                }) }
+            </svg>
+            <figcaption class="legend">
+                { for series.iter().map(|s| html! { <span class={classes!("key", s.class.clone())}><i></i>{ s.name.clone() }</span> }) }
+            </figcaption>
+        </figure>
+    }
+}
+
+/// A histogram: `bins` of (x, count), with the bins up to `upto` highlighted.
+pub fn histogram(bins: &[(f64, f64)], axes: &Axes, upto: Option<f64>) -> Html {
+    let y_max = bins.iter().map(|b| b.1).fold(0.0, f64::max).max(1.0);
+    let (x0, x1) = (
+        bins.first().map_or(0.0, |b| b.0),
+        bins.last().map_or(1.0, |b| b.0),
+    );
+    let span = (x1 - x0).max(1.0);
+    let bw = ((W - L - R) / bins.len().max(1) as f64).max(0.5);
+    let tx = |x: f64| L + (x - x0) / span * (W - L - R - bw);
+    let ty = |y: f64| H - B - y / y_max * (H - B - T);
+    html! {
+        <figure class="chart">
+            <svg viewBox={format!("0 0 {W} {H}")} class="chart-svg" role="img" aria-label={format!("{} / {}", axes.y, axes.x)}>
+                { for (0..=4).map(|i| { let y = y_max * i as f64 / 4.0; html! {
+                    <g>
+                        <line x1={f(L)} x2={f(W - R)} y1={f(ty(y))} y2={f(ty(y))} class="grid" />
+                        <text x={f(L - 6.0)} y={f(ty(y) + 4.0)} text-anchor="end" class="tick">{ num(y) }</text>
+                    </g>
+                } }) }
+                { for bins.iter().map(|&(x, c)| html! {
+                    <rect x={f(tx(x))} y={f(ty(c))} width={f(bw)} height={f((H - B - ty(c)).max(0.0))}
+                        class={classes!("bin", upto.is_some_and(|u| x > u).then_some("later"))} />
+                }) }
+                <text x={f(L)} y={f(H - B + 16.0)} text-anchor="start" class="tick">{ num(x0) }</text>
+                <text x={f(W - R)} y={f(H - B + 16.0)} text-anchor="end" class="tick">{ num(x1) }</text>
+                <text x={f((L + W - R) / 2.0)} y={f(H - 4.0)} text-anchor="middle" class="axis-label">{ axes.x.clone() }</text>
+                <text x="12" y={f(T + 4.0)} class="axis-label">{ axes.y.clone() }</text>
+            </svg>
+        </figure>
+    }
+}
+
+fn f(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// A short number for a tick: 1200 → "1.2k", 0.5 → "0.5".
+pub fn num(v: f64) -> String {
+    if v.abs() >= 10_000.0 {
+        format!("{:.0}k", v / 1000.0)
+    } else if v.abs() >= 1000.0 {
+        format!("{:.1}k", v / 1000.0)
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}

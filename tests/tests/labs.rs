@@ -1,0 +1,156 @@
+//! The labs in a real headless Chromium: they open on the seed's numbers, the browser's numbers
+//! equal the native simulator's for the same parameters and seed, and bad input gets a clear
+//! message while the lab keeps its last good state.
+
+use redislab_e2e::{screenshot_dir, Browser};
+use redislab_sim::eviction::trace::{Scan, Shift};
+use redislab_sim::labs::params::{Params, EVICTION};
+use redislab_sim::{eviction_table, EvictionConfig, TraceKind};
+use serde_json::json;
+
+fn laptop() -> Browser {
+    Browser::new(1366, 768)
+}
+
+fn wait_text(b: &Browser, css: &str) -> String {
+    b.wait(30, &format!("{css} to appear"), |b| b.exists(css));
+    b.text(css).unwrap_or_default()
+}
+
+/// The native table for a lab query, computed the way `labsim eviction` does.
+fn native_table(query: &str) -> String {
+    let (p, errs) = Params::from_query(EVICTION, query);
+    assert!(errs.is_empty(), "{errs:?}");
+    let mut c = EvictionConfig::default();
+    c.trace.keys = p.u32("keys");
+    c.trace.alpha = p.float("alpha");
+    c.trace.requests = p.u32("requests");
+    c.trace.seed = p.u32("seed");
+    c.trace.scan = Some(Scan {
+        period: p.u32("scan_period"),
+        keys_per_request: p.u32("scan_keys"),
+    });
+    c.trace.shift = Some(Shift {
+        period: p.u32("shift_period"),
+        amount: p.u32("shift_amount"),
+    });
+    c.cache = p.u32("cache");
+    c.warmup = p.int("warmup") as u64;
+    c.policy_seed = p.u32("policy_seed");
+    c.policies = p.list("policies");
+    c.traces = TraceKind::ALL.to_vec();
+    eviction_table(&c).unwrap().to_text()
+}
+
+#[test]
+fn eviction_lab_shows_the_seed_table_and_equals_native() {
+    let b = laptop();
+    b.open("#/lab/eviction");
+    let table = wait_text(&b, "[data-testid=eviction-table]");
+    // The seed's table, to the last digit.
+    for row in [
+        "FIFO         34.7%     27.7%     34.6%",
+        "RANDOM       34.7%     27.7%     34.5%",
+        "LRU          39.1%     31.9%     39.0%",
+        "LFU          48.7%     48.2%     22.2%",
+        "OPT          59.9%     59.9%     59.2%",
+    ] {
+        assert!(table.contains(row), "missing `{row}` in\n{table}");
+    }
+    assert_eq!(
+        table.trim_end(),
+        native_table("").trim_end(),
+        "browser (wasm) and native differ"
+    );
+    b.screenshot(&screenshot_dir().join("labs/eviction.png"));
+
+    // Another parameter set: still identical to the native run.
+    let q = "alpha=1.1&cache=500&seed=11&policies=lru,arc,w-tinylfu,opt&trace=scan";
+    b.open(&format!("#/lab/eviction?{q}"));
+    b.wait(30, "the new table", |b| {
+        b.text("[data-testid=eviction-table]")
+            .is_some_and(|t| t.contains("alpha 1.1"))
+    });
+    let table = b.text("[data-testid=eviction-table]").unwrap();
+    assert_eq!(table.trim_end(), native_table(q).trim_end());
+    assert!(b.console_errors().is_empty());
+}
+
+#[test]
+fn eviction_lab_steps_and_scrubs() {
+    let b = laptop();
+    b.open("#/lab/eviction");
+    wait_text(&b, "[data-testid=eviction-table]");
+    let label = || b.text(".scrub-label").unwrap_or_default();
+    let first = label();
+    b.click(".lab-controls button[aria-label='এক ধাপ সামনে']");
+    b.wait(5, "a step", |_| label() != first);
+    let second = label();
+    b.click(".lab-controls button[aria-label='এক ধাপ পিছনে']");
+    b.wait(5, "a step back", |_| label() == first);
+    b.click("[data-testid=play]");
+    b.wait(20, "playing to move on", |_| {
+        label() != first && label() != second
+    });
+    b.click("[data-testid=play]");
+    // The why-evicted log names evictions with the policy's rule.
+    b.click(".lab-controls button[aria-label='শেষে যান']");
+    b.wait(5, "an eviction explained", |b| b.exists(".why-row.evict"));
+    let why = b.text(".why-row.evict").unwrap();
+    assert!(why.contains("বেরোল"), "{why}");
+}
+
+#[test]
+fn bad_lab_parameters_get_a_message_and_change_nothing() {
+    let b = laptop();
+    // From the address: the message sits beside the field, the run uses the seed's value.
+    b.open("#/lab/eviction?alpha=abc&cache=300");
+    let table = wait_text(&b, "[data-testid=eviction-table]");
+    assert!(table.contains("Zipf alpha 0.9"), "{table}");
+    let msg = b
+        .text("[data-field=alpha] .field-error")
+        .unwrap_or_default();
+    assert!(!msg.is_empty(), "no message beside alpha");
+    // Typed into the form: message, and the lab keeps its last good state.
+    b.js(
+        "const i = document.querySelector('#lab-field-cache'); i.value = '-5'; i.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([]),
+    );
+    b.wait(5, "a message beside cache", |b| {
+        b.exists("[data-field=cache] .field-error")
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(b.text("[data-testid=eviction-table]").unwrap(), table);
+    assert!(b.url().contains("#/lab/eviction"));
+    // Unknown lab and unknown parameter.
+    b.open("#/lab/eviction?colour=red");
+    wait_text(&b, "[data-testid=eviction-table]");
+    assert!(b.text(".lab-form").unwrap_or_default().contains("colour"));
+    b.open("#/lab/nope");
+    b.wait(10, "not found", |b| b.exists(".notfound"));
+    assert!(b.console_errors().is_empty());
+}
+
+#[test]
+fn a_good_change_goes_into_the_address() {
+    let b = laptop();
+    b.open("#/lab/eviction");
+    wait_text(&b, "[data-testid=eviction-table]");
+    b.js(
+        "const i = document.querySelector('#lab-field-cache'); i.value = '600'; i.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([]),
+    );
+    b.wait(30, "the run with cache 600", |b| {
+        b.text("[data-testid=eviction-table]")
+            .is_some_and(|t| t.contains("cache 600 keys"))
+    });
+    assert!(b.url().contains("cache=600"), "{}", b.url());
+    // The link reproduces the run.
+    let url = b.url();
+    let hash = &url[url.find('#').unwrap()..];
+    let c = laptop();
+    c.open(hash);
+    c.wait(30, "the same run from the link", |c| {
+        c.text("[data-testid=eviction-table]") == b.text("[data-testid=eviction-table]")
+    });
+}
