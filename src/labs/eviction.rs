@@ -23,8 +23,6 @@ use yew::prelude::*;
 const FRAMES: usize = 40;
 /// Steps of the chosen policy kept for "why evicted".
 const LOG: usize = 8;
-/// Requests replayed per slice.
-const CHUNK: usize = 8_000;
 
 fn config(p: &Params) -> EvictionConfig {
     let mut c = EvictionConfig::default();
@@ -52,12 +50,92 @@ fn shown_kind(p: &Params) -> TraceKind {
     TraceKind::parse(p.get("trace")).unwrap_or(TraceKind::Zipf)
 }
 
-/// What the race produces.
-pub struct Race {
+/// The seed's table for these parameters: every policy on every trace, run to the end.
+pub struct Table {
     table: EvictionTable,
+    /// Wall-clock milliseconds from the start of the work to the finished table.
+    millis: f64,
+}
+
+/// Work for [`Table`]: the traces, then one fast run (policy, trace) per slice.
+struct TableJob {
+    started: f64,
+    cfg: EvictionConfig,
+    traces: Vec<Trace>,
+    next: usize,
+    stats: Vec<Vec<Stats>>,
+    names: Vec<&'static str>,
+}
+
+impl TableJob {
+    fn new(p: &Params) -> Self {
+        let cfg = config(p);
+        let n = cfg.policies.len();
+        TableJob {
+            started: super::kit::now(),
+            cfg,
+            traces: Vec::new(),
+            next: 0,
+            stats: vec![vec![Stats::default(); 3]; n],
+            names: vec![""; n],
+        }
+    }
+}
+
+impl Job for TableJob {
+    type Output = Table;
+
+    fn slice(&mut self) -> Option<Table> {
+        if self.traces.is_empty() {
+            self.traces = self.cfg.trace.generate_kinds(&TraceKind::ALL);
+            return None;
+        }
+        let n = self.cfg.policies.len();
+        if self.next >= n * self.traces.len() {
+            let rows = self
+                .names
+                .iter()
+                .zip(&self.stats)
+                .map(|(name, stats)| EvictionRow {
+                    name,
+                    stats: stats.clone(),
+                })
+                .collect();
+            return Some(Table {
+                table: EvictionTable {
+                    config: self.cfg.clone(),
+                    rows,
+                },
+                millis: super::kit::now() - self.started,
+            });
+        }
+        let (pi, ti) = (self.next % n, self.next / n);
+        let trace = &self.traces[ti];
+        let spec = Spec {
+            capacity: self.cfg.cache,
+            seed: self.cfg.policy_seed,
+            future: &trace.keys,
+        };
+        // Names were checked by the parameter form; skip (leave zeros) rather than panic.
+        if let Ok(mut policy) = by_name(&self.cfg.policies[pi], &spec) {
+            self.names[pi] = policy.name();
+            self.stats[pi][ti] = run(policy.as_mut(), trace, self.cfg.warmup);
+        }
+        self.next += 1;
+        None
+    }
+
+    fn progress(&self) -> f64 {
+        self.next as f64 / (self.cfg.policies.len() * 3).max(1) as f64
+    }
+}
+
+/// The race replayed on the shown trace: counters at each frame, and the chosen policy's
+/// recent steps for "why was this key evicted".
+pub struct Race {
     /// Display names of the raced policies, in row order.
     names: Vec<&'static str>,
-    /// Stats per frame per raced policy, on the shown trace.
+    /// Stats per frame per raced policy.
     frames: Vec<Vec<Stats>>,
     /// Requests replayed at the end of each frame.
     positions: Vec<usize>,
@@ -68,63 +146,48 @@ pub struct Race {
     trace_len: usize,
 }
 
+/// Work for [`Race`]; waits (does nothing) until the table is done, so the table comes first.
 struct RaceJob {
+    wait: bool,
     cfg: EvictionConfig,
-    shown: usize,
+    kind: TraceKind,
     focus: String,
-    traces: Vec<Rc<Trace>>,
-    /// (policy index, trace index) still to run; policy index == policies.len() is the
-    /// chosen policy run only for its log when it is not raced.
-    queue: VecDeque<(usize, usize)>,
-    current: Option<(usize, usize, Replay, VecDeque<Step>)>,
-    stats: Vec<Vec<Stats>>,
+    trace: Option<Rc<Trace>>,
+    /// Policy indices still to replay; `policies.len()` is the chosen policy when it is not
+    /// raced (replayed only for its log).
+    queue: VecDeque<usize>,
+    current: Option<(usize, Replay, VecDeque<Step>)>,
     frames: Vec<Vec<Stats>>,
     logs: Vec<Vec<Step>>,
     names: Vec<&'static str>,
     focus_name: &'static str,
     focus_rule: &'static str,
     total: usize,
-    done: usize,
 }
 
 impl RaceJob {
-    fn new(p: &Params) -> Self {
+    fn new(p: &Params, wait: bool) -> Self {
         let cfg = config(p);
-        let shown = TraceKind::ALL
-            .iter()
-            .position(|k| *k == shown_kind(p))
-            .unwrap_or(0);
         let n = cfg.policies.len();
         let focus = p.get("focus").to_string();
-        let focus_extra = !cfg.policies.contains(&focus);
-        let mut queue = VecDeque::new();
-        for pi in 0..n {
-            queue.push_back((pi, shown));
+        let mut queue: VecDeque<usize> = (0..n).collect();
+        if !cfg.policies.contains(&focus) {
+            queue.push_back(n);
         }
-        if focus_extra {
-            queue.push_back((n, shown));
-        }
-        for ti in (0..3).filter(|&t| t != shown) {
-            for pi in 0..n {
-                queue.push_back((pi, ti));
-            }
-        }
-        let total = queue.len();
         RaceJob {
+            wait,
+            kind: shown_kind(p),
             cfg,
-            shown,
             focus,
-            traces: Vec::new(),
+            trace: None,
+            total: queue.len(),
             queue,
             current: None,
-            stats: vec![vec![Stats::default(); 3]; n],
             frames: vec![vec![Stats::default(); n]; FRAMES],
             logs: vec![Vec::new(); FRAMES],
             names: vec![""; n],
             focus_name: "",
             focus_rule: "",
-            total,
-            done: 0,
         }
     }
 
@@ -134,61 +197,53 @@ impl RaceJob {
             .get(pi)
             .map_or(self.focus.as_str(), String::as_str)
     }
+}
 
-    fn boundary(&self, f: usize) -> usize {
-        let len = self.traces[self.shown].keys.len();
-        ((f + 1) * len).div_ceil(FRAMES)
-    }
+/// Requests replayed at the end of frame `f` of a trace of `len` requests.
+fn boundary(f: usize, len: usize) -> usize {
+    ((f + 1) * len).div_ceil(FRAMES)
 }
 
 impl Job for RaceJob {
     type Output = Race;
 
     fn slice(&mut self) -> Option<Race> {
-        if self.traces.is_empty() {
-            self.traces = self
-                .cfg
-                .trace
-                .generate_kinds(&TraceKind::ALL)
-                .into_iter()
-                .map(Rc::new)
-                .collect();
-            return None;
+        if self.wait {
+            return Some(Race {
+                names: Vec::new(),
+                frames: Vec::new(),
+                positions: Vec::new(),
+                logs: Vec::new(),
+                focus_name: "",
+                focus_rule: "",
+                trace_len: 0,
+            });
         }
+        let Some(trace) = self.trace.clone() else {
+            self.trace = Some(Rc::new(self.cfg.trace.with_kind(self.kind).generate()));
+            return None;
+        };
+        let len = trace.keys.len();
         if self.current.is_none() {
-            let Some((pi, ti)) = self.queue.pop_front() else {
-                let rows = self
-                    .names
-                    .iter()
-                    .zip(&self.stats)
-                    .map(|(name, stats)| EvictionRow {
-                        name,
-                        stats: stats.clone(),
-                    })
-                    .collect();
-                let trace_len = self.traces[self.shown].keys.len();
+            let Some(pi) = self.queue.pop_front() else {
                 return Some(Race {
-                    table: EvictionTable {
-                        config: self.cfg.clone(),
-                        rows,
-                    },
                     names: self.names.clone(),
                     frames: std::mem::take(&mut self.frames),
-                    positions: (0..FRAMES).map(|f| self.boundary(f)).collect(),
+                    positions: (0..FRAMES).map(|f| boundary(f, len)).collect(),
                     logs: std::mem::take(&mut self.logs),
                     focus_name: self.focus_name,
                     focus_rule: self.focus_rule,
-                    trace_len,
+                    trace_len: len,
                 });
             };
-            let trace = self.traces[ti].clone();
             let spec = Spec {
                 capacity: self.cfg.cache,
                 seed: self.cfg.policy_seed,
                 future: &trace.keys,
             };
-            // Names were checked by the parameter form; an unknown one would be a bug.
-            let policy = by_name(self.policy_name(pi), &spec).ok()?;
+            let Ok(policy) = by_name(self.policy_name(pi), &spec) else {
+                return None;
+            };
             if pi < self.names.len() {
                 self.names[pi] = policy.name();
             }
@@ -198,65 +253,42 @@ impl Job for RaceJob {
             }
             self.current = Some((
                 pi,
-                ti,
                 Replay::new(policy, trace, self.cfg.warmup),
                 VecDeque::new(),
             ));
+            return None;
         }
-        let shown = self.shown;
         let is_focus = self
             .current
             .as_ref()
             .is_some_and(|c| self.policy_name(c.0) == self.focus);
-        let (pi, ti, replay, log) = self.current.as_mut()?;
-        let (pi, ti) = (*pi, *ti);
-        let mut budget = CHUNK;
-        let mut finished = false;
-        while budget > 0 {
-            let pos = replay.replayed();
-            let (limit, frame) = if ti == shown {
-                let f = (0..FRAMES)
-                    .find(|&f| ((f + 1) * self.traces[shown].keys.len()).div_ceil(FRAMES) > pos);
-                match f {
-                    Some(f) => (
-                        ((f + 1) * self.traces[shown].keys.len()).div_ceil(FRAMES) - pos,
-                        Some(f),
-                    ),
-                    None => (usize::MAX, None),
-                }
-            } else {
-                (usize::MAX, None)
-            };
-            let keep = if is_focus && ti == shown { LOG } else { 0 };
-            let n = replay.advance(budget.min(limit), log, keep);
-            budget -= n.min(budget);
-            if let Some(f) = frame {
-                if replay.replayed() == pos + limit {
-                    if pi < self.frames[f].len() {
-                        self.frames[f][pi] = replay.stats();
-                    }
-                    if keep > 0 {
-                        self.logs[f] = log.iter().copied().collect();
-                    }
-                }
-            }
-            if n == 0 {
-                finished = true;
-                break;
-            }
-        }
-        if finished {
-            if pi < self.stats.len() {
-                self.stats[pi][ti] = replay.stats();
-            }
+        let keep = if is_focus { LOG } else { 0 };
+        let (pi, replay, log) = self.current.as_mut()?;
+        let pi = *pi;
+        // One frame per slice.
+        let pos = replay.replayed();
+        let Some(f) = (0..FRAMES).find(|&f| boundary(f, len) > pos) else {
             self.current = None;
-            self.done += 1;
+            return None;
+        };
+        let want = boundary(f, len) - pos;
+        let got = replay.advance(want, log, keep);
+        if got == want {
+            if pi < self.frames[f].len() {
+                self.frames[f][pi] = replay.stats();
+            }
+            if keep > 0 {
+                self.logs[f] = log.iter().copied().collect();
+            }
+        } else {
+            self.current = None;
         }
         None
     }
 
     fn progress(&self) -> f64 {
-        self.done as f64 / self.total.max(1) as f64
+        let left = self.queue.len() + usize::from(self.current.is_some());
+        1.0 - left as f64 / self.total.max(1) as f64
     }
 }
 
@@ -395,8 +427,14 @@ fn access_text(step: &Step, rule: &str) -> Html {
 pub fn EvictionLab(props: &LabProps) -> Html {
     let p = use_params(EVICTION, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
-    let race = use_job(params.clone(), RaceJob::new);
-    let race_done = matches!(race, JobState::Done(_));
+    // Three pieces of work, one after the other: the table first (the seed's numbers), then
+    // the race replay for the timeline, then the curve.
+    let table = use_job(params.clone(), TableJob::new);
+    let table_done = matches!(table, JobState::Done(_));
+    let race = use_job((params.clone(), table_done), |(p, done)| {
+        RaceJob::new(p, !done)
+    });
+    let race_done = table_done && matches!(&race, JobState::Done(r) if !r.names.is_empty());
     let curves = use_job((params.clone(), race_done), |(p, done)| {
         CurveJob::new(p, !done)
     });
@@ -413,9 +451,17 @@ pub fn EvictionLab(props: &LabProps) -> Html {
         Vec::new()
     };
 
-    let body = match &race {
+    let table_view = match &table {
         JobState::Running(x) => progress(*x),
-        JobState::Done(r) => {
+        JobState::Done(r) => html! {
+            <div class="race-table">
+                <p class="lab-caption">{ format!("তিন trace-এ পুরো ফল (seed-এর টেবিলের বিন্যাসে) · এই ব্রাউজারে হিসাব লাগল {} ms", bn::digits(r.millis.round() as usize, 1)) }</p>
+                <pre class="lab-table" data-testid="eviction-table" data-ms={format!("{:.1}", r.millis)}>{ r.table.to_text() }</pre>
+            </div>
+        },
+    };
+    let race_view = match &race {
+        JobState::Done(r) if !r.names.is_empty() => {
             let f = t.cursor.min(FRAMES - 1);
             let pos = r.positions.get(f).copied().unwrap_or(0);
             let bars: Vec<Bar> = r
@@ -469,13 +515,11 @@ pub fn EvictionLab(props: &LabProps) -> Html {
                             </div>
                         }
                     </div>
-                    <div class="race-table">
-                        <p class="lab-caption">{"তিন trace-এ পুরো ফল (seed-এর টেবিলের বিন্যাসে)"}</p>
-                        <pre class="lab-table" data-testid="eviction-table">{ r.table.to_text() }</pre>
-                    </div>
                 </>
             }
         }
+        JobState::Running(x) if table_done => progress(*x),
+        _ => Html::default(),
     };
     let curve = match (&curves, props.embedded) {
         (_, true) => Html::default(),
@@ -491,7 +535,8 @@ pub fn EvictionLab(props: &LabProps) -> Html {
     html! {
         <div class={classes!("lab", "lab-eviction", props.embedded.then_some("embedded"))} data-lab="eviction">
             <ParamForm state={(*p.state).clone()} set={p.set.clone()} only={form_fields} />
-            { body }
+            { race_view }
+            { table_view }
             { curve }
             if props.embedded { { super::open_full("eviction", &params.to_query()) } }
         </div>

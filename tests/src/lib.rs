@@ -106,14 +106,23 @@ fn driver_port() -> u16 {
     static PORT: OnceLock<u16> = OnceLock::new();
     *PORT.get_or_init(|| {
         let port = free_port();
-        let child: Child = Command::new(env_path("REDISLAB_CHROMEDRIVER"))
-            .arg(format!("--port={port}"))
+        // A small watchdog shell owns ChromeDriver and stops it (and so the browsers it
+        // started) when this test process is gone, however it ends.
+        let script = format!(
+            "\"$0\" --port={port} >/dev/null 2>&1 & d=$!; while kill -0 {parent} 2>/dev/null; do sleep 0.5; done; kill $d",
+            parent = std::process::id()
+        );
+        let child: Child = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(env_path("REDISLAB_CHROMEDRIVER"))
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("start chromedriver");
-        // The child is left to die with the test process; keep the handle alive.
-        std::mem::forget(child);
+        // The watchdog outlives this handle on purpose.
+        drop(child);
         let deadline = Instant::now() + Duration::from_secs(20);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(

@@ -81,6 +81,7 @@ fn eviction_lab_steps_and_scrubs() {
     let b = laptop();
     b.open("#/lab/eviction");
     wait_text(&b, "[data-testid=eviction-table]");
+    wait_text(&b, "[data-testid=race-bars]");
     let label = || b.text(".scrub-label").unwrap_or_default();
     let first = label();
     b.click(".lab-controls button[aria-label='এক ধাপ সামনে']");
