@@ -90,22 +90,98 @@ fn test(extra: &[String]) -> Result<(), String> {
     let path = tools::ensure_build_tools()?;
     let browser = tools::ensure_test_tools()?;
     println!("xtask: native tests");
-    run(Command::new("cargo").args([
+    let mut total = Counts::default();
+    let native = run_counted(Command::new("cargo").args([
         "test",
         "--workspace",
         "--exclude",
         "redislab",
         "--exclude",
         "redislab-e2e",
-    ]))?;
+    ]));
+    total.add(&native);
+    native.result?;
     release_build(&path)?;
     println!("xtask: end-to-end tests in headless Chromium");
-    run(Command::new("cargo")
-        .args(["test", "-p", "redislab-e2e", "--"])
-        .args(extra)
-        .env("REDISLAB_DIST", root().join("dist"))
-        .env("REDISLAB_CHROMIUM", &browser.chromium)
-        .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver))
+    let e2e = run_counted(
+        Command::new("cargo")
+            .args(["test", "-p", "redislab-e2e", "--"])
+            .args(extra)
+            .env("REDISLAB_DIST", root().join("dist"))
+            .env("REDISLAB_CHROMIUM", &browser.chromium)
+            .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver),
+    );
+    total.add(&e2e);
+    println!("\nxtask: {} passed, {} failed", total.passed, total.failed);
+    e2e.result
+}
+
+/// Test counts summed from cargo's `test result:` lines.
+struct Counts {
+    passed: u64,
+    failed: u64,
+    result: Result<(), String>,
+}
+
+impl Default for Counts {
+    fn default() -> Self {
+        Counts {
+            passed: 0,
+            failed: 0,
+            result: Ok(()),
+        }
+    }
+}
+
+impl Counts {
+    fn add(&mut self, other: &Counts) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+    }
+}
+
+/// Runs `cargo test …`, echoing its output and counting what passed and failed.
+fn run_counted(cmd: &mut Command) -> Counts {
+    use std::io::{BufRead, BufReader};
+    let shown = format!("{cmd:?}").replace('"', "");
+    let mut counts = Counts::default();
+    let child = cmd
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            counts.result = Err(format!("cannot start {shown}: {e}"));
+            return counts;
+        }
+    };
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            println!("{line}");
+            if let Some(rest) = line.strip_prefix("test result: ") {
+                let num = |word: &str| {
+                    rest.split(';')
+                        .find_map(|part| {
+                            let part = part.trim();
+                            let part = part.strip_prefix("ok. ").unwrap_or(part);
+                            let part = part.strip_prefix("FAILED. ").unwrap_or(part);
+                            part.strip_suffix(word)
+                        })
+                        .and_then(|n| n.trim().parse::<u64>().ok())
+                        .unwrap_or(0)
+                };
+                counts.passed += num(" passed");
+                counts.failed += num(" failed");
+            }
+        }
+    }
+    counts.result = match child.wait() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("{shown} failed ({s})")),
+        Err(e) => Err(format!("{shown}: {e}")),
+    };
+    counts
 }
 
 fn bench() -> Result<(), String> {
