@@ -14,10 +14,6 @@ use redislab_sim::labs::params::{Params, LRU};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-/// Seed of the policies that draw random numbers (RANDOM, the Redis samplers); fixed so a link
-/// replays the same run.
-const POLICY_SEED: u32 = 1;
-
 /// One run of the operations through the chosen policy.
 #[derive(PartialEq)]
 struct Run {
@@ -36,6 +32,8 @@ struct Run {
 fn run(p: &Params) -> Run {
     let policy = p.get("policy").to_string();
     let capacity = p.u32("capacity").max(1);
+    // The seed of the policies' own randomness (RANDOM, the sampled Redis policies).
+    let seed = p.u32("seed");
     let mut r = Run {
         policy: policy.clone(),
         capacity: capacity as usize,
@@ -45,13 +43,13 @@ fn run(p: &Params) -> Run {
     };
     let spec = Spec {
         capacity,
-        seed: POLICY_SEED,
+        seed,
         future: &[],
     };
     r.rule = by_name(&policy, &spec).map_or("", |pol| pol.victim_rule());
-    match parse_ops(p.get("ops")).and_then(|ops| {
-        policy_trace(&policy, capacity, POLICY_SEED, &ops).map_err(|e| e.to_string())
-    }) {
+    match parse_ops(p.get("ops"))
+        .and_then(|ops| policy_trace(&policy, capacity, seed, &ops).map_err(|e| e.to_string()))
+    {
         Ok(steps) => r.steps = steps,
         Err(e) => r.error = Some(e),
     }

@@ -155,3 +155,126 @@ fn a_good_change_goes_into_the_address() {
         c.text("[data-testid=eviction-table]") == b.text("[data-testid=eviction-table]")
     });
 }
+
+#[test]
+fn lru_lab_reproduces_the_seeds_walk_through() {
+    let b = laptop();
+    b.open("#/lab/lru");
+    let table = wait_text(&b, "[data-testid=lru-table]");
+    // The seed's printed results and list orders (MRU ... LRU), in order.
+    let rows = b.js(
+        "return [...document.querySelectorAll('[data-testid=lru-table] tbody tr')].map(r => [...r.cells].map(c => c.textContent.trim()).join(' | '))",
+        json!([]),
+    );
+    let rows: Vec<String> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "put A | stored | A",
+            "put B | stored | B <-> A",
+            "put C | stored | C <-> B <-> A",
+            "get A | hit | A <-> C <-> B",
+            "put D | stored, evict B | D <-> A <-> C",
+            "get B | miss, load, evict C | B <-> D <-> A",
+            "get A | hit | A <-> B <-> D",
+        ],
+        "{table}"
+    );
+    // Step to "put D": the sentence names the eviction of B.
+    for _ in 0..5 {
+        b.click(".lab-controls button[aria-label='এক ধাপ সামনে']");
+    }
+    b.wait(5, "step 5", |b| {
+        b.text("[data-testid=lru-step]")
+            .is_some_and(|t| t.contains('B'))
+    });
+    // A student's own trace, and a bad one.
+    b.js(
+        "const i = document.querySelector('#lab-field-ops'); i.value = 'put X, get X, put Y'; i.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([]),
+    );
+    b.wait(5, "the new trace", |b| {
+        b.text("[data-testid=lru-table]")
+            .is_some_and(|t| t.contains("put Y"))
+    });
+    b.js(
+        "const i = document.querySelector('#lab-field-ops'); i.value = 'fly X'; i.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([]),
+    );
+    b.wait(5, "a message beside ops", |b| {
+        b.exists("[data-field=ops] .field-error")
+    });
+    assert!(
+        b.text("[data-testid=lru-table]").unwrap().contains("put Y"),
+        "the last good run stays"
+    );
+    b.screenshot(&screenshot_dir().join("labs/lru.png"));
+    assert!(b.console_errors().is_empty());
+}
+
+#[test]
+fn jitter_stampede_and_sampling_labs_show_the_seeds_numbers() {
+    let b = laptop();
+    b.open("#/lab/jitter");
+    b.wait(30, "the jitter figures", |b| {
+        b.text("[data-testid=jitter-max]").as_deref() == Some("180")
+    });
+    assert_eq!(b.text("[data-testid=jitter-span]").as_deref(), Some("720"));
+    assert_eq!(
+        b.text("[data-testid=jitter-mean]").as_deref(),
+        Some("138.9")
+    );
+    let table = b.js(
+        "return document.querySelector('[data-testid=jitter-table]').dataset.table",
+        json!([]),
+    );
+    let (_, native) = redislab_sim::labs::jitter::table(
+        &redislab_sim::JitterConfig::default(),
+        &redislab_sim::labs::jitter::seed_cases(),
+    );
+    assert_eq!(
+        table.as_str().unwrap().trim_end(),
+        native.trim_end(),
+        "jitter: browser and native differ"
+    );
+    b.screenshot(&screenshot_dir().join("labs/jitter.png"));
+
+    b.open("#/lab/stampede");
+    b.wait(30, "the stampede table", |b| {
+        b.exists("[data-testid=stampede-table]")
+    });
+    let table = b.js(
+        "return document.querySelector('[data-testid=stampede-table]').dataset.table",
+        json!([]),
+    );
+    let table = table.as_str().unwrap();
+    for row in [
+        "none              503      503       0       117",
+        "lock                5      475       0         1",
+        "stale               5        0     475         1",
+        "xfetch             12        0       0         3",
+    ] {
+        assert!(table.contains(row), "missing `{row}` in\n{table}");
+    }
+    b.screenshot(&screenshot_dir().join("labs/stampede.png"));
+
+    b.open("#/lab/sampling");
+    b.wait(30, "k = 5", |b| b.exists("[data-testid=sampling-k5]"));
+    let v: f64 = b
+        .js(
+            "return document.querySelector('[data-testid=sampling-k5]').dataset.value",
+            json!([]),
+        )
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((v - 83.3).abs() < 2.0, "k = 5 measured {v}%, theory 83.3%");
+    b.screenshot(&screenshot_dir().join("labs/sampling.png"));
+    assert!(b.console_errors().is_empty());
+}

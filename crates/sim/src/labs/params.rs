@@ -108,6 +108,7 @@ pub const LRU: &[Field] = &[
         kind: Kind::Choice(POLICY_NAMES),
         default: "lru",
     },
+    int("seed", "seed", 0, u32::MAX as i64, "1"),
 ];
 
 /// The policy race (seed 001 §4).
