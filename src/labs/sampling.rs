@@ -3,7 +3,7 @@
 //! 100% = oldest). The line chart shows the measured mean against the theory `k/(k+1)` and
 //! exact LRU's 100%; the timeline walks through `k`, with the seed's sentence ("k = 5: victim
 //! গড়ে বাকি ৮৩% key-এর চেয়ে পুরোনো") in measured numbers. Numbers come from
-//! `redislab_sim::sampling_quality`; a big run is cut into one `k` per slice.
+//! `redislab_sim::sampling_point` (one `k` per slice, the same numbers as `sampling_quality`).
 
 use super::kit::{
     progress, use_job, use_params, use_timeline, Controls, Job, JobState, LabProps, ParamForm,
@@ -11,12 +11,9 @@ use super::kit::{
 };
 use super::widgets::{line_chart, Axes, Series};
 use redislab_sim::labs::params::{Params, SAMPLING};
-use redislab_sim::{sampling_quality, SamplingPoint};
+use redislab_sim::{sampling_point, Mulberry32, SamplingPoint};
 use std::rc::Rc;
 use yew::prelude::*;
-
-/// How far `mulberry32` moves its state per draw (its `a += 0x6D2B79F5`).
-const MULBERRY_STEP: u32 = 0x6D2B_79F5;
 
 /// The experiment's inputs, read from the parameters.
 #[derive(Clone, Copy, PartialEq)]
@@ -43,28 +40,24 @@ impl Setup {
     }
 }
 
-/// `sampling_quality` for `k = 1..=kmax`, one `k` per slice.
-///
-/// `sampling_quality` draws from one `mulberry32(seed)` for all `k` in turn, `trials × k`
-/// draws for each. mulberry32's state only adds a constant per draw, so starting `k` from
-/// seed `seed + step × (draws so far)` continues the same stream: the slices give exactly
-/// the numbers of the single call (and of `labsim`).
+/// `sampling_quality` for `k = 1..=kmax`, one `k` per slice, continuing one `mulberry32(seed)`
+/// from `k` to `k` exactly as the single call (and `labsim`) does.
 struct SamplingJob {
     setup: Setup,
+    rng: Mulberry32,
     next: u32,
     drawn: u64,
     points: Vec<SamplingPoint>,
-    skip: bool,
 }
 
 impl SamplingJob {
-    fn new(setup: Setup, skip: bool) -> Self {
+    fn new(setup: Setup) -> Self {
         SamplingJob {
+            rng: Mulberry32::new(setup.seed),
             setup,
             next: 1,
             drawn: 0,
             points: Vec::with_capacity(setup.kmax as usize),
-            skip,
         }
     }
 }
@@ -73,23 +66,18 @@ impl Job for SamplingJob {
     type Output = Vec<SamplingPoint>;
 
     fn slice(&mut self) -> Option<Vec<SamplingPoint>> {
-        if !self.skip && self.next <= self.setup.kmax {
+        if self.next <= self.setup.kmax {
             let k = self.next;
-            // Only the low 32 bits of the count matter to a wrapping u32 multiply.
-            let seed = self
-                .setup
-                .seed
-                .wrapping_add(MULBERRY_STEP.wrapping_mul(self.drawn as u32));
-            self.points.extend(sampling_quality(
+            self.points.push(sampling_point(
                 self.setup.keys,
-                &[k],
+                k,
                 self.setup.trials,
-                seed,
+                &mut self.rng,
             ));
             self.drawn += u64::from(self.setup.trials) * u64::from(k);
             self.next += 1;
         }
-        (self.skip || self.next > self.setup.kmax).then(|| std::mem::take(&mut self.points))
+        (self.next > self.setup.kmax).then(|| std::mem::take(&mut self.points))
     }
 
     fn progress(&self) -> f64 {
@@ -132,7 +120,7 @@ pub fn SamplingLab(props: &LabProps) -> Html {
     let setup = Setup::from(&params);
     // Always in slices (one k each): even the seed's run is ~0.3 M draws, too long for one
     // main-thread task in the browser.
-    let job = use_job(setup, |&s| SamplingJob::new(s, false));
+    let job = use_job(setup, |&s| SamplingJob::new(s));
     let points: Option<Rc<Vec<SamplingPoint>>> = match &job {
         JobState::Done(v) if v.len() == setup.kmax as usize => Some(v.clone()),
         _ => None,

@@ -24,7 +24,7 @@ pub mod rng;
 pub use eviction::lru_trace::{lru_trace, Op, OpKind, TraceStep};
 pub use eviction::mrc::{mrc, Curve};
 pub use eviction::runner::{eviction_table, EvictionConfig, EvictionRow, EvictionTable};
-pub use eviction::sampling::{sampling_quality, SamplingPoint};
+pub use eviction::sampling::{sampling_point, sampling_quality, SamplingPoint};
 pub use eviction::{
     by_name, run, Access, Policy, PolicyInfo, Replay, Spec, Stats, Step, Trace, TraceKind,
     TraceSpec, UnknownPolicy, POLICIES,

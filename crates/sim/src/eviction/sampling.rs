@@ -22,23 +22,27 @@ pub struct SamplingPoint {
 
 /// Measures the mean victim rank over `trials` evictions from `keys` resident keys.
 pub fn sampling_quality(keys: u32, ks: &[u32], trials: u32, seed: u32) -> Vec<SamplingPoint> {
-    let keys = keys.max(2);
     let mut rng = Mulberry32::new(seed);
     ks.iter()
-        .map(|&k| {
-            let k = k.max(1);
-            let mut total = 0.0;
-            for _ in 0..trials {
-                let oldest = (0..k).map(|_| rng.below(keys)).max().unwrap_or(0);
-                total += f64::from(oldest) / f64::from(keys - 1);
-            }
-            SamplingPoint {
-                k,
-                measured: total / f64::from(trials.max(1)),
-                theory: f64::from(k) / f64::from(k + 1),
-            }
-        })
+        .map(|&k| sampling_point(keys, k, trials, &mut rng))
         .collect()
+}
+
+/// One `k` of [`sampling_quality`], drawing from `rng` (which the next `k` continues), so a
+/// UI can measure one `k` at a time and get exactly the same numbers.
+pub fn sampling_point(keys: u32, k: u32, trials: u32, rng: &mut Mulberry32) -> SamplingPoint {
+    let keys = keys.max(2);
+    let k = k.max(1);
+    let mut total = 0.0;
+    for _ in 0..trials {
+        let oldest = (0..k).map(|_| rng.below(keys)).max().unwrap_or(0);
+        total += f64::from(oldest) / f64::from(keys - 1);
+    }
+    SamplingPoint {
+        k,
+        measured: total / f64::from(trials.max(1)),
+        theory: f64::from(k) / f64::from(k + 1),
+    }
 }
 
 /// Table: `k`, measured and theoretical mean percentile rank.
@@ -88,5 +92,23 @@ mod tests {
         }
         assert_eq!(crate::jsfmt::to_fixed(pts[1].measured * 100.0, 0), "83");
         assert_eq!(crate::jsfmt::to_fixed(pts[2].measured * 100.0, 0), "91");
+    }
+}
+
+#[cfg(test)]
+mod point_tests {
+    use super::*;
+
+    /// Measuring one `k` at a time on one generator gives exactly the single call's numbers.
+    #[test]
+    fn one_k_at_a_time_equals_the_whole_run() {
+        let ks: Vec<u32> = (1..=12).collect();
+        let whole = sampling_quality(1000, &ks, 300, 1);
+        let mut rng = Mulberry32::new(1);
+        let parts: Vec<SamplingPoint> = ks
+            .iter()
+            .map(|&k| sampling_point(1000, k, 300, &mut rng))
+            .collect();
+        assert_eq!(whole, parts);
     }
 }
