@@ -9,8 +9,7 @@ use super::kit::{
 };
 use super::widgets::{hbars, line_chart, Axes, Bar, Series};
 use redislab_deck::bn;
-use redislab_sim::eviction::trace::{Scan, Shift};
-use redislab_sim::labs::params::{Params, EVICTION};
+use redislab_sim::labs::params::{eviction_config, Params, EVICTION};
 use redislab_sim::{
     by_name, run, Access, EvictionConfig, EvictionRow, EvictionTable, Replay, Spec, Stats, Step,
     Trace, TraceKind,
@@ -23,28 +22,6 @@ use yew::prelude::*;
 const FRAMES: usize = 40;
 /// Steps of the chosen policy kept for "why evicted".
 const LOG: usize = 8;
-
-fn config(p: &Params) -> EvictionConfig {
-    let mut c = EvictionConfig::default();
-    c.trace.keys = p.u32("keys");
-    c.trace.alpha = p.float("alpha");
-    c.trace.requests = p.u32("requests");
-    c.trace.seed = p.u32("seed");
-    c.trace.scan = Some(Scan {
-        period: p.u32("scan_period"),
-        keys_per_request: p.u32("scan_keys"),
-    });
-    c.trace.shift = Some(Shift {
-        period: p.u32("shift_period"),
-        amount: p.u32("shift_amount"),
-    });
-    c.cache = p.u32("cache");
-    c.warmup = p.int("warmup").max(0) as u64;
-    c.policy_seed = p.u32("policy_seed");
-    c.policies = p.list("policies");
-    c.traces = TraceKind::ALL.to_vec();
-    c
-}
 
 fn shown_kind(p: &Params) -> TraceKind {
     TraceKind::parse(p.get("trace")).unwrap_or(TraceKind::Zipf)
@@ -69,7 +46,7 @@ struct TableJob {
 
 impl TableJob {
     fn new(p: &Params) -> Self {
-        let cfg = config(p);
+        let cfg = eviction_config(p);
         let n = cfg.policies.len();
         TableJob {
             started: super::kit::now(),
@@ -167,7 +144,7 @@ struct RaceJob {
 
 impl RaceJob {
     fn new(p: &Params, wait: bool) -> Self {
-        let cfg = config(p);
+        let cfg = eviction_config(p);
         let n = cfg.policies.len();
         let focus = p.get("focus").to_string();
         let mut queue: VecDeque<usize> = (0..n).collect();
@@ -308,7 +285,7 @@ struct CurveJob {
 
 impl CurveJob {
     fn new(p: &Params, wait: bool) -> Self {
-        let cfg = config(p);
+        let cfg = eviction_config(p);
         let c = cfg.cache;
         let mut sizes: Vec<u32> = [c / 8, c / 4, c / 2, c, c * 2, c * 4, c * 8]
             .into_iter()

@@ -16,7 +16,7 @@ use super::kit::{
 use super::widgets::{histogram, num, Axes};
 use redislab_sim::jsfmt::to_fixed;
 use redislab_sim::labs::jitter::{
-    expiry_times, seed_cases, JitterCase, JitterConfig, JitterWave, HEADER,
+    seed_cases, JitterCase, JitterConfig, JitterRun, JitterWave, HEADER,
 };
 use redislab_sim::labs::params::{Params, JITTER};
 use yew::prelude::*;
@@ -29,10 +29,6 @@ const MIN_WINDOW: i64 = 60;
 const SLICE_MS: f64 = 4.0;
 /// Generator draws between clock checks.
 const DRAWS: u32 = 8_192;
-/// Dense counters between clock checks while compacting.
-const COMPACT: usize = 65_536;
-/// Largest dense per-second counter array (beyond it, seconds go to a sorted list).
-const DENSE_LIMIT: i64 = 4_000_000;
 /// Milliseconds per timeline tick.
 const TICK_MS: u32 = 120;
 
@@ -56,130 +52,12 @@ fn chosen_case(p: &Params) -> JitterCase {
     }
 }
 
-/// One case being counted: the same draws as `JitterWave::run`, a chunk of keys at a time.
-struct Counting {
-    case: JitterCase,
-    times: Box<dyn Iterator<Item = f64>>,
-    left: u32,
-    keys: u32,
-    /// Second of `dense[0]`.
-    lo: i64,
-    dense: Vec<u32>,
-    /// Seconds outside the dense range (only if the float sum strays past its bounds).
-    overflow: Vec<i64>,
-    /// Compaction position in `dense`.
-    pos: usize,
-    histogram: Vec<(i64, u32)>,
-}
-
-impl Counting {
-    fn new(cfg: &JitterConfig, case: JitterCase) -> Self {
-        let r = f64::from(case.round);
-        let lo = (r * cfg.ttl * (1.0 - case.jitter)).floor() as i64 - 2;
-        let hi = (r * cfg.ttl * (1.0 + case.jitter)).ceil() as i64 + 2;
-        let len = hi.saturating_sub(lo).saturating_add(1);
-        let dense = if (1..=DENSE_LIMIT).contains(&len) {
-            vec![0; len as usize]
-        } else {
-            Vec::new()
-        };
-        Counting {
-            case,
-            times: Box::new(expiry_times(cfg, case)),
-            left: cfg.keys,
-            keys: cfg.keys,
-            lo,
-            dense,
-            overflow: Vec::new(),
-            pos: 0,
-            histogram: Vec::new(),
-        }
-    }
-
-    /// Draws for the next chunk of keys, or compacts a chunk; true when the histogram is whole.
-    fn step(&mut self) -> bool {
-        if self.left > 0 {
-            let n = (DRAWS / self.case.round.max(1)).max(1).min(self.left);
-            for t in self.times.by_ref().take(n as usize) {
-                let s = t.floor() as i64;
-                let slot = s
-                    .checked_sub(self.lo)
-                    .and_then(|i| usize::try_from(i).ok())
-                    .and_then(|i| self.dense.get_mut(i));
-                match slot {
-                    Some(c) => *c += 1,
-                    None => self.overflow.push(s),
-                }
-            }
-            self.left -= n;
-            return false;
-        }
-        let end = (self.pos + COMPACT).min(self.dense.len());
-        for (i, &c) in self.dense[self.pos..end].iter().enumerate() {
-            if c > 0 {
-                self.histogram.push((self.lo + (self.pos + i) as i64, c));
-            }
-        }
-        self.pos = end;
-        if self.pos < self.dense.len() {
-            return false;
-        }
-        if !self.overflow.is_empty() {
-            // Seconds outside the dense range never meet one inside it: add them as runs.
-            self.overflow.sort_unstable();
-            let mut runs: Vec<(i64, u32)> = Vec::new();
-            for &s in &self.overflow {
-                match runs.last_mut() {
-                    Some((last, n)) if *last == s => *n += 1,
-                    _ => runs.push((s, 1)),
-                }
-            }
-            self.histogram.extend(runs);
-            self.histogram.sort_unstable_by_key(|h| h.0);
-            self.overflow = Vec::new();
-        }
-        true
-    }
-
-    /// The finished wave, with the same span, mean and max as `JitterWave::run`.
-    fn finish(self) -> JitterWave {
-        let histogram = self.histogram;
-        let (first, last) = match (histogram.first(), histogram.last()) {
-            (Some(a), Some(b)) => (a.0, b.0),
-            _ => (0, -1),
-        };
-        let span = (last - first + 1).max(0) as u64;
-        JitterWave {
-            case: self.case,
-            keys: self.keys,
-            span,
-            mean: if span == 0 {
-                0.0
-            } else {
-                f64::from(self.keys) / span as f64
-            },
-            max: histogram.iter().map(|h| h.1).max().unwrap_or(0),
-            histogram,
-        }
-    }
-
-    fn progress(&self) -> f64 {
-        let drawn = f64::from(self.keys - self.left) / f64::from(self.keys.max(1));
-        let compacted = if self.dense.is_empty() {
-            0.0
-        } else {
-            self.pos as f64 / self.dense.len() as f64
-        };
-        0.85 * drawn + 0.15 * compacted
-    }
-}
-
 /// Cases counted one after another, a chunk of keys per step.
 struct WaveJob {
     cfg: JitterConfig,
     cases: Vec<JitterCase>,
     keep_histograms: bool,
-    current: Option<Counting>,
+    current: Option<JitterRun>,
     done: Vec<JitterWave>,
 }
 
@@ -205,8 +83,8 @@ impl WaveJob {
             let cfg = self.cfg;
             let c = self
                 .current
-                .get_or_insert_with(|| Counting::new(&cfg, case));
-            if c.step() {
+                .get_or_insert_with(|| JitterRun::new(&cfg, case));
+            if c.step(DRAWS) {
                 if let Some(c) = self.current.take() {
                     let mut w = c.finish();
                     if !self.keep_histograms {
@@ -222,7 +100,7 @@ impl WaveJob {
     }
 
     fn fraction(&self) -> f64 {
-        let cur = self.current.as_ref().map_or(0.0, Counting::progress);
+        let cur = self.current.as_ref().map_or(0.0, JitterRun::progress);
         (self.done.len() as f64 + cur) / self.cases.len().max(1) as f64
     }
 }

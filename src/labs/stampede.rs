@@ -18,7 +18,7 @@ use super::widgets::num;
 use redislab_sim::jsfmt::js_string;
 use redislab_sim::labs::params::{Params, STAMPEDE};
 use redislab_sim::labs::stampede::{
-    header, Bucket, Counters, Mode, Outcome, StampedeConfig, StampedeSim, StampedeSummary,
+    header, Bucket, Counters, Mode, StampedeConfig, StampedeRun, StampedeSummary,
 };
 use yew::prelude::*;
 
@@ -70,69 +70,10 @@ fn config(p: &Params) -> StampedeConfig {
     }
 }
 
-/// One mode being stepped: the sim's events folded into buckets as `StampedeSummary::run` does.
-struct Running {
-    sim: StampedeSim,
-    mode: Mode,
-    width: f64,
-    buckets: Vec<Bucket>,
-    t: f64,
-}
-
-impl Running {
-    fn new(cfg: &StampedeConfig, mode: Mode) -> Self {
-        let width = if cfg.bucket > 0.0 { cfg.bucket } else { 0.1 };
-        let n = (cfg.duration / width).ceil().clamp(1.0, 10_000_000.0) as usize;
-        Running {
-            sim: StampedeSim::new(*cfg, mode),
-            mode,
-            width,
-            buckets: vec![Bucket::default(); n],
-            t: 0.0,
-        }
-    }
-
-    /// Steps up to `EVENTS` arrivals; true when the run has ended.
-    fn step(&mut self) -> bool {
-        let n = self.buckets.len();
-        for _ in 0..EVENTS {
-            let Some(e) = self.sim.next() else {
-                return true;
-            };
-            self.t = e.t;
-            let i = ((e.t / self.width) as usize).min(n - 1);
-            let b = &mut self.buckets[i];
-            b.requests += 1;
-            b.peak_inflight = b.peak_inflight.max(e.inflight);
-            match e.outcome {
-                Outcome::EarlyRefresh | Outcome::StaleRefresh => b.recomputes += 1,
-                Outcome::Recompute => {
-                    b.recomputes += 1;
-                    b.waited += 1;
-                }
-                Outcome::Waited => b.waited += 1,
-                Outcome::Stale | Outcome::Fresh => {}
-            }
-            if matches!(e.outcome, Outcome::Stale | Outcome::StaleRefresh) {
-                b.stale += 1;
-            }
-        }
-        false
-    }
-
-    fn finish(self) -> StampedeSummary {
-        StampedeSummary {
-            mode: self.mode,
-            counters: self.sim.counters(),
-            buckets: self.buckets,
-        }
-    }
-}
-
 /// The four modes, one after another, a chunk of arrivals per step.
 struct RunJob {
     cfg: StampedeConfig,
-    current: Option<Running>,
+    current: Option<StampedeRun>,
     done: Vec<StampedeSummary>,
 }
 
@@ -146,8 +87,10 @@ impl Job for RunJob {
                 return Some(std::mem::take(&mut self.done));
             };
             let cfg = self.cfg;
-            let r = self.current.get_or_insert_with(|| Running::new(&cfg, mode));
-            if r.step() {
+            let r = self
+                .current
+                .get_or_insert_with(|| StampedeRun::new(&cfg, mode));
+            if r.step(EVENTS) {
                 if let Some(r) = self.current.take() {
                     self.done.push(r.finish());
                 }
@@ -162,7 +105,7 @@ impl Job for RunJob {
         let cur = self
             .current
             .as_ref()
-            .map_or(0.0, |r| (r.t / self.cfg.duration).clamp(0.0, 1.0));
+            .map_or(0.0, |r| (r.time() / self.cfg.duration).clamp(0.0, 1.0));
         (self.done.len() as f64 + cur) / Mode::ALL.len() as f64
     }
 }

@@ -3,9 +3,8 @@
 //! message while the lab keeps its last good state.
 
 use redislab_e2e::{screenshot_dir, Browser};
-use redislab_sim::eviction::trace::{Scan, Shift};
-use redislab_sim::labs::params::{Params, EVICTION};
-use redislab_sim::{eviction_table, EvictionConfig, TraceKind};
+use redislab_sim::eviction_table;
+use redislab_sim::labs::params::{eviction_config, Params, EVICTION};
 use serde_json::json;
 
 fn laptop() -> Browser {
@@ -21,25 +20,7 @@ fn wait_text(b: &Browser, css: &str) -> String {
 fn native_table(query: &str) -> String {
     let (p, errs) = Params::from_query(EVICTION, query);
     assert!(errs.is_empty(), "{errs:?}");
-    let mut c = EvictionConfig::default();
-    c.trace.keys = p.u32("keys");
-    c.trace.alpha = p.float("alpha");
-    c.trace.requests = p.u32("requests");
-    c.trace.seed = p.u32("seed");
-    c.trace.scan = Some(Scan {
-        period: p.u32("scan_period"),
-        keys_per_request: p.u32("scan_keys"),
-    });
-    c.trace.shift = Some(Shift {
-        period: p.u32("shift_period"),
-        amount: p.u32("shift_amount"),
-    });
-    c.cache = p.u32("cache");
-    c.warmup = p.int("warmup") as u64;
-    c.policy_seed = p.u32("policy_seed");
-    c.policies = p.list("policies");
-    c.traces = TraceKind::ALL.to_vec();
-    eviction_table(&c).unwrap().to_text()
+    eviction_table(&eviction_config(&p)).unwrap().to_text()
 }
 
 #[test]

@@ -70,6 +70,133 @@ pub fn expiry_times(cfg: &JitterConfig, case: JitterCase) -> impl Iterator<Item 
     })
 }
 
+/// Dense counters compacted per step.
+const COMPACT: usize = 65_536;
+/// Largest dense per-second counter array (beyond it, seconds go to a sorted list).
+const DENSE_LIMIT: i64 = 4_000_000;
+
+/// One case being counted a chunk of keys at a time, for a UI that must not block: the same
+/// draws and the same result as [`JitterWave::run`] (which runs it to the end).
+pub struct JitterRun {
+    case: JitterCase,
+    times: Box<dyn Iterator<Item = f64>>,
+    left: u32,
+    keys: u32,
+    /// Second of `dense[0]`.
+    lo: i64,
+    dense: Vec<u32>,
+    /// Seconds outside the dense range (only if the float sum strays past its bounds).
+    overflow: Vec<i64>,
+    /// Compaction position in `dense`.
+    pos: usize,
+    histogram: Vec<(i64, u32)>,
+}
+
+impl JitterRun {
+    /// A run of `case`.
+    pub fn new(cfg: &JitterConfig, case: JitterCase) -> Self {
+        let r = f64::from(case.round);
+        let lo = libm::floor(r * cfg.ttl * (1.0 - case.jitter)) as i64 - 2;
+        let hi = libm::ceil(r * cfg.ttl * (1.0 + case.jitter)) as i64 + 2;
+        let len = hi.saturating_sub(lo).saturating_add(1);
+        let dense = if (1..=DENSE_LIMIT).contains(&len) {
+            vec![0; len as usize]
+        } else {
+            Vec::new()
+        };
+        JitterRun {
+            case,
+            times: Box::new(expiry_times(cfg, case)),
+            left: cfg.keys,
+            keys: cfg.keys,
+            lo,
+            dense,
+            overflow: Vec::new(),
+            pos: 0,
+            histogram: Vec::new(),
+        }
+    }
+
+    /// Draws for about `draws` more generator calls, or compacts a chunk of counters; true
+    /// when the histogram is whole.
+    pub fn step(&mut self, draws: u32) -> bool {
+        if self.left > 0 {
+            let n = (draws / self.case.round.max(1)).max(1).min(self.left);
+            for t in self.times.by_ref().take(n as usize) {
+                let s = libm::floor(t) as i64;
+                let slot = s
+                    .checked_sub(self.lo)
+                    .and_then(|i| usize::try_from(i).ok())
+                    .and_then(|i| self.dense.get_mut(i));
+                match slot {
+                    Some(c) => *c += 1,
+                    None => self.overflow.push(s),
+                }
+            }
+            self.left -= n;
+            return false;
+        }
+        let end = (self.pos + COMPACT).min(self.dense.len());
+        for (i, &c) in self.dense[self.pos..end].iter().enumerate() {
+            if c > 0 {
+                self.histogram.push((self.lo + (self.pos + i) as i64, c));
+            }
+        }
+        self.pos = end;
+        if self.pos < self.dense.len() {
+            return false;
+        }
+        if !self.overflow.is_empty() {
+            // Seconds outside the dense range never meet one inside it: add them as runs.
+            self.overflow.sort_unstable();
+            let mut runs: Vec<(i64, u32)> = Vec::new();
+            for &s in &self.overflow {
+                match runs.last_mut() {
+                    Some((last, n)) if *last == s => *n += 1,
+                    _ => runs.push((s, 1)),
+                }
+            }
+            self.histogram.extend(runs);
+            self.histogram.sort_unstable_by_key(|h| h.0);
+            self.overflow = Vec::new();
+        }
+        true
+    }
+
+    /// The finished wave (complete once [`JitterRun::step`] returned true).
+    pub fn finish(self) -> JitterWave {
+        let histogram = self.histogram;
+        let (first, last) = match (histogram.first(), histogram.last()) {
+            (Some(a), Some(b)) => (a.0, b.0),
+            _ => (0, -1),
+        };
+        let span = (last - first + 1).max(0) as u64;
+        JitterWave {
+            case: self.case,
+            keys: self.keys,
+            span,
+            mean: if span == 0 {
+                0.0
+            } else {
+                f64::from(self.keys) / span as f64
+            },
+            max: histogram.iter().map(|h| h.1).max().unwrap_or(0),
+            histogram,
+        }
+    }
+
+    /// How far along, 0.0..=1.0.
+    pub fn progress(&self) -> f64 {
+        let drawn = f64::from(self.keys - self.left) / f64::from(self.keys.max(1));
+        let compacted = if self.dense.is_empty() {
+            0.0
+        } else {
+            self.pos as f64 / self.dense.len() as f64
+        };
+        0.85 * drawn + 0.15 * compacted
+    }
+}
+
 /// The result of one case.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JitterWave {
@@ -88,36 +215,11 @@ pub struct JitterWave {
 }
 
 impl JitterWave {
-    /// Runs one case.
+    /// Runs one case to the end.
     pub fn run(cfg: &JitterConfig, case: JitterCase) -> Self {
-        let mut secs: Vec<i64> = expiry_times(cfg, case)
-            .map(|t| libm::floor(t) as i64)
-            .collect();
-        secs.sort_unstable();
-        let mut histogram: Vec<(i64, u32)> = Vec::new();
-        for s in secs {
-            match histogram.last_mut() {
-                Some((last, n)) if *last == s => *n += 1,
-                _ => histogram.push((s, 1)),
-            }
-        }
-        let (first, last) = match (histogram.first(), histogram.last()) {
-            (Some(a), Some(b)) => (a.0, b.0),
-            _ => (0, -1),
-        };
-        let span = (last - first + 1).max(0) as u64;
-        Self {
-            case,
-            keys: cfg.keys,
-            span,
-            mean: if span == 0 {
-                0.0
-            } else {
-                f64::from(cfg.keys) / span as f64
-            },
-            max: histogram.iter().map(|h| h.1).max().unwrap_or(0),
-            histogram,
-        }
+        let mut r = JitterRun::new(cfg, case);
+        while !r.step(u32::MAX) {}
+        r.finish()
     }
 
     /// Dense counts in bins of `bin_seconds` (≥ 1) from the first expiry second, for a bar
@@ -237,5 +339,47 @@ mod tests {
         let bins = w.binned(60);
         assert_eq!(bins.iter().map(|b| b.1).sum::<u32>(), 1000);
         assert!(bins.windows(2).all(|p| p[1].0 - p[0].0 == 60));
+    }
+}
+
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+
+    /// The plain definition: floor every expiry, sort, count runs.
+    fn reference(cfg: &JitterConfig, case: JitterCase) -> Vec<(i64, u32)> {
+        let mut secs: Vec<i64> = expiry_times(cfg, case)
+            .map(|t| libm::floor(t) as i64)
+            .collect();
+        secs.sort_unstable();
+        let mut h: Vec<(i64, u32)> = Vec::new();
+        for s in secs {
+            match h.last_mut() {
+                Some((last, n)) if *last == s => *n += 1,
+                _ => h.push((s, 1)),
+            }
+        }
+        h
+    }
+
+    /// Counting in chunks of any size gives the plain definition's histogram.
+    #[test]
+    fn chunked_counting_equals_the_definition() {
+        for (keys, ttl, seed) in [(5_000, 3600.0, 5), (777, 10.0, 1), (3_000, 86_400.0, 42)] {
+            let cfg = JitterConfig { keys, ttl, seed };
+            for (jitter, round) in [(0.0, 1), (0.01, 1), (0.1, 3), (0.5, 2), (0.9, 10)] {
+                let case = JitterCase { jitter, round };
+                let want = reference(&cfg, case);
+                for draws in [1, 97, 8192, u32::MAX] {
+                    let mut r = JitterRun::new(&cfg, case);
+                    while !r.step(draws) {}
+                    assert_eq!(
+                        r.finish().histogram,
+                        want,
+                        "keys {keys} ttl {ttl} J {jitter} round {round} draws {draws}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -171,6 +171,31 @@ pub const STAMPEDE: &[Field] = &[
     int("seed", "seed", 0, u32::MAX as i64, "2026"),
 ];
 
+/// The policy race a set of [`EVICTION`] parameters describes (the same run `labsim eviction`
+/// makes with the same values).
+pub fn eviction_config(p: &Params) -> crate::EvictionConfig {
+    use crate::eviction::trace::{Scan, Shift};
+    let mut c = crate::EvictionConfig::default();
+    c.trace.keys = p.u32("keys");
+    c.trace.alpha = p.float("alpha");
+    c.trace.requests = p.u32("requests");
+    c.trace.seed = p.u32("seed");
+    c.trace.scan = Some(Scan {
+        period: p.u32("scan_period"),
+        keys_per_request: p.u32("scan_keys"),
+    });
+    c.trace.shift = Some(Shift {
+        period: p.u32("shift_period"),
+        amount: p.u32("shift_amount"),
+    });
+    c.cache = p.u32("cache");
+    c.warmup = p.int("warmup").max(0) as u64;
+    c.policy_seed = p.u32("policy_seed");
+    c.policies = p.list("policies");
+    c.traces = crate::TraceKind::ALL.to_vec();
+    c
+}
+
 /// The fields of a lab by its id, if it exists.
 pub fn fields(lab: &str) -> Option<&'static [Field]> {
     Some(match lab {
@@ -442,6 +467,19 @@ fn decode(v: &str) -> String {
 mod tests {
     use super::*;
     use crate::eviction::POLICIES;
+
+    #[test]
+    fn default_eviction_parameters_are_the_seed_table() {
+        let c = eviction_config(&Params::defaults(EVICTION));
+        let t = crate::eviction_table(&c).unwrap().to_text();
+        assert!(t.contains("LRU          39.1%     31.9%     39.0%"), "{t}");
+        assert_eq!(
+            t,
+            crate::eviction_table(&crate::EvictionConfig::default())
+                .unwrap()
+                .to_text()
+        );
+    }
 
     #[test]
     fn defaults_are_the_seeds() {

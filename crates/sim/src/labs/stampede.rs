@@ -255,6 +255,72 @@ pub struct Bucket {
     pub stale: u32,
 }
 
+/// A run in progress, folded into chart buckets as it goes, so a UI can advance it a few
+/// thousand arrivals at a time and get exactly what [`StampedeSummary::run`] gives.
+pub struct StampedeRun {
+    sim: StampedeSim,
+    mode: Mode,
+    width: f64,
+    buckets: Vec<Bucket>,
+    t: f64,
+}
+
+impl StampedeRun {
+    /// A run of `mode` with buckets of `cfg.bucket` seconds (0.1 s when unset).
+    pub fn new(cfg: &StampedeConfig, mode: Mode) -> Self {
+        let width = if cfg.bucket > 0.0 { cfg.bucket } else { 0.1 };
+        let n = libm::ceil(cfg.duration / width).clamp(1.0, 10_000_000.0) as usize;
+        StampedeRun {
+            sim: StampedeSim::new(*cfg, mode),
+            mode,
+            width,
+            buckets: vec![Bucket::default(); n],
+            t: 0.0,
+        }
+    }
+
+    /// Virtual time of the last arrival seen.
+    pub fn time(&self) -> f64 {
+        self.t
+    }
+
+    /// Folds up to `events` more arrivals into the buckets; true when the run has ended.
+    pub fn step(&mut self, events: usize) -> bool {
+        let n = self.buckets.len();
+        for _ in 0..events {
+            let Some(e) = self.sim.next() else {
+                return true;
+            };
+            self.t = e.t;
+            let b = &mut self.buckets[((e.t / self.width) as usize).min(n - 1)];
+            b.requests += 1;
+            b.peak_inflight = b.peak_inflight.max(e.inflight);
+            match e.outcome {
+                Outcome::EarlyRefresh | Outcome::StaleRefresh => b.recomputes += 1,
+                Outcome::Recompute => {
+                    b.recomputes += 1;
+                    b.waited += 1;
+                }
+                Outcome::Waited => b.waited += 1,
+                Outcome::Stale | Outcome::Fresh => {}
+            }
+            if matches!(e.outcome, Outcome::Stale | Outcome::StaleRefresh) {
+                b.stale += 1;
+            }
+        }
+        false
+    }
+
+    /// The summary of what has run (the whole run once [`StampedeRun::step`] returned true).
+    pub fn finish(self) -> StampedeSummary {
+        StampedeSummary {
+            mode: self.mode,
+            counters: self.sim.counters(),
+            buckets: self.buckets,
+        }
+    }
+}
+
 /// A finished run: the seed's counters plus the DB-load series.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StampedeSummary {
@@ -269,33 +335,9 @@ pub struct StampedeSummary {
 impl StampedeSummary {
     /// Runs `mode` to the end.
     pub fn run(cfg: &StampedeConfig, mode: Mode) -> Self {
-        let width = if cfg.bucket > 0.0 { cfg.bucket } else { 0.1 };
-        let n = libm::ceil(cfg.duration / width).clamp(1.0, 10_000_000.0) as usize;
-        let mut buckets = vec![Bucket::default(); n];
-        let mut sim = StampedeSim::new(*cfg, mode);
-        for e in sim.by_ref() {
-            let b = &mut buckets[((e.t / width) as usize).min(n - 1)];
-            b.requests += 1;
-            b.peak_inflight = b.peak_inflight.max(e.inflight);
-            match e.outcome {
-                Outcome::EarlyRefresh | Outcome::StaleRefresh => b.recomputes += 1,
-                Outcome::Recompute => {
-                    b.recomputes += 1;
-                    b.waited += 1;
-                }
-                Outcome::Waited => b.waited += 1,
-                Outcome::Stale => {}
-                Outcome::Fresh => {}
-            }
-            if matches!(e.outcome, Outcome::Stale | Outcome::StaleRefresh) {
-                b.stale += 1;
-            }
-        }
-        Self {
-            mode,
-            counters: sim.counters(),
-            buckets,
-        }
+        let mut r = StampedeRun::new(cfg, mode);
+        while !r.step(usize::MAX) {}
+        r.finish()
     }
 
     /// The seed's row: `mode.padEnd(8)` then db, waited, stale, peak padded 13, 9, 8, 10.
