@@ -422,10 +422,32 @@ pub fn EvictionLab(props: &LabProps) -> Html {
         TraceKind::Scan => "(b) + scan",
         TraceKind::Shift => "(c) shift",
     };
-    let form_fields: Vec<&'static str> = if props.embedded {
-        vec!["alpha", "cache", "trace"]
+    // The everyday knobs first; the trace's finer shape behind "more".
+    const MAIN: [&str; 7] = [
+        "alpha", "cache", "keys", "trace", "policies", "focus", "seed",
+    ];
+    const MORE: [&str; 7] = [
+        "requests",
+        "warmup",
+        "policy_seed",
+        "scan_period",
+        "scan_keys",
+        "shift_period",
+        "shift_amount",
+    ];
+    let form = if props.embedded {
+        html! { <ParamForm state={(*p.state).clone()} set={p.set.clone()} only={vec!["alpha", "cache", "trace"]} /> }
     } else {
-        Vec::new()
+        let open_more = MORE.iter().any(|k| p.state.errors.contains_key(*k));
+        html! {
+            <>
+                <ParamForm state={(*p.state).clone()} set={p.set.clone()} only={MAIN.to_vec()} />
+                <details class="lab-more" open={open_more}>
+                    <summary>{"আরও প্যারামিটার — অনুরোধ, warm-up, policy seed, scan আর shift-এর আকার"}</summary>
+                    <ParamForm state={(*p.state).clone()} set={p.set.clone()} only={MORE.to_vec()} unknown=false />
+                </details>
+            </>
+        }
     };
 
     let table_view = match &table {
@@ -511,7 +533,7 @@ pub fn EvictionLab(props: &LabProps) -> Html {
     };
     html! {
         <div class={classes!("lab", "lab-eviction", props.embedded.then_some("embedded"))} data-lab="eviction">
-            <ParamForm state={(*p.state).clone()} set={p.set.clone()} only={form_fields} />
+            { form }
             { race_view }
             { table_view }
             { curve }

@@ -91,6 +91,9 @@ pub struct ParamFormProps {
     /// Which fields to show (all when empty).
     #[prop_or_default]
     pub only: Vec<&'static str>,
+    /// Also list messages about unknown keys (one form of a lab should).
+    #[prop_or(true)]
+    pub unknown: bool,
 }
 
 /// The parameter fields, each with its message when the value is bad.
@@ -101,7 +104,7 @@ pub fn ParamForm(props: &ParamFormProps) -> Html {
         .state
         .errors
         .iter()
-        .filter(|(k, _)| !fields.iter().any(|f| f.key == k.as_str()))
+        .filter(|(k, _)| props.unknown && !fields.iter().any(|f| f.key == k.as_str()))
         .collect();
     html! {
         <div class="lab-form">

@@ -362,6 +362,19 @@ fn phone_width_stays_readable() {
             b.screenshot(&shots.join(format!("{i:02}.png")));
         }
     }
+    // The lab pages too.
+    for id in ["lru", "eviction", "sampling", "jitter", "stampede"] {
+        b.open(&format!("#/lab/{id}"));
+        b.wait(30, &format!("the {id} lab"), |b| {
+            b.exists(".lab") && !b.exists(".lab-progress")
+        });
+        let w = b.js("return document.documentElement.scrollWidth", json!([]));
+        assert!(
+            w.as_u64().unwrap_or(999) <= PHONE.0 as u64,
+            "lab {id}: page is {w} px wide"
+        );
+        b.screenshot(&screenshot_dir().join(format!("phone/lab-{id}.png")));
+    }
     // A swipe to the left goes forward.
     b.open("#/production/5");
     b.wait_counter("০৫ / ২২");
