@@ -106,6 +106,9 @@ fn test(extra: &[String]) -> Result<(), String> {
     let e2e = run_counted(
         Command::new("cargo")
             .args(["test", "-p", "redislab-e2e", "--"])
+            // Each test drives its own Chromium: on a 2-core machine, three at a time keeps
+            // the waits honest without starving the browsers.
+            .arg("--test-threads=3")
             .args(extra)
             .env("REDISLAB_DIST", root().join("dist"))
             .env("REDISLAB_CHROMIUM", &browser.chromium)
