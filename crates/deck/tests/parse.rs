@@ -347,7 +347,21 @@ fn the_shipped_decks_parse() {
         if path.extension().is_some_and(|e| e == "md") {
             let stem = path.file_stem().unwrap().to_str().unwrap();
             let src = std::fs::read_to_string(&path).unwrap();
-            parse_deck(&src, stem).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let deck = parse_deck(&src, stem).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            // Every presenter script is 2 to 5 sentences of narration.
+            for s in deck.slides.iter() {
+                let sentences = s
+                    .script
+                    .split(['।', '?', '!'])
+                    .filter(|x| !x.trim().is_empty())
+                    .count();
+                assert!(
+                    (2..=5).contains(&sentences),
+                    "{}:{}: the script has {sentences} sentences (2 to 5 wanted)",
+                    path.display(),
+                    s.line
+                );
+            }
             n += 1;
         }
     }
