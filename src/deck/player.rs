@@ -107,6 +107,10 @@ pub fn Player(props: &PlayerProps) -> Html {
                         // Space and arrows would otherwise scroll; Escape stays the browser's too.
                         if a != Action::Close {
                             e.prevent_default();
+                        } else if dom::is_fullscreen() {
+                            // Browsers leave fullscreen on Esc themselves; where a key reaches
+                            // the page instead (some kiosks, automation), leave it here.
+                            dom::toggle_fullscreen();
                         }
                         go.emit(a);
                     }

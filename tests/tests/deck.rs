@@ -178,6 +178,16 @@ fn script_fullscreen_overview_and_help() {
     b.wait(5, "the fullscreen look", |b| {
         b.exists(".player.is-fullscreen")
     });
+    b.press(key::ESCAPE);
+    b.wait(5, "Esc to leave fullscreen", |b| {
+        b.js("return !document.fullscreenElement", json!([])) == json!(true)
+    });
+    b.wait(5, "the normal look", |b| !b.exists(".player.is-fullscreen"));
+    // F toggles as well.
+    b.press("f");
+    b.wait(5, "fullscreen again", |b| {
+        b.js("return !!document.fullscreenElement", json!([])) == json!(true)
+    });
     b.press("f");
     b.wait(5, "leaving fullscreen", |b| {
         b.js("return !document.fullscreenElement", json!([])) == json!(true)
