@@ -14,11 +14,12 @@ use super::kit::{
     TimeAction,
 };
 use super::widgets::{histogram, num, Axes};
+use redislab_deck::bn;
 use redislab_sim::jsfmt::to_fixed;
 use redislab_sim::labs::jitter::{
     seed_cases, JitterCase, JitterConfig, JitterRun, JitterWave, HEADER,
 };
-use redislab_sim::labs::params::{Params, JITTER};
+use redislab_sim::labs::params::{jitter_case, jitter_config, JITTER};
 use yew::prelude::*;
 
 /// Most bars in the histogram.
@@ -31,26 +32,6 @@ const SLICE_MS: f64 = 4.0;
 const DRAWS: u32 = 8_192;
 /// Milliseconds per timeline tick.
 const TICK_MS: u32 = 120;
-
-fn config(p: &Params) -> JitterConfig {
-    JitterConfig {
-        keys: p.u32("keys").max(1),
-        ttl: p.int("ttl").max(1) as f64,
-        seed: p.u32("seed"),
-    }
-}
-
-fn chosen_case(p: &Params) -> JitterCase {
-    let j = p.float("jitter");
-    JitterCase {
-        jitter: if j.is_finite() {
-            j.clamp(0.0, 0.9)
-        } else {
-            0.0
-        },
-        round: p.u32("round").clamp(1, 10),
-    }
-}
 
 /// Cases counted one after another, a chunk of keys per step.
 struct WaveJob {
@@ -227,34 +208,10 @@ impl Job for ChosenJob {
     }
 }
 
-/// ASCII digits to Bengali digits (other characters kept).
-fn bn(s: &str) -> String {
-    const D: [char; 10] = ['০', '১', '২', '৩', '৪', '৫', '৬', '৭', '৮', '৯'];
-    s.chars()
-        .map(|c| c.to_digit(10).map_or(c, |d| D[d as usize]))
-        .collect()
-}
-
-/// A whole number in Bengali digits with Indian grouping (১,০০,০০০).
-fn bn_int(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    let len = digits.len();
-    for (i, c) in digits.chars().enumerate() {
-        let rest = len - i;
-        out.push(c);
-        if rest > 1 && (rest == 4 || (rest > 4 && rest % 2 == 0)) {
-            out.push(',');
-        }
-    }
-    let sign = if n < 0 { "−" } else { "" };
-    bn(&format!("{sign}{out}"))
-}
-
 /// `h:mm:ss` in Bengali digits.
 fn clock(t: i64) -> String {
     let t = t.max(0);
-    bn(&format!("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60))
+    bn::text(&format!("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60))
 }
 
 /// A round number at or above `v` (1, 2, 2.5, 5 × 10ⁿ).
@@ -298,7 +255,7 @@ fn chart(c: &Chosen, cursor: usize) -> Html {
     let unit = if c.bin == 1 {
         "প্রতিটি বার ১ সেকেন্ড".to_string()
     } else {
-        format!("প্রতিটি বার {} সেকেন্ড, তার গড়", bn(&c.bin.to_string()))
+        format!("প্রতিটি বার {} সেকেন্ড, তার গড়", bn::text(&c.bin.to_string()))
     };
     let mean_y = y(c.wave.mean);
     let peak_y = y(f64::from(c.wave.max));
@@ -342,13 +299,13 @@ fn spread(c: &Chosen) -> Html {
     let unit = if c.load_bin == 1 {
         String::new()
     } else {
-        format!(", প্রতিটি বার {}টি মানের", bn(&c.load_bin.to_string()))
+        format!(", প্রতিটি বার {}টি মানের", bn::text(&c.load_bin.to_string()))
     };
     html! {
         <div class="jt-spread">
             <p class="jt-spread-cap">
                 { format!("জানালার {} সেকেন্ডের ভার কেমন ছড়ানো — গড় {}, কিন্তু ডেটাবেসকে সামলাতে হয় ডানের লেজ, সর্বোচ্চ {}",
-                    bn_int(c.wave.span as i64), bn(&to_fixed(c.wave.mean, 1)), bn_int(i64::from(c.wave.max))) }
+                    bn::grouped(c.wave.span as i64), bn::text(&to_fixed(c.wave.mean, 1)), bn::grouped(i64::from(c.wave.max))) }
             </p>
             { histogram(&c.loads, &Axes { x: format!("এক সেকেন্ডে কয়টি key মরল{unit} · উচ্চতা: এমন কত সেকেন্ড"), y: String::new(), log_x: false }, None) }
         </div>
@@ -367,9 +324,9 @@ fn figures(c: &Chosen, keys: u32) -> Html {
     } else {
         format!(
             "jitter ছাড়া সবচেয়ে ভারী সেকেন্ডে {} key; এখানে {} — প্রায় {} গুণ কম",
-            bn_int(i64::from(keys)),
-            bn_int(i64::from(w.max)),
-            bn(&format!("{calmer:.0}"))
+            bn::grouped(i64::from(keys)),
+            bn::grouped(i64::from(w.max)),
+            bn::text(&format!("{calmer:.0}"))
         )
     };
     html! {
@@ -422,8 +379,8 @@ fn table(waves: &[JitterWave], chosen: JitterCase, cfg: &JitterConfig) -> Html {
 pub fn JitterLab(props: &LabProps) -> Html {
     let p = use_params(JITTER, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
-    let cfg = config(&params);
-    let case = chosen_case(&params);
+    let cfg = jitter_config(&params);
+    let case = jitter_case(&params);
 
     let chosen = use_job((cfg, case), |&(cfg, case)| {
         ChosenJob(WaveJob::new(cfg, vec![case], true))
@@ -452,13 +409,13 @@ pub fn JitterLab(props: &LabProps) -> Html {
             let at = c.w0 + c.bin * cur as i64;
             let gone = c.before(cur);
             let this = c.at(at - 1);
-            let label = format!("t = {} s ({})", bn_int(at), clock(at));
+            let label = format!("t = {} s ({})", bn::grouped(at), clock(at));
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
                     <p class="jt-now" data-testid="jitter-counter" aria-live="polite">
-                        { format!("এখন পর্যন্ত {} key মরেছে, এই সেকেন্ডে {}", bn_int(gone as i64), bn_int(i64::from(this))) }
-                        <span class="jt-now-case">{ format!(" · J = {}, round {}", share(case.jitter), bn(&case.round.to_string())) }</span>
+                        { format!("এখন পর্যন্ত {} key মরেছে, এই সেকেন্ডে {}", bn::grouped(gone as i64), bn::grouped(i64::from(this))) }
+                        <span class="jt-now-case">{ format!(" · J = {}, round {}", share(case.jitter), bn::text(&case.round.to_string())) }</span>
                     </p>
                     { chart(c, cur) }
                     { figures(c, cfg.keys) }
@@ -480,7 +437,7 @@ pub fn JitterLab(props: &LabProps) -> Html {
             if !props.embedded {
                 <p class="jt-lead">
                     { format!("{} key একই মুহূর্তে লেখা, TTL {} s; প্রতিটির মেয়াদ TTL × (১ + J·u), u −১ থেকে ১-এর মধ্যে সমবণ্টিত (mulberry32({})). মরলেই আবার লেখা হয় — round মানে কততম মেয়াদ।",
-                        bn_int(i64::from(cfg.keys)), bn_int(cfg.ttl as i64), cfg.seed) }
+                        bn::grouped(i64::from(cfg.keys)), bn::grouped(cfg.ttl as i64), cfg.seed) }
                 </p>
                 { form.clone() }
             }

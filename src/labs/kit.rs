@@ -36,19 +36,40 @@ pub struct ParamState {
     pub errors: HashMap<String, String>,
 }
 
+impl Reducible for ParamState {
+    /// A field and what was typed into it.
+    type Action = (&'static str, String);
+
+    fn reduce(self: Rc<Self>, (key, value): Self::Action) -> Rc<Self> {
+        let mut s = (*self).clone();
+        s.drafts.insert(key, value.clone());
+        match s.good.set(key, &value) {
+            Ok(()) => {
+                s.errors.remove(key);
+            }
+            Err(m) => {
+                s.errors.insert(key.to_string(), m);
+            }
+        }
+        Rc::new(s)
+    }
+}
+
 /// A lab's parameters, from a query, with a setter that checks each value.
 pub struct UseParams {
     /// Current state.
-    pub state: UseStateHandle<ParamState>,
-    /// Set a field from what was typed.
+    pub state: UseReducerHandle<ParamState>,
+    /// Set a field from what was typed (applied to the newest state, so several sets in one
+    /// event all count).
     pub set: Callback<(&'static str, String)>,
 }
 
-/// Parameters of a lab with these fields, starting from `query`.
+/// Parameters of a lab with these fields, starting from `query`. `on_query` hears the query of
+/// every new good state (not the first).
 #[hook]
 pub fn use_params(fields: &'static [Field], query: &str, on_query: Callback<String>) -> UseParams {
     let q = query.to_string();
-    let state = use_state(move || {
+    let state = use_reducer(move || {
         let (good, errs) = Params::from_query(fields, &q);
         let drafts = fields
             .iter()
@@ -61,22 +82,16 @@ pub fn use_params(fields: &'static [Field], query: &str, on_query: Callback<Stri
             errors,
         }
     });
+    let mounted = use_mut_ref(|| false);
+    use_effect_with(state.good.to_query(), move |q| {
+        // The first run is the query we were given: nothing to tell.
+        if std::mem::replace(&mut *mounted.borrow_mut(), true) {
+            on_query.emit(q.clone());
+        }
+    });
     let set = {
-        let state = state.clone();
-        Callback::from(move |(key, value): (&'static str, String)| {
-            let mut s = (*state).clone();
-            s.drafts.insert(key, value.clone());
-            match s.good.set(key, &value) {
-                Ok(()) => {
-                    s.errors.remove(key);
-                    on_query.emit(s.good.to_query());
-                }
-                Err(m) => {
-                    s.errors.insert(key.to_string(), m);
-                }
-            }
-            state.set(s);
-        })
+        let d = state.dispatcher();
+        Callback::from(move |action: (&'static str, String)| d.dispatch(action))
     };
     UseParams { state, set }
 }

@@ -10,6 +10,7 @@ use super::kit::{
     TimeAction,
 };
 use super::widgets::{line_chart, Axes, Series};
+use redislab_deck::bn;
 use redislab_sim::labs::params::{Params, SAMPLING};
 use redislab_sim::{sampling_point, Mulberry32, SamplingPoint};
 use std::rc::Rc;
@@ -86,18 +87,9 @@ impl Job for SamplingJob {
     }
 }
 
-const DIGITS: [char; 10] = ['০', '১', '২', '৩', '৪', '৫', '৬', '৭', '৮', '৯'];
-
-/// ASCII digits to Bengali ones (`83.3` → `৮৩.৩`).
-fn bn(s: &str) -> String {
-    s.chars()
-        .map(|c| c.to_digit(10).map_or(c, |d| DIGITS[d as usize]))
-        .collect()
-}
-
 /// A fraction as a percentage with one decimal, in Bengali digits.
 fn pct_bn(x: f64) -> String {
-    bn(&format!("{:.1}%", x * 100.0))
+    bn::text(&format!("{:.1}%", x * 100.0))
 }
 
 /// A short remark for some `k`.
@@ -260,8 +252,8 @@ pub fn SamplingLab(props: &LabProps) -> Html {
                 <p class="smp-note">
                     { format!(
                         "{} key-এর মধ্যে k-টি সমান সম্ভাবনায় তুলে সবচেয়ে পুরোনোটিকে সরানো হলো, প্রতিটি k-তে {} বার (seed {})। k-টি সমবণ্টিত সংখ্যার সর্বোচ্চটির গড় k/(k+1) — তাই নমুনা বাড়লে victim নিখুঁত LRU-র দিকে এগোয়, আর key-প্রতি list-এর দুটি pointer-এর memory বাঁচে।",
-                        bn(&setup.keys.to_string()),
-                        bn(&setup.trials.to_string()),
+                        bn::text(&setup.keys.to_string()),
+                        bn::text(&setup.trials.to_string()),
                         setup.seed
                     ) }
                 </p>

@@ -15,8 +15,9 @@ use super::kit::{
     TimeAction,
 };
 use super::widgets::num;
+use redislab_deck::bn;
 use redislab_sim::jsfmt::js_string;
-use redislab_sim::labs::params::{Params, STAMPEDE};
+use redislab_sim::labs::params::{stampede_config, Params, STAMPEDE};
 use redislab_sim::labs::stampede::{
     header, Bucket, Counters, Mode, StampedeConfig, StampedeRun, StampedeSummary,
 };
@@ -43,31 +44,11 @@ fn bucket_width(duration: f64) -> f64 {
         .unwrap_or(5.0)
 }
 
+/// The run the parameters describe, with chart buckets sized for its duration.
 fn config(p: &Params) -> StampedeConfig {
-    let d = StampedeConfig::default();
-    let pos = |key: &str, fallback: f64| {
-        let v = p.float(key);
-        if v.is_finite() && v > 0.0 {
-            v
-        } else {
-            fallback
-        }
-    };
-    let duration = pos("duration", d.duration);
-    let beta = p.float("beta");
-    StampedeConfig {
-        rate: pos("rate", d.rate),
-        delta: pos("delta", d.delta),
-        ttl: pos("ttl", d.ttl),
-        duration,
-        beta: if beta.is_finite() && beta >= 0.0 {
-            beta
-        } else {
-            d.beta
-        },
-        seed: p.u32("seed"),
-        bucket: bucket_width(duration),
-    }
+    let mut cfg = stampede_config(p);
+    cfg.bucket = bucket_width(cfg.duration);
+    cfg
 }
 
 /// The four modes, one after another, a chunk of arrivals per step.
@@ -129,7 +110,7 @@ fn about(mode: Mode, c: &Counters, short: bool) -> (&'static str, String) {
             "কেউ অপেক্ষা করে না",
         ),
         Mode::XFetch if c.waited > 0 => {
-            let n = bn(&c.waited.to_string());
+            let n = bn::text(&c.waited.to_string());
             return (
                 "আগাম নবায়ন (XFetch)",
                 if short {
@@ -148,14 +129,6 @@ fn about(mode: Mode, c: &Counters, short: bool) -> (&'static str, String) {
         ),
     };
     (title, if short { brief } else { long }.to_string())
-}
-
-/// ASCII digits to Bengali digits (other characters kept).
-fn bn(s: &str) -> String {
-    const D: [char; 10] = ['০', '১', '২', '৩', '৪', '৫', '৬', '৭', '৮', '৯'];
-    s.chars()
-        .map(|c| c.to_digit(10).map_or(c, |d| D[d as usize]))
-        .collect()
 }
 
 /// Counters over the first `upto` buckets.
@@ -189,7 +162,7 @@ fn strip(run: &StampedeSummary, top: f64, upto: usize, cfg: &StampedeConfig) -> 
             <div class="st-y" aria-hidden="true"><span>{ num(top) }</span><span>{"0"}</span></div>
             <div class="st-plot">
                 <svg viewBox={format!("0 0 {n} 100")} preserveAspectRatio="none" role="img"
-                    aria-label={format!("{}: DB-তে একসাথে চলা recompute, ০ থেকে {} s", run.mode.name(), bn(&js_string(cfg.duration)))}>
+                    aria-label={format!("{}: DB-তে একসাথে চলা recompute, ০ থেকে {} s", run.mode.name(), bn::text(&js_string(cfg.duration)))}>
                     <line class="st-grid" x1="0" x2={n.to_string()} y1="50" y2="50" />
                     <path class="st-bars done" d={bars(0..cur)} />
                     <path class="st-bars later" d={bars(cur..n)} />
@@ -198,8 +171,8 @@ fn strip(run: &StampedeSummary, top: f64, upto: usize, cfg: &StampedeConfig) -> 
             </div>
             <div class="st-x" aria-hidden="true">
                 <span>{"০ s"}</span>
-                <span>{ format!("{} s", bn(&js_string(cfg.duration / 2.0))) }</span>
-                <span>{ format!("{} s", bn(&js_string(cfg.duration))) }</span>
+                <span>{ format!("{} s", bn::text(&js_string(cfg.duration / 2.0))) }</span>
+                <span>{ format!("{} s", bn::text(&js_string(cfg.duration))) }</span>
             </div>
         </div>
     }
@@ -326,12 +299,12 @@ pub fn StampedeLab(props: &LabProps) -> Html {
             let top = f64::from(top);
             let label = format!(
                 "t = {} s / {} s",
-                bn(&if width < 0.1 {
+                bn::text(&if width < 0.1 {
                     format!("{at:.2}")
                 } else {
                     format!("{at:.1}")
                 }),
-                bn(&js_string(cfg.duration))
+                bn::text(&js_string(cfg.duration))
             );
             (
                 html! {
@@ -340,7 +313,7 @@ pub fn StampedeLab(props: &LabProps) -> Html {
                         if !props.embedded {
                             <p class="st-scale">
                                 { format!("প্রতিটি ছকে: DB-তে একসাথে চলা recompute (প্রতি {} s-এ সর্বোচ্চটি), চার ছকেই একই মাপ — ০ থেকে {}",
-                                    bn(&js_string(width)), bn(&num(top))) }
+                                    bn::text(&js_string(width)), bn::text(&num(top))) }
                             </p>
                         }
                         <div class="st-grid4">
@@ -362,7 +335,7 @@ pub fn StampedeLab(props: &LabProps) -> Html {
             if !props.embedded {
                 <p class="st-lead">
                     { format!("একটা hot key, সেকেন্ডে λ = {} অনুরোধ (seeded Poisson), recompute-এ Δ = {} s, TTL {} s। মেয়াদের দেয়ালে একসাথে আটকায় প্রায় λ × Δ = {}টি অনুরোধ — একই seed-এ চার নকশা পাশাপাশি।",
-                        bn(&js_string(cfg.rate)), bn(&js_string(cfg.delta)), bn(&js_string(cfg.ttl)), bn(&format_wall(wall))) }
+                        bn::text(&js_string(cfg.rate)), bn::text(&js_string(cfg.delta)), bn::text(&js_string(cfg.ttl)), bn::text(&format_wall(wall))) }
                 </p>
                 { form.clone() }
             }

@@ -119,14 +119,23 @@ fn a_good_change_goes_into_the_address() {
     b.open("#/lab/eviction");
     wait_text(&b, "[data-testid=eviction-table]");
     b.js(
-        "const i = document.querySelector('#lab-field-cache'); i.value = '600'; i.dispatchEvent(new Event('change', {bubbles: true}));",
+        // Two fields changed in one go: both count.
+        "for (const [id, v] of [['#lab-field-cache', '600'], ['#lab-field-alpha', '1.2']]) { const i = document.querySelector(id); i.value = v; i.dispatchEvent(new Event('change', {bubbles: true})); }",
         json!([]),
     );
     b.wait(30, "the run with cache 600", |b| {
         b.text("[data-testid=eviction-table]")
             .is_some_and(|t| t.contains("cache 600 keys"))
     });
-    assert!(b.url().contains("cache=600"), "{}", b.url());
+    assert!(
+        b.url().contains("cache=600") && b.url().contains("alpha=1.2"),
+        "{}",
+        b.url()
+    );
+    assert!(b
+        .text("[data-testid=eviction-table]")
+        .unwrap()
+        .contains("alpha 1.2"));
     // The link reproduces the run.
     let url = b.url();
     let hash = &url[url.find('#').unwrap()..];

@@ -4,10 +4,30 @@ const DIGITS: [char; 10] = ['০', '১', '২', '৩', '৪', '৫', '৬', '�
 
 /// `n` in Bengali digits, left-padded with `০` to at least `width` digits.
 pub fn digits(n: usize, width: usize) -> String {
-    let s = format!("{n:0width$}");
+    text(&format!("{n:0width$}"))
+}
+
+/// Every ASCII digit of `s` as a Bengali digit, everything else kept (`83.3%` → `৮৩.৩%`).
+pub fn text(s: &str) -> String {
     s.chars()
         .map(|c| c.to_digit(10).map_or(c, |d| DIGITS[d as usize]))
         .collect()
+}
+
+/// A whole number in Bengali digits with Indian grouping (`১,০০,০০০`).
+pub fn grouped(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    let len = digits.len();
+    for (i, c) in digits.chars().enumerate() {
+        let rest = len - i;
+        out.push(c);
+        if rest > 1 && (rest == 4 || (rest > 4 && rest % 2 == 0)) {
+            out.push(',');
+        }
+    }
+    let sign = if n < 0 { "−" } else { "" };
+    text(&format!("{sign}{out}"))
 }
 
 /// The slide counter: `০১ / ২২`.
@@ -26,6 +46,12 @@ mod tests {
         assert_eq!(digits(1234567890, 2), "১২৩৪৫৬৭৮৯০");
         assert_eq!(counter(0, 22), "০১ / ২২");
         assert_eq!(counter(21, 22), "২২ / ২২");
+        assert_eq!(text("k = 5: 83.3%"), "k = ৫: ৮৩.৩%");
+        assert_eq!(grouped(100_000), "১,০০,০০০");
+        assert_eq!(grouped(124_382), "১,২৪,৩৮২");
+        assert_eq!(grouped(1_000), "১,০০০");
+        assert_eq!(grouped(999), "৯৯৯");
+        assert_eq!(grouped(-12_345_678), "−১,২৩,৪৫,৬৭৮");
     }
 }
 

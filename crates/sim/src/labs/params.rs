@@ -2,8 +2,6 @@
 //! defaults, read from and written to a URL query (`alpha=0.9&cache=300&seed=7`). A bad value
 //! gets a message for a person (in Bengali) and leaves the last good value in place.
 
-use super::stampede::Mode;
-
 /// What a field holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {
@@ -194,6 +192,37 @@ pub fn eviction_config(p: &Params) -> crate::EvictionConfig {
     c.policies = p.list("policies");
     c.traces = crate::TraceKind::ALL.to_vec();
     c
+}
+
+/// The stampede run a set of [`STAMPEDE`] parameters describes (the fields' ranges already
+/// keep every value valid), with 0.1 s chart buckets.
+pub fn stampede_config(p: &Params) -> super::stampede::StampedeConfig {
+    super::stampede::StampedeConfig {
+        rate: p.float("rate"),
+        delta: p.float("delta"),
+        ttl: p.float("ttl"),
+        duration: p.float("duration"),
+        beta: p.float("beta"),
+        seed: p.u32("seed"),
+        ..Default::default()
+    }
+}
+
+/// The jitter setup a set of [`JITTER`] parameters describes.
+pub fn jitter_config(p: &Params) -> super::jitter::JitterConfig {
+    super::jitter::JitterConfig {
+        keys: p.u32("keys"),
+        ttl: p.float("ttl"),
+        seed: p.u32("seed"),
+    }
+}
+
+/// The jitter case (J, round) a set of [`JITTER`] parameters chooses.
+pub fn jitter_case(p: &Params) -> super::jitter::JitterCase {
+    super::jitter::JitterCase {
+        jitter: p.float("jitter"),
+        round: p.u32("round"),
+    }
 }
 
 /// The fields of a lab by its id, if it exists.
@@ -414,11 +443,6 @@ impl Params {
             .collect::<Vec<_>>()
             .join("&")
     }
-
-    /// The stampede mode list of seed 001 §7 in order.
-    pub fn modes() -> [Mode; 4] {
-        [Mode::None, Mode::Lock, Mode::Stale, Mode::XFetch]
-    }
 }
 
 fn encode(v: &str) -> String {
@@ -478,6 +502,18 @@ mod tests {
             crate::eviction_table(&crate::EvictionConfig::default())
                 .unwrap()
                 .to_text()
+        );
+    }
+
+    #[test]
+    fn default_jitter_and_stampede_parameters_are_the_seeds() {
+        let j = jitter_config(&Params::defaults(JITTER));
+        assert_eq!((j.keys, j.ttl, j.seed), (100_000, 3600.0, 5));
+        let c = jitter_case(&Params::defaults(JITTER));
+        assert_eq!((c.jitter, c.round), (0.1, 1));
+        assert_eq!(
+            stampede_config(&Params::defaults(STAMPEDE)),
+            super::super::stampede::StampedeConfig::default()
         );
     }
 
