@@ -4,6 +4,8 @@
 
 use crate::data::DECKS;
 use crate::deck::player::Player;
+use crate::deck::print::PrintView;
+use crate::deck::speaker::Speaker;
 use crate::dom;
 use crate::home::Home;
 use crate::labs::LabPage;
@@ -15,14 +17,12 @@ use yew::prelude::*;
 pub fn App() -> Html {
     let route = use_state_eq(|| route::parse(&dom::hash(), DECKS));
     // `#/production` means its first slide: show the full address.
-    if let Route::Slide { deck, index } = &*route {
-        let canonical = route::slide_hash(&DECKS[*deck].id, *index);
+    if let Route::Slide { deck, index, step } = &*route {
+        let canonical = route::step_hash(&DECKS[*deck].id, *index, *step);
         if dom::hash() != canonical {
             dom::replace_hash(&canonical);
         }
     }
-    // After the first paint, in idle moments, let the simulator's hot code get optimised.
-    use_effect_with((), |_| crate::labs::warm_up());
     {
         let route = route.clone();
         use_effect_with((), move |_| {
@@ -33,22 +33,42 @@ pub fn App() -> Html {
             move || drop((a, b))
         });
     }
-    // A player moved: record the new address as a history entry and follow it.
-    let on_navigate = {
+    // A player moved: a new slide is a new history entry (Back returns to it); a new step on
+    // the same slide only replaces the address, so Back does not walk through fragments.
+    let on_navigate = |deck: usize, speaker: bool| {
         let route = route.clone();
-        Callback::from(move |(deck, index): (usize, usize)| {
-            let hash = route::slide_hash(&DECKS[deck].id, index);
+        Callback::from(move |(index, step): (usize, usize)| {
+            let id = &DECKS[deck].id;
+            let hash = if speaker {
+                route::speaker_hash(id, index, step)
+            } else {
+                route::step_hash(id, index, step)
+            };
+            let same_slide = matches!(&*route,
+                Route::Slide { index: i, .. } | Route::Speaker { index: i, .. } if *i == index);
             if dom::hash() != hash {
-                dom::push_hash(&hash);
+                if same_slide {
+                    dom::replace_hash(&hash);
+                } else {
+                    dom::push_hash(&hash);
+                }
             }
-            route.set(Route::Slide { deck, index });
+            route.set(if speaker {
+                Route::Speaker { deck, index, step }
+            } else {
+                Route::Slide { deck, index, step }
+            });
         })
     };
     match &*route {
         Route::Home => html! { <Home /> },
-        Route::Slide { deck, index } => html! {
-            <Player key={DECKS[*deck].id.as_ref()} deck={*deck} index={*index} {on_navigate} />
+        Route::Slide { deck, index, step } => html! {
+            <Player key={DECKS[*deck].id.as_ref()} deck={*deck} index={*index} step={*step} on_navigate={on_navigate(*deck, false)} />
         },
+        Route::Speaker { deck, index, step } => html! {
+            <Speaker key={DECKS[*deck].id.as_ref()} deck={*deck} index={*index} step={*step} on_navigate={on_navigate(*deck, true)} />
+        },
+        Route::Print { deck, script } => html! { <PrintView deck={*deck} script={*script} /> },
         Route::Lab { id, query } => html! {
             <LabPage key={format!("{id}?{query}")} id={*id} query={query.clone()} />
         },

@@ -24,7 +24,7 @@ pub fn Home() -> Html {
                     let href = route::slide_hash(&d.id, 0);
                     html! {
                         <li class="deck-card">
-                            <a href={href} aria-label={format!("{} — {}টি স্লাইড", d.title, bn::digits(d.slides.len(), 1))}>
+                            <a href={href}>
                                 <div class="thumb" aria-hidden="true">
                                     <SlideView slide={&d.slides[0]} />
                                 </div>
@@ -34,6 +34,11 @@ pub fn Home() -> Html {
                                     <p class="deck-count">{ format!("{}টি স্লাইড", bn::digits(d.slides.len(), 1)) }</p>
                                 </div>
                             </a>
+                            <p class="deck-links">
+                                <a href={route::print_hash(&d.id, false)}>{"হ্যান্ডআউট — প্রিন্ট বা PDF"}</a>
+                                {" · "}
+                                <a href={route::print_hash(&d.id, true)}>{"স্ক্রিপ্টসহ"}</a>
+                            </p>
                         </li>
                     }
                 }) }

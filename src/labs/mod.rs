@@ -83,36 +83,3 @@ pub fn LabPage(props: &LabPageProps) -> Html {
 pub fn open_full(id: &str, query: &str) -> Html {
     html! { <a class="lab-open" href={route::lab_hash(id, query)}>{"পুরো ল্যাব খুলুন ↗"}</a> }
 }
-
-/// Warms the simulator up in idle moments after start: a small run of each of the seed's
-/// policies, one per macrotask. WebAssembly starts in a baseline compiler and optimises
-/// functions once they are hot; without this, the first lab a student opens runs its hot loops
-/// unoptimised and takes about twice as long. Costs a few milliseconds, never a long task.
-pub fn warm_up() {
-    use redislab_sim::{by_name, run, Spec, TraceSpec};
-    fn step(i: usize, trace: std::rc::Rc<redislab_sim::Trace>) {
-        const POLICIES: [&str; 5] = ["fifo", "random", "lru", "lfu", "opt"];
-        if i >= POLICIES.len() * 3 {
-            return;
-        }
-        kit::later(move || {
-            let spec = Spec {
-                capacity: 100,
-                seed: 99,
-                future: &trace.keys,
-            };
-            if let Ok(mut p) = by_name(POLICIES[i % POLICIES.len()], &spec) {
-                run(p.as_mut(), &trace, 0);
-            }
-            step(i + 1, trace);
-        });
-    }
-    kit::later(|| {
-        let spec = TraceSpec {
-            keys: 2_000,
-            requests: 6_000,
-            ..TraceSpec::default()
-        };
-        step(0, std::rc::Rc::new(spec.generate()));
-    });
-}

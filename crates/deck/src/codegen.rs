@@ -71,7 +71,15 @@ impl Emit for Slide {
         self.body.emit(out);
         out.push_str(", script: ");
         self.script.emit(out);
+        out.push_str(", frags: ");
+        self.frags.emit(out);
         out.push_str(&format!(", line: {} }}", self.line));
+    }
+}
+
+impl Emit for (u16, u16) {
+    fn emit(&self, out: &mut String) {
+        out.push_str(&format!("({}, {})", self.0, self.1));
     }
 }
 

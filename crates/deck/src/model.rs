@@ -48,6 +48,9 @@ pub struct Slide {
     pub body: List<Block>,
     /// Presenter script: what the instructor says on this slide.
     pub script: Str,
+    /// The slide's fragments in reveal order: (block, item) of each item written with `+ `
+    /// instead of `- `. Step k of the slide shows the first k of them.
+    pub frags: List<(u16, u16)>,
     /// Line in the deck source where the slide starts (for messages).
     pub line: u32,
 }
@@ -130,6 +133,35 @@ impl Slide {
     pub fn title_text(&self) -> String {
         self.title.join(" ")
     }
+
+    /// Number of reveal steps after the first view: the slide is fully built at this step.
+    pub fn steps(&self) -> usize {
+        self.frags.len()
+    }
+
+    /// How item `item` of block `block` shows at reveal step `step`.
+    pub fn reveal(&self, block: usize, item: usize, step: usize) -> Reveal {
+        match self
+            .frags
+            .iter()
+            .position(|&(b, i)| usize::from(b) == block && usize::from(i) == item)
+        {
+            None => Reveal::Always,
+            Some(k) if k < step => Reveal::Shown,
+            Some(_) => Reveal::Hidden,
+        }
+    }
+}
+
+/// How one item of a slide shows at a reveal step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reveal {
+    /// Not a fragment: always on screen.
+    Always,
+    /// A fragment already revealed.
+    Shown,
+    /// A fragment still to come (its space is kept, so nothing moves when it appears).
+    Hidden,
 }
 
 /// Plain text of an inline run (markup dropped).

@@ -222,7 +222,7 @@ fn parse_slide(chunk: &[(usize, &str)]) -> Result<Slide> {
             "slide has no presenter script (a line `???` followed by the narration)",
         );
     };
-    let body = parse_body(&rest[..script_at])?;
+    let (body, frags) = parse_body(&rest[..script_at])?;
     let script_lines = &rest[script_at + 1..];
     if let Some((n, _)) = script_lines.iter().find(|(_, l)| *l == "???") {
         return err(*n, "a second `???` in one slide");
@@ -245,6 +245,7 @@ fn parse_slide(chunk: &[(usize, &str)]) -> Result<Slide> {
         layout,
         body: Cow::Owned(body),
         script: Cow::Owned(script),
+        frags: Cow::Owned(frags),
         line: slide_line as u32,
     })
 }
@@ -258,8 +259,23 @@ fn is_ordered(line: &str) -> Option<&str> {
     }
 }
 
-fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
+/// The body's blocks, and its fragments (block, item) in reveal order.
+type Body = (Vec<Block>, Vec<(u16, u16)>);
+
+fn parse_body(lines: &[(usize, &str)]) -> Result<Body> {
     let mut blocks = Vec::new();
+    let mut frags = Vec::new();
+    // Items written with `+ ` are fragments of the block about to be pushed.
+    let mut mark = |blocks: &Vec<Block>, items: &[Item]| {
+        let b = blocks.len() as u16;
+        frags.extend(
+            items
+                .iter()
+                .enumerate()
+                .filter(|(_, it)| it.2)
+                .map(|(k, _)| (b, k as u16)),
+        );
+    };
     let mut i = 0;
     while i < lines.len() {
         let (n, line) = lines[i];
@@ -345,13 +361,14 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
             let Some(end) = end else {
                 return err(n, format!("container `:::{kind}` is not closed with `:::`"));
             };
-            let items = list_items(&lines[i + 1..i + 1 + end], "- ", true)?;
+            let items = list_items(&lines[i + 1..i + 1 + end], true)?;
             if items.is_empty() && kind != "lab" {
                 return err(n, format!("container `:::{kind}` has no items (`- a | b`)"));
             }
+            mark(&blocks, &items);
             let items = items
                 .into_iter()
-                .map(|(ln, text)| {
+                .map(|(ln, text, _)| {
                     text.split(" | ")
                         .map(|f| inline(ln, f.trim()))
                         .collect::<Result<Vec<_>>>()
@@ -375,9 +392,12 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
         i = end;
         if line.starts_with('|') {
             blocks.push(table(para)?);
-        } else if line.starts_with("- ") {
-            let items = list_items(para, "- ", false)?;
-            blocks.push(Block::Bullets(texts(items)?));
+        } else if line.starts_with("- ") || line.starts_with("+ ") {
+            let items = list_items(para, false)?;
+            mark(&blocks, &items);
+            blocks.push(Block::Bullets(texts(
+                items.into_iter().map(|(n, t, _)| (n, t)).collect(),
+            )?));
         } else if is_ordered(line).is_some() {
             let mut items = Vec::new();
             for &(ln, l) in para {
@@ -419,7 +439,7 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
             blocks.push(make(inline(n, text)?));
         }
     }
-    Ok(blocks)
+    Ok((blocks, frags))
 }
 
 fn texts(items: Vec<(usize, String)>) -> Result<List<Text>> {
@@ -430,26 +450,30 @@ fn texts(items: Vec<(usize, String)>) -> Result<List<Text>> {
         .map(Cow::Owned)
 }
 
-/// Items of a `- ` list; continuation lines start with two spaces.
-fn list_items(
-    lines: &[(usize, &str)],
-    marker: &str,
-    skip_blank: bool,
-) -> Result<Vec<(usize, String)>> {
-    let mut items: Vec<(usize, String)> = Vec::new();
+/// A list item: its line, its text, and whether it is a fragment (written `+ `).
+type Item = (usize, String, bool);
+
+/// Items of a list: each starts with `- `, or `+ ` for a fragment (revealed step by step);
+/// continuation lines start with two spaces.
+fn list_items(lines: &[(usize, &str)], skip_blank: bool) -> Result<Vec<Item>> {
+    let mut items: Vec<Item> = Vec::new();
     for &(n, l) in lines {
         if l.trim().is_empty() && skip_blank {
             continue;
         }
-        if let Some(rest) = l.strip_prefix(marker) {
-            items.push((n, rest.trim().to_string()));
+        if let Some(rest) = l.strip_prefix("- ") {
+            items.push((n, rest.trim().to_string(), false));
+        } else if let Some(rest) = l.strip_prefix("+ ") {
+            items.push((n, rest.trim().to_string(), true));
         } else if let (Some(last), Some(cont)) = (items.last_mut(), l.strip_prefix("  ")) {
             last.1.push(' ');
             last.1.push_str(cont.trim());
         } else {
             return err(
                 n,
-                format!("expected a list item starting with `{marker}`, found `{l}`"),
+                format!(
+                    "expected a list item starting with `- ` (or `+ ` for a fragment), found `{l}`"
+                ),
             );
         }
     }

@@ -367,3 +367,58 @@ fn the_shipped_decks_parse() {
     }
     assert!(n >= 1, "no decks in {}", dir.display());
 }
+
+/// Items written `+ ` are the slide's fragments, in reading order across blocks.
+#[test]
+fn fragments_are_items_marked_with_plus() {
+    let src = r#"id: frag
+title: ধাপে ধাপে
+---
+kicker: ক
+title: খ
+
+- সবসময়
++ প্রথম ধাপ
++ দ্বিতীয় ধাপ
+
+:::steps
+- ০১ | শুরু
++ ০২ | পরে
+:::
+
+:::diagram failure
++ সুস্থ | ক
+- ধীর | খ
+:::
+
+???
+স্ক্রিপ্ট।
+"#;
+    let deck = parse_deck(src, "frag").unwrap();
+    let s = &deck.slides[0];
+    assert_eq!(s.frags.as_ref(), &[(0, 1), (0, 2), (1, 1), (2, 0)]);
+    assert_eq!(s.steps(), 4);
+    // The list is still one list of three items, the markers gone.
+    let Block::Bullets(items) = &s.body[0] else {
+        panic!("{:?}", s.body[0])
+    };
+    assert_eq!(items.len(), 3);
+    assert_eq!(plain(&items[1]), "প্রথম ধাপ");
+    assert_eq!(s.reveal(0, 0, 0), Reveal::Always);
+    assert_eq!(s.reveal(0, 1, 0), Reveal::Hidden);
+    assert_eq!(s.reveal(0, 1, 1), Reveal::Shown);
+    assert_eq!(s.reveal(2, 0, 3), Reveal::Hidden);
+    assert_eq!(s.reveal(2, 0, 4), Reveal::Shown);
+    assert_eq!(s.reveal(2, 1, 0), Reveal::Always);
+    // A slide without markers has no steps.
+    let plain_deck = parse_deck(GOOD, "demo").unwrap();
+    assert!(plain_deck.slides.iter().all(|s| s.steps() == 0));
+}
+
+#[test]
+fn a_stray_plus_line_in_a_container_names_its_line() {
+    let src = "id: frag\ntitle: t\n---\nkicker: k\ntitle: t\n\n:::steps\n- ০১ | a\n+০২ | b\n:::\n\n???\nস্ক্রিপ্ট।\n";
+    let e = parse_deck(src, "frag").unwrap_err();
+    assert_eq!(e.line, 9, "{e}");
+    assert!(e.message.contains("`+ `"), "{e}");
+}
