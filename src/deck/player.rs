@@ -216,7 +216,7 @@ pub fn Player(props: &PlayerProps) -> Html {
                 </section>
             </main>
             if p.script {
-                <aside class="script" aria-label="প্রেজেন্টারের স্ক্রিপ্ট" inert={inert}>
+                <aside class="script" aria-label="প্রেজেন্টারের স্ক্রিপ্ট" inert={inert} tabindex="0">
                     <p class="script-head">{"স্ক্রিপ্ট · "}{ counter.clone() }</p>
                     <p class="script-text">{ slide.script.as_ref() }</p>
                 </aside>
@@ -226,7 +226,7 @@ pub fn Player(props: &PlayerProps) -> Html {
                 <div class="bar-mid">
                     <span class="counter" data-testid="counter">{ counter.clone() }</span>
                     if steps > 0 {
-                        <span class="frag-dots" aria-label={format!("ধাপ {} / {}", bn::digits(p.step, 1), bn::digits(steps, 1))}>
+                        <span class="frag-dots" role="img" aria-label={format!("ধাপ {} / {}", bn::digits(p.step, 1), bn::digits(steps, 1))}>
                             { for (0..steps).map(|k| html! { <i class={classes!((k < p.step).then_some("on"))}></i> }) }
                         </span>
                     }

@@ -91,6 +91,9 @@ pub fn field(item: &[redislab_deck::Text], i: usize) -> Html {
 }
 
 fn block(b: &Block, live: bool, fr: Frags) -> Html {
+    // On the stage a code block or table that scrolls (phones) must be reachable by keyboard;
+    // thumbnails are hidden from assistive technology and take no focus.
+    let focusable = live.then_some("0");
     match b {
         Block::Para(t) => html! { <p>{ inline(t) }</p> },
         Block::Lead(t) => html! { <p class="lead">{ inline(t) }</p> },
@@ -102,7 +105,7 @@ fn block(b: &Block, live: bool, fr: Frags) -> Html {
             <ol class="numbered">{ for items.iter().map(|t| html! { <li>{ inline(t) }</li> }) }</ol>
         },
         Block::Code { lang, tokens } => html! {
-            <pre class={classes!("code", format!("lang-{lang}"))}><code>
+            <pre class={classes!("code", format!("lang-{lang}"))} tabindex={focusable}><code>
                 { for tokens.iter().map(|(tok, s)| match tok {
                     Tok::Plain => html! { { s.as_ref() } },
                     other => html! { <span class={token_class(*other)}>{ s.as_ref() }</span> },
@@ -110,7 +113,7 @@ fn block(b: &Block, live: bool, fr: Frags) -> Html {
             </code></pre>
         },
         Block::Table { head, rows } => html! {
-            <table class="table">
+            <table class="table" tabindex={focusable}>
                 <thead><tr>{ for head.iter().map(|c| html! { <th scope="col">{ inline(c) }</th> }) }</tr></thead>
                 <tbody>{ for rows.iter().map(|r| html! {
                     <tr>{ for r.iter().map(|c| html! { <td>{ inline(c) }</td> }) }</tr>

@@ -112,7 +112,8 @@ fn test(extra: &[String]) -> Result<(), String> {
             .args(extra)
             .env("REDISLAB_DIST", root().join("dist"))
             .env("REDISLAB_CHROMIUM", &browser.chromium)
-            .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver),
+            .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver)
+            .env("REDISLAB_AXE", &browser.axe),
     );
     total.add(&e2e);
     println!("\nxtask: {} passed, {} failed", total.passed, total.failed);
