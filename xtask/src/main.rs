@@ -6,7 +6,9 @@
 //! - `build`: release build into `dist/`
 //! - `test`: native tests, release build, end-to-end tests in headless Chromium
 //! - `bench`: size of the release app and browser timings, printed as figures
+//! - `fingerprints`: hashes of the seeds' 8-word runs, for the copied-prose test
 
+mod fingerprints;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -20,6 +22,7 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("bench") => bench(),
         Some("setup") => tools::ensure_build_tools().map(|_| ()),
+        Some("fingerprints") => fingerprints::fingerprints(&args[1..]),
         None | Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -41,7 +44,8 @@ const USAGE: &str = "usage: cargo xtask <command>
   build   release build into dist/
   test    native tests, release build, end-to-end tests in headless Chromium
   bench   release size (gzip) and browser timings (first paint, key to next slide)
-  setup   only install the build tools";
+  setup   only install the build tools
+  fingerprints [SEEDS_DIR]  hash the seeds' 8-word runs for the copied-prose test";
 
 /// The workspace root (the parent of `xtask/`).
 pub fn root() -> PathBuf {

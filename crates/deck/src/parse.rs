@@ -562,7 +562,9 @@ pub fn inline(n: usize, src: &str) -> Result<Text> {
         };
         if let Some((m, make)) = marker {
             let body = &rest[m.len()..];
-            let Some(end) = body.find(m) else {
+            // Code is verbatim; inside bold, emphasis and highlight a `\` escape still works.
+            let escapes = m != "`";
+            let Some(end) = find_close(body, m, escapes) else {
                 return err(n, format!("`{m}` is opened but never closed in `{src}` (escape a literal one with `\\`)"));
             };
             if end == 0 {
@@ -571,7 +573,12 @@ pub fn inline(n: usize, src: &str) -> Result<Text> {
             if !plain.is_empty() {
                 out.push(Inline::Text(Cow::Owned(std::mem::take(&mut plain))));
             }
-            out.push(make(own(&body[..end])));
+            let inner = &body[..end];
+            out.push(make(if escapes {
+                Cow::Owned(unescape(inner))
+            } else {
+                own(inner)
+            }));
             rest = &body[end + m.len()..];
             continue;
         }
@@ -582,4 +589,31 @@ pub fn inline(n: usize, src: &str) -> Result<Text> {
         out.push(Inline::Text(Cow::Owned(plain)));
     }
     Ok(Cow::Owned(out))
+}
+
+/// Where the closing `m` is in `body`, skipping `\`-escaped characters when `escapes`.
+fn find_close(body: &str, m: &str, escapes: bool) -> Option<usize> {
+    let mut it = body.char_indices();
+    while let Some((i, c)) = it.next() {
+        if escapes && c == '\\' {
+            it.next();
+        } else if body[i..].starts_with(m) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// `s` with every `\x` escape replaced by `x` (a trailing lone `\` stays).
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c == '\\' {
+            out.push(it.next().unwrap_or('\\'));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

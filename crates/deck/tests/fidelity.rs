@@ -132,3 +132,53 @@ fn eviction_keeps_seed_001s_facts() {
         ],
     );
 }
+
+/// Where seed 000 is wrong about Redis, the production deck says what Redis does, in a visible
+/// "সংশোধন" note, and keeps the exact commands, errors and figures of the correction.
+#[test]
+fn production_states_the_corrections() {
+    let text = deck("production");
+    let notes = text.matches("! সংশোধন:").count();
+    assert!(
+        notes >= 7,
+        "production.md has {notes} correction notes (7 wanted)"
+    );
+    assert_all(
+        "production",
+        &[
+            // Cover: the seed's series line.
+            "kicker: Backend System Design · বাংলা · পর্ব ২",
+            // Subscribed connections (RESP2) and sharded pub/sub.
+            "SUBSCRIBE, SSUBSCRIBE, PSUBSCRIBE, UNSUBSCRIBE, SUNSUBSCRIBE, PUNSUBSCRIBE, PING, RESET আর QUIT",
+            "RESP3",
+            "SPUBLISH/SSUBSCRIBE",
+            "Redis 7.0",
+            // BullMQ blocks on its own duplicate connection; the stream consumer blocks ours.
+            "duplicate",
+            "`BZPOPMIN`",
+            "`BRPOPLPUSH`",
+            "`XREADGROUP … BLOCK`",
+            // 20 strict call sites of 23.
+            "২৩টা কল সাইট",
+            "২০টা strict",
+            // HyperLogLog sizes.
+            "dense encoding",
+            "sparse encoding",
+            "১২২৮৮ বাইট",
+            "৩৬ KB",
+            // Pipeline or MULTI/EXEC also take one round trip; Lua adds check-then-write.
+            "pipeline বা MULTI/EXEC",
+            // Streams: XACK, trimming, redelivery.
+            "PEL",
+            "XDEL",
+            "`MAXLEN ~`",
+            "at-least-once",
+            "idempotent",
+            // maxmemory under noeviction; LRU is least recently used.
+            "OOM error",
+            "command not allowed when used memory > 'maxmemory'",
+            "`allkeys-*` বা `volatile-*`",
+            "*ব্যবহৃত*",
+        ],
+    );
+}

@@ -422,3 +422,16 @@ fn a_stray_plus_line_in_a_container_names_its_line() {
     assert_eq!(e.line, 9, "{e}");
     assert!(e.message.contains("`+ `"), "{e}");
 }
+
+/// A `\` escape works inside bold, emphasis and highlight too (production slide 4 once showed a
+/// literal `\=`), and an escaped marker does not close the span; code stays verbatim.
+#[test]
+fn escapes_work_inside_markup() {
+    use redislab_deck::parse::inline;
+    let t = inline(1, r"**version মিসম্যাচ \= auto purge** · ==a \== b==").unwrap();
+    assert_eq!(t[0], Inline::Bold("version মিসম্যাচ = auto purge".into()));
+    assert_eq!(t[2], Inline::Mark("a == b".into()));
+    let t = inline(1, r"*a \* b* `x \= y`").unwrap();
+    assert_eq!(t[0], Inline::Em("a * b".into()));
+    assert_eq!(t[2], Inline::Code(r"x \= y".into()));
+}
