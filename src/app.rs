@@ -2,7 +2,7 @@
 //! address. The address is the source of truth: back/forward, reload and shared links all land
 //! on what it names.
 
-use crate::data::DECKS;
+use crate::catalog::{DeckRef, WithDeck, DECK_INDEX as DECKS};
 use crate::deck::player::Player;
 use crate::deck::print::PrintView;
 use crate::deck::speaker::Speaker;
@@ -44,8 +44,9 @@ pub fn App() -> Html {
             } else {
                 route::step_hash(id, index, step)
             };
-            let same_slide = matches!(&*route,
-                Route::Slide { index: i, .. } | Route::Speaker { index: i, .. } if *i == index);
+            // The address as it is now (a handle captured earlier would be stale).
+            let same_slide = matches!(route::parse(&dom::hash(), DECKS),
+                Route::Slide { index: i, .. } | Route::Speaker { index: i, .. } if i == index);
             if dom::hash() != hash {
                 if same_slide {
                     dom::replace_hash(&hash);
@@ -62,13 +63,30 @@ pub fn App() -> Html {
     };
     match &*route {
         Route::Home => html! { <Home /> },
-        Route::Slide { deck, index, step } => html! {
-            <Player key={DECKS[*deck].id.as_ref()} deck={*deck} index={*index} step={*step} on_navigate={on_navigate(*deck, false)} />
-        },
-        Route::Speaker { deck, index, step } => html! {
-            <Speaker key={DECKS[*deck].id.as_ref()} deck={*deck} index={*index} step={*step} on_navigate={on_navigate(*deck, true)} />
-        },
-        Route::Print { deck, script } => html! { <PrintView deck={*deck} script={*script} /> },
+        Route::Slide { deck, index, step } => {
+            let (index, step, on_navigate) = (*index, *step, on_navigate(*deck, false));
+            let render = Callback::from(move |d: DeckRef| {
+                html! {
+                    <Player key={d.0.id.as_ref()} deck={d} {index} {step} on_navigate={on_navigate.clone()} />
+                }
+            });
+            html! { <WithDeck key={DECKS[*deck].id.as_ref()} deck={*deck} {render} /> }
+        }
+        Route::Speaker { deck, index, step } => {
+            let (index, step, on_navigate) = (*index, *step, on_navigate(*deck, true));
+            let render = Callback::from(move |d: DeckRef| {
+                html! {
+                    <Speaker key={d.0.id.as_ref()} deck={d} {index} {step} on_navigate={on_navigate.clone()} />
+                }
+            });
+            html! { <WithDeck key={format!("{}/speaker", DECKS[*deck].id)} deck={*deck} {render} /> }
+        }
+        Route::Print { deck, script } => {
+            let script = *script;
+            let render =
+                Callback::from(move |d: DeckRef| html! { <PrintView deck={d} {script} /> });
+            html! { <WithDeck key={format!("{}/print", DECKS[*deck].id)} deck={*deck} {render} /> }
+        }
         Route::Lab { id, query } => html! {
             <LabPage key={format!("{id}?{query}")} id={*id} query={query.clone()} />
         },

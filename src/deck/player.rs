@@ -4,7 +4,7 @@
 //! buttons. The state machine lives in `redislab_deck::nav`; `control.rs` wires it to the
 //! browser; this file draws the audience's view.
 
-use crate::data::DECKS;
+use crate::catalog::DeckRef;
 use crate::deck::control::{open_speaker, use_deck_control};
 use crate::deck::slide::SlideView;
 use crate::dom;
@@ -17,8 +17,8 @@ use yew::prelude::*;
 /// Props of [`Player`].
 #[derive(Properties, PartialEq)]
 pub struct PlayerProps {
-    /// Index of the deck in [`DECKS`].
-    pub deck: usize,
+    /// The deck (loaded).
+    pub deck: DeckRef,
     /// 0-based slide the address names.
     pub index: usize,
     /// Fragments revealed, as the address names.
@@ -31,7 +31,7 @@ pub struct PlayerProps {
 /// The player for one deck.
 #[component]
 pub fn Player(props: &PlayerProps) -> Html {
-    let deck: &'static Deck = &DECKS[props.deck];
+    let deck: &'static Deck = props.deck.0;
     let len = deck.slides.len();
     let ctl = use_deck_control(
         deck,

@@ -3,7 +3,7 @@
 //! toolbar (hidden on paper) adds each slide's script under it and switches to a light,
 //! ink-friendly theme.
 
-use crate::data::DECKS;
+use crate::catalog::DeckRef;
 use crate::deck::slide::SlideView;
 use crate::dom;
 use redislab_deck::{bn, route, Deck};
@@ -12,8 +12,8 @@ use yew::prelude::*;
 /// Props of [`PrintView`].
 #[derive(Properties, PartialEq)]
 pub struct PrintViewProps {
-    /// Index of the deck in [`DECKS`].
-    pub deck: usize,
+    /// The deck (loaded).
+    pub deck: DeckRef,
     /// Each slide's presenter script under it.
     pub script: bool,
 }
@@ -21,7 +21,7 @@ pub struct PrintViewProps {
 /// Every slide of a deck laid out for printing.
 #[component]
 pub fn PrintView(props: &PrintViewProps) -> Html {
-    let deck: &'static Deck = &DECKS[props.deck];
+    let deck: &'static Deck = props.deck.0;
     let light = use_state_eq(|| false);
     {
         let t = format!("হ্যান্ডআউট · {} · Redis Lab", deck.title);

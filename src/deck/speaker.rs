@@ -2,7 +2,7 @@
 //! still to be revealed shown faintly, the next view, the script in large type, the time since
 //! the talk started and a clock. Keys and clicks here move the audience's window too.
 
-use crate::data::DECKS;
+use crate::catalog::DeckRef;
 use crate::deck::control::use_deck_control;
 use crate::deck::slide::SlideView;
 use crate::dom;
@@ -14,8 +14,8 @@ use yew::prelude::*;
 /// Props of [`Speaker`].
 #[derive(Properties, PartialEq)]
 pub struct SpeakerProps {
-    /// Index of the deck in [`DECKS`].
-    pub deck: usize,
+    /// The deck (loaded).
+    pub deck: DeckRef,
     /// 0-based slide the address names.
     pub index: usize,
     /// Fragments revealed.
@@ -51,7 +51,7 @@ fn clock_text(total_s: u64) -> String {
 /// The speaker's view of a deck.
 #[component]
 pub fn Speaker(props: &SpeakerProps) -> Html {
-    let deck: &'static Deck = &DECKS[props.deck];
+    let deck: &'static Deck = props.deck.0;
     let len = deck.slides.len();
     let ctl = use_deck_control(
         deck,

@@ -617,3 +617,36 @@ fn unescape(s: &str) -> String {
     }
     out
 }
+
+/// Every deck in `dir` (`*.md`), parsed and in home-page order, with the files read (for
+/// `rerun-if-changed`).
+///
+/// # Errors
+/// `path:line: what is wrong` for the first malformed deck, or why the folder can't be read.
+pub fn load_dir(
+    dir: &std::path::Path,
+) -> std::result::Result<(Vec<Deck>, Vec<std::path::PathBuf>), String> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: cannot read the deck folder: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    let mut decks = Vec::new();
+    for path in &files {
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        let src = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let deck = parse_deck(&src, stem)
+            .map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))?;
+        decks.push(deck);
+    }
+    if decks.is_empty() {
+        return Err(format!("{}: no decks (*.md) found", dir.display()));
+    }
+    decks.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.id.cmp(&b.id)));
+    Ok((decks, files))
+}

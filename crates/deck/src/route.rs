@@ -4,7 +4,7 @@
 //! `#/<deck>/print` lays every slide out for printing (`?script` adds the narration).
 //! Anything else is "not found", with a reason a person can read.
 
-use crate::model::Deck;
+use crate::model::Shape;
 
 /// Where the address points.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub enum Route {
 }
 
 /// Parses a location hash (with or without the leading `#`) against the decks that exist.
-pub fn parse(hash: &str, decks: &[Deck]) -> Route {
+pub fn parse<D: Shape>(hash: &str, decks: &[D]) -> Route {
     let h = hash.strip_prefix('#').unwrap_or(hash);
     let (h, query) = h.split_once('?').unwrap_or((h, ""));
     if h.is_empty() || h == "/" {
@@ -70,7 +70,7 @@ pub fn parse(hash: &str, decks: &[Deck]) -> Route {
             _ => Route::NotFound(format!("ঠিকানাটা চেনা গেল না: `{}`", shorten(hash))),
         };
     }
-    let Some(deck) = decks.iter().position(|d| d.id == parts[0]) else {
+    let Some(deck) = decks.iter().position(|d| d.id() == parts[0]) else {
         return Route::NotFound(format!("`{}` নামে কোনো ডেক নেই", shorten(parts[0])));
     };
     let d = &decks[deck];
@@ -108,8 +108,8 @@ pub fn parse(hash: &str, decks: &[Deck]) -> Route {
 ///
 /// # Errors
 /// A Bengali sentence saying what is wrong with it.
-pub fn slide_position(text: &str, deck: &Deck) -> Result<(usize, usize), String> {
-    let len = deck.slides.len();
+pub fn slide_position<D: Shape + ?Sized>(text: &str, deck: &D) -> Result<(usize, usize), String> {
+    let len = deck.slide_count();
     let (n, k) = match text.split_once('.') {
         Some((n, k)) => (n, Some(k)),
         None => (text, None),
@@ -125,7 +125,7 @@ pub fn slide_position(text: &str, deck: &Deck) -> Result<(usize, usize), String>
         }
         Err(_) => return Err(format!("`{}` কোনো স্লাইড নম্বর নয়", shorten(text))),
     };
-    let steps = deck.slides[n - 1].steps();
+    let steps = deck.steps_of(n - 1);
     let step = match k.map(str::parse::<usize>) {
         None => 0,
         Some(Ok(k)) if k <= steps => k,
@@ -281,6 +281,13 @@ mod tests {
             step,
         };
         assert_eq!(parse("#/production/3.2", &d), slide(2, 2));
+        // The index the app compiles in answers the same as the whole deck.
+        let index: Vec<DeckInfo> = d.iter().map(|x| x.info(&x.to_json())).collect();
+        assert_eq!(parse("#/production/3.2", &index), slide(2, 2));
+        assert!(matches!(
+            parse("#/production/3.3", &index),
+            Route::NotFound(_)
+        ));
         assert_eq!(parse("#/production/3.0", &d), slide(2, 0));
         assert_eq!(parse(&step_hash("production", 2, 1), &d), slide(2, 1));
         assert_eq!(step_hash("production", 2, 0), "#/production/3");

@@ -136,6 +136,30 @@ fn generated_code_keeps_everything() {
     assert!(src.contains("Tok::Num"));
 }
 
+/// A deck survives its trip through JSON whole, and the index names the file by its content.
+#[test]
+fn json_round_trip_and_index() {
+    let d = parse_deck(GOOD, "demo").unwrap();
+    let json = d.to_json();
+    assert_eq!(Deck::from_json(&json).unwrap(), d);
+    assert!(Deck::from_json("{\"id\": 1}").is_err());
+    let info = d.info(&json);
+    assert_eq!(info.steps.len(), d.slides.len());
+    assert_eq!(info.cover, d.slides[0]);
+    assert!(
+        info.file.starts_with("demo-") && info.file.ends_with(".json"),
+        "{}",
+        info.file
+    );
+    // Another content, another file name; the same content, the same name.
+    let mut other = d.clone();
+    other.title = "অন্য".into();
+    assert_ne!(other.info(&other.to_json()).file, info.file);
+    assert_eq!(d.info(&d.to_json()).file, info.file);
+    let src = codegen::index_source(&[info]);
+    assert!(src.contains("pub static DECK_INDEX") && src.contains("\"ডেমো ডেক\""));
+}
+
 /// (what is wrong, the deck source, the line the error must name, a word the message must hold)
 fn malformed() -> Vec<(&'static str, String, usize, &'static str)> {
     let slide = "kicker: k\ntitle: t\n\nbody\n\n???\nscript.\n";
