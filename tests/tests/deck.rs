@@ -435,3 +435,42 @@ fn phone_width_stays_readable() {
     b.wait_counter("০৪ / ২২");
     assert_no_console_errors(&b);
 }
+
+/// Decks come when opened: the home page fetches none, a slide fetches only its own deck, and
+/// a deck that can't be fetched says so and can be tried again.
+#[test]
+fn decks_load_when_opened_and_a_failed_load_can_be_retried() {
+    let fetched = |b: &Browser| -> Vec<String> {
+        b.js(
+            "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('/decks/'))",
+            json!([]),
+        )
+        .as_array()
+        .map(|a| a.iter().map(|v| v.as_str().unwrap_or_default().to_string()).collect())
+        .unwrap_or_default()
+    };
+    let b = laptop();
+    b.open("#/");
+    b.wait(10, "the home page", |b| b.exists(".deck-card"));
+    assert!(fetched(&b).is_empty(), "home fetched {:?}", fetched(&b));
+    // Offline for a moment: opening a deck fails with a clear message, nothing else changes.
+    b.js(
+        "window.__fetch = window.fetch; window.fetch = () => Promise.reject(new TypeError('offline'));",
+        json!([]),
+    );
+    b.click(".deck-card a");
+    b.wait(10, "the failure message", |b| {
+        b.text(".notfound h1")
+            .is_some_and(|t| t.contains("আনা গেল না"))
+    });
+    assert!(b.text(".notfound-why").unwrap().contains("offline"));
+    b.js("window.fetch = window.__fetch;", json!([]));
+    b.click(".notfound button");
+    b.wait_counter("০১ / ২২");
+    let names = fetched(&b);
+    assert!(
+        names.len() == 1 && names[0].contains("/decks/production-"),
+        "only the production deck: {names:?}"
+    );
+    assert!(b.url().ends_with("#/production/1"));
+}
