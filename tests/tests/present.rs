@@ -209,6 +209,11 @@ fn blackout_and_jumping_by_number() {
     b.press(key::ENTER);
     b.wait_counter("১২ / ২২");
     assert!(b.url().ends_with("#/production/12"));
+    b.press(key::HOME);
+    b.wait_counter("০১ / ২২");
+    b.press("১২");
+    b.press(key::ENTER);
+    b.wait_counter("১২ / ২২");
     b.press("৭");
     b.press(key::ENTER);
     b.wait_counter("০৭ / ২২");
