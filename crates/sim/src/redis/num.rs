@@ -72,6 +72,18 @@ pub fn parse_f64(s: &[u8], leading_space: bool) -> Option<f64> {
     Some(v)
 }
 
+/// `zslParseRange`'s plain `strtod`: leading blanks skipped, the empty text is 0, overflow
+/// gives ±inf, only NaN and trailing garbage fail.
+pub fn parse_f64_lenient(s: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(s).ok()?;
+    let t = text.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    if t.is_empty() {
+        return Some(0.0);
+    }
+    let v: f64 = t.parse().ok()?;
+    (!v.is_nan()).then_some(v)
+}
+
 /// C's `printf("%.17g", d)`, with Redis' `inf` / `-inf` for infinities.
 pub fn fmt_g17(d: f64) -> String {
     if d.is_infinite() {
@@ -135,6 +147,9 @@ mod tests {
         assert_eq!(parse_f64(b"+inf", false), Some(f64::INFINITY));
         assert_eq!(parse_f64(b"1e3", false), Some(1000.0));
         assert_eq!(parse_f64(b" 1", true), Some(1.0));
+        assert_eq!(parse_f64_lenient(b""), Some(0.0));
+        assert_eq!(parse_f64_lenient(b"1e400"), Some(f64::INFINITY));
+        assert_eq!(parse_f64_lenient(b"nan"), None);
         for bad in [&b""[..], b"nan", b"1e400", b"1e-400", b" 1", b"1x", b"x"] {
             assert_eq!(parse_f64(bad, false), None, "{:?}", String::from_utf8_lossy(bad));
         }

@@ -4,7 +4,7 @@
 //! Members are ordered by (score, member bytes) like Redis' skiplist, in a `BTreeSet` beside
 //! a member → score map: O(log n) updates; rank ranges walk from an end.
 
-use super::num::{fmt_g17, parse_f64, parse_i64};
+use super::num::{fmt_g17, parse_f64, parse_f64_lenient, parse_i64};
 use super::{wrongtype, Entry, Reply, SimRedis, Value, NOT_INT, SYNTAX};
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
@@ -42,7 +42,10 @@ impl ZSet {
         self.scores.len()
     }
 
+    /// Stores a score; -0 is stored as 0 (a small sorted set's listpack stores the text
+    /// "0": `ZADD z -0 m` then `ZSCORE z m` answers "0", though ZINCRBY's own reply is "-0").
     fn insert(&mut self, m: &[u8], s: f64) {
+        let s = s + 0.0;
         if let Some(old) = self.scores.insert(m.to_vec(), s) {
             self.order.remove(&(Score(old), m.to_vec()));
         }
@@ -86,8 +89,8 @@ struct Range {
 /// `zslParseRangeItem`.
 fn parse_item(s: &[u8]) -> Option<(f64, bool)> {
     match s.first() {
-        Some(b'(') => parse_f64(&s[1..], true).map(|v| (v, true)),
-        _ => parse_f64(s, true).map(|v| (v, false)),
+        Some(b'(') => parse_f64_lenient(&s[1..]).map(|v| (v, true)),
+        _ => parse_f64_lenient(s).map(|v| (v, false)),
     }
 }
 
