@@ -109,3 +109,68 @@ mod tests {
         assert_eq!(split_args("set 'a"), None);
     }
 }
+
+/// Runs a `redis-cli`-style session for `labsim redis`: one command per line in, one JSON
+/// reply per line out ([`Reply::to_json`](super::Reply::to_json)). Blank lines and `#`
+/// comments are skipped; `#advance <ms>` moves the virtual clock. A line `redis-cli` would
+/// refuse (unbalanced quotes) answers `{"error":"Invalid argument(s)"}`, as `redis-cli` does.
+/// The session is one client: a blocking command that would block waits in virtual time
+/// until its timeout (the clock moves) and answers nil; with timeout 0 it answers an error,
+/// since no other client could ever push.
+///
+/// # Errors
+/// A malformed `#advance` line (with its line number), or an I/O error.
+pub fn run_session(
+    input: impl std::io::BufRead,
+    mut out: impl std::io::Write,
+    seed: u32,
+) -> Result<(), String> {
+    use super::{Exec, Reply, SimRedis};
+    let mut sim = SimRedis::new(seed);
+    for (n, line) in input.lines().enumerate() {
+        let line = line.map_err(|e| format!("reading stdin: {e}"))?;
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix('#') {
+            let mut words = rest.split_whitespace();
+            if words.next() == Some("advance") {
+                let ms = words
+                    .next()
+                    .and_then(|w| w.parse::<u64>().ok())
+                    .filter(|_| words.next().is_none())
+                    .ok_or_else(|| {
+                        format!("line {}: '#advance' needs a whole number of ms, e.g. '#advance 1500'", n + 1)
+                    })?;
+                sim.advance(ms);
+            }
+            continue;
+        }
+        if t.is_empty() {
+            continue;
+        }
+        let reply = match split_args(&line) {
+            None => Reply::err("Invalid argument(s)"),
+            Some(args) if args.is_empty() => continue,
+            Some(args) => match sim.execute(1, &args) {
+                Exec::Reply(r) => r,
+                Exec::Blocked => match sim.next_timeout_ms() {
+                    Some(t) => {
+                        sim.advance_to(t);
+                        sim.take_woken()
+                            .into_iter()
+                            .find(|w| w.client == 1)
+                            .map_or(Reply::Nil, |w| w.reply)
+                    }
+                    None => {
+                        sim.disconnect(1);
+                        Reply::Error(format!(
+                            "labsim: {} would block forever: this session is the only client",
+                            String::from_utf8_lossy(&args[0]).to_uppercase()
+                        ))
+                    }
+                },
+            },
+        };
+        writeln!(out, "{}", reply.to_json()).map_err(|e| format!("writing stdout: {e}"))?;
+    }
+    out.flush().map_err(|e| format!("writing stdout: {e}"))
+}
