@@ -37,7 +37,7 @@ pub use eviction::{
     TraceSpec, UnknownPolicy, POLICIES,
 };
 pub use json::Json;
-pub use redis::{Reply, SimRedis};
 pub use labs::jitter::{JitterConfig, JitterWave};
 pub use labs::stampede::{Mode, StampedeConfig, StampedeSim, StampedeSummary};
+pub use redis::{Reply, SimRedis};
 pub use rng::{exp_gap, Mulberry32, Zipf};

@@ -53,7 +53,12 @@ PTTL nothing
 set "unbalanced
 "#;
     let out = session(&[], input);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let got = String::from_utf8(out.stdout).unwrap();
     let want = [
         r#"{"status":"OK"}"#,
@@ -103,7 +108,10 @@ fn bad_directive_or_flag_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("line 2") && err.contains("#advance"), "{err}");
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "{\"status\":\"PONG\"}\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"status\":\"PONG\"}\n"
+    );
     let out = session(&["--seed", "x"], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage: labsim"));

@@ -199,35 +199,72 @@ const ALL_KEYS: &[&str] = &[
     "s0", "s1", "s2", "lock", "x", "l0", "l1", "q", "h0", "h1", "z0", "z1", "none",
 ];
 const VALUES: &[&str] = &[
-    "v", "tok1", "tok2", "0", "1", "-5", "42", "a", "hello world", "9223372036854775807",
-    "-9223372036854775808", "abc", "", "3.5", "007", " 1",
+    "v",
+    "tok1",
+    "tok2",
+    "0",
+    "1",
+    "-5",
+    "42",
+    "a",
+    "hello world",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "abc",
+    "",
+    "3.5",
+    "007",
+    " 1",
 ];
 /// (good, bad) argument pools: a bad one is drawn one time in ten.
 type Pool = (&'static [&'static str], &'static [&'static str]);
 const INTS: Pool = (
     &["0", "1", "-1", "2", "3", "5", "-3", "10", "-100"],
-    &["x", "1.5", "", "+1", "01", "9223372036854775807", "-9223372036854775808", "99999999999999999999"],
+    &[
+        "x",
+        "1.5",
+        "",
+        "+1",
+        "01",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "99999999999999999999",
+    ],
 );
 const EXPIRES_S: Pool = (
     &["100", "200", "500", "1000", "3600", "0", "-1", "-100"],
     &["abc", "1.5", "9223372036854775807", "9223372036854776"],
 );
 const EXPIRES_MS: Pool = (
-    &["100000", "250000", "500000", "1000000", "3600000", "0", "-1", "-5000"],
+    &[
+        "100000", "250000", "500000", "1000000", "3600000", "0", "-1", "-5000",
+    ],
     &["x", "9223372036854775807", ""],
 );
 const FIELDS: Pool = (&["f0", "f1", "f2", "f3", "f4"], &[""]);
 const MEMBERS: Pool = (&["m0", "m1", "m2", "m3", "m4", "m5", "a", "b"], &[""]);
 const SCORES: Pool = (
-    &["0", "1", "-1", "2.5", "-2.25", "3", "1e3", "0.5", "+inf", "-inf", "inf", "-0", "10", "7.75"],
+    &[
+        "0", "1", "-1", "2.5", "-2.25", "3", "1e3", "0.5", "+inf", "-inf", "inf", "-0", "10",
+        "7.75",
+    ],
     &["abc", "nan", "1e400", " 1", ""],
 );
 const RANGES: Pool = (
-    &["-inf", "+inf", "0", "1", "(1", "2.5", "(2.5", "-1", "(-1", "3", "10", "inf", "1e3", "(", "(-inf", "(+inf"],
+    &[
+        "-inf", "+inf", "0", "1", "(1", "2.5", "(2.5", "-1", "(-1", "3", "10", "inf", "1e3", "(",
+        "(-inf", "(+inf",
+    ],
     &["abc", "(abc", "nan", "((1"],
 );
-const RANKS: Pool = (&["0", "1", "2", "-1", "-2", "5", "-10", "100", "3"], &["x", "1.5"]);
-const TIMEOUTS: Pool = (&["0", "1", "0.5", "2"], &["-1", "abc", "-0.5", "nan", "0.01"]);
+const RANKS: Pool = (
+    &["0", "1", "2", "-1", "-2", "5", "-10", "100", "3"],
+    &["x", "1.5"],
+);
+const TIMEOUTS: Pool = (
+    &["0", "1", "0.5", "2"],
+    &["-1", "abc", "-0.5", "nan", "0.01"],
+);
 const ENDS: Pool = (&["LEFT", "RIGHT", "left", "right"], &["up"]);
 const TOKENS: Pool = (&["tok1", "tok2", "v", "200000", "300000"], &["-1", "x"]);
 
@@ -318,7 +355,11 @@ impl Gen {
             14 | 15 => {
                 let secs = self.chance(0.5);
                 let v = s(self.pk(if secs { EXPIRES_S } else { EXPIRES_MS }));
-                c = vec![s(if secs { "EXPIRE" } else { "PEXPIRE" }), k.clone(), v.clone()];
+                c = vec![
+                    s(if secs { "EXPIRE" } else { "PEXPIRE" }),
+                    k.clone(),
+                    v.clone(),
+                ];
                 let flags = ["NX", "XX", "GT", "LT", "nx", "FOO"];
                 for _ in 0..self.rng.below(3) {
                     c.push(s(self.pick(&flags)));
@@ -327,7 +368,10 @@ impl Gen {
                 if gtlt {
                     // Racy when the new expiry is close to the current one.
                     let cur = sim.call(&[b"pttl", k.as_bytes()]).as_int().unwrap_or(-2);
-                    let new = v.parse::<i64>().ok().map(|x| if secs { x.saturating_mul(1000) } else { x });
+                    let new =
+                        v.parse::<i64>()
+                            .ok()
+                            .map(|x| if secs { x.saturating_mul(1000) } else { x });
                     if let Some(new) = new {
                         if cur >= 0 && (new - cur).abs() < 5000 {
                             c.truncate(3);
@@ -355,7 +399,13 @@ impl Gen {
             25 => c = vec![s("LLEN"), k],
             26 => c = vec![s("LREM"), k, s(self.pk(INTS)), s(self.pick(VALUES))],
             27 => {
-                c = vec![s("LMOVE"), k, self.fk(family), s(self.pk(ENDS)), s(self.pk(ENDS))]
+                c = vec![
+                    s("LMOVE"),
+                    k,
+                    self.fk(family),
+                    s(self.pk(ENDS)),
+                    s(self.pk(ENDS)),
+                ]
             }
             28 => {
                 c = vec![
@@ -430,14 +480,23 @@ impl Gen {
                 // Options in any order.
                 for i in (1..opts.len()).rev() {
                     let j = self.rng.below(i as u32 + 1) as usize;
-                    if opts[i] != "LIMIT" && opts[j] != "LIMIT" && !is_num(&opts[i]) && !is_num(&opts[j]) {
+                    if opts[i] != "LIMIT"
+                        && opts[j] != "LIMIT"
+                        && !is_num(&opts[i])
+                        && !is_num(&opts[j])
+                    {
                         opts.swap(i, j);
                     }
                 }
                 c.extend(opts);
             }
             42 => {
-                c = vec![s("ZRANGEBYSCORE"), k, s(self.pk(RANGES)), s(self.pk(RANGES))];
+                c = vec![
+                    s("ZRANGEBYSCORE"),
+                    k,
+                    s(self.pk(RANGES)),
+                    s(self.pk(RANGES)),
+                ];
                 if self.chance(0.5) {
                     c.push(s("WITHSCORES"));
                 }
@@ -447,7 +506,12 @@ impl Gen {
             }
             43 => {
                 if self.chance(0.5) {
-                    c = vec![s("ZREMRANGEBYSCORE"), k, s(self.pk(RANGES)), s(self.pk(RANGES))]
+                    c = vec![
+                        s("ZREMRANGEBYSCORE"),
+                        k,
+                        s(self.pk(RANGES)),
+                        s(self.pk(RANGES)),
+                    ]
                 } else {
                     c = vec![s("ZREM"), k, s(self.pk(MEMBERS)), s(self.pk(MEMBERS))]
                 }
@@ -466,7 +530,11 @@ impl Gen {
                     2 => scripts::EXTEND.sha1.to_uppercase(),
                     _ => s("0123456789abcdef0123456789abcdef01234567"),
                 };
-                c = vec![s("EVALSHA"), sha, s(self.pick(&["1", "1", "1", "0", "2", "-1", "x"]))];
+                c = vec![
+                    s("EVALSHA"),
+                    sha,
+                    s(self.pick(&["1", "1", "1", "0", "2", "-1", "x"])),
+                ];
                 c.push(k);
                 for _ in 0..self.rng.below(3) {
                     c.push(s(self.pk(TOKENS)));
@@ -490,7 +558,10 @@ fn is_num(s: &str) -> bool {
 }
 
 fn show(args: &[String]) -> String {
-    args.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(" ")
+    args.iter()
+        .map(|a| format!("{a:?}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// TTL/PTTL of a live key may differ by the clocks' drift; everything else is exact.
@@ -554,18 +625,65 @@ fn run_seed(seed: u32, n: usize) {
         eprintln!("    {name:<17}{ok:>5} answers {err:>5} errors {arrays:>5} non-empty arrays");
     }
     for name in [
-        "GET", "SET", "DEL", "EXISTS", "INCR", "INCRBY", "MGET", "EXPIRE", "PEXPIRE", "TTL",
-        "PTTL", "PERSIST", "TYPE", "LPUSH", "RPUSH", "LPOP", "RPOP", "LRANGE", "LLEN", "LREM",
-        "LMOVE", "BLMOVE", "BRPOP", "BRPOPLPUSH", "HSET", "HGET", "HGETALL", "HDEL", "HLEN",
-        "HINCRBY", "ZADD", "ZCARD", "ZRANGE", "ZRANGEBYSCORE", "ZREMRANGEBYSCORE", "ZSCORE",
-        "ZREM", "ZINCRBY", "EVALSHA",
+        "GET",
+        "SET",
+        "DEL",
+        "EXISTS",
+        "INCR",
+        "INCRBY",
+        "MGET",
+        "EXPIRE",
+        "PEXPIRE",
+        "TTL",
+        "PTTL",
+        "PERSIST",
+        "TYPE",
+        "LPUSH",
+        "RPUSH",
+        "LPOP",
+        "RPOP",
+        "LRANGE",
+        "LLEN",
+        "LREM",
+        "LMOVE",
+        "BLMOVE",
+        "BRPOP",
+        "BRPOPLPUSH",
+        "HSET",
+        "HGET",
+        "HGETALL",
+        "HDEL",
+        "HLEN",
+        "HINCRBY",
+        "ZADD",
+        "ZCARD",
+        "ZRANGE",
+        "ZRANGEBYSCORE",
+        "ZREMRANGEBYSCORE",
+        "ZSCORE",
+        "ZREM",
+        "ZINCRBY",
+        "EVALSHA",
     ] {
         let (ok, err, _) = seen.get(name).copied().unwrap_or_default();
-        assert!(ok > 0, "seed {seed}: {name} never answered without an error ({err} errors)");
+        assert!(
+            ok > 0,
+            "seed {seed}: {name} never answered without an error ({err} errors)"
+        );
     }
-    for name in ["LRANGE", "LPOP", "BRPOP", "HGETALL", "ZRANGE", "ZRANGEBYSCORE"] {
+    for name in [
+        "LRANGE",
+        "LPOP",
+        "BRPOP",
+        "HGETALL",
+        "ZRANGE",
+        "ZRANGEBYSCORE",
+    ] {
         let (_, _, arrays) = seen.get(name).copied().unwrap_or_default();
-        assert!(arrays > 0, "seed {seed}: {name} never returned a non-empty array");
+        assert!(
+            arrays > 0,
+            "seed {seed}: {name} never returned a non-empty array"
+        );
     }
     // Same keyspace at the end.
     let keys: Vec<String> = ALL_KEYS.iter().map(|k| k.to_string()).collect();
@@ -610,7 +728,11 @@ fn short_px_expiry_agrees() {
     assert_eq!(real.cmd(&["SET", "k", "v", "PX", "100"]), Reply::ok());
     assert_eq!(sim.cmd(&["SET", "k", "v", "PX", "100"]), Reply::ok());
     sim.advance(100);
-    assert_eq!(sim.cmd(&["GET", "k"]), Reply::bulk("v"), "alive at exactly 100 ms");
+    assert_eq!(
+        sim.cmd(&["GET", "k"]),
+        Reply::bulk("v"),
+        "alive at exactly 100 ms"
+    );
     let pttl = real.cmd(&["PTTL", "k"]).as_int().expect("pttl");
     assert!((0..=100).contains(&pttl), "real PTTL {pttl}");
     poll(5, "the real key to expire", || {

@@ -85,31 +85,6 @@ pub fn split_args(line: &str) -> Option<Vec<Vec<u8>>> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn s(v: &[&str]) -> Vec<Vec<u8>> {
-        v.iter().map(|x| x.as_bytes().to_vec()).collect()
-    }
-
-    #[test]
-    fn splits_like_redis_cli() {
-        assert_eq!(split_args("SET k v").unwrap(), s(&["SET", "k", "v"]));
-        assert_eq!(split_args("  get   k  ").unwrap(), s(&["get", "k"]));
-        assert_eq!(
-            split_args(r#"set "a b" "x\"y\n" 'it\'s' "\x41""#).unwrap(),
-            s(&["set", "a b", "x\"y\n", "it's", "A"])
-        );
-        assert_eq!(split_args(r#"set "" ''"#).unwrap(), s(&["set", "", ""]));
-        assert_eq!(split_args(r"a\n'b'").unwrap(), s(&[r"a\nb"]));
-        assert_eq!(split_args("").unwrap(), Vec::<Vec<u8>>::new());
-        assert_eq!(split_args(r#"set "a"b"#), None);
-        assert_eq!(split_args(r#"set "a"#), None);
-        assert_eq!(split_args("set 'a"), None);
-    }
-}
-
 /// Runs a `redis-cli`-style session for `labsim redis`: one command per line in, one JSON
 /// reply per line out ([`Reply::to_json`](super::Reply::to_json)). Blank lines and `#`
 /// comments are skipped; `#advance <ms>` moves the virtual clock. A line `redis-cli` would
@@ -138,7 +113,10 @@ pub fn run_session(
                     .and_then(|w| w.parse::<u64>().ok())
                     .filter(|_| words.next().is_none())
                     .ok_or_else(|| {
-                        format!("line {}: '#advance' needs a whole number of ms, e.g. '#advance 1500'", n + 1)
+                        format!(
+                            "line {}: '#advance' needs a whole number of ms, e.g. '#advance 1500'",
+                            n + 1
+                        )
                     })?;
                 sim.advance(ms);
             }
@@ -173,4 +151,29 @@ pub fn run_session(
         writeln!(out, "{}", reply.to_json()).map_err(|e| format!("writing stdout: {e}"))?;
     }
     out.flush().map_err(|e| format!("writing stdout: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<Vec<u8>> {
+        v.iter().map(|x| x.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn splits_like_redis_cli() {
+        assert_eq!(split_args("SET k v").unwrap(), s(&["SET", "k", "v"]));
+        assert_eq!(split_args("  get   k  ").unwrap(), s(&["get", "k"]));
+        assert_eq!(
+            split_args(r#"set "a b" "x\"y\n" 'it\'s' "\x41""#).unwrap(),
+            s(&["set", "a b", "x\"y\n", "it's", "A"])
+        );
+        assert_eq!(split_args(r#"set "" ''"#).unwrap(), s(&["set", "", ""]));
+        assert_eq!(split_args(r"a\n'b'").unwrap(), s(&[r"a\nb"]));
+        assert_eq!(split_args("").unwrap(), Vec::<Vec<u8>>::new());
+        assert_eq!(split_args(r#"set "a"b"#), None);
+        assert_eq!(split_args(r#"set "a"#), None);
+        assert_eq!(split_args("set 'a"), None);
+    }
 }

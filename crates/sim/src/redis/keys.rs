@@ -51,10 +51,15 @@ impl SimRedis {
             } else if is(opt, b"keepttl") && flags & timed == 0 {
                 flags |= KEEPTTL;
             } else if let (Some(unit), Some(v)) = (
-                [(&b"ex"[..], EX), (b"px", PX), (b"exat", EXAT), (b"pxat", PXAT)]
-                    .iter()
-                    .find(|(w, _)| is(opt, w))
-                    .map(|&(_, f)| f),
+                [
+                    (&b"ex"[..], EX),
+                    (b"px", PX),
+                    (b"exat", EXAT),
+                    (b"pxat", PXAT),
+                ]
+                .iter()
+                .find(|(w, _)| is(opt, w))
+                .map(|&(_, f)| f),
                 next,
             ) {
                 if flags & (KEEPTTL | (timed & !unit)) != 0 {
@@ -208,7 +213,9 @@ impl SimRedis {
             }
         }
         if nx && (xx || gt || lt) {
-            return Reply::err("ERR NX and XX, GT or LT options at the same time are not compatible");
+            return Reply::err(
+                "ERR NX and XX, GT or LT options at the same time are not compatible",
+            );
         }
         if gt && lt {
             return Reply::err("ERR GT and LT options at the same time are not compatible");
@@ -217,7 +224,7 @@ impl SimRedis {
             return Reply::err(NOT_INT);
         };
         if seconds {
-            if when > i64::MAX / 1000 || when < i64::MIN / 1000 {
+            if !(i64::MIN / 1000..=i64::MAX / 1000).contains(&when) {
                 return expire_time_error(name);
             }
             when *= 1000;

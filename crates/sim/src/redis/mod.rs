@@ -22,7 +22,7 @@
 //!
 //! Hand-written because it is the thing being taught: no crate models Redis in virtual time
 //! deterministically (mini-redis and friends are real servers on tokio's clock). Keys live
-//! in a `HashMap` with a fixed hasher that is never iterated for a reply; keys with a TTL
+//! in a `HashMap` with a fixed FxHash hasher that is never iterated for a reply; keys with a TTL
 //! are also kept in a vector (swap-remove, O(1)) so sampling is seeded and deterministic.
 
 pub mod cli;
@@ -38,9 +38,7 @@ pub use reply::Reply;
 pub use scripts::{Script, SCRIPTS};
 
 use crate::rng::Mulberry32;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::hash::BuildHasherDefault;
 use zsets::ZSet;
 
 /// Who sent a command: blocked clients are remembered by this id.
@@ -157,7 +155,9 @@ struct Blocked {
     deadline: i64,
 }
 
-type Fixed = BuildHasherDefault<DefaultHasher>;
+/// FxHash: fast, and fixed (no per-process random seed) — harmless since no reply ever
+/// depends on a map's iteration order.
+type Fixed = rustc_hash::FxBuildHasher;
 
 pub(crate) const WRONGTYPE: &str =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
@@ -279,7 +279,9 @@ impl SimRedis {
                 });
             } else {
                 self.active_expire_cycle();
-                self.next_cron = self.next_cron.saturating_add(Self::period(&self.expire_cfg));
+                self.next_cron = self
+                    .next_cron
+                    .saturating_add(Self::period(&self.expire_cfg));
             }
         }
         self.now = self.now.max(t);
@@ -407,6 +409,9 @@ impl SimRedis {
 
     /// The live entry of `key`, deleting it first if its TTL has passed (lazy expiry).
     pub(crate) fn lookup(&mut self, key: &[u8]) -> Option<&mut Entry> {
+        if self.volatile.is_empty() {
+            return self.keys.get_mut(key); // no key has a TTL: one hash lookup
+        }
         let expired = match self.keys.get(key) {
             None => return None,
             Some(e) => e.expire >= 0 && self.mstime() > e.expire,
@@ -587,10 +592,7 @@ impl SimRedis {
     /// key's clients in the order they blocked, until the list runs out.
     fn serve_ready(&mut self) {
         while let Some(key) = self.ready.pop_front() {
-            loop {
-                let Some(&client) = self.waiting.get(&key).and_then(|q| q.front()) else {
-                    break;
-                };
+            while let Some(&client) = self.waiting.get(&key).and_then(|q| q.front()) {
                 let has = matches!(self.lookup(&key), Some(Entry { value: Value::List(l), .. }) if !l.is_empty());
                 if !has {
                     break;

@@ -90,7 +90,11 @@ pub fn fmt_g17(d: f64) -> String {
         return if d > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if d == 0.0 {
-        return if d.is_sign_negative() { "-0".into() } else { "0".into() };
+        return if d.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
     }
     // 17 significant digits in scientific form, then %g's choice and trimming.
     let sci = format!("{d:.16e}");
@@ -151,7 +155,12 @@ mod tests {
         assert_eq!(parse_f64_lenient(b"1e400"), Some(f64::INFINITY));
         assert_eq!(parse_f64_lenient(b"nan"), None);
         for bad in [&b""[..], b"nan", b"1e400", b"1e-400", b" 1", b"1x", b"x"] {
-            assert_eq!(parse_f64(bad, false), None, "{:?}", String::from_utf8_lossy(bad));
+            assert_eq!(
+                parse_f64(bad, false),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 

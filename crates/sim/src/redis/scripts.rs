@@ -115,7 +115,12 @@ impl SimRedis {
         if a[1].len() != 40 {
             return Reply::err(NOSCRIPT);
         }
-        self.eval_generic(SCRIPTS.iter().find(|s| a[1].eq_ignore_ascii_case(s.sha1.as_bytes())), a)
+        self.eval_generic(
+            SCRIPTS
+                .iter()
+                .find(|s| a[1].eq_ignore_ascii_case(s.sha1.as_bytes())),
+            a,
+        )
     }
 
     pub(crate) fn eval(&mut self, a: &[&[u8]]) -> Reply {

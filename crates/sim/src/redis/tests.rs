@@ -188,7 +188,11 @@ fn active_expiry_reclaims_untouched_keys_deterministically() {
     let (sizes, st) = run(7);
     assert_eq!((sizes.clone(), st), run(7), "same seed, same reclaiming");
     assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
-    assert_eq!(*sizes.last().unwrap(), 1000, "only the persistent keys remain");
+    assert_eq!(
+        *sizes.last().unwrap(),
+        1000,
+        "only the persistent keys remain"
+    );
     assert_eq!(st.active, 1000);
     assert_eq!(st.lazy, 0);
     assert_eq!(st.cycles, 12);
@@ -252,38 +256,47 @@ fn lists() {
 #[test]
 fn blocking_lists() {
     let mut s = SimRedis::new(1);
-    assert_eq!(
-        r(&mut s, "BRPOP q -1"),
-        err("ERR timeout is negative")
-    );
+    assert_eq!(r(&mut s, "BRPOP q -1"), err("ERR timeout is negative"));
     assert_eq!(
         r(&mut s, "BRPOP q abc"),
         err("ERR timeout is not a float or out of range")
     );
-    assert_eq!(
-        r(&mut s, "BLMOVE a b left up 0"),
-        err("ERR syntax error")
-    );
+    assert_eq!(r(&mut s, "BLMOVE a b left up 0"), err("ERR syntax error"));
     // Not allowed to block (call): nil at once.
     assert_eq!(r(&mut s, "BRPOP q 0"), Reply::Nil);
     // Three clients block; pushes serve them in the order they blocked.
     assert_eq!(s.execute(1, &["BRPOP", "q", "0"]), Exec::Blocked);
-    assert_eq!(s.execute(2, &["BRPOPLPUSH", "q", "done", "0"]), Exec::Blocked);
-    assert_eq!(s.execute(3, &["BLMOVE", "done", "q2", "LEFT", "RIGHT", "1.5"]), Exec::Blocked);
+    assert_eq!(
+        s.execute(2, &["BRPOPLPUSH", "q", "done", "0"]),
+        Exec::Blocked
+    );
+    assert_eq!(
+        s.execute(3, &["BLMOVE", "done", "q2", "LEFT", "RIGHT", "1.5"]),
+        Exec::Blocked
+    );
     assert!(s.is_blocked(1) && s.is_blocked(2) && s.is_blocked(3));
     s.advance(10);
-    assert_eq!(
-        s.execute(9, &["LPUSH", "q", "a", "b"]),
-        Exec::Reply(int(2))
-    );
+    assert_eq!(s.execute(9, &["LPUSH", "q", "a", "b"]), Exec::Reply(int(2)));
     let w = s.take_woken();
     // q = [b, a]: client 1 pops a (right), client 2 moves b to done, which serves client 3.
     assert_eq!(
         w,
         vec![
-            Woken { client: 1, reply: arr(&["q", "a"]), at_ms: 10 },
-            Woken { client: 2, reply: bulk("b"), at_ms: 10 },
-            Woken { client: 3, reply: bulk("b"), at_ms: 10 },
+            Woken {
+                client: 1,
+                reply: arr(&["q", "a"]),
+                at_ms: 10
+            },
+            Woken {
+                client: 2,
+                reply: bulk("b"),
+                at_ms: 10
+            },
+            Woken {
+                client: 3,
+                reply: bulk("b"),
+                at_ms: 10
+            },
         ]
     );
     assert_eq!(r(&mut s, "LRANGE q2 0 -1"), arr(&["b"]));
@@ -294,7 +307,14 @@ fn blocking_lists() {
     s.advance(249);
     assert!(s.take_woken().is_empty());
     s.advance(1);
-    assert_eq!(s.take_woken(), vec![Woken { client: 4, reply: Reply::Nil, at_ms: 260 }]);
+    assert_eq!(
+        s.take_woken(),
+        vec![Woken {
+            client: 4,
+            reply: Reply::Nil,
+            at_ms: 260
+        }]
+    );
     assert!(!s.is_blocked(4));
     // A wrong type answers at once; a non-empty list pops at once.
     r(&mut s, "SET str v");
@@ -305,7 +325,10 @@ fn blocking_lists() {
         Exec::Reply(arr(&["l", "1"]))
     );
     // A BLMOVE whose destination became a string is told WRONGTYPE when served.
-    assert_eq!(s.execute(6, &["BLMOVE", "src", "str", "LEFT", "LEFT", "0"]), Exec::Blocked);
+    assert_eq!(
+        s.execute(6, &["BLMOVE", "src", "str", "LEFT", "LEFT", "0"]),
+        Exec::Blocked
+    );
     r(&mut s, "RPUSH src e");
     assert_eq!(s.take_woken()[0].reply, err(WT));
     assert_eq!(r(&mut s, "LLEN src"), int(1));
@@ -346,7 +369,14 @@ fn hashes() {
     assert_eq!(r(&mut s, "EXISTS h"), int(0));
     assert_eq!(r(&mut s, "HGETALL h"), arr(&[]));
     r(&mut s, "SET str v");
-    for c in ["HSET str a 1", "HGET str a", "HGETALL str", "HDEL str a", "HLEN str", "HINCRBY str a 1"] {
+    for c in [
+        "HSET str a 1",
+        "HGET str a",
+        "HGETALL str",
+        "HDEL str a",
+        "HLEN str",
+        "HINCRBY str a 1",
+    ] {
         assert_eq!(r(&mut s, c), err(WT), "{c}");
     }
 }
@@ -372,12 +402,20 @@ fn sorted_sets() {
     );
     assert_eq!(r(&mut s, "ZRANGEBYSCORE z 3 4"), arr(&["c", "d"]));
     assert_eq!(r(&mut s, "ZRANGEBYSCORE z -inf +inf LIMIT -1 5"), arr(&[]));
-    assert_eq!(r(&mut s, "ZRANGEBYSCORE z -inf +inf LIMIT 1 -1"), arr(&["c", "d", "a"]));
+    assert_eq!(
+        r(&mut s, "ZRANGEBYSCORE z -inf +inf LIMIT 1 -1"),
+        arr(&["c", "d", "a"])
+    );
     assert_eq!(
         r(&mut s, "ZRANGE z 0 -1 LIMIT 0 1"),
-        err("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
+        err(
+            "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+        )
     );
-    assert_eq!(r(&mut s, "ZRANGEBYSCORE z 0 1 REV"), err("ERR syntax error"));
+    assert_eq!(
+        r(&mut s, "ZRANGEBYSCORE z 0 1 REV"),
+        err("ERR syntax error")
+    );
     assert_eq!(
         r(&mut s, "ZRANGEBYSCORE z a b"),
         err("ERR min or max is not a float")
@@ -410,8 +448,14 @@ fn sorted_sets() {
         err("ERR INCR option supports a single increment-element pair")
     );
     assert_eq!(r(&mut s, "ZADD z 1 a 2"), err("ERR syntax error"));
-    assert_eq!(r(&mut s, "ZADD z x a"), err("ERR value is not a valid float"));
-    assert_eq!(r(&mut s, "ZADD z nan a"), err("ERR value is not a valid float"));
+    assert_eq!(
+        r(&mut s, "ZADD z x a"),
+        err("ERR value is not a valid float")
+    );
+    assert_eq!(
+        r(&mut s, "ZADD z nan a"),
+        err("ERR value is not a valid float")
+    );
     assert_eq!(r(&mut s, "ZINCRBY z +inf a"), bulk("inf"));
     assert_eq!(
         r(&mut s, "ZINCRBY z -inf a"),
@@ -424,7 +468,16 @@ fn sorted_sets() {
     assert_eq!(r(&mut s, "ZREM z new"), int(1));
     assert_eq!(r(&mut s, "EXISTS z"), int(0));
     r(&mut s, "SET str v");
-    for c in ["ZADD str 1 a", "ZCARD str", "ZRANGE str 0 1", "ZSCORE str a", "ZREM str a", "ZINCRBY str 1 a", "ZREMRANGEBYSCORE str 0 1", "ZRANGEBYSCORE str 0 1"] {
+    for c in [
+        "ZADD str 1 a",
+        "ZCARD str",
+        "ZRANGE str 0 1",
+        "ZSCORE str a",
+        "ZREM str a",
+        "ZINCRBY str 1 a",
+        "ZREMRANGEBYSCORE str 0 1",
+        "ZRANGEBYSCORE str 0 1",
+    ] {
         assert_eq!(r(&mut s, c), err(WT), "{c}");
     }
 }
@@ -439,7 +492,13 @@ fn scripts_release_and_extend() {
     assert_eq!(r(&mut s, &format!("EVALSHA {ext} 1 lock tok 5000")), int(1));
     assert_eq!(r(&mut s, "PTTL lock"), int(5000));
     assert_eq!(r(&mut s, &format!("EVALSHA {rel} 1 lock bad")), int(0));
-    assert_eq!(r(&mut s, &format!("EVALSHA {} 1 lock tok", rel.to_uppercase())), int(1));
+    assert_eq!(
+        r(
+            &mut s,
+            &format!("EVALSHA {} 1 lock tok", rel.to_uppercase())
+        ),
+        int(1)
+    );
     assert_eq!(r(&mut s, "EXISTS lock"), int(0));
     assert_eq!(r(&mut s, &format!("EVALSHA {rel} 1 lock tok")), int(0));
     r(&mut s, "LPUSH l x");
@@ -454,10 +513,16 @@ fn scripts_release_and_extend() {
     r(&mut s, "SET lock tok");
     assert_eq!(
         r(&mut s, &format!("EVALSHA {ext} 1 lock tok abc")),
-        err(&format!("ERR value is not an integer or out of range script: {ext}, on @user_script:1."))
+        err(&format!(
+            "ERR value is not an integer or out of range script: {ext}, on @user_script:1."
+        ))
     );
     assert_eq!(r(&mut s, &format!("EVALSHA {ext} 1 lock tok -5")), int(1));
-    assert_eq!(r(&mut s, "EXISTS lock"), int(0), "a negative PEXPIRE deletes");
+    assert_eq!(
+        r(&mut s, "EXISTS lock"),
+        int(0),
+        "a negative PEXPIRE deletes"
+    );
     assert_eq!(
         r(&mut s, &format!("EVALSHA {rel} 2 lock")),
         err("ERR Number of keys can't be greater than number of args")
@@ -471,13 +536,22 @@ fn scripts_release_and_extend() {
         err("NOSCRIPT No matching script. Please use EVAL.")
     );
     assert_eq!(
-        r(&mut s, "EVALSHA 0123456789abcdef0123456789abcdef01234567 1 lock"),
+        r(
+            &mut s,
+            "EVALSHA 0123456789abcdef0123456789abcdef01234567 1 lock"
+        ),
         err("NOSCRIPT No matching script. Please use EVAL.")
     );
     let load = s.call(&[b"SCRIPT", b"LOAD", scripts::RELEASE.source.as_bytes()]);
     assert_eq!(load, bulk(rel));
     r(&mut s, "SET lock tok");
-    let eval = s.call(&[b"EVAL", scripts::RELEASE.source.as_bytes(), b"1", b"lock", b"tok"]);
+    let eval = s.call(&[
+        b"EVAL",
+        scripts::RELEASE.source.as_bytes(),
+        b"1",
+        b"lock",
+        b"tok",
+    ]);
     assert_eq!(eval, int(1));
     assert_eq!(scripts::find(b"release").map(|s| s.sha1), Some(rel));
 }
@@ -497,7 +571,10 @@ fn script_sha1s_are_the_sources_sha1() {
             assert_eq!(&hex[..40], s.sha1, "{}", s.name);
         }
         assert_eq!(s.sha1.len(), 40);
-        assert!(s.sha1.bytes().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert!(s
+            .sha1
+            .bytes()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
     }
 }
 

@@ -162,7 +162,7 @@ impl SimRedis {
         if nx && xx {
             return Reply::err("ERR XX and NX options at the same time are not compatible");
         }
-        if (gt && nx) || (lt && nx) || (gt && lt) {
+        if (nx && (gt || lt)) || (gt && lt) {
             return Reply::err("ERR GT, LT, and/or NX options at the same time are not compatible");
         }
         if incr && elements > 1 {
@@ -350,7 +350,9 @@ impl SimRedis {
             );
         }
         if withscores && kind == Kind::Lex {
-            return Reply::err("ERR syntax error, WITHSCORES not supported in combination with BYLEX");
+            return Reply::err(
+                "ERR syntax error, WITHSCORES not supported in combination with BYLEX",
+            );
         }
         if kind == Kind::Lex {
             return Reply::err("ERR BYLEX is not modelled by SimRedis");
@@ -407,9 +409,17 @@ impl SimRedis {
                 if offset < 0 || (offset > 0 && offset >= z.len() as i64) {
                     return Reply::Array(vec![]);
                 }
-                let take = if limit < 0 { usize::MAX } else { limit as usize };
+                let take = if limit < 0 {
+                    usize::MAX
+                } else {
+                    limit as usize
+                };
                 if rev {
-                    z.by_score(&r).rev().skip(offset as usize).take(take).collect()
+                    z.by_score(&r)
+                        .rev()
+                        .skip(offset as usize)
+                        .take(take)
+                        .collect()
                 } else {
                     z.by_score(&r).skip(offset as usize).take(take).collect()
                 }
@@ -425,4 +435,3 @@ impl SimRedis {
         Reply::Array(out)
     }
 }
-

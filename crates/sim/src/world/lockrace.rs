@@ -7,7 +7,7 @@
 //! helpers read the trace for what the lock-race lab shows: critical sections, moments with
 //! two owners, and releases that deleted someone else's lock.
 
-use super::{cmd, Action, ActorId, Actor, Command, Ctx, Hop, Input, What, World};
+use super::{cmd, Action, Actor, ActorId, Command, Ctx, Hop, Input, What, World};
 use crate::redis::{scripts, Reply, SimRedis};
 use serde::Serialize;
 
@@ -48,7 +48,14 @@ pub const CRITICAL: &str = "critical section";
 
 impl LockWorker {
     /// A worker named `name` on lock `key`.
-    pub fn new(name: &str, key: &str, ttl_ms: u64, work_ms: u64, release: Release, jobs: u32) -> Self {
+    pub fn new(
+        name: &str,
+        key: &str,
+        ttl_ms: u64,
+        work_ms: u64,
+        release: Release,
+        jobs: u32,
+    ) -> Self {
         Self {
             name: name.into(),
             key: key.into(),
@@ -81,7 +88,13 @@ impl LockWorker {
     fn release_cmd(&self) -> Command {
         match self.release {
             Release::Del => cmd(&["DEL", &self.key]),
-            Release::Token => cmd(&["EVALSHA", scripts::RELEASE.sha1, "1", &self.key, &self.token]),
+            Release::Token => cmd(&[
+                "EVALSHA",
+                scripts::RELEASE.sha1,
+                "1",
+                &self.key,
+                &self.token,
+            ]),
         }
     }
 }
@@ -156,12 +169,26 @@ impl Default for RaceConfig {
 pub fn race(seed: u32, c: &RaceConfig) -> World<SimRedis> {
     let mut w = World::with_sim(seed);
     w.add(
-        Box::new(LockWorker::new("A", "lock", c.ttl_ms, c.a_work_ms, c.release, c.jobs)),
+        Box::new(LockWorker::new(
+            "A",
+            "lock",
+            c.ttl_ms,
+            c.a_work_ms,
+            c.release,
+            c.jobs,
+        )),
         c.hop,
         0,
     );
     w.add(
-        Box::new(LockWorker::new("B", "lock", c.ttl_ms, c.b_work_ms, c.release, c.jobs)),
+        Box::new(LockWorker::new(
+            "B",
+            "lock",
+            c.ttl_ms,
+            c.b_work_ms,
+            c.release,
+            c.jobs,
+        )),
         c.hop,
         0,
     );

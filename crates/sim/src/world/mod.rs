@@ -514,7 +514,10 @@ impl<B: Backend> World<B> {
                 },
                 What::Unblocked { reply } => format!("redis: unblocked → {reply}"),
             };
-            out.push_str(&format!("{:>4} {:>7} ms  {who:<10} {line}\n", e.step, e.at_ms));
+            out.push_str(&format!(
+                "{:>4} {:>7} ms  {who:<10} {line}\n",
+                e.step, e.at_ms
+            ));
         }
         out
     }

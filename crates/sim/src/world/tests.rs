@@ -100,8 +100,20 @@ fn latency_per_hop() {
 #[test]
 fn blocking_commands_wait_in_virtual_time() {
     let mut w = World::with_sim(1);
-    w.add(Script::new("consumer", &[&["BRPOP", "q", "0"], &["BRPOP", "q", "0.05"]], 0), Hop::symmetric(2), 0);
-    w.add(Script::new("producer", &[&["LPUSH", "q", "job"]], 0), Hop::symmetric(2), 100);
+    w.add(
+        Script::new(
+            "consumer",
+            &[&["BRPOP", "q", "0"], &["BRPOP", "q", "0.05"]],
+            0,
+        ),
+        Hop::symmetric(2),
+        0,
+    );
+    w.add(
+        Script::new("producer", &[&["LPUSH", "q", "job"]], 0),
+        Hop::symmetric(2),
+        100,
+    );
     w.run(100);
     let t = w.trace_text();
     // The first BRPOP blocks at 2 ms and is served when the push lands at 102 ms; the second
@@ -117,7 +129,10 @@ fn blocking_commands_wait_in_virtual_time() {
     assert_eq!(
         unblocked,
         vec![
-            (102, Reply::Array(vec![Reply::bulk("q"), Reply::bulk("job")])),
+            (
+                102,
+                Reply::Array(vec![Reply::bulk("q"), Reply::bulk("job")])
+            ),
             (156, Reply::Nil),
         ],
         "{t}"
@@ -144,7 +159,11 @@ fn same_seed_same_trace_and_rewind_is_exact() {
     assert!(a.trace().len() > 30);
     let mut c = race(43, &cfg);
     c.run(10_000);
-    assert_ne!(a.trace(), c.trace(), "another seed, other tokens and timings");
+    assert_ne!(
+        a.trace(),
+        c.trace(),
+        "another seed, other tokens and timings"
+    );
     for n in [0, 1, 7, 20, a.trace().len()] {
         let mut r = race(42, &cfg);
         r.run_to_step(n);
@@ -159,7 +178,13 @@ fn same_seed_same_trace_and_rewind_is_exact() {
 fn lock_race_told_step_by_step() {
     // A and B start together; A's SET lands first (tie → insertion order), B retries after a
     // seeded 40–100 ms until A's token release frees the lock.
-    let mut w = race(7, &RaceConfig { jobs: 1, ..RaceConfig::default() });
+    let mut w = race(
+        7,
+        &RaceConfig {
+            jobs: 1,
+            ..RaceConfig::default()
+        },
+    );
     w.run(10_000);
     let t = w.trace_text();
     let e = execs(&w);
@@ -183,20 +208,35 @@ fn a_pause_past_the_ttl_with_plain_del_removes_bs_lock() {
         jobs: 1,
         ..RaceConfig::default()
     };
-    let mut del = race(3, &RaceConfig { release: Release::Del, ..base });
+    let mut del = race(
+        3,
+        &RaceConfig {
+            release: Release::Del,
+            ..base
+        },
+    );
     del.run(10_000);
     assert!(two_owner_moments(del.trace()) >= 1, "{}", del.trace_text());
     let stolen = stolen_releases(del.trace());
     assert_eq!(stolen.len(), 1, "{}", del.trace_text());
     assert_eq!(stolen[0].0, 0, "A deleted B's lock");
 
-    let mut tok = race(3, &RaceConfig { release: Release::Token, ..base });
+    let mut tok = race(
+        3,
+        &RaceConfig {
+            release: Release::Token,
+            ..base
+        },
+    );
     tok.run(10_000);
-    assert!(stolen_releases(tok.trace()).is_empty(), "{}", tok.trace_text());
+    assert!(
+        stolen_releases(tok.trace()).is_empty(),
+        "{}",
+        tok.trace_text()
+    );
     let a_release = execs(&tok)
         .into_iter()
         .find(|x| x.1 == 0 && x.2.starts_with("EVALSHA"))
         .expect("A released");
     assert_eq!(a_release.3, Some(Reply::Integer(0)), "{}", tok.trace_text());
 }
-
