@@ -73,6 +73,13 @@ impl Reply {
     }
 }
 
+impl serde::Serialize for Reply {
+    /// The same JSON as [`Reply::to_json`].
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
 impl fmt::Display for Reply {
     /// Like `redis-cli` in a terminal: `(integer) 1`, `"v"`, `(nil)`, `OK`, `(error) …`,
     /// arrays on one line as `[a, b]`.

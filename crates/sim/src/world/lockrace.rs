@@ -2,7 +2,7 @@
 //!
 //! Each [`LockWorker`] takes the lock with `SET key <token> NX PX ttl`, works in its critical
 //! section, and releases it either by plain `DEL` or by the token-checked release script
-//! (`EVALSHA`, [`scripts::RELEASE`](crate::redis::scripts::RELEASE)); when the lock is taken
+//! (`EVALSHA`, [`crate::redis::scripts::RELEASE`]); when the lock is taken
 //! it sleeps a seeded random 40–100 ms and tries again. [`race`] builds two of them; the
 //! helpers read the trace for what the lock-race lab shows: critical sections, moments with
 //! two owners, and releases that deleted someone else's lock.

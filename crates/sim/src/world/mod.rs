@@ -215,13 +215,6 @@ fn ser_cmd<S: serde::Serializer>(cmd: &Command, s: S) -> Result<S::Ok, S::Error>
     s.collect_seq(cmd.iter().map(|w| String::from_utf8_lossy(w)))
 }
 
-impl Serialize for Reply {
-    /// The same JSON as [`Reply::to_json`].
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.to_json().serialize(s)
-    }
-}
-
 #[derive(Debug)]
 enum Event {
     Act(ActorId, Input),
@@ -379,9 +372,9 @@ impl<B: Backend> World<B> {
     pub fn step(&mut self) -> bool {
         let q = self.queue.peek().map(|Reverse(s)| s.at);
         let t = self.backend.next_timeout_ms();
-        // A timeout strictly before the next event goes first; at a tie, the event
-        // (a push arriving at the deadline still serves the client).
-        if let Some(t) = t.filter(|&t| q.is_none_or(|q| t < q)) {
+        // A timeout due no later than the next event goes first: SimRedis answers a blocked
+        // client at its deadline, before a command arriving in the same millisecond.
+        if let Some(t) = t.filter(|&t| q.is_none_or(|q| t <= q)) {
             self.now = self.now.max(t);
             for (client, reply, at) in self.backend.advance_to(t) {
                 self.deliver_unblocked(client, reply, at);

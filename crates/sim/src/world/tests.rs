@@ -240,3 +240,28 @@ fn a_pause_past_the_ttl_with_plain_del_removes_bs_lock() {
         .expect("A released");
     assert_eq!(a_release.3, Some(Reply::Integer(0)), "{}", tok.trace_text());
 }
+
+#[test]
+fn property_token_release_with_work_inside_the_ttl_never_has_two_owners() {
+    // Work 300 ms + at most 3 + 3 ms of network each way < TTL 1000 ms: whoever holds the lock
+    // releases it before it can expire, so over many seeds (jitter, tokens, back-offs) no two
+    // critical sections overlap and no release ever deletes another's lock.
+    let cfg = RaceConfig {
+        hop: Hop {
+            to_redis_ms: 1,
+            from_redis_ms: 1,
+            jitter_ms: 2,
+        },
+        jobs: 3,
+        ..RaceConfig::default()
+    };
+    for seed in 0..300 {
+        let mut w = race(seed, &cfg);
+        w.run(100_000);
+        assert!(w.is_idle(), "seed {seed} did not finish");
+        assert_eq!(two_owner_moments(w.trace()), 0, "seed {seed}");
+        assert!(stolen_releases(w.trace()).is_empty(), "seed {seed}");
+        let sections = super::lockrace::critical_sections(w.trace()).len();
+        assert_eq!(sections, 6, "seed {seed}: 3 jobs each");
+    }
+}
