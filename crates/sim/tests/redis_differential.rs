@@ -16,6 +16,8 @@
 //!   active expire cycle on both.
 //! * `blocked_clients_wake_in_order`: two clients blocked on BRPOP are served in the order
 //!   they blocked; a BLMOVE with a 0.1 s timeout answers nil.
+//! * `the_lock_race_runs_unchanged_against_a_real_redis`: the world's lock-race actors, with
+//!   the real server as their `Backend`, produce exactly the trace they produce on SimRedis.
 //!
 //! Left out, and why:
 //! * TTLs that could run out during the random run: the generator uses expiry values that
@@ -38,6 +40,8 @@
 //! dependencies out of the build on a shared 2-core machine.
 
 use redislab_sim::redis::{scripts, Exec, SimRedis};
+use redislab_sim::world::lockrace::{race, LockWorker, RaceConfig};
+use redislab_sim::world::{Backend, Hop, World};
 use redislab_sim::{Mulberry32, Reply};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -836,4 +840,90 @@ fn blocked_clients_wake_in_order() {
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].reply, Reply::Nil);
     assert_eq!(w[0].at_ms, 100);
+}
+
+/// The same actors against a real Redis: a [`Backend`] over the RESP client, one connection
+/// per actor. The world still keeps virtual time (a live driver would wait in real time);
+/// with work well inside the lock TTL no expiry matters, so the whole trace — every command,
+/// every reply, every decision — must equal the SimRedis run's. This is the seam the live
+/// mode uses: actors decide what to send, the backend answers.
+struct RealRedis {
+    port: u16,
+    conns: std::collections::BTreeMap<u64, Conn>,
+}
+
+impl Backend for RealRedis {
+    fn send(&mut self, _now_ms: u64, client: u64, cmd: &[Vec<u8>]) -> Option<Reply> {
+        let port = self.port;
+        let c = self
+            .conns
+            .entry(client)
+            .or_insert_with(|| Conn::open(port).expect("connect"));
+        Some(c.call(cmd))
+    }
+    fn take_woken(&mut self) -> Vec<(u64, Reply)> {
+        Vec::new()
+    }
+    fn next_timeout_ms(&self) -> Option<u64> {
+        None
+    }
+    fn advance_to(&mut self, _now_ms: u64) -> Vec<(u64, Reply, u64)> {
+        Vec::new()
+    }
+}
+
+#[test]
+fn the_lock_race_runs_unchanged_against_a_real_redis() {
+    let mut server = Server::start();
+    let mut admin = server.conn();
+    for s in scripts::SCRIPTS {
+        assert_eq!(
+            admin.cmd(&["SCRIPT", "LOAD", s.source]),
+            Reply::bulk(s.sha1)
+        );
+    }
+    let cfg = RaceConfig {
+        hop: Hop {
+            to_redis_ms: 1,
+            from_redis_ms: 2,
+            jitter_ms: 3,
+        },
+        jobs: 3,
+        ..RaceConfig::default()
+    };
+    for seed in [1, 2, 3] {
+        admin.cmd(&["FLUSHALL"]);
+        let mut sim = race(seed, &cfg);
+        sim.run(100_000);
+        let mut real = World::new(
+            seed,
+            RealRedis {
+                port: server.port,
+                conns: Default::default(),
+            },
+        );
+        for (name, work) in [("A", cfg.a_work_ms), ("B", cfg.b_work_ms)] {
+            real.add(
+                Box::new(LockWorker::new(
+                    name,
+                    "lock",
+                    cfg.ttl_ms,
+                    work,
+                    cfg.release,
+                    cfg.jobs,
+                )),
+                cfg.hop,
+                0,
+            );
+        }
+        real.run(100_000);
+        assert!(sim.trace().len() > 40);
+        assert_eq!(
+            sim.trace(),
+            real.trace(),
+            "seed {seed}\nSimRedis:\n{}\nRedis:\n{}",
+            sim.trace_text(),
+            real.trace_text()
+        );
+    }
 }
