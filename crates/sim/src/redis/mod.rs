@@ -16,9 +16,14 @@
 //!
 //! Replies are RESP2-typed [`Reply`] values and every error is worded as Redis 7.0 words it
 //! (checked against `redis-server` 7.0.15 by `tests/redis_differential.rs`). Keys expire
-//! lazily on access and by the active expire cycle (`expire.c`): `hz` times per virtual
-//! second it samples up to 20 keys with a TTL — drawn from the owned, seeded RNG — deletes
-//! the expired ones and repeats while more than 10% of a sample was expired.
+//! lazily on access (a key is alive while `now <= expire time`, as `keyIsExpired` says) and
+//! by the active expire cycle of `expire.c`: `hz` times per virtual second it samples up to
+//! 20 keys with a TTL, deletes the expired ones and repeats while more than 10% of a sample
+//! was expired, up to a loop limit standing for the cycle's 25%-of-a-tick time budget.
+//! Redis 6+ visits the expires table's hash buckets with a cursor, which amounts to an
+//! arbitrary order; here each sampled key is drawn with the owned, seeded RNG, so runs are
+//! reproducible. The "fast" cycle Redis also runs before sleeping is not modelled (it only
+//! speeds reclaiming up under load; the keys it reclaims are already logically gone).
 //!
 //! Hand-written because it is the thing being taught: no crate models Redis in virtual time
 //! deterministically (mini-redis and friends are real servers on tokio's clock). Keys live

@@ -132,7 +132,8 @@ impl SimRedis {
         }
     }
 
-    /// `SCRIPT LOAD <source>` of a registered script returns its SHA1.
+    /// `SCRIPT LOAD <source>` of a registered script returns its SHA1; `SCRIPT EXISTS sha…`
+    /// says which are registered. Other subcommands (FLUSH, KILL, …) are not modelled.
     pub(crate) fn script(&mut self, a: &[&[u8]]) -> Reply {
         if a[1].eq_ignore_ascii_case(b"load") {
             if a.len() != 3 {
@@ -144,6 +145,23 @@ impl SimRedis {
                     "ERR SimRedis runs only its registered scripts (the lock release and heartbeat)",
                 ),
             };
+        }
+        if a[1].eq_ignore_ascii_case(b"exists") {
+            if a.len() < 3 {
+                return super::arity_error(b"script|exists");
+            }
+            return Reply::Array(
+                a[2..]
+                    .iter()
+                    .map(|sha| {
+                        Reply::Integer(i64::from(
+                            SCRIPTS
+                                .iter()
+                                .any(|s| sha.eq_ignore_ascii_case(s.sha1.as_bytes())),
+                        ))
+                    })
+                    .collect(),
+            );
         }
         Reply::Error(format!(
             "ERR unknown subcommand '{}'. Try SCRIPT HELP.",

@@ -542,6 +542,13 @@ fn scripts_release_and_extend() {
         ),
         err("NOSCRIPT No matching script. Please use EVAL.")
     );
+    assert_eq!(
+        r(
+            &mut s,
+            &format!("SCRIPT EXISTS {rel} abc {}", ext.to_uppercase())
+        ),
+        Reply::Array(vec![int(1), int(0), int(1)])
+    );
     let load = s.call(&[b"SCRIPT", b"LOAD", scripts::RELEASE.source.as_bytes()]);
     assert_eq!(load, bulk(rel));
     r(&mut s, "SET lock tok");

@@ -15,7 +15,8 @@
 //! * Every event is written to a [`Trace`] (step, time, actor, command, reply, what the actor
 //!   chose), which the UI renders. Rewinding to step `n` re-runs the same scenario from its
 //!   seed up to that step ([`World::run_to_step`]): runs are pure functions of the seed, so
-//!   this is exact, and it needs no snapshots of actors.
+//!   this is exact and needs no snapshots of actors; the backend then shows the state at
+//!   that step (e.g. `SimRedis::snapshot` for a keyspace view).
 //!
 //! The queue is `std`'s `BinaryHeap` over `(time, seq)`; the actor and backend traits are
 //! ours because the simulation crates that exist (desque, nexosim, …) bring their own
@@ -465,11 +466,13 @@ impl<B: Backend> World<B> {
         self.now = self.now.max(until_ms);
     }
 
-    /// Runs until the trace has at least `n` entries (or nothing is left), then cuts it to
-    /// `n`: with a world rebuilt from the same seed, this is "rewind to step `n`".
+    /// Runs until the trace has at least `n` entries (or nothing is left). With a world
+    /// rebuilt from the same seed this is "rewind to step `n`": `trace()[..n]` is exactly the
+    /// first `n` entries of the full run. The trace may hold a few entries more, because one
+    /// event can write several (a push and the blocked clients it served); they are kept so
+    /// that stepping on from here stays consistent.
     pub fn run_to_step(&mut self, n: usize) {
         while self.trace.len() < n && self.step() {}
-        self.trace.truncate(n);
     }
 
     /// Runs to the end, at most `max_steps` events (a guard against actors that never stop).

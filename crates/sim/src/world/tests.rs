@@ -167,7 +167,9 @@ fn same_seed_same_trace_and_rewind_is_exact() {
     for n in [0, 1, 7, 20, a.trace().len()] {
         let mut r = race(42, &cfg);
         r.run_to_step(n);
-        assert_eq!(r.trace(), &a.trace()[..n], "rewind to step {n}");
+        assert_eq!(&r.trace()[..n], &a.trace()[..n], "rewind to step {n}");
+        r.run(10_000);
+        assert_eq!(r.trace(), a.trace(), "stepping on from step {n}");
     }
     // Serialises for the UI.
     let json = serde_json::to_string(&a.trace()[..3]).unwrap();
