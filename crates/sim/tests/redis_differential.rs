@@ -304,8 +304,9 @@ impl Gen {
         let mut c: Vec<String>;
         let s = |x: &str| x.to_string();
         // Sorted sets get more draws: their commands have the most options.
-        let which = match self.rng.below(56) {
-            w @ 46.. => 38 + (w - 46) % 7,
+        let which = match self.rng.below(58) {
+            w @ 46..=55 => 38 + (w - 46) % 7,
+            56 => 200, // server commands
             w => w,
         };
         let family = match which {
@@ -527,6 +528,21 @@ impl Gen {
                     c = vec![s("ZINCRBY"), k, s(self.pk(SCORES)), s(self.pk(MEMBERS))]
                 }
             }
+            200 => {
+                c = match self.rng.below(5) {
+                    0 => vec![s("DBSIZE")],
+                    1 => vec![s("PING")],
+                    2 => vec![s("PING"), k],
+                    3 => vec![s("ECHO"), s(self.pick(VALUES))],
+                    _ => vec![
+                        s("SCRIPT"),
+                        s("EXISTS"),
+                        s(scripts::RELEASE.sha1),
+                        s("0123456789abcdef0123456789abcdef01234567"),
+                        scripts::EXTEND.sha1.to_uppercase(),
+                    ],
+                }
+            }
             _ => {
                 let sha = match self.rng.below(4) {
                     0 => s(scripts::RELEASE.sha1),
@@ -707,6 +723,10 @@ fn coverage(seen: &Seen) {
         "ZREM",
         "ZINCRBY",
         "EVALSHA",
+        "DBSIZE",
+        "PING",
+        "ECHO",
+        "SCRIPT",
     ] {
         let (ok, err, _) = seen.get(name).copied().unwrap_or_default();
         assert!(
