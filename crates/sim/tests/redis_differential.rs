@@ -163,7 +163,7 @@ impl Conn {
         let l = self.line();
         let (t, rest) = l.split_at(1);
         match t {
-            "+" => Reply::Status(rest.into()),
+            "+" => Reply::Status(rest.to_string().into()),
             "-" => Reply::Error(rest.into()),
             ":" => Reply::Integer(rest.parse().expect("integer reply")),
             "$" => {

@@ -94,6 +94,14 @@ impl SimRedis {
             when = Some(ms);
         }
         let key = a[1];
+        if flags & (NX | XX | GET | KEEPTTL) == 0 {
+            // Plain SET: whatever was there (expired or not, any type) is replaced.
+            self.store_bytes(key, a[2], false);
+            if let Some(w) = when {
+                self.set_expire(key, w);
+            }
+            return Reply::ok();
+        }
         let mut old = Reply::Nil;
         let found = match self.lookup(key) {
             None => false,
@@ -110,7 +118,7 @@ impl SimRedis {
         if (flags & NX != 0 && found) || (flags & XX != 0 && !found) {
             return if flags & GET != 0 { old } else { Reply::Nil };
         }
-        self.store(key, Value::Str(a[2].to_vec()), flags & KEEPTTL != 0);
+        self.store_bytes(key, a[2], flags & KEEPTTL != 0);
         if let Some(w) = when {
             self.set_expire(key, w);
         }
@@ -156,7 +164,7 @@ impl SimRedis {
         let Some(new) = cur.checked_add(by) else {
             return Reply::err(OVERFLOW);
         };
-        self.store(key, Value::Str(new.to_string().into_bytes()), true);
+        self.store_bytes(key, new.to_string().as_bytes(), true);
         Reply::Integer(new)
     }
 

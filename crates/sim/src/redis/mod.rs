@@ -473,6 +473,39 @@ impl SimRedis {
         }
     }
 
+    /// Stores a string value, reusing the old string's buffer when there is one (the SET
+    /// fast path). A key found logically expired counts as lazily expired, as the lookup
+    /// Redis does first would have deleted it.
+    pub(crate) fn store_bytes(&mut self, key: &[u8], v: &[u8], keep_ttl: bool) {
+        let now = self.mstime();
+        if let Some(e) = self.keys.get_mut(key) {
+            match &mut e.value {
+                Value::Str(s) => {
+                    s.clear();
+                    s.extend_from_slice(v);
+                }
+                other => *other = Value::Str(v.to_vec()),
+            }
+            if e.expire >= 0 && (!keep_ttl || now > e.expire) {
+                if now > e.expire {
+                    self.stats.lazy += 1;
+                }
+                e.expire = -1;
+                let pos = e.vpos;
+                self.unvolatile(pos);
+            }
+        } else {
+            self.keys.insert(
+                key.to_vec(),
+                Entry {
+                    value: Value::Str(v.to_vec()),
+                    expire: -1,
+                    vpos: 0,
+                },
+            );
+        }
+    }
+
     /// Sets the absolute expiry (unix ms) of an existing key.
     pub(crate) fn set_expire(&mut self, key: &[u8], when: i64) {
         let len = self.volatile.len();

@@ -2,6 +2,7 @@
 //! `labsim redis` and the proxy, and `redis-cli`-style display.
 
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 
 /// One reply. RESP2's null bulk string and null array are both [`Reply::Nil`], as every
@@ -16,8 +17,8 @@ pub enum Reply {
     Nil,
     /// `*n` + replies
     Array(Vec<Reply>),
-    /// `+OK`, `+string`
-    Status(String),
+    /// `+OK`, `+string` (borrowed for the fixed ones, so `+OK` costs no allocation)
+    Status(Cow<'static, str>),
     /// `-ERR …`, `-WRONGTYPE …`: the whole message, prefix included
     Error(String),
 }
@@ -25,7 +26,7 @@ pub enum Reply {
 impl Reply {
     /// `+OK`.
     pub fn ok() -> Self {
-        Reply::Status("OK".into())
+        Reply::Status(Cow::Borrowed("OK"))
     }
 
     /// An error reply with Redis' text (e.g. `"ERR syntax error"`).
@@ -67,7 +68,7 @@ impl Reply {
             Reply::Bulk(b) => Value::String(String::from_utf8_lossy(b).into_owned()),
             Reply::Nil => Value::Null,
             Reply::Array(items) => Value::Array(items.iter().map(Reply::to_json).collect()),
-            Reply::Status(s) => serde_json::json!({ "status": s }),
+            Reply::Status(s) => serde_json::json!({ "status": s.as_ref() }),
             Reply::Error(e) => serde_json::json!({ "error": e }),
         }
     }
