@@ -1,8 +1,10 @@
 //! Sorted sets: ZADD, ZCARD, ZRANGE (BYSCORE/REV/LIMIT/WITHSCORES), ZRANGEBYSCORE,
 //! ZREMRANGEBYSCORE, ZSCORE, ZREM, ZINCRBY — following `t_zset.c` of Redis 7.0.
 //!
-//! Members are ordered by (score, member bytes) like Redis' skiplist, in a `BTreeSet` beside
-//! a member → score map: O(log n) updates; rank ranges walk from an end.
+//! Members are ordered by (score, member bytes) like Redis' skiplist, in std's `BTreeSet`
+//! beside a member → score map: O(log n) updates, rank ranges walk from an end. No skiplist
+//! or order-statistic crate is needed for the set sizes the labs use; the order is what
+//! matters, and it is Redis' exactly (ties broken by `memcmp` of the members).
 
 use super::num::{fmt_g17, parse_f64, parse_f64_lenient, parse_i64};
 use super::{wrongtype, Entry, Reply, SimRedis, Value, NOT_INT, SYNTAX};
