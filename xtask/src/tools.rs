@@ -1,8 +1,9 @@
 //! Finds or installs the tools the build and the tests need. Versions are pinned: trunk
 //! 0.21.14, wasm-bindgen-cli equal to Cargo.lock's wasm-bindgen, binaryen 132 from npm (its
 //! wasm-opt reads today's rustc output; Debian's 108 does not), Debian's chromium and
-//! chromium-driver for the browser tests, and axe-core 4.14.1 from npm for their accessibility
-//! checks.
+//! chromium-driver for the browser tests, axe-core 4.14.1 from npm for their accessibility
+//! checks, and Debian's redis-server for the sim crate's differential test against a real
+//! Redis 7.
 
 use crate::{root, run};
 use std::path::PathBuf;
@@ -179,6 +180,7 @@ pub struct Browser {
 
 /// Installs what the browser tests need (Debian's chromium and chromium-driver).
 pub fn ensure_test_tools() -> Result<Browser, String> {
+    ensure_redis_server()?;
     let b = Browser {
         chromium: "/usr/bin/chromium".into(),
         chromedriver: "/usr/bin/chromedriver".into(),
@@ -224,6 +226,24 @@ fn ensure_axe() -> Result<PathBuf, String> {
     } else {
         Err(format!("{} is missing after npm install", js.display()))
     }
+}
+
+/// Installs Debian's `redis-server` (7.x on bookworm) when it is not on PATH: the sim
+/// crate's differential test (`crates/sim/tests/redis_differential.rs`) starts its own.
+pub fn ensure_redis_server() -> Result<(), String> {
+    let path = std::env::var("PATH").unwrap_or_default();
+    if version_of("redis-server", &path).is_some() {
+        return Ok(());
+    }
+    if is_root() {
+        apt_install(&["redis-server"])?;
+    } else {
+        return Err("the sim crate's differential test needs Debian's package `redis-server` (as root: apt-get install redis-server)".into());
+    }
+    if version_of("redis-server", &path).is_none() {
+        return Err("redis-server is still not on PATH after installing redis-server".into());
+    }
+    Ok(())
 }
 
 fn is_root() -> bool {

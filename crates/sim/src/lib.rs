@@ -8,6 +8,11 @@
 //! * [`jsfmt`] / [`json`] — JavaScript-exact number formatting and a tiny JSON writer, so
 //!   the command-line front end (`labsim`) prints the seeds' tables to the last digit.
 //! * [`cli`] — the small argument parser `labsim` uses.
+//! * [`redis`] — SimRedis, an in-memory model of the Redis 7 commands the labs use, on a
+//!   virtual clock, with RESP-typed replies and Redis' own error texts.
+//! * [`world`] — virtual time for actors that speak Redis: an event queue ordered by
+//!   (time, insertion sequence), per-hop latency, a replayable trace, and a [`world::Backend`]
+//!   trait so the same actors can later be driven against a real Redis.
 //!
 //! Every random choice comes from an owned, seeded [`Mulberry32`]; all float maths beyond
 //! IEEE arithmetic goes through `libm`, so native and wasm runs are bit-identical.
@@ -19,7 +24,9 @@ pub mod eviction;
 pub mod jsfmt;
 pub mod json;
 pub mod labs;
+pub mod redis;
 pub mod rng;
+pub mod world;
 
 pub use eviction::lru_trace::{lru_trace, Op, OpKind, TraceStep};
 pub use eviction::mrc::{mrc, Curve};
@@ -32,4 +39,5 @@ pub use eviction::{
 pub use json::Json;
 pub use labs::jitter::{JitterConfig, JitterWave};
 pub use labs::stampede::{Mode, StampedeConfig, StampedeSim, StampedeSummary};
+pub use redis::{Reply, SimRedis};
 pub use rng::{exp_gap, Mulberry32, Zipf};
