@@ -350,7 +350,8 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Body> {
                     }
                     Some(d) => {
                         if let Some((_, ok)) = DIAGRAM_ARGS.iter().find(|(name, _)| name == d) {
-                            if let Some(bad) = args[1..].iter().find(|a| !ok.contains(&a.as_ref())) {
+                            if let Some(bad) = args[1..].iter().find(|a| !ok.contains(&a.as_ref()))
+                            {
                                 return err(
                                     n,
                                     format!("diagram `{d}` takes {}, not `{bad}`", ok.join(", ")),
