@@ -24,6 +24,7 @@ pub fn diagram(name: &str, args: &[Str], items: &Items, fr: Frags) -> Html {
         "buffer" => buffer(items, fr),
         "flow" => flow(args, items, fr),
         "load" => load(args, items, fr),
+        "backoff" => backoff(args, items, fr),
         _ => Html::default(),
     };
     html! { <figure class={classes!("diagram", format!("dg-{name}"))} data-diagram={name.to_string()}>{ body }</figure> }
@@ -340,6 +341,48 @@ fn load(args: &[Str], items: &Items, fr: Frags) -> Html {
                         </svg>
                         <p class="ld-cap">{ field(it, 2) }</p>
                     </div>
+                }
+            }) }
+        </div>
+    }
+}
+
+/// Retries on a time line: `label | wait | text` per run, the wait before it drawn as a bar
+/// whose length is that many seconds (the first run's wait is `0`). `args[0]` is how many runs
+/// really happen; runs after it are drawn dashed, as what would happen with more attempts.
+/// A run whose text starts with `✗` failed, `✓` succeeded.
+fn backoff(args: &[Str], items: &Items, fr: Frags) -> Html {
+    let real = args
+        .first()
+        .and_then(|a| a.parse::<usize>().ok())
+        .unwrap_or(items.len());
+    html! {
+        <div class="backoff">
+            { for items.iter().enumerate().map(|(i, it)| {
+                let wait = it
+                    .get(1)
+                    .and_then(|t| bn::leading_number(&plain(t)))
+                    .unwrap_or(0);
+                let text = plain(it.get(2).map_or(&[][..], |t| t));
+                let tone = match text.trim_start().chars().next() {
+                    Some('✗') => Some("bo-failed"),
+                    Some('✓') => Some("bo-done"),
+                    _ => None,
+                };
+                let ghost = (i >= real).then_some("bo-ghost");
+                html! {
+                    <>
+                        if wait > 0 {
+                            <div class={classes!("bo-wait", ghost, fr.class(i))} style={format!("flex-grow: {wait}")}>
+                                <span class="bo-bar" aria-hidden="true"></span>
+                                <span class="bo-secs">{ field(it, 1) }</span>
+                            </div>
+                        }
+                        <div class={classes!("bo-run", tone, ghost, fr.class(i))}>
+                            <p class="bo-label">{ field(it, 0) }</p>
+                            <p class="bo-text">{ field(it, 2) }</p>
+                        </div>
+                    </>
                 }
             }) }
         </div>

@@ -54,6 +54,7 @@ pub const DIAGRAMS: &[&str] = &[
     "buffer",
     "flow",
     "load",
+    "backoff",
 ];
 
 /// Words a diagram takes after its name (`:::diagram flow app redis`); a diagram not listed
