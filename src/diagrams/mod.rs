@@ -22,6 +22,9 @@ pub fn diagram(name: &str, args: &[Str], items: &Items, fr: Frags) -> Html {
         "authq" => authq(items, fr),
         "rtt" => rtt(items, fr),
         "buffer" => buffer(items, fr),
+        "flow" => flow(args, items, fr),
+        "load" => load(args, items, fr),
+        "backoff" => backoff(args, items, fr),
         _ => Html::default(),
     };
     html! { <figure class={classes!("diagram", format!("dg-{name}"))} data-diagram={name.to_string()}>{ body }</figure> }
@@ -269,6 +272,119 @@ fn buffer(items: &Items, fr: Frags) -> Html {
                 </div>
             }) }
             <div class="buf-sink">{"১ pipeline"}</div>
+        </div>
+    }
+}
+
+/// Boxes joined by arrows, left to right (top to bottom on a phone): who hands what to whom.
+/// `args` give each box its kind in order — `app`, `redis`, `db`, `ext` (an outside service),
+/// `users` — and `app` when there are fewer words than boxes. A third field is a stamp: `✓ …`
+/// is drawn green, `✗ …` red (and marks the box as where it breaks), anything else amber.
+fn flow(args: &[Str], items: &Items, fr: Frags) -> Html {
+    html! {
+        <div class="flow">
+            { for items.iter().enumerate().map(|(i, it)| {
+                let kind = args.get(i).map_or("app", |a| a.as_ref());
+                let stamp = it.get(2).map(|t| plain(t));
+                let tone = match stamp.as_deref().and_then(|s| s.trim_start().chars().next()) {
+                    Some('✓') => "fw-good",
+                    Some('✗') => "fw-bad",
+                    _ => "fw-note",
+                };
+                let broken = tone == "fw-bad";
+                html! {
+                    <div class={classes!("fw-node", format!("fw-{kind}"), broken.then_some("fw-broken"), fr.class(i))}>
+                        <p class="fw-name">{ field(it, 0) }</p>
+                        if it.len() > 1 { <p class="fw-sub">{ field(it, 1) }</p> }
+                        if stamp.is_some() { <p class={classes!("fw-stamp", tone)}>{ field(it, 2) }</p> }
+                    </div>
+                }
+            }) }
+        </div>
+    }
+}
+
+/// Rows of bars over time, all on one scale: `label | numbers | caption`, the numbers
+/// space-separated (Bengali or ASCII digits). `args` mark each row `bad` (orange) or `good`
+/// (teal); without them the first row is bad and the rest good. A bar above zero is never
+/// drawn flatter than a sliver, so a small steady load stays visible beside a spike.
+fn load(args: &[Str], items: &Items, fr: Frags) -> Html {
+    let series: Vec<Vec<f64>> = items
+        .iter()
+        .map(|it| {
+            plain(it.get(1).map_or(&[][..], |t| t))
+                .split_whitespace()
+                .map(|w| f64::from(bn::leading_number(w).unwrap_or(0)))
+                .collect()
+        })
+        .collect();
+    let max = series.iter().flatten().copied().fold(1.0, f64::max);
+    html! {
+        <div class="load">
+            { for items.iter().zip(&series).enumerate().map(|(i, (it, vals))| {
+                let good = args.get(i).map_or(i > 0, |a| a.as_ref() == "good");
+                let w = vals.len().max(1) * 10;
+                let label = format!(
+                    "{} — {}",
+                    plain(it.first().map_or(&[][..], |t| t)),
+                    plain(it.get(2).map_or(&[][..], |t| t))
+                );
+                html! {
+                    <div class={classes!("ld-row", if good { "ld-good" } else { "ld-bad" }, fr.class(i))}>
+                        <p class="ld-label">{ field(it, 0) }</p>
+                        <svg viewBox={format!("0 0 {w} 40")} preserveAspectRatio="none" class="ld-svg" role="img" aria-label={label}>
+                            { for vals.iter().enumerate().filter(|(_, &v)| v > 0.0).map(|(k, &v)| {
+                                let h = (v / max * 38.0).max(3.0);
+                                html! { <rect x={fmt(k as f64 * 10.0 + 1.5)} y={fmt(40.0 - h)} width="7" height={fmt(h)} class="ld-bar" /> }
+                            }) }
+                            <line x1="0" y1="40" x2={w.to_string()} y2="40" class="ld-axis" />
+                        </svg>
+                        <p class="ld-cap">{ field(it, 2) }</p>
+                    </div>
+                }
+            }) }
+        </div>
+    }
+}
+
+/// Retries on a time line: `label | wait | text` per run, the wait before it drawn as a bar
+/// whose length is that many seconds (the first run's wait is `0`). `args[0]` is how many runs
+/// really happen; runs after it are drawn dashed, as what would happen with more attempts.
+/// A run whose text starts with `✗` failed, `✓` succeeded.
+fn backoff(args: &[Str], items: &Items, fr: Frags) -> Html {
+    let real = args
+        .first()
+        .and_then(|a| a.parse::<usize>().ok())
+        .unwrap_or(items.len());
+    html! {
+        <div class="backoff">
+            { for items.iter().enumerate().map(|(i, it)| {
+                let wait = it
+                    .get(1)
+                    .and_then(|t| bn::leading_number(&plain(t)))
+                    .unwrap_or(0);
+                let text = plain(it.get(2).map_or(&[][..], |t| t));
+                let tone = match text.trim_start().chars().next() {
+                    Some('✗') => Some("bo-failed"),
+                    Some('✓') => Some("bo-done"),
+                    _ => None,
+                };
+                let ghost = (i >= real).then_some("bo-ghost");
+                html! {
+                    <>
+                        if wait > 0 {
+                            <div class={classes!("bo-wait", ghost, fr.class(i))} style={format!("flex-grow: {wait}")}>
+                                <span class="bo-bar" aria-hidden="true"></span>
+                                <span class="bo-secs">{ field(it, 1) }</span>
+                            </div>
+                        }
+                        <div class={classes!("bo-run", tone, ghost, fr.class(i))}>
+                            <p class="bo-label">{ field(it, 0) }</p>
+                            <p class="bo-text">{ field(it, 2) }</p>
+                        </div>
+                    </>
+                }
+            }) }
         </div>
     }
 }

@@ -52,6 +52,16 @@ pub const DIAGRAMS: &[&str] = &[
     "authq",
     "rtt",
     "buffer",
+    "flow",
+    "load",
+    "backoff",
+];
+
+/// Words a diagram takes after its name (`:::diagram flow app redis`); a diagram not listed
+/// here takes any.
+const DIAGRAM_ARGS: &[(&str, &[&str])] = &[
+    ("flow", &["app", "redis", "db", "ext", "users"]),
+    ("load", &["bad", "good"]),
 ];
 
 /// Code languages the highlighter knows.
@@ -339,7 +349,17 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Body> {
                             format!("unknown diagram `{d}` ({})", DIAGRAMS.join(", ")),
                         )
                     }
-                    _ => {}
+                    Some(d) => {
+                        if let Some((_, ok)) = DIAGRAM_ARGS.iter().find(|(name, _)| name == d) {
+                            if let Some(bad) = args[1..].iter().find(|a| !ok.contains(&a.as_ref()))
+                            {
+                                return err(
+                                    n,
+                                    format!("diagram `{d}` takes {}, not `{bad}`", ok.join(", ")),
+                                );
+                            }
+                        }
+                    }
                 }
             }
             if kind == "lab" {

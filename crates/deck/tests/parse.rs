@@ -272,6 +272,18 @@ fn malformed() -> Vec<(&'static str, String, usize, &'static str)> {
             "moon",
         ),
         (
+            "unknown flow node kind",
+            deck("kicker: k\ntitle: t\n\n:::diagram flow app cloud\n- a\n- b\n:::\n???\ns.\n"),
+            7,
+            "cloud",
+        ),
+        (
+            "unknown load row class",
+            deck("kicker: k\ntitle: t\n\n:::diagram load ugly\n- a | 1 2\n:::\n???\ns.\n"),
+            7,
+            "ugly",
+        ),
+        (
             "diagram without name",
             deck("kicker: k\ntitle: t\n\n:::diagram\n- a\n:::\n???\ns.\n"),
             7,
