@@ -15,7 +15,7 @@ use crate::jsfmt::pad_end;
 use crate::json::Json;
 
 /// `get` or `put`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OpKind {
     /// Read; on a miss, load from the database and store.
     Get,
@@ -24,7 +24,7 @@ pub enum OpKind {
 }
 
 /// One operation on a named key.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Op {
     /// `get` or `put`.
     pub kind: OpKind,
@@ -97,7 +97,7 @@ pub fn parse_ops(s: &str) -> Result<Vec<Op>, String> {
 }
 
 /// What an operation did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Outcome {
     /// A `put`.
     Stored,
@@ -108,7 +108,7 @@ pub enum Outcome {
 }
 
 /// One row of the step table.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TraceStep {
     /// The operation.
     pub op: Op,

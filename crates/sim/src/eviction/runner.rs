@@ -26,7 +26,7 @@ pub fn run<P: Policy + ?Sized>(policy: &mut P, trace: &Trace, warmup: u64) -> St
 }
 
 /// One replayed request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Step {
     /// Position in the trace.
     pub index: usize,

@@ -10,7 +10,7 @@ use crate::json::Json;
 use crate::rng::Mulberry32;
 
 /// One `k`: measured mean percentile rank of the victim and the formula's value.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SamplingPoint {
     /// Samples per eviction.
     pub k: u32,
