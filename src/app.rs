@@ -21,8 +21,6 @@ pub fn App() -> Html {
             dom::replace_hash(&canonical);
         }
     }
-    // After the first paint, in idle moments, let the simulator's hot code get optimised.
-    use_effect_with((), |_| crate::labs::warm_up());
     {
         let route = route.clone();
         use_effect_with((), move |_| {

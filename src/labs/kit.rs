@@ -1,14 +1,13 @@
 //! What every lab shares: its parameters (checked, with a message beside a bad field while the
 //! lab keeps its last good state), a timeline to play, pause, step, scrub, speed up and reset,
-//! and background work cut into short slices so no main-thread task runs long.
+//! and runs in the simulation worker followed as they go, so no main-thread task runs long.
 
 use gloo_timers::callback::Interval;
 use redislab_sim::labs::params::{Field, Kind, Params};
+use redislab_sim::labs::work::{Body, Job, Output, Part};
 use std::cell::Cell;
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Props every lab component takes.
@@ -334,101 +333,99 @@ pub fn Controls(props: &ControlsProps) -> Html {
     }
 }
 
-/// A piece of background work done in short slices.
-pub trait Job {
-    /// What the finished work gives.
-    type Output;
-    /// Does one short slice (a few milliseconds); returns the output when all is done.
-    fn slice(&mut self) -> Option<Self::Output>;
+/// What a lab knows about one of its runs in the simulation worker.
+#[derive(Clone, PartialEq, Default)]
+pub struct RunState {
+    /// Which run this is about (a new job starts a new run).
+    run: u64,
+    job: Option<Job>,
+    started: f64,
     /// How far along, 0.0..=1.0.
-    fn progress(&self) -> f64;
+    pub progress: f64,
+    /// Partial results so far, in arrival order.
+    pub parts: Rc<Vec<Part>>,
+    /// The result, once done.
+    pub done: Option<Rc<Output>>,
+    /// Why the run failed, if it did.
+    pub failed: Option<String>,
+    /// Milliseconds from the request to the result (0 until done).
+    pub millis: f64,
 }
 
-/// Where a job stands.
-pub enum JobState<T> {
-    /// Working; how far along.
-    Running(f64),
-    /// Done.
-    Done(Rc<T>),
+impl RunState {
+    /// Still computing.
+    pub fn busy(&self) -> bool {
+        self.done.is_none() && self.failed.is_none()
+    }
 }
 
-impl<T> Clone for JobState<T> {
-    fn clone(&self) -> Self {
-        match self {
-            JobState::Running(p) => JobState::Running(*p),
-            JobState::Done(t) => JobState::Done(t.clone()),
+/// What happens to a run.
+pub enum RunAction {
+    /// A new run of this job started.
+    Start(u64, Job),
+    /// Run `.0` said something.
+    Body(u64, Body),
+}
+
+impl Reducible for RunState {
+    type Action = RunAction;
+
+    fn reduce(self: Rc<Self>, action: RunAction) -> Rc<Self> {
+        match action {
+            RunAction::Start(run, job) => Rc::new(RunState {
+                run,
+                job: Some(job),
+                started: now(),
+                ..RunState::default()
+            }),
+            // A message of an older run: never shown.
+            RunAction::Body(run, _) if run != self.run => self,
+            RunAction::Body(_, body) => {
+                let mut s = (*self).clone();
+                match body {
+                    Body::Progress(p) => s.progress = p,
+                    Body::Part(part) => Rc::make_mut(&mut s.parts).push(part),
+                    Body::Done(out) => {
+                        s.progress = 1.0;
+                        s.millis = now() - s.started;
+                        s.done = Some(Rc::new(out));
+                    }
+                    Body::Failed(why) => s.failed = Some(why),
+                }
+                Rc::new(s)
+            }
         }
     }
 }
 
-impl<T> PartialEq for JobState<T> {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (JobState::Running(a), JobState::Running(b)) => a == b,
-            (JobState::Done(a), JobState::Done(b)) => Rc::ptr_eq(a, b),
-            _ => false,
-        }
-    }
+thread_local! {
+    static RUNS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Runs the job `make(deps)` in slices: as many as fit in about 20 ms per macrotask, then it
-/// yields to the browser. Restarts when `deps` change; a stale run is cancelled.
+/// Runs `job` in the simulation worker and follows it: progress, partial results and the
+/// result. A new `job` cancels the run in flight; what a cancelled run still sends is
+/// dropped, and until the new run answers the state is the new run's (nothing stale shows).
 #[hook]
-pub fn use_job<D, J, F>(deps: D, make: F) -> JobState<J::Output>
-where
-    D: PartialEq + Clone + 'static,
-    J: Job + 'static,
-    J::Output: 'static,
-    F: Fn(&D) -> J + 'static,
-{
-    let state = use_state(|| JobState::Running(0.0));
+pub fn use_work(job: Job) -> RunState {
+    let state = use_reducer(RunState::default);
     {
-        let state = state.clone();
-        use_effect_with(deps, move |deps| {
-            state.set(JobState::Running(0.0));
-            let cancelled = Rc::new(Cell::new(false));
-            run_slices(Rc::new(RefCell::new(make(deps))), cancelled.clone(), state);
-            move || cancelled.set(true)
+        let d = state.dispatcher();
+        use_effect_with(job.clone(), move |job| {
+            let run = RUNS.with(|r| {
+                r.set(r.get() + 1);
+                r.get()
+            });
+            d.dispatch(RunAction::Start(run, job.clone()));
+            let id =
+                super::worker::start(job.clone(), move |b| d.dispatch(RunAction::Body(run, b)));
+            move || super::worker::cancel(id)
         });
     }
-    (*state).clone()
-}
-
-fn run_slices<J: Job + 'static>(
-    job: Rc<RefCell<J>>,
-    cancelled: Rc<Cell<bool>>,
-    state: UseStateHandle<JobState<J::Output>>,
-) {
-    later(move || {
-        if cancelled.get() {
-            return;
-        }
-        let start = now();
-        loop {
-            let out = job.borrow_mut().slice();
-            if let Some(o) = out {
-                state.set(JobState::Done(Rc::new(o)));
-                return;
-            }
-            // Stay well under the 50 ms that makes a long task.
-            if now() - start > 20.0 {
-                break;
-            }
-        }
-        // Redraw the progress bar only when it moved visibly: every redraw costs the lab a render.
-        let p = job.borrow().progress();
-        if !matches!(*state, JobState::Running(old) if p - old < 0.1) {
-            state.set(JobState::Running(p));
-        }
-        run_slices(job, cancelled, state);
-    });
-}
-
-/// Runs `f` in a new macrotask (the closure frees itself once called).
-pub fn later(f: impl FnOnce() + 'static) {
-    let cb = wasm_bindgen::closure::Closure::once_into_js(f);
-    let _ = crate::dom::window()
-        .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 0);
+    if state.job.as_ref() == Some(&job) {
+        (*state).clone()
+    } else {
+        RunState::default()
+    }
 }
 
 /// Milliseconds since the page started (high resolution).
@@ -443,6 +440,14 @@ pub fn progress(p: f64) -> Html {
             <div class="lab-progress-fill" style={format!("width: {:.1}%", p * 100.0)}></div>
             <span>{ format!("হিসাব চলছে… {:.0}%", p * 100.0) }</span>
         </div>
+    }
+}
+
+/// The progress bar of a run, or why it failed.
+pub fn failed_or_progress(run: &RunState) -> Html {
+    match &run.failed {
+        Some(why) => html! { <p class="field-error" role="alert">{ why.clone() }</p> },
+        None => progress(run.progress),
     }
 }
 

@@ -254,7 +254,7 @@ impl RaceRun {
             return None;
         };
         let pi = *pi;
-        let is_focus = self.cfg.policies.get(pi).map_or(true, |n| *n == self.focus);
+        let is_focus = self.cfg.policies.get(pi).is_none_or(|n| *n == self.focus);
         let keep = if is_focus { LOG } else { 0 };
         // One frame per step.
         let pos = replay.replayed();
@@ -512,6 +512,30 @@ impl LruWalk {
     }
 }
 
+/// How a step of the walk touched its key, for highlighting it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Touch {
+    /// Was resident: a hit or an update.
+    Hit,
+    /// Newly loaded or stored.
+    New,
+    /// The policy refused the new key (OPT's bypass, W-TinyLFU's admission).
+    Refused,
+}
+
+/// How `step` touched its key, given the resident keys `before` it.
+pub fn touch(step: &TraceStep, before: &[String]) -> Touch {
+    if step.evicted.as_deref() == Some(step.op.key.as_str()) {
+        Touch::Refused
+    } else if step.outcome == crate::eviction::lru_trace::Outcome::Hit
+        || before.contains(&step.op.key)
+    {
+        Touch::Hit
+    } else {
+        Touch::New
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,6 +688,35 @@ mod tests {
         );
         assert_eq!(w.order_bn, ["MRU".to_string(), "LRU".to_string()]);
         assert!(w.linked && !w.rule_bn.is_empty() && !w.hit_bn.is_empty());
+        // put A, put B, put C: new; get A: hit; put D: new (evicts B).
+        let touches: Vec<Touch> = (0..w.steps.len())
+            .map(|i| {
+                let before = if i == 0 {
+                    &[][..]
+                } else {
+                    &w.steps[i - 1].order[..]
+                };
+                touch(&w.steps[i], before)
+            })
+            .collect();
+        use Touch::{Hit, New};
+        assert_eq!(touches, [New, New, New, Hit, New, New, Hit]);
+        // OPT refuses a key never needed again: "put X" after the cache is full.
+        let opt = LruParams {
+            policy: "opt".into(),
+            capacity: 1,
+            ops: "put A, put X, get A".into(),
+            ..p.clone()
+        };
+        let o = LruWalk::new(&opt).unwrap();
+        assert_eq!(touch(&o.steps[1], &o.steps[0].order), Touch::Refused);
+        // Putting a resident key is an update (a hit), not a new key.
+        let upd = LruWalk::new(&LruParams {
+            ops: "put A, put A".into(),
+            ..p.clone()
+        })
+        .unwrap();
+        assert_eq!(touch(&upd.steps[1], &upd.steps[0].order), Touch::Hit);
         let bad = LruParams {
             ops: "fly A".into(),
             ..p
