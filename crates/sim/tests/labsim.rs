@@ -1,6 +1,6 @@
 //! The `labsim` binary: bad input exits 2 with a message on stderr (never a panic), help
-//! exits 0, and every command's `--json` output is well-formed enough to start and end
-//! like JSON.
+//! exits 0, and every command's `--json` output parses (serde_json) and carries the numbers
+//! of its text table.
 
 use std::process::{Command, Output};
 
@@ -112,18 +112,54 @@ fn json_everywhere() {
         let out = labsim(args);
         assert!(out.status.success(), "{args:?}");
         let s = String::from_utf8(out.stdout).unwrap();
-        let s = s.trim();
-        assert!(
-            (s.starts_with('{') && s.ends_with('}')) || (s.starts_with('[') && s.ends_with(']')),
-            "{args:?}: {s}"
-        );
-        let depth = s.chars().fold(0i32, |d, c| match c {
-            '{' | '[' => d + 1,
-            '}' | ']' => d - 1,
-            _ => d,
-        });
-        assert_eq!(depth, 0, "{args:?}");
+        let v: serde_json::Value =
+            serde_json::from_str(&s).unwrap_or_else(|e| panic!("{args:?}: {e}: {s}"));
+        assert!(v.is_object() || v.is_array(), "{args:?}: {s}");
     }
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = labsim(args);
+    assert!(out.status.success(), "{args:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn json_carries_the_seeds_numbers() {
+    // The seed's table: LRU on trace (a) scores 39.1%.
+    let v = json_of(&["eviction", "--json"]);
+    let lru = &v["rows"][2];
+    assert_eq!(lru["policy"], "LRU");
+    let hit = lru["results"][0]["hit_percent"].as_f64().unwrap();
+    assert!((hit - 39.1).abs() < 0.05, "{hit}");
+    assert_eq!(v["cache"], 300);
+    assert_eq!(v["traces"], serde_json::json!(["zipf", "scan", "shift"]));
+    // Stampede: none 503 503 0 117.
+    let v = json_of(&["stampede", "--json"]);
+    let none = &v["rows"][0];
+    assert_eq!(
+        (
+            &none["mode"],
+            &none["db_recomputes"],
+            &none["waited"],
+            &none["peak_parallel"]
+        ),
+        (
+            &serde_json::json!("none"),
+            &serde_json::json!(503),
+            &serde_json::json!(503),
+            &serde_json::json!(117)
+        )
+    );
+    // Jitter ±10%, round 1: span 720, max 180.
+    let v = json_of(&["jitter", "--json", "--case", "0.1:1"]);
+    assert_eq!(v["rows"][0]["span"], 720);
+    assert_eq!(v["rows"][0]["max_per_s"], 180);
+    // The LRU walk: put D evicts B.
+    let v = json_of(&["lru-trace", "--json"]);
+    assert_eq!(v["steps"][4]["evicted"], "B");
+    let v = json_of(&["policies", "--json"]);
+    assert_eq!(v[0]["name"], "fifo");
 }
 
 #[test]

@@ -17,7 +17,8 @@ use redislab_sim::eviction::trace::{Scan, Shift, SEED_SCAN, SEED_SHIFT};
 use redislab_sim::eviction::{TraceKind, TraceSpec};
 use redislab_sim::labs::jitter::{self, JitterCase, JitterConfig};
 use redislab_sim::labs::stampede::{self, Mode, StampedeConfig};
-use redislab_sim::{mrc, Json};
+use redislab_sim::{mrc, obj};
+use serde_json::Value;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -82,7 +83,7 @@ fn dispatch(argv: &[String]) -> Result<String, CliError> {
     }
 }
 
-fn emit(args: &Args, text: String, json: impl FnOnce() -> Json) -> String {
+fn emit(args: &Args, text: String, json: impl FnOnce() -> Value) -> String {
     if args.flag("json") {
         format!("{}\n", json())
     } else {
@@ -339,14 +340,14 @@ fn policies_cmd(argv: &[String]) -> Result<String, CliError> {
         text.push_str(&format!("{:<18}{}\n", p.name, p.summary));
     }
     Ok(emit(&a, text, || {
-        Json::Arr(
+        Value::Array(
             POLICIES
                 .iter()
                 .map(|p| {
-                    Json::obj([
-                        ("name", Json::from(p.name)),
-                        ("summary", Json::from(p.summary)),
-                        ("offline", Json::from(p.offline)),
+                    obj([
+                        ("name", Value::from(p.name)),
+                        ("summary", Value::from(p.summary)),
+                        ("offline", Value::from(p.offline)),
                     ])
                 })
                 .collect(),

@@ -8,8 +8,9 @@
 //! second. The per-second histogram is kept (sparse) for a chart.
 
 use crate::jsfmt::{js_string, pad_start, to_fixed};
-use crate::json::Json;
+use crate::obj;
 use crate::rng::Mulberry32;
+use serde_json::Value;
 
 /// Parameters shared by all cases.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -255,26 +256,26 @@ impl JitterWave {
     }
 
     /// Machine-readable form (histogram included when `with_histogram`).
-    pub fn to_json(&self, with_histogram: bool) -> Json {
+    pub fn to_json(&self, with_histogram: bool) -> Value {
         let mut j = vec![
-            ("jitter".to_string(), Json::Num(self.case.jitter)),
-            ("round".to_string(), Json::from(self.case.round)),
-            ("span".to_string(), Json::from(self.span)),
-            ("mean_per_s".to_string(), Json::Num(self.mean)),
-            ("max_per_s".to_string(), Json::from(self.max)),
+            ("jitter".to_string(), Value::from(self.case.jitter)),
+            ("round".to_string(), Value::from(self.case.round)),
+            ("span".to_string(), Value::from(self.span)),
+            ("mean_per_s".to_string(), Value::from(self.mean)),
+            ("max_per_s".to_string(), Value::from(self.max)),
         ];
         if with_histogram {
             j.push((
                 "histogram".to_string(),
-                Json::Arr(
+                Value::Array(
                     self.histogram
                         .iter()
-                        .map(|&(s, n)| Json::Arr(vec![Json::from(s), Json::from(n)]))
+                        .map(|&(s, n)| Value::Array(vec![Value::from(s), Value::from(n)]))
                         .collect(),
                 ),
             ));
         }
-        Json::Obj(j)
+        Value::Object(j.into_iter().collect())
     }
 }
 
@@ -470,15 +471,15 @@ pub fn table(cfg: &JitterConfig, cases: &[JitterCase]) -> (Vec<JitterWave>, Stri
 }
 
 /// JSON for a whole table.
-pub fn table_json(cfg: &JitterConfig, waves: &[JitterWave], with_histogram: bool) -> Json {
-    Json::obj([
-        ("keys", Json::from(cfg.keys)),
-        ("ttl", Json::Num(cfg.ttl)),
-        ("ttl_text", Json::from(js_string(cfg.ttl))),
-        ("seed", Json::from(cfg.seed)),
+pub fn table_json(cfg: &JitterConfig, waves: &[JitterWave], with_histogram: bool) -> Value {
+    obj([
+        ("keys", Value::from(cfg.keys)),
+        ("ttl", Value::from(cfg.ttl)),
+        ("ttl_text", Value::from(js_string(cfg.ttl))),
+        ("seed", Value::from(cfg.seed)),
         (
             "rows",
-            Json::Arr(waves.iter().map(|w| w.to_json(with_histogram)).collect()),
+            Value::Array(waves.iter().map(|w| w.to_json(with_histogram)).collect()),
         ),
     ])
 }

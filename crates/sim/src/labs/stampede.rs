@@ -10,8 +10,9 @@
 //! then extend the expiry to `done + ttl` (the max over them). Time is virtual seconds.
 
 use crate::jsfmt::{js_string, pad_end, pad_start};
-use crate::json::Json;
+use crate::obj;
 use crate::rng::{exp_gap, Mulberry32};
+use serde_json::Value;
 use std::collections::VecDeque;
 
 /// How expiry is handled.
@@ -368,36 +369,36 @@ impl StampedeSummary {
     }
 
     /// Machine-readable form (buckets included when `with_buckets`).
-    pub fn to_json(&self, with_buckets: bool) -> Json {
+    pub fn to_json(&self, with_buckets: bool) -> Value {
         let c = &self.counters;
         let mut v = vec![
-            ("mode".to_string(), Json::from(self.mode.name())),
-            ("requests".to_string(), Json::from(c.requests)),
-            ("db_recomputes".to_string(), Json::from(c.db)),
-            ("waited".to_string(), Json::from(c.waited)),
-            ("served_stale".to_string(), Json::from(c.stale)),
-            ("peak_parallel".to_string(), Json::from(c.peak)),
+            ("mode".to_string(), Value::from(self.mode.name())),
+            ("requests".to_string(), Value::from(c.requests)),
+            ("db_recomputes".to_string(), Value::from(c.db)),
+            ("waited".to_string(), Value::from(c.waited)),
+            ("served_stale".to_string(), Value::from(c.stale)),
+            ("peak_parallel".to_string(), Value::from(c.peak)),
         ];
         if with_buckets {
             v.push((
                 "buckets".to_string(),
-                Json::Arr(
+                Value::Array(
                     self.buckets
                         .iter()
                         .map(|b| {
-                            Json::Arr(vec![
-                                Json::from(b.requests),
-                                Json::from(b.recomputes),
-                                Json::from(b.peak_inflight),
-                                Json::from(b.waited),
-                                Json::from(b.stale),
+                            Value::Array(vec![
+                                Value::from(b.requests),
+                                Value::from(b.recomputes),
+                                Value::from(b.peak_inflight),
+                                Value::from(b.waited),
+                                Value::from(b.stale),
                             ])
                         })
                         .collect(),
                 ),
             ));
         }
-        Json::Obj(v)
+        Value::Object(v.into_iter().collect())
     }
 }
 
@@ -494,27 +495,27 @@ pub fn table(cfg: &StampedeConfig, modes: &[Mode]) -> (Vec<StampedeSummary>, Str
 }
 
 /// JSON for a whole table.
-pub fn table_json(cfg: &StampedeConfig, runs: &[StampedeSummary], with_buckets: bool) -> Json {
-    Json::obj([
-        ("rate", Json::Num(cfg.rate)),
-        ("delta", Json::Num(cfg.delta)),
-        ("ttl", Json::Num(cfg.ttl)),
-        ("duration", Json::Num(cfg.duration)),
-        ("beta", Json::Num(cfg.beta)),
-        ("seed", Json::from(cfg.seed)),
-        ("bucket", Json::Num(cfg.bucket)),
+pub fn table_json(cfg: &StampedeConfig, runs: &[StampedeSummary], with_buckets: bool) -> Value {
+    obj([
+        ("rate", Value::from(cfg.rate)),
+        ("delta", Value::from(cfg.delta)),
+        ("ttl", Value::from(cfg.ttl)),
+        ("duration", Value::from(cfg.duration)),
+        ("beta", Value::from(cfg.beta)),
+        ("seed", Value::from(cfg.seed)),
+        ("bucket", Value::from(cfg.bucket)),
         (
             "bucket_fields",
-            Json::Arr(
+            Value::Array(
                 ["requests", "recomputes", "peak_inflight", "waited", "stale"]
                     .into_iter()
-                    .map(Json::from)
+                    .map(Value::from)
                     .collect(),
             ),
         ),
         (
             "rows",
-            Json::Arr(runs.iter().map(|r| r.to_json(with_buckets)).collect()),
+            Value::Array(runs.iter().map(|r| r.to_json(with_buckets)).collect()),
         ),
     ])
 }
