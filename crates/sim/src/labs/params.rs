@@ -441,28 +441,51 @@ impl Params {
     /// Reads `a=1&b=2` (also `a=1 b=2`, as deck presets write it) over the defaults. Bad
     /// values and unknown keys are reported and leave the default in place.
     pub fn from_query(fields: &'static [Field], query: &str) -> (Self, Vec<FieldError>) {
+        Params::from_pairs(
+            fields,
+            query
+                .split(['&', ' '])
+                .filter(|s| !s.is_empty())
+                .map(|pair| {
+                    let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                    (k.to_string(), decode(v))
+                }),
+        )
+    }
+
+    /// Sets `(key, value)` pairs over the defaults, each checked on its own, then the rules
+    /// between fields once (so `requests=6000&warmup=1000` is as good as the other order).
+    /// Bad values and unknown keys are reported and leave the default in place.
+    pub fn from_pairs(
+        fields: &'static [Field],
+        pairs: impl IntoIterator<Item = (String, String)>,
+    ) -> (Self, Vec<FieldError>) {
         let mut p = Params::defaults(fields);
         let mut errors = Vec::new();
-        for pair in query.split(['&', ' ']).filter(|s| !s.is_empty()) {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            let v = decode(v);
-            if let Err(message) = p.set(k, &v) {
+        for (k, v) in pairs {
+            let checked = match p.index(&k) {
+                None => Err(format!("`{}` নামে কোনো প্যারামিটার নেই", short(&k))),
+                Some(i) => check(&fields[i], &v).map(|v| p.values[i] = v),
+            };
+            if let Err(message) = checked {
                 errors.push(FieldError {
-                    key: short(k),
+                    key: short(&k),
                     message,
                 });
             }
         }
-        if errors.is_empty() {
-            if let Err((key, message)) = p.cross_check() {
-                let d = Params::defaults(fields);
-                let i = p.index(key).expect("known key");
-                p.values[i] = d.values[i].clone();
-                errors.push(FieldError {
-                    key: key.into(),
-                    message,
-                });
+        // Each broken rule puts its field back to the default (which keeps every rule).
+        while let Err((key, message)) = p.cross_check() {
+            let d = Params::defaults(fields);
+            let i = p.index(key).expect("known key");
+            if p.values[i] == d.values[i] {
+                return (d, errors);
             }
+            p.values[i] = d.values[i].clone();
+            errors.push(FieldError {
+                key: key.into(),
+                message,
+            });
         }
         (p, errors)
     }
@@ -684,6 +707,11 @@ mod tests {
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(l.get("ops"), "get A, put B");
         assert_eq!(Params::from_query(LRU, &l.to_query()).0, l);
+        // The order of the pairs does not matter for the rules between fields.
+        let (a, e1) = Params::from_query(EVICTION, "requests=6000&warmup=1000");
+        let (b, e2) = Params::from_query(EVICTION, "warmup=1000&requests=6000");
+        assert!(e1.is_empty() && e2.is_empty(), "{e1:?} {e2:?}");
+        assert_eq!(a, b);
         // Deck presets write pairs separated by spaces.
         let (d, errs) =
             Params::from_query(EVICTION, "trace=scan policies=lru,slru,arc,w-tinylfu,opt");
@@ -717,6 +745,10 @@ mod tests {
             assert!(!errs[0].message.is_empty());
             assert_eq!(p, Params::defaults(EVICTION), "{q} changed a value");
         }
+        // Two rules broken at once: both fields back to the seed's values.
+        let (p, errs) = Params::from_query(EVICTION, "warmup=70000&cache=20000");
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert_eq!(p, Params::defaults(EVICTION));
         let mut p = Params::defaults(LRU);
         assert!(p.set("ops", "fly A").is_err());
         assert!(p.set("capacity", "13").is_err());
