@@ -126,4 +126,11 @@ fn main() {
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
+    // Messages that arrived while the wasm was loading had no listener: say when we have one.
+    if let Ok(s) = serde_json::to_string(&FromWorker {
+        run: 0,
+        body: Body::Ready,
+    }) {
+        let _ = scope.post_message(&JsValue::from_str(&s));
+    }
 }

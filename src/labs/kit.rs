@@ -391,6 +391,7 @@ impl Reducible for RunState {
                         s.done = Some(Rc::new(out));
                     }
                     Body::Failed(why) => s.failed = Some(why),
+                    Body::Ready => {}
                 }
                 Rc::new(s)
             }

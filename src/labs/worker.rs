@@ -1,7 +1,8 @@
 //! The main thread's side of the simulation worker (`src/bin/worker.rs`): started the first
 //! time a lab asks for a run, it carries typed [`Job`]s out and [`FromWorker`] messages back,
 //! as JSON strings. Each run has an id; a cancelled run's handler is dropped at once, so
-//! nothing a stale run still sends reaches a lab.
+//! nothing a stale run still sends reaches a lab. Messages wait until the worker says it is
+//! listening ([`Body::Ready`]): a worker drops what arrives while its wasm still loads.
 
 use redislab_sim::labs::work::{Body, FromWorker, Job, ToWorker};
 use std::cell::RefCell;
@@ -19,8 +20,27 @@ type Handler = Box<dyn Fn(Body)>;
 #[derive(Default)]
 struct Client {
     worker: Option<Worker>,
+    /// The worker has said it listens ([`Body::Ready`]); until then messages wait in `held`.
+    ready: bool,
+    held: Vec<ToWorker>,
     next: u32,
     handlers: HashMap<u32, std::rc::Rc<Handler>>,
+}
+
+impl Client {
+    /// Posts `msg`, or holds it until the worker listens.
+    fn send(&mut self, msg: ToWorker) {
+        match (&self.worker, self.ready) {
+            (Some(w), true) => post(w, &msg),
+            _ => match msg {
+                // A run that never left: forget it.
+                ToWorker::Cancel { run } => self
+                    .held
+                    .retain(|m| !matches!(m, ToWorker::Start { run: r, .. } if *r == run)),
+                start => self.held.push(start),
+            },
+        }
+    }
 }
 
 thread_local! {
@@ -34,6 +54,18 @@ fn post(worker: &Worker, msg: &ToWorker) {
 }
 
 fn deliver(msg: FromWorker) {
+    if msg.body == Body::Ready {
+        CLIENT.with(|c| {
+            let mut c = c.borrow_mut();
+            c.ready = true;
+            if let Some(w) = c.worker.clone() {
+                for m in std::mem::take(&mut c.held) {
+                    post(&w, &m);
+                }
+            }
+        });
+        return;
+    }
     let last = matches!(msg.body, Body::Done(_) | Body::Failed(_));
     let handler = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
@@ -81,7 +113,7 @@ fn spawn() -> Option<Worker> {
 /// Starts `job` in the worker (starting the worker first if needed); `on` hears every
 /// message of the run until it is done or cancelled. Returns the run id.
 pub fn start(job: Job, on: impl Fn(Body) + 'static) -> u32 {
-    let (id, worker) = CLIENT.with(|c| {
+    let (id, started) = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         if c.worker.is_none() {
             c.worker = spawn();
@@ -89,22 +121,21 @@ pub fn start(job: Job, on: impl Fn(Body) + 'static) -> u32 {
         c.next += 1;
         let id = c.next;
         c.handlers.insert(id, std::rc::Rc::new(Box::new(on)));
-        (id, c.worker.clone())
+        c.send(ToWorker::Start { run: id, job });
+        (id, c.worker.is_some())
     });
-    match worker {
-        Some(w) => post(&w, &ToWorker::Start { run: id, job }),
-        None => fail_all("এই ব্রাউজারে Web Worker চালু করা গেল না".into()),
+    if !started {
+        fail_all("এই ব্রাউজারে Web Worker চালু করা গেল না".into());
     }
     id
 }
 
 /// Cancels run `id`: the worker drops it, and nothing more of it is delivered.
 pub fn cancel(id: u32) {
-    let worker = CLIENT.with(|c| {
+    CLIENT.with(|c| {
         let mut c = c.borrow_mut();
-        c.handlers.remove(&id).map(|_| c.worker.clone())
+        if c.handlers.remove(&id).is_some() {
+            c.send(ToWorker::Cancel { run: id });
+        }
     });
-    if let Some(Some(w)) = worker {
-        post(&w, &ToWorker::Cancel { run: id });
-    }
 }

@@ -314,7 +314,10 @@ fn heavy_labs_never_block_the_main_thread() {
         json!([]),
     );
     for (id, q) in heavy {
-        b.js("window.__long.length = 0; location.hash = arguments[0]", json!([format!("#/lab/{id}?{q}")]));
+        b.js(
+            "window.__long.length = 0; location.hash = arguments[0]",
+            json!([format!("#/lab/{id}?{q}")]),
+        );
         b.wait(10, &format!("{id} to start"), |b| {
             b.exists(&format!(".lab[data-lab={id}]"))
         });
@@ -384,7 +387,10 @@ fn the_app_works_from_a_sub_path() {
     });
     b.open_url(&format!("{}#/lab/eviction", served.url));
     let table = wait_text(&b, "[data-testid=eviction-table]");
-    assert!(table.contains("LRU          39.1%     31.9%     39.0%"), "{table}");
+    assert!(
+        table.contains("LRU          39.1%     31.9%     39.0%"),
+        "{table}"
+    );
     // The fonts came from the sub-path too.
     b.wait(10, "the Bengali font", |b| {
         b.js(
@@ -403,7 +409,10 @@ fn the_app_works_from_a_sub_path() {
         .iter()
         .filter(|r| !r.starts_with("/redis-lab/"))
         .collect();
-    assert!(outside.is_empty(), "fetched outside the sub-path: {outside:?}");
+    assert!(
+        outside.is_empty(),
+        "fetched outside the sub-path: {outside:?}"
+    );
     assert!(b.console_errors().is_empty());
 }
 

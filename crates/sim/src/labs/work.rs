@@ -113,6 +113,9 @@ pub enum Body {
     Done(Output),
     /// The run could not be made (never expected: the parameters are checked).
     Failed(String),
+    /// The worker is listening (sent once, with run 0, when it has started): messages
+    /// posted before it would be lost, so the app holds them until then.
+    Ready,
 }
 
 /// A message from the worker.
