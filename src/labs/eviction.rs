@@ -10,9 +10,9 @@ use super::kit::{
 };
 use super::widgets::{hbars, line_chart, Axes, Bar, Series};
 use redislab_deck::bn;
-use redislab_sim::eviction::{Access, Step, TraceKind};
+use redislab_sim::eviction::{Access, TraceKind};
 use redislab_sim::jsfmt::to_fixed;
-use redislab_sim::labs::eviction::{curve_policies, CurveSeries, FRAMES, LOG};
+use redislab_sim::labs::eviction::{curve_policies, CurveSeries, Logged, FRAMES, LOG};
 use redislab_sim::labs::params::{EvictionParams, EVICTION};
 use redislab_sim::labs::work::{Job, Output, Part};
 use yew::prelude::*;
@@ -69,7 +69,7 @@ fn rows_so_far(run: &RunState) -> String {
         .join("\n")
 }
 
-fn access_text(step: &Step, rule: &str) -> Html {
+fn access_text(step: &Logged, rule: &str) -> Html {
     let (class, what) = match step.access {
         Access::Hit => ("hit", "hit — আগে থেকেই ক্যাশে".to_string()),
         Access::Miss { evicted: Some(e) } if e == step.key => (

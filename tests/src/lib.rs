@@ -392,6 +392,20 @@ impl Browser {
         )
     }
 
+    /// Sends a Chrome DevTools Protocol command (e.g. `Emulation.setCPUThrottlingRate`).
+    pub fn cdp(&self, cmd: &str, params: Value) -> Value {
+        self.cmd(
+            "POST",
+            "/goog/cdp/execute",
+            Some(json!({"cmd": cmd, "params": params})),
+        )
+    }
+
+    /// Slows the page's CPU down `rate` times (4 is a mid-range phone), as DevTools does.
+    pub fn throttle_cpu(&self, rate: f64) {
+        self.cdp("Emulation.setCPUThrottlingRate", json!({"rate": rate}));
+    }
+
     /// Sets the script timeout (ms).
     pub fn script_timeout(&self, ms: u64) {
         self.cmd("POST", "/timeouts", Some(json!({"script": ms})));

@@ -143,13 +143,35 @@ pub struct Race {
     /// Requests replayed at the end of each frame.
     pub positions: Vec<usize>,
     /// The chosen policy's last steps at the end of each frame.
-    pub logs: Vec<Vec<Step>>,
+    pub logs: Vec<Vec<Logged>>,
     /// Display name of the chosen policy.
     pub focus_name: String,
     /// Whom the chosen policy evicts, in Bengali (from the registry).
     pub focus_rule: String,
     /// Requests in the trace.
     pub trace_len: usize,
+}
+
+/// One step of the chosen policy, as "why was this key evicted" shows it (a [`Step`] without
+/// its running counters, which the race's frames already carry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Logged {
+    /// Position in the trace.
+    pub index: usize,
+    /// The requested key.
+    pub key: u32,
+    /// What the policy did.
+    pub access: crate::eviction::Access,
+}
+
+impl From<&Step> for Logged {
+    fn from(s: &Step) -> Self {
+        Logged {
+            index: s.index,
+            key: s.key,
+            access: s.access,
+        }
+    }
 }
 
 /// Requests replayed at the end of frame `f` of a trace of `len` requests.
@@ -269,7 +291,7 @@ impl RaceRun {
                 self.race.frames[f][pi] = replay.stats();
             }
             if keep > 0 {
-                self.race.logs[f] = log.iter().copied().collect();
+                self.race.logs[f] = log.iter().map(Logged::from).collect();
             }
         } else {
             self.current = None;

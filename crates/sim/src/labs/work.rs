@@ -16,7 +16,7 @@ use super::eviction::{
 };
 use super::jitter::{seed_cases, JitterChart, JitterSet, JitterWave};
 use super::params::{EvictionParams, JitterParams, LruParams, SamplingParams, StampedeParams};
-use super::stampede::{StampedeConfig, StampedeSet, StampedeSummary};
+use super::stampede::{Counters, Mode, StampedeConfig, StampedeSet, StampedeSummary};
 use crate::eviction::sampling::SamplingPoint;
 use serde::{Deserialize, Serialize};
 
@@ -69,8 +69,9 @@ pub enum Part {
     SamplingPoint(SamplingPoint),
     /// A finished jitter case (without its histogram).
     JitterRow(JitterWave),
-    /// A finished stampede design.
-    StampedeMode(StampedeSummary),
+    /// A finished stampede design's counters (the seed's row; the chart series come with the
+    /// result).
+    StampedeRow(Mode, Counters),
 }
 
 /// A finished result.
@@ -215,7 +216,7 @@ impl Work {
             }
             Runner::Stampede(s, cfg) => {
                 if let Some(m) = s.step(EVENTS) {
-                    out.push(Body::Part(Part::StampedeMode(m)));
+                    out.push(Body::Part(Part::StampedeRow(m.mode, m.counters)));
                 }
                 if s.is_done() {
                     out.push(Body::Done(Output::Stampede {
@@ -264,7 +265,7 @@ mod tests {
     use super::*;
     use crate::labs::jitter::{table, JitterWave};
     use crate::labs::params::{Params, EVICTION, JITTER, LRU, SAMPLING, STAMPEDE};
-    use crate::labs::stampede::{table as stampede_table, Mode};
+    use crate::labs::stampede::table as stampede_table;
 
     fn done(msgs: &[Body]) -> &Output {
         match msgs.last() {
