@@ -129,15 +129,15 @@ pub fn EvictionLab(props: &LabProps) -> Html {
         "shift_amount",
     ];
     let form = if props.embedded {
-        html! { <ParamForm state={(*p.state).clone()} set={p.set.clone()} only={vec!["alpha", "cache", "trace"]} /> }
+        html! { <ParamForm state={p.state.0.clone()} set={p.set.clone()} only={vec!["alpha", "cache", "trace"]} /> }
     } else {
         let open_more = MORE.iter().any(|k| p.state.errors.contains_key(*k));
         html! {
             <>
-                <ParamForm state={(*p.state).clone()} set={p.set.clone()} only={MAIN.to_vec()} />
+                <ParamForm state={p.state.0.clone()} set={p.set.clone()} only={MAIN.to_vec()} />
                 <details class="lab-more" open={open_more}>
                     <summary>{"আরও প্যারামিটার — অনুরোধ, warm-up, policy seed, scan আর shift-এর আকার"}</summary>
-                    <ParamForm state={(*p.state).clone()} set={p.set.clone()} only={MORE.to_vec()} unknown=false />
+                    <ParamForm state={p.state.0.clone()} set={p.set.clone()} only={MORE.to_vec()} unknown=false />
                 </details>
             </>
         }

@@ -250,7 +250,7 @@ pub fn JitterLab(props: &LabProps) -> Html {
         }
     };
     let form = html! {
-        <ParamForm state={(*p.state).clone()} set={p.set.clone()}
+        <ParamForm state={p.state.0.clone()} set={p.set.clone()}
             only={if props.embedded { vec!["jitter", "round"] } else { Vec::new() }} />
     };
     html! {

@@ -3,10 +3,10 @@
 //! and runs in the simulation worker followed as they go, so no main-thread task runs long.
 
 use gloo_timers::callback::Interval;
-use redislab_sim::labs::params::{Field, Kind, Params};
+use redislab_sim::labs::params::{Field, Kind};
+pub use redislab_sim::labs::ui::{ParamState, TimeAction, Timeline};
 use redislab_sim::labs::work::{Body, Job, Output, Part};
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -24,40 +24,30 @@ pub struct LabProps {
     pub on_query: Callback<String>,
 }
 
-/// The state of a lab's parameter form.
+/// A parameter form's state ([`ParamState`]) as a Yew reducer.
 #[derive(Clone, PartialEq)]
-pub struct ParamState {
-    /// The last good parameters: what the lab shows.
-    pub good: Params,
-    /// What is typed in each field (may be bad).
-    pub drafts: HashMap<&'static str, String>,
-    /// Messages beside bad fields.
-    pub errors: HashMap<String, String>,
+pub struct Form(pub ParamState);
+
+impl std::ops::Deref for Form {
+    type Target = ParamState;
+    fn deref(&self) -> &ParamState {
+        &self.0
+    }
 }
 
-impl Reducible for ParamState {
+impl Reducible for Form {
     /// A field and what was typed into it.
     type Action = (&'static str, String);
 
     fn reduce(self: Rc<Self>, (key, value): Self::Action) -> Rc<Self> {
-        let mut s = (*self).clone();
-        s.drafts.insert(key, value.clone());
-        match s.good.set(key, &value) {
-            Ok(()) => {
-                s.errors.remove(key);
-            }
-            Err(m) => {
-                s.errors.insert(key.to_string(), m);
-            }
-        }
-        Rc::new(s)
+        Rc::new(Form(self.0.apply(key, value)))
     }
 }
 
 /// A lab's parameters, from a query, with a setter that checks each value.
 pub struct UseParams {
     /// Current state.
-    pub state: UseReducerHandle<ParamState>,
+    pub state: UseReducerHandle<Form>,
     /// Set a field from what was typed (applied to the newest state, so several sets in one
     /// event all count).
     pub set: Callback<(&'static str, String)>,
@@ -68,19 +58,7 @@ pub struct UseParams {
 #[hook]
 pub fn use_params(fields: &'static [Field], query: &str, on_query: Callback<String>) -> UseParams {
     let q = query.to_string();
-    let state = use_reducer(move || {
-        let (good, errs) = Params::from_query(fields, &q);
-        let drafts = fields
-            .iter()
-            .map(|f| (f.key, good.get(f.key).to_string()))
-            .collect();
-        let errors = errs.into_iter().map(|e| (e.key, e.message)).collect();
-        ParamState {
-            good,
-            drafts,
-            errors,
-        }
-    });
+    let state = use_reducer(move || Form(ParamState::from_query(fields, &q)));
     let mounted = use_mut_ref(|| false);
     use_effect_with(state.good.to_query(), move |q| {
         // The first run is the query we were given: nothing to tell.
@@ -167,104 +145,33 @@ pub fn ParamForm(props: &ParamFormProps) -> Html {
     }
 }
 
-/// A timeline: `frames` positions, a cursor, play/pause and a speed.
+/// A [`Timeline`] as a Yew reducer.
 #[derive(Clone, PartialEq)]
-pub struct Timeline {
-    /// Number of positions (at least 1).
-    pub frames: usize,
-    /// Current position.
-    pub cursor: usize,
-    /// Playing.
-    pub playing: bool,
-    /// Frames per tick.
-    pub speed: usize,
+pub struct Time(pub Timeline);
+
+impl std::ops::Deref for Time {
+    type Target = Timeline;
+    fn deref(&self) -> &Timeline {
+        &self.0
+    }
 }
 
-/// What a timeline control does.
-#[derive(Clone, Copy, PartialEq)]
-pub enum TimeAction {
-    /// Play or pause.
-    Toggle,
-    /// One back (pauses).
-    Back,
-    /// One forward (pauses).
-    Forward,
-    /// To a position (pauses).
-    Seek(usize),
-    /// Back to the start, paused.
-    Reset,
-    /// Frames per tick.
-    Speed(usize),
-    /// The timer fired.
-    Tick,
-    /// The run changed: new length, back to the start.
-    Frames(usize),
-    /// Jump to the end (show the result at once).
-    End,
-}
-
-impl Reducible for Timeline {
+impl Reducible for Time {
     type Action = TimeAction;
     fn reduce(self: Rc<Self>, a: TimeAction) -> Rc<Self> {
-        let mut t = (*self).clone();
-        let last = t.frames.saturating_sub(1);
-        match a {
-            TimeAction::Toggle => {
-                if !t.playing && t.cursor >= last {
-                    t.cursor = 0;
-                }
-                t.playing = !t.playing && t.frames > 1;
-            }
-            TimeAction::Back => {
-                t.playing = false;
-                t.cursor = t.cursor.saturating_sub(1);
-            }
-            TimeAction::Forward => {
-                t.playing = false;
-                t.cursor = (t.cursor + 1).min(last);
-            }
-            TimeAction::Seek(n) => {
-                t.playing = false;
-                t.cursor = n.min(last);
-            }
-            TimeAction::Reset => {
-                t.playing = false;
-                t.cursor = 0;
-            }
-            TimeAction::Speed(s) => t.speed = s.max(1),
-            TimeAction::Tick => {
-                if t.playing {
-                    t.cursor = (t.cursor + t.speed).min(last);
-                    t.playing = t.cursor < last;
-                }
-            }
-            TimeAction::Frames(n) => {
-                t.frames = n.max(1);
-                t.cursor = t.cursor.min(t.frames - 1);
-                t.playing = false;
-            }
-            TimeAction::End => {
-                t.playing = false;
-                t.cursor = last;
-            }
-        }
-        if t == *self {
+        let t = self.0.apply(a);
+        if t == self.0 {
             self
         } else {
-            Rc::new(t)
+            Rc::new(Time(t))
         }
     }
 }
 
 /// A timeline of `frames` positions that plays at `tick_ms` per step while playing.
 #[hook]
-pub fn use_timeline(frames: usize, tick_ms: u32) -> UseReducerHandle<Timeline> {
-    let t = use_reducer(|| Timeline {
-        frames: frames.max(1),
-        cursor: 0,
-        playing: false,
-        speed: 1,
-    });
+pub fn use_timeline(frames: usize, tick_ms: u32) -> UseReducerHandle<Time> {
+    let t = use_reducer(|| Time(Timeline::new(frames)));
     {
         let d = t.dispatcher();
         use_effect_with(frames, move |&n| d.dispatch(TimeAction::Frames(n)));
@@ -283,7 +190,7 @@ pub fn use_timeline(frames: usize, tick_ms: u32) -> UseReducerHandle<Timeline> {
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
     /// The timeline.
-    pub timeline: UseReducerHandle<Timeline>,
+    pub timeline: UseReducerHandle<Time>,
     /// What a position means, for the scrubber's label (e.g. "২৪,০০০ অনুরোধ").
     pub label: AttrValue,
 }

@@ -114,7 +114,7 @@ pub fn LruLab(props: &LabProps) -> Html {
     };
     let top = html! {
         <div class="lru-top">
-            <ParamForm state={(*p.state).clone()} set={p.set.clone()} only={only} />
+            <ParamForm state={p.state.0.clone()} set={p.set.clone()} only={only} />
             if props.embedded { { super::open_full("lru", &params.to_query()) } }
         </div>
     };

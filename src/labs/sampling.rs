@@ -148,7 +148,7 @@ pub fn SamplingLab(props: &LabProps) -> Html {
     html! {
         <div class={classes!("lab", "lab-sampling", props.embedded.then_some("embedded"))} data-lab="sampling" aria-busy={busy.to_string()}>
             <div class="smp-top">
-                <ParamForm state={(*p.state).clone()} set={p.set.clone()} {only} />
+                <ParamForm state={p.state.0.clone()} set={p.set.clone()} {only} />
                 if props.embedded { { super::open_full("sampling", &params.to_query()) } }
             </div>
             <Controls timeline={t.clone()} label={label} />

@@ -250,7 +250,7 @@ pub fn StampedeLab(props: &LabProps) -> Html {
     };
     let wall = cfg.rate * cfg.delta;
     let form = html! {
-        <ParamForm state={(*p.state).clone()} set={p.set.clone()}
+        <ParamForm state={p.state.0.clone()} set={p.set.clone()}
             only={if props.embedded { vec!["delta", "beta"] } else { Vec::new() }} />
     };
     html! {

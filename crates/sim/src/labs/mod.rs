@@ -9,4 +9,5 @@ pub mod eviction;
 pub mod jitter;
 pub mod params;
 pub mod stampede;
+pub mod ui;
 pub mod work;
