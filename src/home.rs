@@ -45,11 +45,11 @@ pub fn Home() -> Html {
             </ul>
             <h2 class="home-sub">{"ল্যাব — নিজে চালিয়ে দেখুন"}</h2>
             <ul class="lab-list">
-                { for LABS.iter().map(|(id, what)| html! {
+                { for crate::labs::LABS.iter().map(|lab| html! {
                     <li class="lab-card">
-                        <a href={route::lab_hash(id, "")}>
-                            <span class="lab-card-title">{ crate::labs::title(id) }</span>
-                            <span class="lab-card-what">{ *what }</span>
+                        <a href={route::lab_hash(lab.id, "")}>
+                            <span class="lab-card-title">{ lab.title }</span>
+                            <span class="lab-card-what">{ lab.blurb }</span>
                         </a>
                     </li>
                 }) }
@@ -57,27 +57,3 @@ pub fn Home() -> Html {
         </main>
     }
 }
-
-/// The labs, with one line each on what a student sees.
-const LABS: &[(&str, &str)] = &[
-    (
-        "lru",
-        "hash map আর doubly linked list — প্রতিটি get/put-এ কী বদলায়, কে বেরোয় আর কেন",
-    ),
-    (
-        "eviction",
-        "FIFO, RANDOM, LRU, LFU, OPT আর আধুনিক policy — তিন trace-এ hit ratio, seed-এর টেবিল হুবহু",
-    ),
-    (
-        "sampling",
-        "Redis-এর নমুনা-ভিত্তিক LRU: k-টি নমুনা কতটা কাছে যায়, k/(k+1)",
-    ),
-    (
-        "jitter",
-        "একসাথে লেখা key একসাথে মরে — jitter দিলে ঢেউ কতটা চ্যাপ্টা হয়",
-    ),
-    (
-        "stampede",
-        "মেয়াদের মুহূর্তে ডেটাবেসে ভিড় — none, lock, stale, XFetch পাশাপাশি",
-    ),
-];

@@ -6,207 +6,25 @@
 //! bars) swept by a timeline — bars after the cursor dimmed, with "so far / this second"
 //! counters — the case's span, mean and busiest second exactly as `redislab-sim`'s
 //! `JitterWave` gives them, and the seed's eight-row table recomputed live with the same keys,
-//! TTL and seed. Counting runs in slices of a few milliseconds (up to 1,000,000 keys × 10
-//! rounds), never as one long main-thread task.
+//! TTL and seed. Counting (up to 1,000,000 keys × 10 rounds) and binning run in the
+//! simulation worker; this view only draws what comes back.
 
 use super::kit::{
-    now, progress, use_job, use_params, use_timeline, Controls, Job, JobState, LabProps, ParamForm,
+    failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
     TimeAction,
 };
 use super::widgets::{histogram, num, Axes};
 use redislab_deck::bn;
 use redislab_sim::jsfmt::to_fixed;
 use redislab_sim::labs::jitter::{
-    seed_cases, JitterCase, JitterConfig, JitterRun, JitterWave, HEADER,
+    nice_ceil, JitterCase, JitterChart, JitterConfig, JitterWave, HEADER,
 };
-use redislab_sim::labs::params::{jitter_case, jitter_config, JITTER};
+use redislab_sim::labs::params::{JitterParams, JITTER};
+use redislab_sim::labs::work::{Job, Output, Part};
 use yew::prelude::*;
 
-/// Most bars in the histogram.
-const MAX_BINS: i64 = 150;
-/// Narrowest window shown, in seconds (so "all in one second" reads as a wall).
-const MIN_WINDOW: i64 = 60;
-/// Work per slice, in milliseconds (the job runner adds slices up to ~12 ms per task).
-const SLICE_MS: f64 = 4.0;
-/// Generator draws between clock checks.
-const DRAWS: u32 = 8_192;
 /// Milliseconds per timeline tick.
 const TICK_MS: u32 = 120;
-
-/// Cases counted one after another, a chunk of keys per step.
-struct WaveJob {
-    cfg: JitterConfig,
-    cases: Vec<JitterCase>,
-    keep_histograms: bool,
-    current: Option<JitterRun>,
-    done: Vec<JitterWave>,
-}
-
-impl WaveJob {
-    fn new(cfg: JitterConfig, cases: Vec<JitterCase>, keep_histograms: bool) -> Self {
-        WaveJob {
-            cfg,
-            cases,
-            keep_histograms,
-            current: None,
-            done: Vec::new(),
-        }
-    }
-
-    /// Works for about `SLICE_MS`; the waves when all cases are done.
-    fn work(&mut self) -> Option<Vec<JitterWave>> {
-        let start = now();
-        loop {
-            let &case = match self.cases.get(self.done.len()) {
-                Some(c) => c,
-                None => return Some(std::mem::take(&mut self.done)),
-            };
-            let cfg = self.cfg;
-            let c = self
-                .current
-                .get_or_insert_with(|| JitterRun::new(&cfg, case));
-            if c.step(DRAWS) {
-                if let Some(c) = self.current.take() {
-                    let mut w = c.finish();
-                    if !self.keep_histograms {
-                        w.histogram = Vec::new();
-                    }
-                    self.done.push(w);
-                }
-            }
-            if now() - start > SLICE_MS {
-                return None;
-            }
-        }
-    }
-
-    fn fraction(&self) -> f64 {
-        let cur = self.current.as_ref().map_or(0.0, JitterRun::progress);
-        (self.done.len() as f64 + cur) / self.cases.len().max(1) as f64
-    }
-}
-
-/// The seed's eight cases with the chosen keys, TTL and seed.
-struct TableJob(WaveJob);
-
-impl Job for TableJob {
-    type Output = Vec<JitterWave>;
-    fn slice(&mut self) -> Option<Vec<JitterWave>> {
-        self.0.work()
-    }
-    fn progress(&self) -> f64 {
-        self.0.fraction()
-    }
-}
-
-/// The chosen case, binned for the chart.
-#[derive(PartialEq)]
-struct Chosen {
-    wave: JitterWave,
-    /// First second of the window.
-    w0: i64,
-    /// Seconds per bar.
-    bin: i64,
-    /// Expirations per bar.
-    bins: Vec<u64>,
-    /// Second of the busiest second (first of them).
-    peak_at: i64,
-    /// How the seconds of the span spread by load: (expirations in a second, bin start) →
-    /// number of seconds, in bins of `load_bin`.
-    loads: Vec<(f64, f64)>,
-    load_bin: u32,
-}
-
-impl Chosen {
-    fn new(wave: JitterWave) -> Self {
-        let h = &wave.histogram;
-        let (first, last) = match (h.first(), h.last()) {
-            (Some(a), Some(b)) => (a.0, b.0),
-            _ => (0, 0),
-        };
-        let span = last - first + 1;
-        let total = (span + 2 * (span / 20).max(1)).max(MIN_WINDOW);
-        let w0 = first - (total - span) / 2;
-        let bin = ((total + MAX_BINS - 1) / MAX_BINS).max(1);
-        let n = ((total + bin - 1) / bin).max(1) as usize;
-        let mut bins = vec![0u64; n];
-        for &(s, c) in h {
-            if let Some(b) = usize::try_from((s - w0) / bin)
-                .ok()
-                .and_then(|i| bins.get_mut(i))
-            {
-                *b += u64::from(c);
-            }
-        }
-        let peak_at = h.iter().find(|x| x.1 == wave.max).map_or(first, |x| x.0);
-        // Every second of the span, the empty ones too.
-        let empty = u64::try_from(span)
-            .unwrap_or(0)
-            .saturating_sub(h.len() as u64);
-        let low = if empty > 0 {
-            0
-        } else {
-            h.iter().map(|x| x.1).min().unwrap_or(0)
-        };
-        let load_bin = (wave.max - low + 1).div_ceil(40).max(1);
-        let mut counts = vec![0u64; ((wave.max - low) / load_bin + 1) as usize];
-        counts[0] += empty;
-        for &(_, c) in h {
-            if let Some(b) = counts.get_mut(((c - low) / load_bin) as usize) {
-                *b += 1;
-            }
-        }
-        let loads = counts
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| (f64::from(low + i as u32 * load_bin), n as f64))
-            .collect();
-        Chosen {
-            wave,
-            w0,
-            bin,
-            bins,
-            peak_at,
-            loads,
-            load_bin,
-        }
-    }
-
-    /// Keys expired in the first `bars` bars, i.e. before second `w0 + bin · bars`.
-    fn before(&self, bars: usize) -> u64 {
-        self.bins.iter().take(bars).sum()
-    }
-
-    /// Keys expiring in second `s`.
-    fn at(&self, s: i64) -> u32 {
-        let h = &self.wave.histogram;
-        h.binary_search_by_key(&s, |x| x.0).map_or(0, |i| h[i].1)
-    }
-}
-
-struct ChosenJob(WaveJob);
-
-impl Job for ChosenJob {
-    type Output = Chosen;
-    fn slice(&mut self) -> Option<Chosen> {
-        let waves = self.0.work()?;
-        let wave = waves.into_iter().next().unwrap_or(JitterWave {
-            case: self.0.cases.first().copied().unwrap_or(JitterCase {
-                jitter: 0.0,
-                round: 1,
-            }),
-            keys: 0,
-            span: 0,
-            mean: 0.0,
-            max: 0,
-            histogram: Vec::new(),
-        });
-        Some(Chosen::new(wave))
-    }
-    fn progress(&self) -> f64 {
-        self.0.fraction()
-    }
-}
 
 /// `h:mm:ss` in Bengali digits.
 fn clock(t: i64) -> String {
@@ -214,27 +32,14 @@ fn clock(t: i64) -> String {
     bn::text(&format!("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60))
 }
 
-/// A round number at or above `v` (1, 2, 2.5, 5 × 10ⁿ).
-fn nice_ceil(v: f64) -> f64 {
-    if v <= 1.0 || !v.is_finite() {
-        return 1.0;
-    }
-    let p = 10f64.powf(v.log10().floor());
-    [1.0, 2.0, 2.5, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * p)
-        .find(|&x| x >= v)
-        .unwrap_or(10.0 * p)
-}
-
 /// J as a share, `±10%` (the seed prints `+-10%`).
 fn share(j: f64) -> String {
     format!("±{}%", to_fixed(j * 100.0, 0))
 }
 
-fn chart(c: &Chosen, cursor: usize) -> Html {
+fn chart(c: &JitterChart, cursor: usize) -> Html {
     let n = c.bins.len();
-    let per_s: Vec<f64> = c.bins.iter().map(|&b| b as f64 / c.bin as f64).collect();
+    let per_s = c.per_second();
     let top = nice_ceil(
         per_s
             .iter()
@@ -295,7 +100,7 @@ fn chart(c: &Chosen, cursor: usize) -> Html {
 }
 
 /// How many seconds carry each load: the mean is in the middle, the database must take the tail.
-fn spread(c: &Chosen) -> Html {
+fn spread(c: &JitterChart) -> Html {
     let unit = if c.load_bin == 1 {
         String::new()
     } else {
@@ -312,7 +117,7 @@ fn spread(c: &Chosen) -> Html {
     }
 }
 
-fn figures(c: &Chosen, keys: u32) -> Html {
+fn figures(c: &JitterChart, keys: u32) -> Html {
     let w = &c.wave;
     let calmer = if w.max > 0 {
         f64::from(keys) / f64::from(w.max)
@@ -339,7 +144,7 @@ fn figures(c: &Chosen, keys: u32) -> Html {
     }
 }
 
-fn table(waves: &[JitterWave], chosen: JitterCase, cfg: &JitterConfig) -> Html {
+fn table(waves: &[JitterWave], chosen: JitterCase, cfg: &JitterConfig, complete: bool) -> Html {
     // The seed's table text, to the last space, for anyone comparing with `labsim jitter`.
     let text: String = std::iter::once(HEADER.to_string())
         .chain(waves.iter().map(JitterWave::row))
@@ -347,7 +152,7 @@ fn table(waves: &[JitterWave], chosen: JitterCase, cfg: &JitterConfig) -> Html {
         .collect();
     html! {
         <div class="jt-table-wrap">
-            <table class="jt-table" data-testid="jitter-table" data-table={text}>
+            <table class="jt-table" data-testid={complete.then_some("jitter-table")} data-table={text}>
                 <caption>{ format!("seed-এর আট সারি: {} key, TTL {} s, seed {}", cfg.keys, cfg.ttl, cfg.seed) }</caption>
                 <thead><tr>
                     <th scope="col">{"jitter"}</th>
@@ -379,18 +184,24 @@ fn table(waves: &[JitterWave], chosen: JitterCase, cfg: &JitterConfig) -> Html {
 pub fn JitterLab(props: &LabProps) -> Html {
     let p = use_params(JITTER, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
-    let cfg = jitter_config(&params);
-    let case = jitter_case(&params);
+    let typed: JitterParams = params.typed();
+    let cfg = typed.config();
+    let case = typed.case();
 
-    let chosen = use_job((cfg, case), |&(cfg, case)| {
-        ChosenJob(WaveJob::new(cfg, vec![case], true))
-    });
-    let rows = use_job(cfg, |&cfg| TableJob(WaveJob::new(cfg, seed_cases(), false)));
-
-    let frames = match &chosen {
-        JobState::Done(c) => c.bins.len() + 1,
-        JobState::Running(_) => 1,
+    let chosen_run = use_work(Job::JitterChart(typed));
+    // The table depends on keys, TTL and seed only: J and round leave it in place.
+    let rows_run = use_work(Job::JitterTable(JitterParams {
+        jitter: 0.0,
+        round: 1,
+        ..typed
+    }));
+    let busy = chosen_run.busy() || rows_run.busy();
+    let chosen = match chosen_run.done.as_deref() {
+        Some(Output::JitterChart(c)) => Some(c),
+        _ => None,
     };
+
+    let frames = chosen.map_or(1, |c| c.bins.len() + 1);
     let t = use_timeline(frames, TICK_MS);
     {
         // A new result opens on the whole picture; ▶ replays it from the start.
@@ -402,13 +213,13 @@ pub fn JitterLab(props: &LabProps) -> Html {
         });
     }
 
-    let view = match &chosen {
-        JobState::Running(x) => progress(*x),
-        JobState::Done(c) => {
+    let view = match chosen {
+        None => failed_or_progress(&chosen_run),
+        Some(c) => {
             let cur = t.cursor.min(c.bins.len());
             let at = c.w0 + c.bin * cur as i64;
             let gone = c.before(cur);
-            let this = c.at(at - 1);
+            let this = c.this_second(cur);
             let label = format!("t = {} s ({})", bn::grouped(at), clock(at));
             html! {
                 <>
@@ -424,16 +235,26 @@ pub fn JitterLab(props: &LabProps) -> Html {
             }
         }
     };
-    let rows_view = match &rows {
-        JobState::Running(x) => progress(*x),
-        JobState::Done(w) => table(w, case, &cfg),
+    let rows_view = match rows_run.done.as_deref() {
+        Some(Output::JitterTable(w)) => table(w, case, &cfg, true),
+        _ => {
+            let so_far: Vec<JitterWave> = rows_run
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::JitterRow(w) => Some(w.clone()),
+                    _ => None,
+                })
+                .collect();
+            html! { <>{ failed_or_progress(&rows_run) }{ table(&so_far, case, &cfg, false) }</> }
+        }
     };
     let form = html! {
-        <ParamForm state={(*p.state).clone()} set={p.set.clone()}
+        <ParamForm state={p.state.0.clone()} set={p.set.clone()}
             only={if props.embedded { vec!["jitter", "round"] } else { Vec::new() }} />
     };
     html! {
-        <div class={classes!("lab", "lab-jitter", props.embedded.then_some("embedded"))} data-lab="jitter">
+        <div class={classes!("lab", "lab-jitter", props.embedded.then_some("embedded"))} data-lab="jitter" aria-busy={busy.to_string()}>
             if !props.embedded {
                 <p class="jt-lead">
                     { format!("{} key একই মুহূর্তে লেখা, TTL {} s; প্রতিটির মেয়াদ TTL × (১ + J·u), u −১ থেকে ১-এর মধ্যে সমবণ্টিত (mulberry32({})). মরলেই আবার লেখা হয় — round মানে কততম মেয়াদ।",

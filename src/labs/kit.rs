@@ -1,14 +1,13 @@
 //! What every lab shares: its parameters (checked, with a message beside a bad field while the
 //! lab keeps its last good state), a timeline to play, pause, step, scrub, speed up and reset,
-//! and background work cut into short slices so no main-thread task runs long.
+//! and runs in the simulation worker followed as they go, so no main-thread task runs long.
 
 use gloo_timers::callback::Interval;
-use redislab_sim::labs::params::{Field, Kind, Params};
+use redislab_sim::labs::params::{Field, Kind};
+pub use redislab_sim::labs::ui::{ParamState, TimeAction, Timeline};
+use redislab_sim::labs::work::{Body, Job, Output, Part};
 use std::cell::Cell;
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Props every lab component takes.
@@ -25,40 +24,30 @@ pub struct LabProps {
     pub on_query: Callback<String>,
 }
 
-/// The state of a lab's parameter form.
+/// A parameter form's state ([`ParamState`]) as a Yew reducer.
 #[derive(Clone, PartialEq)]
-pub struct ParamState {
-    /// The last good parameters: what the lab shows.
-    pub good: Params,
-    /// What is typed in each field (may be bad).
-    pub drafts: HashMap<&'static str, String>,
-    /// Messages beside bad fields.
-    pub errors: HashMap<String, String>,
+pub struct Form(pub ParamState);
+
+impl std::ops::Deref for Form {
+    type Target = ParamState;
+    fn deref(&self) -> &ParamState {
+        &self.0
+    }
 }
 
-impl Reducible for ParamState {
+impl Reducible for Form {
     /// A field and what was typed into it.
     type Action = (&'static str, String);
 
     fn reduce(self: Rc<Self>, (key, value): Self::Action) -> Rc<Self> {
-        let mut s = (*self).clone();
-        s.drafts.insert(key, value.clone());
-        match s.good.set(key, &value) {
-            Ok(()) => {
-                s.errors.remove(key);
-            }
-            Err(m) => {
-                s.errors.insert(key.to_string(), m);
-            }
-        }
-        Rc::new(s)
+        Rc::new(Form(self.0.apply(key, value)))
     }
 }
 
 /// A lab's parameters, from a query, with a setter that checks each value.
 pub struct UseParams {
     /// Current state.
-    pub state: UseReducerHandle<ParamState>,
+    pub state: UseReducerHandle<Form>,
     /// Set a field from what was typed (applied to the newest state, so several sets in one
     /// event all count).
     pub set: Callback<(&'static str, String)>,
@@ -69,19 +58,7 @@ pub struct UseParams {
 #[hook]
 pub fn use_params(fields: &'static [Field], query: &str, on_query: Callback<String>) -> UseParams {
     let q = query.to_string();
-    let state = use_reducer(move || {
-        let (good, errs) = Params::from_query(fields, &q);
-        let drafts = fields
-            .iter()
-            .map(|f| (f.key, good.get(f.key).to_string()))
-            .collect();
-        let errors = errs.into_iter().map(|e| (e.key, e.message)).collect();
-        ParamState {
-            good,
-            drafts,
-            errors,
-        }
-    });
+    let state = use_reducer(move || Form(ParamState::from_query(fields, &q)));
     let mounted = use_mut_ref(|| false);
     use_effect_with(state.good.to_query(), move |q| {
         // The first run is the query we were given: nothing to tell.
@@ -168,104 +145,33 @@ pub fn ParamForm(props: &ParamFormProps) -> Html {
     }
 }
 
-/// A timeline: `frames` positions, a cursor, play/pause and a speed.
+/// A [`Timeline`] as a Yew reducer.
 #[derive(Clone, PartialEq)]
-pub struct Timeline {
-    /// Number of positions (at least 1).
-    pub frames: usize,
-    /// Current position.
-    pub cursor: usize,
-    /// Playing.
-    pub playing: bool,
-    /// Frames per tick.
-    pub speed: usize,
+pub struct Time(pub Timeline);
+
+impl std::ops::Deref for Time {
+    type Target = Timeline;
+    fn deref(&self) -> &Timeline {
+        &self.0
+    }
 }
 
-/// What a timeline control does.
-#[derive(Clone, Copy, PartialEq)]
-pub enum TimeAction {
-    /// Play or pause.
-    Toggle,
-    /// One back (pauses).
-    Back,
-    /// One forward (pauses).
-    Forward,
-    /// To a position (pauses).
-    Seek(usize),
-    /// Back to the start, paused.
-    Reset,
-    /// Frames per tick.
-    Speed(usize),
-    /// The timer fired.
-    Tick,
-    /// The run changed: new length, back to the start.
-    Frames(usize),
-    /// Jump to the end (show the result at once).
-    End,
-}
-
-impl Reducible for Timeline {
+impl Reducible for Time {
     type Action = TimeAction;
     fn reduce(self: Rc<Self>, a: TimeAction) -> Rc<Self> {
-        let mut t = (*self).clone();
-        let last = t.frames.saturating_sub(1);
-        match a {
-            TimeAction::Toggle => {
-                if !t.playing && t.cursor >= last {
-                    t.cursor = 0;
-                }
-                t.playing = !t.playing && t.frames > 1;
-            }
-            TimeAction::Back => {
-                t.playing = false;
-                t.cursor = t.cursor.saturating_sub(1);
-            }
-            TimeAction::Forward => {
-                t.playing = false;
-                t.cursor = (t.cursor + 1).min(last);
-            }
-            TimeAction::Seek(n) => {
-                t.playing = false;
-                t.cursor = n.min(last);
-            }
-            TimeAction::Reset => {
-                t.playing = false;
-                t.cursor = 0;
-            }
-            TimeAction::Speed(s) => t.speed = s.max(1),
-            TimeAction::Tick => {
-                if t.playing {
-                    t.cursor = (t.cursor + t.speed).min(last);
-                    t.playing = t.cursor < last;
-                }
-            }
-            TimeAction::Frames(n) => {
-                t.frames = n.max(1);
-                t.cursor = t.cursor.min(t.frames - 1);
-                t.playing = false;
-            }
-            TimeAction::End => {
-                t.playing = false;
-                t.cursor = last;
-            }
-        }
-        if t == *self {
+        let t = self.0.apply(a);
+        if t == self.0 {
             self
         } else {
-            Rc::new(t)
+            Rc::new(Time(t))
         }
     }
 }
 
 /// A timeline of `frames` positions that plays at `tick_ms` per step while playing.
 #[hook]
-pub fn use_timeline(frames: usize, tick_ms: u32) -> UseReducerHandle<Timeline> {
-    let t = use_reducer(|| Timeline {
-        frames: frames.max(1),
-        cursor: 0,
-        playing: false,
-        speed: 1,
-    });
+pub fn use_timeline(frames: usize, tick_ms: u32) -> UseReducerHandle<Time> {
+    let t = use_reducer(|| Time(Timeline::new(frames)));
     {
         let d = t.dispatcher();
         use_effect_with(frames, move |&n| d.dispatch(TimeAction::Frames(n)));
@@ -284,7 +190,7 @@ pub fn use_timeline(frames: usize, tick_ms: u32) -> UseReducerHandle<Timeline> {
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
     /// The timeline.
-    pub timeline: UseReducerHandle<Timeline>,
+    pub timeline: UseReducerHandle<Time>,
     /// What a position means, for the scrubber's label (e.g. "২৪,০০০ অনুরোধ").
     pub label: AttrValue,
 }
@@ -334,101 +240,100 @@ pub fn Controls(props: &ControlsProps) -> Html {
     }
 }
 
-/// A piece of background work done in short slices.
-pub trait Job {
-    /// What the finished work gives.
-    type Output;
-    /// Does one short slice (a few milliseconds); returns the output when all is done.
-    fn slice(&mut self) -> Option<Self::Output>;
+/// What a lab knows about one of its runs in the simulation worker.
+#[derive(Clone, PartialEq, Default)]
+pub struct RunState {
+    /// Which run this is about (a new job starts a new run).
+    run: u64,
+    job: Option<Job>,
+    started: f64,
     /// How far along, 0.0..=1.0.
-    fn progress(&self) -> f64;
+    pub progress: f64,
+    /// Partial results so far, in arrival order.
+    pub parts: Rc<Vec<Part>>,
+    /// The result, once done.
+    pub done: Option<Rc<Output>>,
+    /// Why the run failed, if it did.
+    pub failed: Option<String>,
+    /// Milliseconds from the request to the result (0 until done).
+    pub millis: f64,
 }
 
-/// Where a job stands.
-pub enum JobState<T> {
-    /// Working; how far along.
-    Running(f64),
-    /// Done.
-    Done(Rc<T>),
+impl RunState {
+    /// Still computing.
+    pub fn busy(&self) -> bool {
+        self.done.is_none() && self.failed.is_none()
+    }
 }
 
-impl<T> Clone for JobState<T> {
-    fn clone(&self) -> Self {
-        match self {
-            JobState::Running(p) => JobState::Running(*p),
-            JobState::Done(t) => JobState::Done(t.clone()),
+/// What happens to a run.
+pub enum RunAction {
+    /// A new run of this job started.
+    Start(u64, Job),
+    /// Run `.0` said something.
+    Body(u64, Body),
+}
+
+impl Reducible for RunState {
+    type Action = RunAction;
+
+    fn reduce(self: Rc<Self>, action: RunAction) -> Rc<Self> {
+        match action {
+            RunAction::Start(run, job) => Rc::new(RunState {
+                run,
+                job: Some(job),
+                started: now(),
+                ..RunState::default()
+            }),
+            // A message of an older run: never shown.
+            RunAction::Body(run, _) if run != self.run => self,
+            RunAction::Body(_, body) => {
+                let mut s = (*self).clone();
+                match body {
+                    Body::Progress(p) => s.progress = p,
+                    Body::Part(part) => Rc::make_mut(&mut s.parts).push(part),
+                    Body::Done(out) => {
+                        s.progress = 1.0;
+                        s.millis = now() - s.started;
+                        s.done = Some(Rc::new(out));
+                    }
+                    Body::Failed(why) => s.failed = Some(why),
+                    Body::Ready => {}
+                }
+                Rc::new(s)
+            }
         }
     }
 }
 
-impl<T> PartialEq for JobState<T> {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (JobState::Running(a), JobState::Running(b)) => a == b,
-            (JobState::Done(a), JobState::Done(b)) => Rc::ptr_eq(a, b),
-            _ => false,
-        }
-    }
+thread_local! {
+    static RUNS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Runs the job `make(deps)` in slices: as many as fit in about 20 ms per macrotask, then it
-/// yields to the browser. Restarts when `deps` change; a stale run is cancelled.
+/// Runs `job` in the simulation worker and follows it: progress, partial results and the
+/// result. A new `job` cancels the run in flight; what a cancelled run still sends is
+/// dropped, and until the new run answers the state is the new run's (nothing stale shows).
 #[hook]
-pub fn use_job<D, J, F>(deps: D, make: F) -> JobState<J::Output>
-where
-    D: PartialEq + Clone + 'static,
-    J: Job + 'static,
-    J::Output: 'static,
-    F: Fn(&D) -> J + 'static,
-{
-    let state = use_state(|| JobState::Running(0.0));
+pub fn use_work(job: Job) -> RunState {
+    let state = use_reducer(RunState::default);
     {
-        let state = state.clone();
-        use_effect_with(deps, move |deps| {
-            state.set(JobState::Running(0.0));
-            let cancelled = Rc::new(Cell::new(false));
-            run_slices(Rc::new(RefCell::new(make(deps))), cancelled.clone(), state);
-            move || cancelled.set(true)
+        let d = state.dispatcher();
+        use_effect_with(job.clone(), move |job| {
+            let run = RUNS.with(|r| {
+                r.set(r.get() + 1);
+                r.get()
+            });
+            d.dispatch(RunAction::Start(run, job.clone()));
+            let id =
+                super::worker::start(job.clone(), move |b| d.dispatch(RunAction::Body(run, b)));
+            move || super::worker::cancel(id)
         });
     }
-    (*state).clone()
-}
-
-fn run_slices<J: Job + 'static>(
-    job: Rc<RefCell<J>>,
-    cancelled: Rc<Cell<bool>>,
-    state: UseStateHandle<JobState<J::Output>>,
-) {
-    later(move || {
-        if cancelled.get() {
-            return;
-        }
-        let start = now();
-        loop {
-            let out = job.borrow_mut().slice();
-            if let Some(o) = out {
-                state.set(JobState::Done(Rc::new(o)));
-                return;
-            }
-            // Stay well under the 50 ms that makes a long task.
-            if now() - start > 20.0 {
-                break;
-            }
-        }
-        // Redraw the progress bar only when it moved visibly: every redraw costs the lab a render.
-        let p = job.borrow().progress();
-        if !matches!(*state, JobState::Running(old) if p - old < 0.1) {
-            state.set(JobState::Running(p));
-        }
-        run_slices(job, cancelled, state);
-    });
-}
-
-/// Runs `f` in a new macrotask (the closure frees itself once called).
-pub fn later(f: impl FnOnce() + 'static) {
-    let cb = wasm_bindgen::closure::Closure::once_into_js(f);
-    let _ = crate::dom::window()
-        .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 0);
+    if state.job.as_ref() == Some(&job) {
+        (*state).clone()
+    } else {
+        RunState::default()
+    }
 }
 
 /// Milliseconds since the page started (high resolution).
@@ -443,6 +348,14 @@ pub fn progress(p: f64) -> Html {
             <div class="lab-progress-fill" style={format!("width: {:.1}%", p * 100.0)}></div>
             <span>{ format!("হিসাব চলছে… {:.0}%", p * 100.0) }</span>
         </div>
+    }
+}
+
+/// The progress bar of a run, or why it failed.
+pub fn failed_or_progress(run: &RunState) -> Html {
+    match &run.failed {
+        Some(why) => html! { <p class="field-error" role="alert">{ why.clone() }</p> },
+        None => progress(run.progress),
     }
 }
 

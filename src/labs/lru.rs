@@ -6,104 +6,17 @@
 //! (op, result, list) with the current row marked. A student can type their own operations,
 //! cache size and any registry policy; the numbers come from `redislab_sim` (`policy_trace`).
 
-use super::kit::{use_params, use_timeline, Controls, LabProps, ParamForm, TimeAction};
+use super::kit::{
+    failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
+    TimeAction,
+};
 use redislab_deck::bn;
-use redislab_sim::eviction::lru_trace::{parse_ops, policy_trace, OpKind, Outcome, TraceStep};
-use redislab_sim::eviction::registry::{by_name, Spec};
-use redislab_sim::labs::params::{Params, LRU};
+use redislab_sim::eviction::lru_trace::{OpKind, Outcome, TraceStep};
+use redislab_sim::labs::eviction::{touch, LruWalk, Touch};
+use redislab_sim::labs::params::{LruParams, LRU};
+use redislab_sim::labs::work::{Job, Output};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
-
-/// One run of the operations through the chosen policy.
-#[derive(PartialEq)]
-struct Run {
-    /// Registry name of the policy (`lru`).
-    policy: String,
-    /// Cache size in keys.
-    capacity: usize,
-    /// One row per operation.
-    steps: Vec<TraceStep>,
-    /// The policy's own one-line rule for its victim (English, from the sim).
-    rule: &'static str,
-    /// Why the run could not be made (never expected: the parameters are checked).
-    error: Option<String>,
-}
-
-fn run(p: &Params) -> Run {
-    let policy = p.get("policy").to_string();
-    let capacity = p.u32("capacity").max(1);
-    // The seed of the policies' own randomness (RANDOM, the sampled Redis policies).
-    let seed = p.u32("seed");
-    let mut r = Run {
-        policy: policy.clone(),
-        capacity: capacity as usize,
-        steps: Vec::new(),
-        rule: "",
-        error: None,
-    };
-    let spec = Spec {
-        capacity,
-        seed,
-        future: &[],
-    };
-    r.rule = by_name(&policy, &spec).map_or("", |pol| pol.victim_rule());
-    match parse_ops(p.get("ops"))
-        .and_then(|ops| policy_trace(&policy, capacity, seed, &ops).map_err(|e| e.to_string()))
-    {
-        Ok(steps) => r.steps = steps,
-        Err(e) => r.error = Some(e),
-    }
-    r
-}
-
-/// What the two ends of the policy's order mean, and whether the order is a real linked list
-/// with HEAD/TAIL sentinels (as in the seed's code).
-fn ends(policy: &str) -> (&'static str, &'static str, bool) {
-    match policy {
-        "lru" => ("MRU", "LRU", true),
-        "fifo" => ("নতুন", "পুরোনো", true),
-        "clock" | "sieve" => ("নতুন", "পুরোনো", true),
-        "random" => ("নতুন", "পুরোনো", false),
-        "lfu" => ("বেশি ব্যবহৃত", "কম ব্যবহৃত", false),
-        "opt" => ("শিগগির লাগবে", "দেরিতে লাগবে", false),
-        "redis-lru" | "redis-lru-nopool" => ("সাম্প্রতিক", "অলস", false),
-        _ => ("নিরাপদ", "victim-এর দিকে", false),
-    }
-}
-
-/// Whom the policy evicts, in Bengali.
-fn why_bn(policy: &str) -> &'static str {
-    match policy {
-        "lru" => "লেজ (tail) = least recently used, যাকে সবচেয়ে বেশি সময় কেউ ছোঁয়নি",
-        "fifo" => "লেজ = সবচেয়ে আগে ঢোকা key; hit-এ ক্রম বদলায় না",
-        "random" => "এলোমেলোভাবে বাছা একটি key",
-        "lfu" => "সবচেয়ে কম ব্যবহৃত key (সমান হলে যে আগে ঢুকেছে)",
-        "opt" => "যে key সবচেয়ে দেরিতে আবার লাগবে (Belady-র OPT)",
-        "clock" => "hand ঘুরে পাওয়া প্রথম key, যার reference bit নেই",
-        "sieve" => "hand-এর পাওয়া প্রথম key, যা visited নয়",
-        "redis-lru" => "নমুনা আর pool-এর মধ্যে সবচেয়ে বেশি সময় অলস key",
-        "redis-lru-nopool" => "৫টি নমুনার মধ্যে সবচেয়ে বেশি সময় অলস key",
-        "redis-lfu" => "নমুনা আর pool-এর মধ্যে সবচেয়ে ছোট (ক্ষয়-হওয়া) log counter",
-        "slru" => "probation অংশের LRU key, যাকে একবারই পড়া হয়েছে",
-        "2q" => "A1in-এর সবচেয়ে পুরোনো নতুন-আসা key, নইলে Am-এর LRU",
-        "arc" => "T1 বা T2-এর LRU key, যেটি তার লক্ষ্য-আকার ছাড়িয়েছে",
-        "w-tinylfu" => "window থেকে আসা key আর probation-এর LRU-র frequency দ্বন্দ্বে হারু",
-        _ => "policy-র নিজের নিয়মে",
-    }
-}
-
-/// What a hit does to the policy's bookkeeping, in Bengali.
-fn on_hit(policy: &str) -> &'static str {
-    match policy {
-        "lru" => "node খুলে মাথায় (MRU) বসানো হলো — মাত্র দুটি pointer বদল",
-        "fifo" => "FIFO-তে hit-এ ক্রম বদলায় না",
-        "clock" => "শুধু reference bit জ্বলল, ক্রম একই",
-        "sieve" => "শুধু visited bit জ্বলল, ক্রম একই",
-        "random" => "random-এ hit-এ কিছুই বদলায় না",
-        "lfu" => "ব্যবহারের counter এক বাড়ল",
-        _ => "policy তার হিসাব হালনাগাদ করল",
-    }
-}
 
 fn op_text(s: &TraceStep) -> String {
     let verb = match s.op.kind {
@@ -113,29 +26,8 @@ fn op_text(s: &TraceStep) -> String {
     format!("{verb} {}", s.op.key)
 }
 
-/// How the current step touched its key.
-#[derive(Clone, Copy, PartialEq)]
-enum Touch {
-    /// Was resident: a hit or an update.
-    Hit,
-    /// Newly loaded or stored.
-    New,
-    /// The policy refused the new key (OPT's bypass, W-TinyLFU's admission).
-    Refused,
-}
-
-fn touch(step: &TraceStep, before: &[String]) -> Touch {
-    if step.evicted.as_deref() == Some(step.op.key.as_str()) {
-        Touch::Refused
-    } else if step.outcome == Outcome::Hit || before.contains(&step.op.key) {
-        Touch::Hit
-    } else {
-        Touch::New
-    }
-}
-
 /// The Bengali sentence for step `n` of `total`.
-fn sentence(run: &Run, n: usize, total: usize, step: &TraceStep, t: Touch) -> Html {
+fn sentence(run: &LruWalk, n: usize, total: usize, step: &TraceStep, t: Touch) -> Html {
     let k = step.op.key.clone();
     let lru = run.policy == "lru";
     let head = format!(
@@ -146,7 +38,7 @@ fn sentence(run: &Run, n: usize, total: usize, step: &TraceStep, t: Touch) -> Ht
     );
     let what = match (step.outcome, t) {
         (Outcome::Hit, _) => html! {
-            <><b class="lru-w-hit">{"hit"}</b>{format!(" — {k} ক্যাশেই আছে; hash map O(1)-এ তার node দেখাল, {}।", on_hit(&run.policy))}</>
+            <><b class="lru-w-hit">{"hit"}</b>{format!(" — {k} ক্যাশেই আছে; hash map O(1)-এ তার node দেখাল, {}।", run.hit_bn)}</>
         },
         (Outcome::MissLoad, Touch::Refused) => html! {
             <><b class="lru-w-miss">{"miss"}</b>{format!(" — {k} ক্যাশে নেই; ডেটাবেস থেকে load করে উত্তর দেওয়া হলো।")}</>
@@ -164,13 +56,13 @@ fn sentence(run: &Run, n: usize, total: usize, step: &TraceStep, t: Touch) -> Ht
             <><b class="lru-w-miss">{"stored"}</b>{format!(" — নতুন key {k} রাখা হলো{}।", if lru { " মাথায় (MRU)" } else { "" })}</>
         },
     };
-    let cap = bn::digits(run.capacity, 1);
+    let cap = bn::digits(run.capacity as usize, 1);
     let evict = match (&step.evicted, t) {
         (Some(_), Touch::Refused) => html! {
-            <>{" কিন্তু policy "}<b class="lru-w-evict">{ k.clone() }</b>{format!("-কে ক্যাশে রাখল না (evict {k}) — victim {}।", why_bn(&run.policy))}</>
+            <>{" কিন্তু policy "}<b class="lru-w-evict">{ k.clone() }</b>{format!("-কে ক্যাশে রাখল না (evict {k}) — victim {}।", run.rule_bn)}</>
         },
         (Some(x), _) => html! {
-            <>{format!(" ক্যাশ ভরা ({cap}/{cap}), তাই ")}<b class="lru-w-evict">{format!("evict {x}")}</b>{format!(" — {}।", why_bn(&run.policy))}</>
+            <>{format!(" ক্যাশ ভরা ({cap}/{cap}), তাই ")}<b class="lru-w-evict">{format!("evict {x}")}</b>{format!(" — {}।", run.rule_bn)}</>
         },
         (None, Touch::New) => html! { {" জায়গা ছিল, কাউকে সরাতে হয়নি।"} },
         (None, _) => Html::default(),
@@ -183,26 +75,21 @@ fn sentence(run: &Run, n: usize, total: usize, step: &TraceStep, t: Touch) -> Ht
 pub fn LruLab(props: &LabProps) -> Html {
     let p = use_params(LRU, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
-    let run = use_memo(params.clone(), run);
-    let total = run.steps.len();
+    let work = use_work(Job::Lru(params.typed::<LruParams>()));
+    let walk = match work.done.as_deref() {
+        Some(Output::Lru(w)) => Some(w),
+        _ => None,
+    };
+    let total = walk.map_or(0, |w| w.steps.len());
     let t = use_timeline(total + 1, 700);
     let cursor = t.cursor.min(total);
-    let step = cursor.checked_sub(1).and_then(|i| run.steps.get(i));
-    let empty: Vec<String> = Vec::new();
-    let before: &[String] = cursor
-        .checked_sub(2)
-        .and_then(|i| run.steps.get(i))
-        .map_or(&empty, |s| &s.order);
-    let order: &[String] = step.map_or(&empty, |s| &s.order);
-    let touched = step.map(|s| (s.op.key.clone(), touch(s, before)));
-    let (end_a, end_b, linked) = ends(&run.policy);
-
-    // Keep the current row of a scrolling table in view (inside the table only, never the page).
     let wrap = use_node_ref();
     {
         let wrap = wrap.clone();
         use_effect_with(cursor, move |_| {
             if let Some(w) = wrap.cast::<web_sys::HtmlElement>() {
+                // Keep the current row of a scrolling table in view (inside the table only,
+                // never the page).
                 if w.scroll_height() > w.client_height() {
                     if let Some(row) = w
                         .query_selector("tr.current")
@@ -220,6 +107,35 @@ pub fn LruLab(props: &LabProps) -> Html {
             }
         });
     }
+    let only = if props.embedded {
+        vec!["ops", "capacity"]
+    } else {
+        Vec::new()
+    };
+    let top = html! {
+        <div class="lru-top">
+            <ParamForm state={p.state.0.clone()} set={p.set.clone()} only={only} />
+            if props.embedded { { super::open_full("lru", &params.to_query()) } }
+        </div>
+    };
+    let Some(run) = walk else {
+        return html! {
+            <div class={classes!("lab", "lab-lru", props.embedded.then_some("embedded"))} data-lab="lru" aria-busy={work.busy().to_string()}>
+                { top }
+                { failed_or_progress(&work) }
+            </div>
+        };
+    };
+    let step = cursor.checked_sub(1).and_then(|i| run.steps.get(i));
+    let empty: Vec<String> = Vec::new();
+    let before: &[String] = cursor
+        .checked_sub(2)
+        .and_then(|i| run.steps.get(i))
+        .map_or(&empty, |s| &s.order);
+    let order: &[String] = step.map_or(&empty, |s| &s.order);
+    let touched = step.map(|s| (s.op.key.clone(), touch(s, before)));
+    let [end_a, end_b] = &run.order_bn;
+    let linked = run.linked;
 
     let label = match step {
         Some(s) => format!(
@@ -232,10 +148,10 @@ pub fn LruLab(props: &LabProps) -> Html {
     };
 
     let text = match step {
-        Some(s) => sentence(&run, cursor, total, s, touch(s, before)),
+        Some(s) => sentence(run, cursor, total, s, touch(s, before)),
         None => html! { <>{format!(
             "শুরু: ক্যাশ খালি, জায়গা {}টি key-এর। ▶ চাপুন বা এক ধাপ করে এগোন — {}টি অপারেশন।",
-            bn::digits(run.capacity, 1),
+            bn::digits(run.capacity as usize, 1),
             bn::digits(total, 1)
         )}</> },
     };
@@ -271,7 +187,7 @@ pub fn LruLab(props: &LabProps) -> Html {
     let why_short = if run.policy == "lru" {
         "tail = least recently used"
     } else {
-        run.rule
+        run.rule.as_str()
     };
     let list = html! {
         <div class="lru-list-wrap">
@@ -307,7 +223,7 @@ pub fn LruLab(props: &LabProps) -> Html {
     map.sort_by(|a, b| a.1.cmp(b.1));
     let map_view = html! {
         <div class="lru-map">
-            <p class="lru-cap">{ format!("hash map · {}/{} ভরা", bn::digits(order.len(), 1), bn::digits(run.capacity, 1)) }</p>
+            <p class="lru-cap">{ format!("hash map · {}/{} ভরা", bn::digits(order.len(), 1), bn::digits(run.capacity as usize, 1)) }</p>
             <table class="lru-map-table">
                 <thead><tr><th scope="col">{"key"}</th><th scope="col">{"→ node"}</th></tr></thead>
                 <tbody>
@@ -364,18 +280,9 @@ pub fn LruLab(props: &LabProps) -> Html {
         </div>
     };
 
-    let only = if props.embedded {
-        vec!["ops", "capacity"]
-    } else {
-        Vec::new()
-    };
     html! {
-        <div class={classes!("lab", "lab-lru", props.embedded.then_some("embedded"))} data-lab="lru">
-            <div class="lru-top">
-                <ParamForm state={(*p.state).clone()} set={p.set.clone()} {only} />
-                if props.embedded { { super::open_full("lru", &params.to_query()) } }
-            </div>
-            if let Some(e) = &run.error { <p class="field-error" role="alert">{ e.clone() }</p> }
+        <div class={classes!("lab", "lab-lru", props.embedded.then_some("embedded"))} data-lab="lru" aria-busy="false">
+            { top }
             <Controls timeline={t.clone()} label={label} />
             <div class="lru-stage">
                 { list }

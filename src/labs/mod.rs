@@ -1,6 +1,8 @@
-//! The live labs: one component per lab, drawing what `redislab-sim` computes. A lab opens on
-//! the seed's parameters, keeps them in the URL on its own page (`#/lab/<id>?…`) and can sit
-//! inside a slide (`:::lab <id> key=value …` in a deck).
+//! The live labs: one component per lab, drawing what `redislab-sim` computes in the
+//! simulation worker ([`worker`]). A lab opens on the seed's parameters, keeps them in the URL
+//! on its own page (`#/lab/<id>?…`) and can sit inside a slide (`:::lab <id> key=value …` in a
+//! deck). [`LABS`] is the one table of labs; their parameter fields are the simulator's
+//! (`redislab_sim::labs::params::fields`), which `labsim` shares.
 
 pub mod eviction;
 pub mod jitter;
@@ -9,39 +11,73 @@ pub mod lru;
 pub mod sampling;
 pub mod stampede;
 pub mod widgets;
+pub mod worker;
 
 use crate::dom;
 use kit::LabProps;
 use redislab_deck::route;
 use yew::prelude::*;
 
-/// Title of each lab, in Bengali.
+/// One lab: everything the app needs to know about it, in one place.
+pub struct Lab {
+    /// Id in addresses (`#/lab/<id>`) and deck directives (`:::lab <id>`).
+    pub id: &'static str,
+    /// Title, in Bengali.
+    pub title: &'static str,
+    /// One line on what a student sees (the home page's card).
+    pub blurb: &'static str,
+    /// Draws it.
+    pub view: fn(LabProps) -> Html,
+}
+
+/// Every lab, in the home page's order.
+pub const LABS: &[Lab] = &[
+    Lab {
+        id: "lru",
+        title: "LRU-র ভেতরে — ধাপে ধাপে",
+        blurb: "hash map আর doubly linked list — প্রতিটি get/put-এ কী বদলায়, কে বেরোয় আর কেন",
+        view: |p| html! { <lru::LruLab ..p /> },
+    },
+    Lab {
+        id: "eviction",
+        title: "Eviction policy-র দৌড়",
+        blurb:
+            "FIFO, RANDOM, LRU, LFU, OPT আর আধুনিক policy — তিন trace-এ hit ratio, seed-এর টেবিল হুবহু",
+        view: |p| html! { <eviction::EvictionLab ..p /> },
+    },
+    Lab {
+        id: "sampling",
+        title: "নমুনা-ভিত্তিক LRU কতটা ভালো",
+        blurb: "Redis-এর নমুনা-ভিত্তিক LRU: k-টি নমুনা কতটা কাছে যায়, k/(k+1)",
+        view: |p| html! { <sampling::SamplingLab ..p /> },
+    },
+    Lab {
+        id: "jitter",
+        title: "TTL jitter — একসাথে মরা ঠেকানো",
+        blurb: "একসাথে লেখা key একসাথে মরে — jitter দিলে ঢেউ কতটা চ্যাপ্টা হয়",
+        view: |p| html! { <jitter::JitterLab ..p /> },
+    },
+    Lab {
+        id: "stampede",
+        title: "Cache stampede — চার নকশা পাশাপাশি",
+        blurb: "মেয়াদের মুহূর্তে ডেটাবেসে ভিড় — none, lock, stale, XFetch পাশাপাশি",
+        view: |p| html! { <stampede::StampedeLab ..p /> },
+    },
+];
+
+/// The lab with this id.
+pub fn find(id: &str) -> Option<&'static Lab> {
+    LABS.iter().find(|l| l.id == id)
+}
+
+/// Title of a lab, in Bengali.
 pub fn title(id: &str) -> &'static str {
-    match id {
-        "lru" => "LRU-র ভেতরে — ধাপে ধাপে",
-        "eviction" => "Eviction policy-র দৌড়",
-        "sampling" => "নমুনা-ভিত্তিক LRU কতটা ভালো",
-        "jitter" => "TTL jitter — একসাথে মরা ঠেকানো",
-        "stampede" => "Cache stampede — চার নকশা পাশাপাশি",
-        _ => "ল্যাব",
-    }
+    find(id).map_or("ল্যাব", |l| l.title)
 }
 
 /// The lab `id` with these props.
 pub fn lab(id: &str, props: LabProps) -> Html {
-    let LabProps {
-        query,
-        embedded,
-        on_query,
-    } = props;
-    match id {
-        "lru" => html! { <lru::LruLab {query} {embedded} {on_query} /> },
-        "eviction" => html! { <eviction::EvictionLab {query} {embedded} {on_query} /> },
-        "sampling" => html! { <sampling::SamplingLab {query} {embedded} {on_query} /> },
-        "jitter" => html! { <jitter::JitterLab {query} {embedded} {on_query} /> },
-        "stampede" => html! { <stampede::StampedeLab {query} {embedded} {on_query} /> },
-        _ => Html::default(),
-    }
+    find(id).map_or_else(Html::default, |l| (l.view)(props))
 }
 
 /// Props of [`LabPage`].

@@ -3,89 +3,19 @@
 //! 100% = oldest). The line chart shows the measured mean against the theory `k/(k+1)` and
 //! exact LRU's 100%; the timeline walks through `k`, with the seed's sentence ("k = 5: victim
 //! গড়ে বাকি ৮৩% key-এর চেয়ে পুরোনো") in measured numbers. Numbers come from
-//! `redislab_sim::sampling_point` (one `k` per slice, the same numbers as `sampling_quality`).
+//! `redislab_sim`'s `SamplingRun` in the simulation worker (a point per `k` as it is measured,
+//! the same numbers as `sampling_quality`).
 
 use super::kit::{
-    progress, use_job, use_params, use_timeline, Controls, Job, JobState, LabProps, ParamForm,
+    failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
     TimeAction,
 };
 use super::widgets::{line_chart, Axes, Series};
 use redislab_deck::bn;
-use redislab_sim::labs::params::{Params, SAMPLING};
-use redislab_sim::{sampling_point, Mulberry32, SamplingPoint};
-use std::rc::Rc;
+use redislab_sim::eviction::sampling::SamplingPoint;
+use redislab_sim::labs::params::{SamplingParams, SAMPLING};
+use redislab_sim::labs::work::{Job, Output, Part};
 use yew::prelude::*;
-
-/// The experiment's inputs, read from the parameters.
-#[derive(Clone, Copy, PartialEq)]
-struct Setup {
-    keys: u32,
-    kmax: u32,
-    trials: u32,
-    seed: u32,
-}
-
-impl Setup {
-    fn from(p: &Params) -> Self {
-        Setup {
-            keys: p.u32("keys").max(2),
-            kmax: p.u32("kmax").clamp(1, 64),
-            trials: p.u32("trials").max(1),
-            seed: p.u32("seed"),
-        }
-    }
-
-    /// Random draws of the whole run.
-    fn draws(&self) -> u64 {
-        u64::from(self.trials) * u64::from(self.kmax) * u64::from(self.kmax + 1) / 2
-    }
-}
-
-/// `sampling_quality` for `k = 1..=kmax`, one `k` per slice, continuing one `mulberry32(seed)`
-/// from `k` to `k` exactly as the single call (and `labsim`) does.
-struct SamplingJob {
-    setup: Setup,
-    rng: Mulberry32,
-    next: u32,
-    drawn: u64,
-    points: Vec<SamplingPoint>,
-}
-
-impl SamplingJob {
-    fn new(setup: Setup) -> Self {
-        SamplingJob {
-            rng: Mulberry32::new(setup.seed),
-            setup,
-            next: 1,
-            drawn: 0,
-            points: Vec::with_capacity(setup.kmax as usize),
-        }
-    }
-}
-
-impl Job for SamplingJob {
-    type Output = Vec<SamplingPoint>;
-
-    fn slice(&mut self) -> Option<Vec<SamplingPoint>> {
-        if self.next <= self.setup.kmax {
-            let k = self.next;
-            self.points.push(sampling_point(
-                self.setup.keys,
-                k,
-                self.setup.trials,
-                &mut self.rng,
-            ));
-            self.drawn += u64::from(self.setup.trials) * u64::from(k);
-            self.next += 1;
-        }
-        (self.next > self.setup.kmax).then(|| std::mem::take(&mut self.points))
-    }
-
-    fn progress(&self) -> f64 {
-        let all = self.setup.draws().max(1);
-        self.drawn as f64 / all as f64
-    }
-}
 
 /// A fraction as a percentage with one decimal, in Bengali digits.
 fn pct_bn(x: f64) -> String {
@@ -109,18 +39,20 @@ fn remark(k: u32) -> &'static str {
 pub fn SamplingLab(props: &LabProps) -> Html {
     let p = use_params(SAMPLING, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
-    let setup = Setup::from(&params);
-    // Always in slices (one k each): even the seed's run is ~0.3 M draws, too long for one
-    // main-thread task in the browser.
-    let job = use_job(setup, |&s| SamplingJob::new(s));
-    let points: Option<Rc<Vec<SamplingPoint>>> = match &job {
-        JobState::Done(v) if v.len() == setup.kmax as usize => Some(v.clone()),
-        _ => None,
-    };
-    let running = match (&points, &job) {
-        (None, JobState::Running(f)) => Some(*f),
-        (None, _) => Some(0.0),
-        _ => None,
+    let setup: SamplingParams = params.typed();
+    let run = use_work(Job::Sampling(setup));
+    let busy = run.busy();
+    // The points measured so far (all of them once done): the chart grows as they arrive.
+    let points: Vec<SamplingPoint> = match run.done.as_deref() {
+        Some(Output::Sampling(v)) => v.clone(),
+        _ => run
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::SamplingPoint(pt) => Some(*pt),
+                _ => None,
+            })
+            .collect(),
     };
 
     let t = use_timeline(setup.kmax as usize, 600);
@@ -132,11 +64,7 @@ pub fn SamplingLab(props: &LabProps) -> Html {
         });
     }
     let k = (t.cursor as u32 + 1).min(setup.kmax);
-    let at = |k: u32| {
-        points
-            .as_ref()
-            .and_then(|v| v.iter().find(|p| p.k == k).copied())
-    };
+    let at = |k: u32| points.iter().find(|p| p.k == k).copied();
     let cur = at(k);
 
     let label = format!("k = {k}");
@@ -150,7 +78,7 @@ pub fn SamplingLab(props: &LabProps) -> Html {
     };
 
     let chart = match &points {
-        Some(v) => {
+        v if !v.is_empty() => {
             let series = [
                 Series {
                     name: "মাপা (simulation)".into(),
@@ -181,7 +109,7 @@ pub fn SamplingLab(props: &LabProps) -> Html {
             };
             line_chart(&series, &axes, 100.0, Some(f64::from(k)))
         }
-        None => progress(running.unwrap_or(0.0)),
+        _ => failed_or_progress(&run),
     };
 
     // Where the victim stands among the resident keys, newest → oldest.
@@ -218,9 +146,9 @@ pub fn SamplingLab(props: &LabProps) -> Html {
         Vec::new()
     };
     html! {
-        <div class={classes!("lab", "lab-sampling", props.embedded.then_some("embedded"))} data-lab="sampling">
+        <div class={classes!("lab", "lab-sampling", props.embedded.then_some("embedded"))} data-lab="sampling" aria-busy={busy.to_string()}>
             <div class="smp-top">
-                <ParamForm state={(*p.state).clone()} set={p.set.clone()} {only} />
+                <ParamForm state={p.state.0.clone()} set={p.set.clone()} {only} />
                 if props.embedded { { super::open_full("sampling", &params.to_query()) } }
             </div>
             <Controls timeline={t.clone()} label={label} />
@@ -233,7 +161,7 @@ pub fn SamplingLab(props: &LabProps) -> Html {
                     <p class="smp-step" aria-live="polite">{ sentence }</p>
                     if let Some(r) = ruler { { r } }
                     if !remark(k).is_empty() { <p class="smp-remark">{ remark(k) }</p> }
-                    if points.is_some() {
+                    if !busy {
                         <div class="smp-stats">
                             { stat(5, "Redis ডিফল্ট", Some("sampling-k5")) }
                             { stat(10, "দশটি নমুনা", None) }

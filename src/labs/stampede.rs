@@ -7,89 +7,25 @@
 //! y scale) swept by a timeline with a cursor on every chart and the counters up to the cursor
 //! (DB recomputes, waited at expiry, served stale, peak parallel), a one-line takeaway, and the
 //! seed's final table (none 503 503 0 117 / lock 5 475 0 1 / stale 5 0 475 1 / xfetch 12 0 0 3
-//! with the seed's parameters). The runs come from `redislab-sim`'s `StampedeSim`, stepped a
-//! few milliseconds at a time.
+//! with the seed's parameters). The runs come from `redislab-sim`'s `StampedeSet`, run in the
+//! simulation worker.
 
 use super::kit::{
-    now, progress, use_job, use_params, use_timeline, Controls, Job, JobState, LabProps, ParamForm,
+    failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
     TimeAction,
 };
 use super::widgets::num;
 use redislab_deck::bn;
 use redislab_sim::jsfmt::js_string;
-use redislab_sim::labs::params::{stampede_config, Params, STAMPEDE};
-use redislab_sim::labs::stampede::{
-    header, Bucket, Counters, Mode, StampedeConfig, StampedeRun, StampedeSummary,
-};
+use redislab_sim::labs::params::{StampedeParams, STAMPEDE};
+use redislab_sim::labs::stampede::{header, Counters, Mode, StampedeConfig, StampedeSummary};
+use redislab_sim::labs::work::{Job, Output};
 use yew::prelude::*;
 
-/// Most buckets on a chart.
-const MAX_BUCKETS: f64 = 300.0;
 /// Timeline positions at most (several buckets per position on long runs).
 const MAX_FRAMES: usize = 240;
-/// Work per slice, in milliseconds (the job runner adds slices up to ~12 ms per task).
-const SLICE_MS: f64 = 4.0;
-/// Arrivals between clock checks.
-const EVENTS: usize = 4_096;
 /// Milliseconds per timeline tick.
 const TICK_MS: u32 = 120;
-
-/// A round bucket width giving at most `MAX_BUCKETS` buckets.
-fn bucket_width(duration: f64) -> f64 {
-    const NICE: [f64; 12] = [
-        0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0,
-    ];
-    NICE.into_iter()
-        .find(|w| duration / w <= MAX_BUCKETS)
-        .unwrap_or(5.0)
-}
-
-/// The run the parameters describe, with chart buckets sized for its duration.
-fn config(p: &Params) -> StampedeConfig {
-    let mut cfg = stampede_config(p);
-    cfg.bucket = bucket_width(cfg.duration);
-    cfg
-}
-
-/// The four modes, one after another, a chunk of arrivals per step.
-struct RunJob {
-    cfg: StampedeConfig,
-    current: Option<StampedeRun>,
-    done: Vec<StampedeSummary>,
-}
-
-impl Job for RunJob {
-    type Output = Vec<StampedeSummary>;
-
-    fn slice(&mut self) -> Option<Vec<StampedeSummary>> {
-        let start = now();
-        loop {
-            let Some(&mode) = Mode::ALL.get(self.done.len()) else {
-                return Some(std::mem::take(&mut self.done));
-            };
-            let cfg = self.cfg;
-            let r = self
-                .current
-                .get_or_insert_with(|| StampedeRun::new(&cfg, mode));
-            if r.step(EVENTS) {
-                if let Some(r) = self.current.take() {
-                    self.done.push(r.finish());
-                }
-            }
-            if now() - start > SLICE_MS {
-                return None;
-            }
-        }
-    }
-
-    fn progress(&self) -> f64 {
-        let cur = self
-            .current
-            .as_ref()
-            .map_or(0.0, |r| (r.time() / self.cfg.duration).clamp(0.0, 1.0));
-        (self.done.len() as f64 + cur) / Mode::ALL.len() as f64
-    }
-}
 
 /// Bengali name of a mode and its one-line takeaway (short inside a slide).
 fn about(mode: Mode, c: &Counters, short: bool) -> (&'static str, String) {
@@ -129,19 +65,6 @@ fn about(mode: Mode, c: &Counters, short: bool) -> (&'static str, String) {
         ),
     };
     (title, if short { brief } else { long }.to_string())
-}
-
-/// Counters over the first `upto` buckets.
-fn so_far(buckets: &[Bucket], upto: usize) -> Counters {
-    let mut c = Counters::default();
-    for b in &buckets[..upto.min(buckets.len())] {
-        c.requests += u64::from(b.requests);
-        c.db += u64::from(b.recomputes);
-        c.waited += u64::from(b.waited);
-        c.stale += u64::from(b.stale);
-        c.peak = c.peak.max(b.peak_inflight);
-    }
-    c
 }
 
 /// One mode's DB-load strip with the cursor after `upto` buckets.
@@ -186,7 +109,7 @@ fn card(
     embedded: bool,
 ) -> Html {
     let name = run.mode.name();
-    let now = so_far(&run.buckets, upto);
+    let now = run.so_far(upto);
     let (title, take) = about(run.mode, &run.counters, embedded);
     let stat = |label: &'static str, short: &'static str, v: String, key: &'static str| {
         html! {
@@ -257,21 +180,21 @@ fn table(runs: &[StampedeSummary], cfg: &StampedeConfig, embedded: bool) -> Html
 pub fn StampedeLab(props: &LabProps) -> Html {
     let p = use_params(STAMPEDE, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
-    let cfg = config(&params);
-    let job = use_job(cfg, |&cfg| RunJob {
-        cfg,
-        current: None,
-        done: Vec::new(),
-    });
-
-    let n = match &job {
-        JobState::Done(runs) => runs.first().map_or(1, |r| r.buckets.len()),
-        JobState::Running(_) => 1,
+    let typed: StampedeParams = params.typed();
+    let cfg = typed.config();
+    let run = use_work(Job::Stampede(typed));
+    let busy = run.busy();
+    let runs = match run.done.as_deref() {
+        Some(Output::Stampede { runs, .. }) => Some(runs),
+        _ => None,
     };
+
+    let n = runs.and_then(|r| r.first()).map_or(1, |r| r.buckets.len());
     let step = n.div_ceil(MAX_FRAMES).max(1);
-    let frames = match &job {
-        JobState::Done(_) => n.div_ceil(step) + 1,
-        JobState::Running(_) => 1,
+    let frames = if runs.is_some() {
+        n.div_ceil(step) + 1
+    } else {
+        1
     };
     let t = use_timeline(frames, TICK_MS);
     {
@@ -284,9 +207,9 @@ pub fn StampedeLab(props: &LabProps) -> Html {
         });
     }
 
-    let (view, final_table) = match &job {
-        JobState::Running(x) => (progress(*x), Html::default()),
-        JobState::Done(runs) => {
+    let (view, final_table) = match runs {
+        None => (failed_or_progress(&run), Html::default()),
+        Some(runs) => {
             let upto = (t.cursor * step).min(n);
             let width = cfg.bucket;
             let at = (upto as f64 * width).min(cfg.duration);
@@ -327,11 +250,11 @@ pub fn StampedeLab(props: &LabProps) -> Html {
     };
     let wall = cfg.rate * cfg.delta;
     let form = html! {
-        <ParamForm state={(*p.state).clone()} set={p.set.clone()}
+        <ParamForm state={p.state.0.clone()} set={p.set.clone()}
             only={if props.embedded { vec!["delta", "beta"] } else { Vec::new() }} />
     };
     html! {
-        <div class={classes!("lab", "lab-stampede", props.embedded.then_some("embedded"))} data-lab="stampede">
+        <div class={classes!("lab", "lab-stampede", props.embedded.then_some("embedded"))} data-lab="stampede" aria-busy={busy.to_string()}>
             if !props.embedded {
                 <p class="st-lead">
                     { format!("একটা hot key, সেকেন্ডে λ = {} অনুরোধ (seeded Poisson), recompute-এ Δ = {} s, TTL {} s। মেয়াদের দেয়ালে একসাথে আটকায় প্রায় λ × Δ = {}টি অনুরোধ — একই seed-এ চার নকশা পাশাপাশি।",

@@ -30,26 +30,41 @@ pub fn free_port() -> u16 {
 /// Serves `dist/` on a free port, once per test process; returns the base URL.
 pub fn app_url() -> &'static str {
     static URL: OnceLock<String> = OnceLock::new();
-    URL.get_or_init(|| {
-        let dist = env_path("REDISLAB_DIST");
-        assert!(
-            dist.join("index.html").exists(),
-            "{}/index.html is missing: build the app first",
-            dist.display()
-        );
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the static server");
-        let url = format!(
-            "http://127.0.0.1:{}/",
-            listener.local_addr().unwrap().port()
-        );
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let dist = dist.clone();
-                std::thread::spawn(move || serve_one(stream, &dist));
-            }
-        });
-        url
-    })
+    URL.get_or_init(|| serve_dist("/").url)
+}
+
+/// A static server of `dist/` under a path prefix, as a static host serves a project site.
+pub struct Served {
+    /// The app's URL (`http://127.0.0.1:<port><prefix>`).
+    pub url: String,
+    /// Every path requested so far.
+    pub requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+/// Serves `dist/` under `prefix` (`/` or `/redis-lab/`) on a free port: `<prefix>x` is
+/// `dist/x`, anything outside the prefix is a 404.
+pub fn serve_dist(prefix: &'static str) -> Served {
+    let dist = env_path("REDISLAB_DIST");
+    assert!(
+        dist.join("index.html").exists(),
+        "{}/index.html is missing: build the app first",
+        dist.display()
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind the static server");
+    let url = format!(
+        "http://127.0.0.1:{}{prefix}",
+        listener.local_addr().unwrap().port()
+    );
+    let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = requests.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let dist = dist.clone();
+            let log = log.clone();
+            std::thread::spawn(move || serve_one(stream, &dist, prefix, &log));
+        }
+    });
+    Served { url, requests }
 }
 
 fn content_type(path: &Path) -> &'static str {
@@ -65,7 +80,12 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-fn serve_one(mut stream: TcpStream, dist: &Path) {
+fn serve_one(
+    mut stream: TcpStream,
+    dist: &Path,
+    prefix: &str,
+    log: &std::sync::Mutex<Vec<String>>,
+) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
     let mut request = String::new();
     if reader.read_line(&mut request).is_err() {
@@ -83,15 +103,24 @@ fn serve_one(mut stream: TcpStream, dist: &Path) {
         .split(['?', '#'])
         .next()
         .unwrap_or("/");
-    let rel = path.trim_start_matches('/');
-    let file = if rel.is_empty() || rel.contains("..") {
-        dist.join("index.html")
-    } else {
-        dist.join(rel)
-    };
-    let (status, body, ctype) = match std::fs::read(&file) {
-        Ok(b) => ("200 OK", b, content_type(&file)),
-        Err(_) => ("404 Not Found", b"not found".to_vec(), "text/plain"),
+    if let Ok(mut l) = log.lock() {
+        l.push(path.to_string());
+    }
+    // Outside the app's folder there is nothing (a host serving a project site has other
+    // things there, never the app's files).
+    let file = path.strip_prefix(prefix).map(|rel| {
+        if rel.is_empty() || rel.contains("..") {
+            dist.join("index.html")
+        } else {
+            dist.join(rel)
+        }
+    });
+    let found = file
+        .as_ref()
+        .and_then(|f| std::fs::read(f).ok().map(|b| (b, content_type(f))));
+    let (status, body, ctype) = match found {
+        Some((b, t)) => ("200 OK", b, t),
+        None => ("404 Not Found", b"not found".to_vec(), "text/plain"),
     };
     let head = format!(
         "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
@@ -333,11 +362,12 @@ impl Browser {
 
     /// Navigates to `path` under the app's URL (e.g. `#/production/1`).
     pub fn open(&self, path: &str) {
-        self.cmd(
-            "POST",
-            "/url",
-            Some(json!({"url": format!("{}{path}", app_url())})),
-        );
+        self.open_url(&format!("{}{path}", app_url()));
+    }
+
+    /// Navigates to a full URL.
+    pub fn open_url(&self, url: &str) {
+        self.cmd("POST", "/url", Some(json!({"url": url})));
     }
 
     /// Reloads the page.
@@ -379,6 +409,20 @@ impl Browser {
             "/execute/async",
             Some(json!({"script": script, "args": args})),
         )
+    }
+
+    /// Sends a Chrome DevTools Protocol command (e.g. `Emulation.setCPUThrottlingRate`).
+    pub fn cdp(&self, cmd: &str, params: Value) -> Value {
+        self.cmd(
+            "POST",
+            "/goog/cdp/execute",
+            Some(json!({"cmd": cmd, "params": params})),
+        )
+    }
+
+    /// Slows the page's CPU down `rate` times (4 is a mid-range phone), as DevTools does.
+    pub fn throttle_cpu(&self, rate: f64) {
+        self.cdp("Emulation.setCPUThrottlingRate", json!({"rate": rate}));
     }
 
     /// Sets the script timeout (ms).

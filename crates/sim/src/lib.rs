@@ -5,8 +5,8 @@
 //!   traces, runner and comparison table, the LRU step-through, miss-ratio curves and the
 //!   sampled-LRU experiment.
 //! * [`labs`] — the TTL-jitter and cache-stampede simulations of seed 001 (§5, §7).
-//! * [`jsfmt`] / [`json`] — JavaScript-exact number formatting and a tiny JSON writer, so
-//!   the command-line front end (`labsim`) prints the seeds' tables to the last digit.
+//! * [`jsfmt`] — JavaScript-exact number formatting, so the command-line front end
+//!   (`labsim`) prints the seeds' tables to the last digit; `--json` output is serde_json.
 //! * [`cli`] — the small argument parser `labsim` uses.
 //! * [`redis`] — SimRedis, an in-memory model of the Redis 7 commands the labs use, on a
 //!   virtual clock, with RESP-typed replies and Redis' own error texts.
@@ -22,7 +22,6 @@
 pub mod cli;
 pub mod eviction;
 pub mod jsfmt;
-pub mod json;
 pub mod labs;
 pub mod redis;
 pub mod rng;
@@ -36,8 +35,12 @@ pub use eviction::{
     by_name, run, Access, Policy, PolicyInfo, Replay, Spec, Stats, Step, Trace, TraceKind,
     TraceSpec, UnknownPolicy, POLICIES,
 };
-pub use json::Json;
 pub use labs::jitter::{JitterConfig, JitterWave};
 pub use labs::stampede::{Mode, StampedeConfig, StampedeSim, StampedeSummary};
 pub use redis::{Reply, SimRedis};
 pub use rng::{exp_gap, Mulberry32, Zipf};
+
+/// A JSON object from `(key, value)` pairs (for `labsim --json`, written by serde_json).
+pub fn obj<const N: usize>(pairs: [(&str, serde_json::Value); N]) -> serde_json::Value {
+    serde_json::Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}

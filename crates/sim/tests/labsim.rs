@@ -1,6 +1,6 @@
 //! The `labsim` binary: bad input exits 2 with a message on stderr (never a panic), help
-//! exits 0, and every command's `--json` output is well-formed enough to start and end
-//! like JSON.
+//! exits 0, and every command's `--json` output parses (serde_json) and carries the numbers
+//! of its text table.
 
 use std::process::{Command, Output};
 
@@ -18,25 +18,35 @@ fn bad_input_exits_2_with_a_message() {
         (&["frobnicate"], "unknown command"),
         (&["eviction", "--bogus"], "unknown option '--bogus'"),
         (&["eviction", "--cache"], "--cache needs a value"),
-        (&["eviction", "--cache", "0"], "--cache: 0 is out of range"),
+        (
+            &["eviction", "--cache", "0"],
+            "--cache: 1 থেকে 20000-এর মধ্যে",
+        ),
         (&["eviction", "--cache", "-5"], "--cache"),
         (&["eviction", "--alpha", "NaN"], "--alpha"),
-        (&["eviction", "--alpha", "abc"], "not a valid number"),
         (
-            &["eviction", "--requests", "100", "--warmup", "100"],
-            "--warmup",
+            &["eviction", "--alpha", "abc"],
+            "--alpha: 0 থেকে 3-এর মধ্যে একটা সংখ্যা দিন",
         ),
         (
-            &["eviction", "--policies", "lru,nope"],
-            "unknown policy 'nope'",
+            &["eviction", "--requests", "1000", "--warmup", "1000"],
+            "--warmup: warm-up মোট অনুরোধের চেয়ে কম হতে হবে",
         ),
+        (&["eviction", "--keys", "200001"], "--keys"),
+        (
+            &["eviction", "--cache", "20000"],
+            "--cache: ক্যাশ মোট key-এর চেয়ে বড়",
+        ),
+        (&["eviction", "--policies", "lru,nope"], "`nope` চেনা নেই"),
         (&["eviction", "--traces", "zipf,x"], "unknown trace 'x'"),
         (&["eviction", "stray"], "unexpected argument"),
         (&["eviction", "--json=yes"], "takes no value"),
         (&["lru-trace", "--ops", "fetch A"], "--ops"),
         (&["lru-trace", "--capacity", "0"], "--capacity"),
         (&["jitter", "--case", "0.1"], "J:ROUND"),
-        (&["jitter", "--case", "0.1:0"], "--case"),
+        (&["jitter", "--case", "0.1:0"], "--case: round"),
+        (&["jitter", "--round", "11"], "--round"),
+        (&["jitter", "--keys", "1000001"], "--keys"),
         (&["jitter", "--case", "2:1"], "--case"),
         (&["jitter", "--ttl", "0"], "--ttl"),
         (&["stampede", "--rate", "abc"], "--rate"),
@@ -44,13 +54,14 @@ fn bad_input_exits_2_with_a_message() {
             &["stampede", "--modes", "none,panic"],
             "unknown mode 'panic'",
         ),
-        (
-            &["stampede", "--rate", "1e7", "--duration", "1e7"],
-            "too much work",
-        ),
+        (&["stampede", "--rate", "20001"], "--rate"),
+        (&["stampede", "--delta", "0"], "--delta"),
         (&["mrc", "--trace", "loop"], "unknown trace 'loop'"),
         (&["mrc", "--sizes", "10,,x"], "--sizes"),
         (&["sampling", "--samples", "0"], "--samples"),
+        (&["sampling", "--kmax", "33"], "--kmax"),
+        (&["lru-trace", "--capacity", "13"], "--capacity"),
+        (&["eviction", "--focus", "lru"], "unknown option"),
     ];
     for (args, want) in cases {
         let out = labsim(args);
@@ -112,18 +123,54 @@ fn json_everywhere() {
         let out = labsim(args);
         assert!(out.status.success(), "{args:?}");
         let s = String::from_utf8(out.stdout).unwrap();
-        let s = s.trim();
-        assert!(
-            (s.starts_with('{') && s.ends_with('}')) || (s.starts_with('[') && s.ends_with(']')),
-            "{args:?}: {s}"
-        );
-        let depth = s.chars().fold(0i32, |d, c| match c {
-            '{' | '[' => d + 1,
-            '}' | ']' => d - 1,
-            _ => d,
-        });
-        assert_eq!(depth, 0, "{args:?}");
+        let v: serde_json::Value =
+            serde_json::from_str(&s).unwrap_or_else(|e| panic!("{args:?}: {e}: {s}"));
+        assert!(v.is_object() || v.is_array(), "{args:?}: {s}");
     }
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = labsim(args);
+    assert!(out.status.success(), "{args:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn json_carries_the_seeds_numbers() {
+    // The seed's table: LRU on trace (a) scores 39.1%.
+    let v = json_of(&["eviction", "--json"]);
+    let lru = &v["rows"][2];
+    assert_eq!(lru["policy"], "LRU");
+    let hit = lru["results"][0]["hit_percent"].as_f64().unwrap();
+    assert!((hit - 39.1).abs() < 0.05, "{hit}");
+    assert_eq!(v["cache"], 300);
+    assert_eq!(v["traces"], serde_json::json!(["zipf", "scan", "shift"]));
+    // Stampede: none 503 503 0 117.
+    let v = json_of(&["stampede", "--json"]);
+    let none = &v["rows"][0];
+    assert_eq!(
+        (
+            &none["mode"],
+            &none["db_recomputes"],
+            &none["waited"],
+            &none["peak_parallel"]
+        ),
+        (
+            &serde_json::json!("none"),
+            &serde_json::json!(503),
+            &serde_json::json!(503),
+            &serde_json::json!(117)
+        )
+    );
+    // Jitter ±10%, round 1: span 720, max 180.
+    let v = json_of(&["jitter", "--json", "--case", "0.1:1"]);
+    assert_eq!(v["rows"][0]["span"], 720);
+    assert_eq!(v["rows"][0]["max_per_s"], 180);
+    // The LRU walk: put D evicts B.
+    let v = json_of(&["lru-trace", "--json"]);
+    assert_eq!(v["steps"][4]["evicted"], "B");
+    let v = json_of(&["policies", "--json"]);
+    assert_eq!(v[0]["name"], "fifo");
 }
 
 #[test]
@@ -140,7 +187,7 @@ fn other_commands_print_tables() {
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(s.starts_with("trace zipf, keys 10000"));
     assert!(s.contains("W-TINYLFU") && s.contains("OPT"));
-    let out = labsim(&["sampling", "--samples", "5,10"]);
+    let out = labsim(&["sampling", "--samples", "5,10", "--trials", "20000"]);
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(s.contains("83.3%") && s.contains("90.9%"), "{s}");
     let out = labsim(&[
@@ -154,4 +201,60 @@ fn other_commands_print_tables() {
     ]);
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(s.contains("put C  stored, evict A"), "{s}");
+}
+
+/// `labsim` takes the labs' own fields: every field of the table-printing labs is an option
+/// with the lab's default (giving it explicitly changes nothing), its range (one past it is
+/// refused, naming the option) and the lab's numbers.
+#[test]
+fn labsim_and_the_labs_agree_on_fields_and_defaults() {
+    use redislab_sim::labs::params::{self, Kind};
+    let light = |cmd: &str| -> Vec<&'static str> {
+        match cmd {
+            "eviction" => vec!["--requests", "3000", "--warmup", "100"],
+            "jitter" => vec!["--keys", "2000"],
+            "stampede" => vec!["--duration", "5"],
+            "sampling" => vec!["--trials", "200"],
+            _ => vec![],
+        }
+    };
+    for (cmd, lab, skip) in [
+        ("eviction", "eviction", &["trace", "focus"][..]),
+        ("lru-trace", "lru", &[][..]),
+        ("jitter", "jitter", &["jitter", "round"][..]),
+        ("stampede", "stampede", &[][..]),
+        ("sampling", "sampling", &[][..]),
+    ] {
+        let fields = params::fields(lab).unwrap();
+        let base = light(cmd);
+        let plain = labsim(&[&[cmd][..], &base].concat());
+        assert!(plain.status.success(), "{cmd}");
+        for f in fields.iter().filter(|f| !skip.contains(&f.key)) {
+            let opt = format!("--{}", f.key.replace('_', "-"));
+            if base.contains(&opt.as_str()) {
+                continue;
+            }
+            let with = labsim(&[&[cmd, opt.as_str(), f.default][..], &base].concat());
+            assert_eq!(
+                String::from_utf8_lossy(&with.stdout),
+                String::from_utf8_lossy(&plain.stdout),
+                "{cmd} {opt} {} is not the default",
+                f.default
+            );
+            let past = match f.kind {
+                Kind::Int { max, .. } => (max + 1).to_string(),
+                Kind::Float { max, .. } => (max * 2.0 + 1.0).to_string(),
+                _ => "no-such-thing".to_string(),
+            };
+            let out = labsim(&[&[cmd, opt.as_str(), past.as_str()][..], &base].concat());
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{cmd} {opt} {past}: {err}");
+            assert!(err.contains(&opt), "{cmd} {opt} {past}: {err}");
+        }
+    }
+    // The lab's default eviction run is labsim's default table.
+    let p: params::EvictionParams = params::Params::defaults(params::EVICTION).typed();
+    let table = redislab_sim::eviction_table(&p.config()).unwrap().to_text();
+    let out = labsim(&["eviction"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), table);
 }

@@ -8,41 +8,48 @@
 //!
 //! Run with `cargo run -p redislab-sim --bin labsim -- eviction --cache 500`.
 
-use redislab_sim::cli::{parse_num, Args, CliError};
-use redislab_sim::eviction::lru_trace::{self, format_table, parse_ops, policy_trace, steps_json};
+use redislab_sim::cli::{Args, CliError};
+use redislab_sim::eviction::lru_trace::{format_table, parse_ops, policy_trace, steps_json};
 use redislab_sim::eviction::mrc::{curves_json, format_curves};
 use redislab_sim::eviction::registry::{info, POLICIES};
 use redislab_sim::eviction::runner::{eviction_table, EvictionConfig};
 use redislab_sim::eviction::sampling::{format_sampling, sampling_json, sampling_quality};
 use redislab_sim::eviction::trace::{Scan, Shift, SEED_SCAN, SEED_SHIFT};
 use redislab_sim::eviction::{TraceKind, TraceSpec};
-use redislab_sim::labs::jitter::{self, JitterCase, JitterConfig};
+use redislab_sim::labs::jitter;
+use redislab_sim::labs::params::{
+    self, EvictionParams, Field, JitterParams, LruParams, Params, SamplingParams, StampedeParams,
+};
 use redislab_sim::labs::stampede::{self, Mode, StampedeConfig};
-use redislab_sim::{mrc, Json};
+use redislab_sim::{mrc, obj};
+use serde_json::Value;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage: labsim <command> [options] [--json]
 
-commands (defaults reproduce seed 001's tables):
+commands (defaults reproduce seed 001's tables; the options of eviction, lru-trace, jitter,
+stampede and sampling are the labs' own fields, with the labs' ranges and defaults):
   eviction   policy hit ratios on the seed's three traces
              [--keys 10000] [--alpha 0.9] [--cache 300] [--requests 60000]
              [--warmup 10000] [--seed 7] [--policy-seed 99]
              [--policies fifo,random,lru,lfu,opt] [--traces zipf,scan,shift]
              [--scan-period 5000] [--scan-keys 2] [--shift-period 20000] [--shift-amount 3000]
   lru-trace  the LRU step-through table
-             [--capacity 3] [--ops \"put A, put B, get A, ...\"] [--policy lru] [--seed 99]
-  jitter     TTL jitter: expirations per second
-             [--keys 100000] [--ttl 3600] [--seed 5] [--case J:ROUND]... [--series]
+             [--capacity 3] [--ops \"put A, put B, get A, ...\"] [--policy lru] [--seed 1]
+  jitter     TTL jitter: expirations per second (the seed's eight cases, or one
+             --jitter J --round R, or --case J:ROUND...)
+             [--keys 100000] [--ttl 3600] [--seed 5] [--series]
   stampede   one hot key at expiry: none / lock / stale / xfetch
              [--rate 2000] [--delta 0.05] [--ttl 10] [--duration 60] [--beta 1]
-             [--seed 2026] [--modes none,lock,stale,xfetch] [--bucket 0.1] [--series]
+             [--seed 2026] [--modes none,lock,stale,xfetch] [--bucket W] [--series]
+             (--bucket defaults to the lab's: a round width, at most 300 buckets)
   mrc        hit ratio against cache size
              [--policies fifo,lru,lfu,arc,w-tinylfu,opt] [--trace zipf|scan|shift]
              [--sizes 50,100,200,300,500,1000,2000] [--keys] [--alpha] [--requests]
              [--warmup] [--seed] [--policy-seed] [--scan-*] [--shift-*]
-  sampling   mean age rank of the oldest of k sampled keys vs k/(k+1)
-             [--keys 10000] [--samples 1,2,3,5,10] [--trials 100000] [--seed 1]
+  sampling   mean age rank of the oldest of k sampled keys vs k/(k+1), k = 1..kmax
+             [--keys 1000] [--kmax 16] [--trials 2000] [--seed 1] [--samples 1,2,5,...]
   policies   list the eviction policies
   redis      SimRedis: one command per line on stdin (redis-cli syntax), one JSON reply
              per line on stdout; '#advance <ms>' moves the virtual clock  [--seed 1]
@@ -113,7 +120,7 @@ fn redis_session(argv: &[String]) -> ExitCode {
     }
 }
 
-fn emit(args: &Args, text: String, json: impl FnOnce() -> Json) -> String {
+fn emit(args: &Args, text: String, json: impl FnOnce() -> Value) -> String {
     if args.flag("json") {
         format!("{}\n", json())
     } else {
@@ -167,6 +174,47 @@ fn trace_params(a: &Args) -> Result<(TraceSpec, u64, u32), CliError> {
     Ok((spec, warmup, policy_seed))
 }
 
+/// A lab field's option name: `scan_period` → `scan-period`.
+fn flag(key: &str) -> String {
+    key.replace('_', "-")
+}
+
+/// The options of a lab's fields (those not in `skip`), plus `more`.
+fn lab_options(fields: &'static [Field], skip: &[&str], more: &[&str]) -> Vec<String> {
+    fields
+        .iter()
+        .filter(|f| !skip.contains(&f.key))
+        .map(|f| flag(f.key))
+        .chain(more.iter().map(|m| m.to_string()))
+        .collect()
+}
+
+fn parse_lab(
+    argv: &[String],
+    fields: &'static [Field],
+    skip: &[&str],
+    more: &[&str],
+    switches: &[&str],
+) -> Result<Args, CliError> {
+    let options = lab_options(fields, skip, more);
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    Args::parse(argv, &options, switches)
+}
+
+/// The lab's parameters from the options given, over its defaults, checked exactly as the
+/// lab checks them (the same message a student sees beside the field).
+fn lab_params(a: &Args, fields: &'static [Field]) -> Result<Params, CliError> {
+    let pairs = fields.iter().filter_map(|f| {
+        a.value(&flag(f.key))
+            .map(|v| (f.key.to_string(), v.to_string()))
+    });
+    let (p, errors) = Params::from_pairs(fields, pairs);
+    match errors.first() {
+        Some(e) => Err(CliError(format!("--{}: {}", flag(&e.key), e.message))),
+        None => Ok(p),
+    }
+}
+
 fn check_policies(names: &[String]) -> Result<(), CliError> {
     for n in names {
         if info(n).is_none() {
@@ -196,58 +244,47 @@ fn with(flags: &[&'static str], more: &[&'static str]) -> Vec<&'static str> {
 }
 
 fn eviction(argv: &[String]) -> Result<String, CliError> {
-    let a = Args::parse(
+    // `trace` and `focus` choose what the lab's timeline shows: not part of the table.
+    let a = parse_lab(
         argv,
-        &with(TRACE_FLAGS, &["cache", "policies", "traces"]),
+        params::EVICTION,
+        &["trace", "focus"],
+        &["traces"],
         &["json"],
     )?;
-    let (trace, warmup, policy_seed) = trace_params(&a)?;
-    let d = EvictionConfig::default();
-    let policies = a.words("policies", &["fifo", "random", "lru", "lfu", "opt"])?;
-    check_policies(&policies)?;
+    let p: EvictionParams = lab_params(&a, params::EVICTION)?.typed();
     let cfg = EvictionConfig {
-        trace,
-        cache: a.num("cache", d.cache, 1, 10_000_000)?,
-        warmup,
-        policy_seed,
-        policies,
         traces: trace_kinds(&a, "traces", &["zipf", "scan", "shift"])?,
+        ..p.config()
     };
     let table = eviction_table(&cfg).map_err(|e| CliError(e.to_string()))?;
     Ok(emit(&a, table.to_text(), || table.to_json()))
 }
 
 fn lru_trace_cmd(argv: &[String]) -> Result<String, CliError> {
-    let a = Args::parse(argv, &["capacity", "ops", "policy", "seed"], &["json"])?;
-    let capacity = a.num("capacity", 3, 1, 1_000_000)?;
-    let ops = match a.value("ops") {
-        Some(s) => parse_ops(s).map_err(|e| CliError(format!("--ops: {e}")))?,
-        None => lru_trace::seed_ops(),
-    };
-    let policy = a.value("policy").unwrap_or("lru");
-    check_policies(&[policy.to_string()])?;
-    let seed = a.num("seed", 99, 0, u32::MAX)?;
-    let steps = policy_trace(policy, capacity, seed, &ops).map_err(|e| CliError(e.to_string()))?;
-    let is_lru = info(policy).is_some_and(|p| p.name == "lru");
+    let a = parse_lab(argv, params::LRU, &[], &[], &["json"])?;
+    let p: LruParams = lab_params(&a, params::LRU)?.typed();
+    let ops = parse_ops(&p.ops).map_err(|e| CliError(format!("--ops: {e}")))?;
+    let steps =
+        policy_trace(&p.policy, p.capacity, p.seed, &ops).map_err(|e| CliError(e.to_string()))?;
+    let is_lru = info(&p.policy).is_some_and(|i| i.name == "lru");
     let label = if is_lru {
         "MRU ... LRU"
     } else {
         "kept ... next victim"
     };
     Ok(emit(&a, format_table(&steps, label), || {
-        steps_json(policy, capacity, &steps)
+        steps_json(&p.policy, p.capacity, &steps)
     }))
 }
 
 fn jitter_cmd(argv: &[String]) -> Result<String, CliError> {
-    let a = Args::parse(argv, &["keys", "ttl", "seed", "case"], &["json", "series"])?;
-    let d = JitterConfig::default();
-    let cfg = JitterConfig {
-        keys: a.num("keys", d.keys, 1, 10_000_000)?,
-        ttl: a.num("ttl", d.ttl, f64::MIN_POSITIVE, 1e9)?,
-        seed: a.num("seed", d.seed, 0, u32::MAX)?,
-    };
+    let a = parse_lab(argv, params::JITTER, &[], &["case"], &["json", "series"])?;
+    let p: JitterParams = lab_params(&a, params::JITTER)?.typed();
+    let cfg = p.config();
+    let one = a.value("jitter").is_some() || a.value("round").is_some();
     let cases = match a.all("case") {
+        v if v.is_empty() && one => vec![p.case()],
         v if v.is_empty() => jitter::seed_cases(),
         v => v
             .into_iter()
@@ -255,16 +292,17 @@ fn jitter_cmd(argv: &[String]) -> Result<String, CliError> {
                 let (j, r) = c.split_once(':').ok_or_else(|| {
                     CliError(format!("--case: '{c}' is not J:ROUND (e.g. 0.1:2)"))
                 })?;
-                Ok(JitterCase {
-                    jitter: parse_num("case", j, 0.0, 1.0)?,
-                    round: parse_num("case", r, 1, 1000)?,
-                })
+                let (p, errors) = Params::from_pairs(
+                    params::JITTER,
+                    [("jitter".into(), j.into()), ("round".into(), r.into())],
+                );
+                match errors.first() {
+                    Some(e) => Err(CliError(format!("--case: {}: {}", e.key, e.message))),
+                    None => Ok(p.typed::<JitterParams>().case()),
+                }
             })
             .collect::<Result<Vec<_>, CliError>>()?,
     };
-    if u64::from(cfg.keys) * cases.iter().map(|c| u64::from(c.round)).sum::<u64>() > 1_000_000_000 {
-        return Err(CliError("too much work: keys × rounds over 10^9".into()));
-    }
     let (waves, text) = jitter::table(&cfg, &cases);
     Ok(emit(&a, text, || {
         jitter::table_json(&cfg, &waves, a.flag("series"))
@@ -272,28 +310,19 @@ fn jitter_cmd(argv: &[String]) -> Result<String, CliError> {
 }
 
 fn stampede_cmd(argv: &[String]) -> Result<String, CliError> {
-    let a = Args::parse(
+    let a = parse_lab(
         argv,
-        &[
-            "rate", "delta", "ttl", "duration", "beta", "seed", "modes", "bucket",
-        ],
+        params::STAMPEDE,
+        &[],
+        &["modes", "bucket"],
         &["json", "series"],
     )?;
-    let d = StampedeConfig::default();
+    let p: StampedeParams = lab_params(&a, params::STAMPEDE)?.typed();
+    let d = p.config();
     let cfg = StampedeConfig {
-        rate: a.num("rate", d.rate, f64::MIN_POSITIVE, 1e7)?,
-        delta: a.num("delta", d.delta, 0.0, 1e6)?,
-        ttl: a.num("ttl", d.ttl, f64::MIN_POSITIVE, 1e9)?,
-        duration: a.num("duration", d.duration, f64::MIN_POSITIVE, 1e7)?,
-        beta: a.num("beta", d.beta, 0.0, 1e3)?,
-        seed: a.num("seed", d.seed, 0, u32::MAX)?,
         bucket: a.num("bucket", d.bucket, 1e-3, 1e7)?,
+        ..d
     };
-    if cfg.rate * cfg.duration > 2e8 {
-        return Err(CliError(
-            "too much work: rate × duration over 2·10^8 requests".into(),
-        ));
-    }
     if cfg.duration / cfg.bucket > 1e6 {
         return Err(CliError("--bucket: more than 10^6 buckets".into()));
     }
@@ -354,12 +383,11 @@ fn mrc_cmd(argv: &[String]) -> Result<String, CliError> {
 }
 
 fn sampling_cmd(argv: &[String]) -> Result<String, CliError> {
-    let a = Args::parse(argv, &["keys", "samples", "trials", "seed"], &["json"])?;
-    let keys = a.num("keys", 10_000, 2, u32::MAX)?;
-    let ks = a.num_list("samples", &[1, 2, 3, 5, 10], 1, 1000)?;
-    let trials = a.num("trials", 100_000, 1, 100_000_000)?;
-    let seed = a.num("seed", 1, 0, u32::MAX)?;
-    let pts = sampling_quality(keys, &ks, trials, seed);
+    let a = parse_lab(argv, params::SAMPLING, &[], &["samples"], &["json"])?;
+    let p: SamplingParams = lab_params(&a, params::SAMPLING)?.typed();
+    let all: Vec<u32> = (1..=p.kmax).collect();
+    let ks = a.num_list("samples", &all, 1, 1000)?;
+    let pts = sampling_quality(p.keys, &ks, p.trials, p.seed);
     Ok(emit(&a, format_sampling(&pts), || sampling_json(&pts)))
 }
 
@@ -370,14 +398,14 @@ fn policies_cmd(argv: &[String]) -> Result<String, CliError> {
         text.push_str(&format!("{:<18}{}\n", p.name, p.summary));
     }
     Ok(emit(&a, text, || {
-        Json::Arr(
+        Value::Array(
             POLICIES
                 .iter()
                 .map(|p| {
-                    Json::obj([
-                        ("name", Json::from(p.name)),
-                        ("summary", Json::from(p.summary)),
-                        ("offline", Json::from(p.offline)),
+                    obj([
+                        ("name", Value::from(p.name)),
+                        ("summary", Value::from(p.summary)),
+                        ("offline", Value::from(p.offline)),
                     ])
                 })
                 .collect(),

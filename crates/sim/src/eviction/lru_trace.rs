@@ -12,10 +12,11 @@ use super::lru::Lru;
 use super::registry::{by_name, Spec, UnknownPolicy};
 use super::{Access, Policy};
 use crate::jsfmt::pad_end;
-use crate::json::Json;
+use crate::obj;
+use serde_json::Value;
 
 /// `get` or `put`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OpKind {
     /// Read; on a miss, load from the database and store.
     Get,
@@ -24,7 +25,7 @@ pub enum OpKind {
 }
 
 /// One operation on a named key.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Op {
     /// `get` or `put`.
     pub kind: OpKind,
@@ -97,7 +98,7 @@ pub fn parse_ops(s: &str) -> Result<Vec<Op>, String> {
 }
 
 /// What an operation did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Outcome {
     /// A `put`.
     Stored,
@@ -108,7 +109,7 @@ pub enum Outcome {
 }
 
 /// One row of the step table.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TraceStep {
     /// The operation.
     pub op: Op,
@@ -228,33 +229,35 @@ pub fn format_table(steps: &[TraceStep], order_label: &str) -> String {
 }
 
 /// Machine-readable form of a step table.
-pub fn steps_json(policy: &str, capacity: u32, steps: &[TraceStep]) -> Json {
-    Json::obj([
-        ("policy", Json::from(policy)),
-        ("capacity", Json::from(capacity)),
+pub fn steps_json(policy: &str, capacity: u32, steps: &[TraceStep]) -> Value {
+    obj([
+        ("policy", Value::from(policy)),
+        ("capacity", Value::from(capacity)),
         (
             "steps",
-            Json::Arr(
+            Value::Array(
                 steps
                     .iter()
                     .map(|s| {
-                        Json::obj([
+                        obj([
                             (
                                 "op",
-                                Json::from(match s.op.kind {
+                                Value::from(match s.op.kind {
                                     OpKind::Get => "get",
                                     OpKind::Put => "put",
                                 }),
                             ),
-                            ("key", Json::from(s.op.key.as_str())),
-                            ("result", Json::from(s.note())),
+                            ("key", Value::from(s.op.key.as_str())),
+                            ("result", Value::from(s.note())),
                             (
                                 "evicted",
-                                s.evicted.as_deref().map_or(Json::Null, Json::from),
+                                s.evicted.as_deref().map_or(Value::Null, Value::from),
                             ),
                             (
                                 "order",
-                                Json::Arr(s.order.iter().map(|k| Json::from(k.as_str())).collect()),
+                                Value::Array(
+                                    s.order.iter().map(|k| Value::from(k.as_str())).collect(),
+                                ),
                             ),
                         ])
                     })

@@ -40,7 +40,7 @@ pub(crate) fn reserve_hint(capacity: u32) -> usize {
 }
 
 /// What one access did to the cache.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Access {
     /// The key was resident.
     Hit,
@@ -109,7 +109,7 @@ pub trait Policy {
 ///
 /// `scored_*` count only the requests the runner scores (user keys after warm-up, as the
 /// seed's `run()` does); the others count every access.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Stats {
     /// All accesses.
     pub requests: u64,

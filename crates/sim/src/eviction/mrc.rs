@@ -5,7 +5,8 @@ use super::registry::{by_name, Spec, UnknownPolicy};
 use super::runner::run;
 use super::trace::Trace;
 use super::Stats;
-use crate::json::Json;
+use crate::obj;
+use serde_json::Value;
 
 /// One policy's curve.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,23 +74,23 @@ pub fn format_curves(curves: &[Curve]) -> String {
 }
 
 /// Machine-readable curves.
-pub fn curves_json(curves: &[Curve]) -> Json {
-    Json::Arr(
+pub fn curves_json(curves: &[Curve]) -> Value {
+    Value::Array(
         curves
             .iter()
             .map(|c| {
-                Json::obj([
-                    ("policy", Json::from(c.name)),
+                obj([
+                    ("policy", Value::from(c.name)),
                     (
                         "points",
-                        Json::Arr(
+                        Value::Array(
                             c.points
                                 .iter()
                                 .map(|(size, s)| {
-                                    Json::obj([
-                                        ("size", Json::from(*size)),
-                                        ("hit_percent", Json::Num(s.hit_percent())),
-                                        ("scored_hits", Json::from(s.scored_hits)),
+                                    obj([
+                                        ("size", Value::from(*size)),
+                                        ("hit_percent", Value::from(s.hit_percent())),
+                                        ("scored_hits", Value::from(s.scored_hits)),
                                     ])
                                 })
                                 .collect(),

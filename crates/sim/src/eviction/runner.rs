@@ -9,7 +9,8 @@ use super::registry::{by_name, Spec, UnknownPolicy};
 use super::trace::{Trace, TraceKind, TraceSpec};
 use super::{Access, Policy, Stats};
 use crate::jsfmt::{js_string, pad_end, pad_start, to_fixed};
-use crate::json::Json;
+use crate::obj;
+use serde_json::Value;
 use std::rc::Rc;
 
 /// Replays `trace` through `policy`, scoring user requests after `warmup` of them.
@@ -26,7 +27,7 @@ pub fn run<P: Policy + ?Sized>(policy: &mut P, trace: &Trace, warmup: u64) -> St
 }
 
 /// One replayed request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Step {
     /// Position in the trace.
     pub index: usize,
@@ -252,31 +253,31 @@ impl EvictionTable {
     }
 
     /// Machine-readable form.
-    pub fn to_json(&self) -> Json {
+    pub fn to_json(&self) -> Value {
         let c = &self.config;
-        Json::obj([
-            ("keys", Json::from(c.trace.keys)),
-            ("alpha", Json::Num(c.trace.alpha)),
-            ("cache", Json::from(c.cache)),
-            ("requests", Json::from(c.trace.requests)),
-            ("warmup", Json::from(c.warmup)),
-            ("seed", Json::from(c.trace.seed)),
-            ("policy_seed", Json::from(c.policy_seed)),
+        obj([
+            ("keys", Value::from(c.trace.keys)),
+            ("alpha", Value::from(c.trace.alpha)),
+            ("cache", Value::from(c.cache)),
+            ("requests", Value::from(c.trace.requests)),
+            ("warmup", Value::from(c.warmup)),
+            ("seed", Value::from(c.trace.seed)),
+            ("policy_seed", Value::from(c.policy_seed)),
             (
                 "traces",
-                Json::Arr(c.traces.iter().map(|k| Json::from(k.name())).collect()),
+                Value::Array(c.traces.iter().map(|k| Value::from(k.name())).collect()),
             ),
             (
                 "rows",
-                Json::Arr(
+                Value::Array(
                     self.rows
                         .iter()
                         .map(|r| {
-                            Json::obj([
-                                ("policy", Json::from(r.name)),
+                            obj([
+                                ("policy", Value::from(r.name)),
                                 (
                                     "results",
-                                    Json::Arr(r.stats.iter().map(stats_json).collect()),
+                                    Value::Array(r.stats.iter().map(stats_json).collect()),
                                 ),
                             ])
                         })
@@ -288,15 +289,15 @@ impl EvictionTable {
 }
 
 /// A [`Stats`] as JSON (with the scored hit ratio in percent).
-pub fn stats_json(s: &Stats) -> Json {
-    Json::obj([
-        ("hit_percent", Json::Num(s.hit_percent())),
-        ("scored_hits", Json::from(s.scored_hits)),
-        ("scored_requests", Json::from(s.scored_requests)),
-        ("requests", Json::from(s.requests)),
-        ("hits", Json::from(s.hits)),
-        ("misses", Json::from(s.misses)),
-        ("evictions", Json::from(s.evictions)),
+pub fn stats_json(s: &Stats) -> Value {
+    obj([
+        ("hit_percent", Value::from(s.hit_percent())),
+        ("scored_hits", Value::from(s.scored_hits)),
+        ("scored_requests", Value::from(s.scored_requests)),
+        ("requests", Value::from(s.requests)),
+        ("hits", Value::from(s.hits)),
+        ("misses", Value::from(s.misses)),
+        ("evictions", Value::from(s.evictions)),
     ])
 }
 

@@ -6,11 +6,12 @@
 //! 100% for exact LRU. Sampling is with replacement (as independent draws are in the
 //! formula) from `mulberry32(seed)`.
 
-use crate::json::Json;
+use crate::obj;
 use crate::rng::Mulberry32;
+use serde_json::Value;
 
 /// One `k`: measured mean percentile rank of the victim and the formula's value.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SamplingPoint {
     /// Samples per eviction.
     pub k: u32,
@@ -65,15 +66,15 @@ pub fn format_sampling(points: &[SamplingPoint]) -> String {
 }
 
 /// Machine-readable points.
-pub fn sampling_json(points: &[SamplingPoint]) -> Json {
-    Json::Arr(
+pub fn sampling_json(points: &[SamplingPoint]) -> Value {
+    Value::Array(
         points
             .iter()
             .map(|p| {
-                Json::obj([
-                    ("k", Json::from(p.k)),
-                    ("measured", Json::Num(p.measured)),
-                    ("theory", Json::Num(p.theory)),
+                obj([
+                    ("k", Value::from(p.k)),
+                    ("measured", Value::from(p.measured)),
+                    ("theory", Value::from(p.theory)),
                 ])
             })
             .collect(),

@@ -8,11 +8,12 @@
 //! second. The per-second histogram is kept (sparse) for a chart.
 
 use crate::jsfmt::{js_string, pad_start, to_fixed};
-use crate::json::Json;
+use crate::obj;
 use crate::rng::Mulberry32;
+use serde_json::Value;
 
 /// Parameters shared by all cases.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JitterConfig {
     /// Keys written at the same moment (seed: 100,000).
     pub keys: u32,
@@ -33,7 +34,7 @@ impl Default for JitterConfig {
 }
 
 /// One case: jitter share and expiry round.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JitterCase {
     /// `J`, e.g. 0.1 for ±10%.
     pub jitter: f64,
@@ -198,7 +199,7 @@ impl JitterRun {
 }
 
 /// The result of one case.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JitterWave {
     /// The case.
     pub case: JitterCase,
@@ -255,27 +256,204 @@ impl JitterWave {
     }
 
     /// Machine-readable form (histogram included when `with_histogram`).
-    pub fn to_json(&self, with_histogram: bool) -> Json {
+    pub fn to_json(&self, with_histogram: bool) -> Value {
         let mut j = vec![
-            ("jitter".to_string(), Json::Num(self.case.jitter)),
-            ("round".to_string(), Json::from(self.case.round)),
-            ("span".to_string(), Json::from(self.span)),
-            ("mean_per_s".to_string(), Json::Num(self.mean)),
-            ("max_per_s".to_string(), Json::from(self.max)),
+            ("jitter".to_string(), Value::from(self.case.jitter)),
+            ("round".to_string(), Value::from(self.case.round)),
+            ("span".to_string(), Value::from(self.span)),
+            ("mean_per_s".to_string(), Value::from(self.mean)),
+            ("max_per_s".to_string(), Value::from(self.max)),
         ];
         if with_histogram {
             j.push((
                 "histogram".to_string(),
-                Json::Arr(
+                Value::Array(
                     self.histogram
                         .iter()
-                        .map(|&(s, n)| Json::Arr(vec![Json::from(s), Json::from(n)]))
+                        .map(|&(s, n)| Value::Array(vec![Value::from(s), Value::from(n)]))
                         .collect(),
                 ),
             ));
         }
-        Json::Obj(j)
+        Value::Object(j.into_iter().collect())
     }
+}
+
+/// Most bars in a [`JitterChart`].
+pub const MAX_BINS: i64 = 150;
+/// Narrowest window a [`JitterChart`] shows, in seconds (so "all in one second" reads as a
+/// wall).
+pub const MIN_WINDOW: i64 = 60;
+
+/// One case drawn for a chart: the wave without its per-second histogram (which can hold
+/// hundreds of thousands of seconds), binned into at most [`MAX_BINS`] bars over a window a
+/// little wider than the span, plus how the span's seconds spread by load.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct JitterChart {
+    /// The wave (its `histogram` left empty).
+    pub wave: JitterWave,
+    /// First second of the window.
+    pub w0: i64,
+    /// Seconds per bar.
+    pub bin: i64,
+    /// Expirations per bar.
+    pub bins: Vec<u64>,
+    /// The busiest second (the first of them).
+    pub peak_at: i64,
+    /// Expirations in the last second of each bar (`ends[i]` is second `w0 + bin·(i+1) − 1`),
+    /// for "this second" at a timeline position.
+    pub ends: Vec<u32>,
+    /// How the seconds of the span spread by load: (expirations in a second, bin start) →
+    /// number of seconds, in bins of `load_bin`.
+    pub loads: Vec<(f64, f64)>,
+    /// Width of a load bin.
+    pub load_bin: u32,
+}
+
+impl JitterChart {
+    /// The chart of a finished wave.
+    pub fn new(mut wave: JitterWave) -> Self {
+        let h = std::mem::take(&mut wave.histogram);
+        let (first, last) = match (h.first(), h.last()) {
+            (Some(a), Some(b)) => (a.0, b.0),
+            _ => (0, 0),
+        };
+        let span = last - first + 1;
+        let total = (span + 2 * (span / 20).max(1)).max(MIN_WINDOW);
+        let w0 = first - (total - span) / 2;
+        let bin = ((total + MAX_BINS - 1) / MAX_BINS).max(1);
+        let n = ((total + bin - 1) / bin).max(1) as usize;
+        let mut bins = vec![0u64; n];
+        for &(s, c) in &h {
+            if let Some(b) = usize::try_from((s - w0) / bin)
+                .ok()
+                .and_then(|i| bins.get_mut(i))
+            {
+                *b += u64::from(c);
+            }
+        }
+        let at = |s: i64| h.binary_search_by_key(&s, |x| x.0).map_or(0, |i| h[i].1);
+        let ends = (0..n).map(|i| at(w0 + bin * (i as i64 + 1) - 1)).collect();
+        let peak_at = h.iter().find(|x| x.1 == wave.max).map_or(first, |x| x.0);
+        // Every second of the span, the empty ones too.
+        let empty = u64::try_from(span)
+            .unwrap_or(0)
+            .saturating_sub(h.len() as u64);
+        let low = if empty > 0 {
+            0
+        } else {
+            h.iter().map(|x| x.1).min().unwrap_or(0)
+        };
+        let load_bin = (wave.max - low + 1).div_ceil(40).max(1);
+        let mut counts = vec![0u64; ((wave.max - low) / load_bin + 1) as usize];
+        counts[0] += empty;
+        for &(_, c) in &h {
+            if let Some(b) = counts.get_mut(((c - low) / load_bin) as usize) {
+                *b += 1;
+            }
+        }
+        let loads = counts
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (f64::from(low + i as u32 * load_bin), n as f64))
+            .collect();
+        JitterChart {
+            wave,
+            w0,
+            bin,
+            bins,
+            peak_at,
+            ends,
+            loads,
+            load_bin,
+        }
+    }
+
+    /// Keys expired in the first `bars` bars, i.e. before second `w0 + bin · bars`.
+    pub fn before(&self, bars: usize) -> u64 {
+        self.bins.iter().take(bars).sum()
+    }
+
+    /// Keys expiring in the last second before bar `bars` starts (0 at the window's start).
+    pub fn this_second(&self, bars: usize) -> u32 {
+        bars.checked_sub(1)
+            .and_then(|i| self.ends.get(i))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Expirations per second in each bar (the bar's count over its width).
+    pub fn per_second(&self) -> Vec<f64> {
+        self.bins
+            .iter()
+            .map(|&b| b as f64 / self.bin as f64)
+            .collect()
+    }
+}
+
+/// Several cases counted one after another, a chunk of keys per step: the step-able form of
+/// [`table`] (waves without histograms unless `keep_histograms`).
+pub struct JitterSet {
+    cfg: JitterConfig,
+    cases: Vec<JitterCase>,
+    keep_histograms: bool,
+    current: Option<JitterRun>,
+    done: usize,
+}
+
+impl JitterSet {
+    /// The cases of `cfg`, in order.
+    pub fn new(cfg: JitterConfig, cases: Vec<JitterCase>, keep_histograms: bool) -> Self {
+        JitterSet {
+            cfg,
+            cases,
+            keep_histograms,
+            current: None,
+            done: 0,
+        }
+    }
+
+    /// About `draws` more generator calls; returns a case's wave when it finishes.
+    pub fn step(&mut self, draws: u32) -> Option<JitterWave> {
+        let &case = self.cases.get(self.done)?;
+        let cfg = self.cfg;
+        let r = self
+            .current
+            .get_or_insert_with(|| JitterRun::new(&cfg, case));
+        if r.step(draws) {
+            let mut w = self.current.take()?.finish();
+            if !self.keep_histograms {
+                w.histogram = Vec::new();
+            }
+            self.done += 1;
+            return Some(w);
+        }
+        None
+    }
+
+    /// Whether every case is counted.
+    pub fn is_done(&self) -> bool {
+        self.done == self.cases.len()
+    }
+
+    /// How far along, 0.0..=1.0.
+    pub fn progress(&self) -> f64 {
+        let cur = self.current.as_ref().map_or(0.0, JitterRun::progress);
+        (self.done as f64 + cur) / self.cases.len().max(1) as f64
+    }
+}
+
+/// A round number at or above `v` (1, 2, 2.5, 5 × 10ⁿ), for an axis ceiling.
+pub fn nice_ceil(v: f64) -> f64 {
+    if v <= 1.0 || !v.is_finite() {
+        return 1.0;
+    }
+    let p = libm::pow(10.0, libm::floor(libm::log10(v)));
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|&x| x >= v)
+        .unwrap_or(10.0 * p)
 }
 
 /// Header of the seed's table.
@@ -293,15 +471,15 @@ pub fn table(cfg: &JitterConfig, cases: &[JitterCase]) -> (Vec<JitterWave>, Stri
 }
 
 /// JSON for a whole table.
-pub fn table_json(cfg: &JitterConfig, waves: &[JitterWave], with_histogram: bool) -> Json {
-    Json::obj([
-        ("keys", Json::from(cfg.keys)),
-        ("ttl", Json::Num(cfg.ttl)),
-        ("ttl_text", Json::from(js_string(cfg.ttl))),
-        ("seed", Json::from(cfg.seed)),
+pub fn table_json(cfg: &JitterConfig, waves: &[JitterWave], with_histogram: bool) -> Value {
+    obj([
+        ("keys", Value::from(cfg.keys)),
+        ("ttl", Value::from(cfg.ttl)),
+        ("ttl_text", Value::from(js_string(cfg.ttl))),
+        ("seed", Value::from(cfg.seed)),
         (
             "rows",
-            Json::Arr(waves.iter().map(|w| w.to_json(with_histogram)).collect()),
+            Value::Array(waves.iter().map(|w| w.to_json(with_histogram)).collect()),
         ),
     ])
 }
@@ -339,6 +517,72 @@ mod tests {
         let bins = w.binned(60);
         assert_eq!(bins.iter().map(|b| b.1).sum::<u32>(), 1000);
         assert!(bins.windows(2).all(|p| p[1].0 - p[0].0 == 60));
+        let chart = JitterChart::new(w.clone());
+        assert_eq!(chart.before(chart.bins.len()), 1000);
+        assert!(chart.bins.len() as i64 <= MAX_BINS);
+        assert_eq!(chart.wave.max, w.max);
+        assert!(chart.wave.histogram.is_empty());
+        // "This second" at the end of each bar is the histogram's count of that second.
+        for (i, &e) in chart.ends.iter().enumerate() {
+            let s = chart.w0 + chart.bin * (i as i64 + 1) - 1;
+            let want = w.histogram.iter().find(|h| h.0 == s).map_or(0, |h| h.1);
+            assert_eq!(e, want, "bar {i}");
+            assert_eq!(chart.this_second(i + 1), want);
+        }
+        assert_eq!(chart.this_second(0), 0);
+        // The load spread counts every second of the span once.
+        let seconds: f64 = chart.loads.iter().map(|l| l.1).sum();
+        assert_eq!(seconds as u64, w.span);
+    }
+
+    #[test]
+    fn a_wall_is_one_bar_in_a_minute_window() {
+        let w = JitterWave::run(
+            &JitterConfig::default(),
+            JitterCase {
+                jitter: 0.0,
+                round: 1,
+            },
+        );
+        let c = JitterChart::new(w);
+        assert_eq!(c.bin, 1);
+        assert_eq!(c.bins.len() as i64, MIN_WINDOW);
+        assert_eq!(c.bins.iter().filter(|&&b| b > 0).count(), 1);
+        assert_eq!(c.peak_at, 3600);
+    }
+
+    #[test]
+    fn the_set_in_steps_equals_the_table() {
+        let cfg = JitterConfig {
+            keys: 3000,
+            ..JitterConfig::default()
+        };
+        let (want, _) = table(&cfg, &seed_cases());
+        for draws in [1, 5000, u32::MAX] {
+            let mut set = JitterSet::new(cfg, seed_cases(), true);
+            let mut got = Vec::new();
+            while !set.is_done() {
+                got.extend(set.step(draws));
+            }
+            assert_eq!(got, want, "draws {draws}");
+        }
+    }
+
+    #[test]
+    fn nice_ceilings() {
+        for (v, want) in [
+            (0.5, 1.0),
+            (1.0, 1.0),
+            (1.2, 2.0),
+            (2.2, 2.5),
+            (3.0, 5.0),
+            (7.0, 10.0),
+            (180.0, 200.0),
+            (100_000.0, 100_000.0),
+            (f64::NAN, 1.0),
+        ] {
+            assert_eq!(nice_ceil(v), want, "{v}");
+        }
     }
 }
 

@@ -2,6 +2,9 @@
 //! defaults, read from and written to a URL query (`alpha=0.9&cache=300&seed=7`). A bad value
 //! gets a message for a person (in Bengali) and leaves the last good value in place.
 
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
 /// What a field holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {
@@ -169,59 +172,161 @@ pub const STAMPEDE: &[Field] = &[
     int("seed", "seed", 0, u32::MAX as i64, "2026"),
 ];
 
-/// The policy race a set of [`EVICTION`] parameters describes (the same run `labsim eviction`
-/// makes with the same values).
-pub fn eviction_config(p: &Params) -> crate::EvictionConfig {
-    use crate::eviction::trace::{Scan, Shift};
-    let mut c = crate::EvictionConfig::default();
-    c.trace.keys = p.u32("keys");
-    c.trace.alpha = p.float("alpha");
-    c.trace.requests = p.u32("requests");
-    c.trace.seed = p.u32("seed");
-    c.trace.scan = Some(Scan {
-        period: p.u32("scan_period"),
-        keys_per_request: p.u32("scan_keys"),
-    });
-    c.trace.shift = Some(Shift {
-        period: p.u32("shift_period"),
-        amount: p.u32("shift_amount"),
-    });
-    c.cache = p.u32("cache");
-    c.warmup = p.int("warmup").max(0) as u64;
-    c.policy_seed = p.u32("policy_seed");
-    c.policies = p.list("policies");
-    c.traces = crate::TraceKind::ALL.to_vec();
-    c
+/// The LRU step-through's parameters, typed (see [`Params::typed`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LruParams {
+    /// Cache size in keys.
+    pub capacity: u32,
+    /// The operations, `put A, get B, …`.
+    pub ops: String,
+    /// Registry name of the policy.
+    pub policy: String,
+    /// Seed of the policy's own randomness.
+    pub seed: u32,
 }
 
-/// The stampede run a set of [`STAMPEDE`] parameters describes (the fields' ranges already
-/// keep every value valid), with 0.1 s chart buckets.
-pub fn stampede_config(p: &Params) -> super::stampede::StampedeConfig {
-    super::stampede::StampedeConfig {
-        rate: p.float("rate"),
-        delta: p.float("delta"),
-        ttl: p.float("ttl"),
-        duration: p.float("duration"),
-        beta: p.float("beta"),
-        seed: p.u32("seed"),
-        ..Default::default()
+/// The policy race's parameters, typed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvictionParams {
+    /// Zipf α.
+    pub alpha: f64,
+    /// Cache size in keys.
+    pub cache: u32,
+    /// Distinct user keys.
+    pub keys: u32,
+    /// User requests.
+    pub requests: u32,
+    /// User requests not scored at the start.
+    pub warmup: u32,
+    /// Trace seed.
+    pub seed: u32,
+    /// Seed of the policies' own randomness.
+    pub policy_seed: u32,
+    /// Registry names of the raced policies, in row order.
+    pub policies: Vec<String>,
+    /// The trace replayed on the timeline (`zipf`, `scan`, `shift`).
+    pub trace: String,
+    /// The policy whose evictions are explained.
+    pub focus: String,
+    /// Requests between scans.
+    pub scan_period: u32,
+    /// Scan keys per request.
+    pub scan_keys: u32,
+    /// Requests between popularity shifts.
+    pub shift_period: u32,
+    /// Keys the popularity moves by at each shift.
+    pub shift_amount: u32,
+}
+
+impl EvictionParams {
+    /// The policy race these parameters describe (the same run `labsim eviction` makes with
+    /// the same values).
+    pub fn config(&self) -> crate::EvictionConfig {
+        use crate::eviction::trace::{Scan, Shift};
+        let mut c = crate::EvictionConfig::default();
+        c.trace.keys = self.keys;
+        c.trace.alpha = self.alpha;
+        c.trace.requests = self.requests;
+        c.trace.seed = self.seed;
+        c.trace.scan = Some(Scan {
+            period: self.scan_period,
+            keys_per_request: self.scan_keys,
+        });
+        c.trace.shift = Some(Shift {
+            period: self.shift_period,
+            amount: self.shift_amount,
+        });
+        c.cache = self.cache;
+        c.warmup = u64::from(self.warmup);
+        c.policy_seed = self.policy_seed;
+        c.policies = self.policies.clone();
+        c.traces = crate::TraceKind::ALL.to_vec();
+        c
+    }
+
+    /// The trace shown on the timeline.
+    pub fn kind(&self) -> crate::TraceKind {
+        crate::TraceKind::parse(&self.trace).unwrap_or(crate::TraceKind::Zipf)
     }
 }
 
-/// The jitter setup a set of [`JITTER`] parameters describes.
-pub fn jitter_config(p: &Params) -> super::jitter::JitterConfig {
-    super::jitter::JitterConfig {
-        keys: p.u32("keys"),
-        ttl: p.float("ttl"),
-        seed: p.u32("seed"),
+/// The sampled-LRU experiment's parameters, typed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SamplingParams {
+    /// Resident keys.
+    pub keys: u32,
+    /// Largest k (samples per eviction); the run measures k = 1..=kmax.
+    pub kmax: u32,
+    /// Evictions measured per k.
+    pub trials: u32,
+    /// Generator seed.
+    pub seed: u32,
+}
+
+/// TTL jitter's parameters, typed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JitterParams {
+    /// Keys written at once.
+    pub keys: u32,
+    /// Base TTL in seconds.
+    pub ttl: f64,
+    /// J, the jitter share.
+    pub jitter: f64,
+    /// Which expiry.
+    pub round: u32,
+    /// Generator seed.
+    pub seed: u32,
+}
+
+impl JitterParams {
+    /// The setup shared by all cases.
+    pub fn config(&self) -> super::jitter::JitterConfig {
+        super::jitter::JitterConfig {
+            keys: self.keys,
+            ttl: self.ttl,
+            seed: self.seed,
+        }
+    }
+
+    /// The chosen case (J, round).
+    pub fn case(&self) -> super::jitter::JitterCase {
+        super::jitter::JitterCase {
+            jitter: self.jitter,
+            round: self.round,
+        }
     }
 }
 
-/// The jitter case (J, round) a set of [`JITTER`] parameters chooses.
-pub fn jitter_case(p: &Params) -> super::jitter::JitterCase {
-    super::jitter::JitterCase {
-        jitter: p.float("jitter"),
-        round: p.u32("round"),
+/// The stampede comparison's parameters, typed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StampedeParams {
+    /// Requests per second.
+    pub rate: f64,
+    /// Recompute time in seconds.
+    pub delta: f64,
+    /// TTL in seconds.
+    pub ttl: f64,
+    /// Simulated seconds.
+    pub duration: f64,
+    /// XFetch's β.
+    pub beta: f64,
+    /// Generator seed.
+    pub seed: u32,
+}
+
+impl StampedeParams {
+    /// The run these parameters describe, with chart buckets of a round width giving at
+    /// most 300 buckets ([`super::stampede::bucket_width`]).
+    pub fn config(&self) -> super::stampede::StampedeConfig {
+        super::stampede::StampedeConfig {
+            rate: self.rate,
+            delta: self.delta,
+            ttl: self.ttl,
+            duration: self.duration,
+            beta: self.beta,
+            seed: self.seed,
+            bucket: super::stampede::bucket_width(self.duration),
+        }
     }
 }
 
@@ -336,28 +441,51 @@ impl Params {
     /// Reads `a=1&b=2` (also `a=1 b=2`, as deck presets write it) over the defaults. Bad
     /// values and unknown keys are reported and leave the default in place.
     pub fn from_query(fields: &'static [Field], query: &str) -> (Self, Vec<FieldError>) {
+        Params::from_pairs(
+            fields,
+            query
+                .split(['&', ' '])
+                .filter(|s| !s.is_empty())
+                .map(|pair| {
+                    let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                    (k.to_string(), decode(v))
+                }),
+        )
+    }
+
+    /// Sets `(key, value)` pairs over the defaults, each checked on its own, then the rules
+    /// between fields once (so `requests=6000&warmup=1000` is as good as the other order).
+    /// Bad values and unknown keys are reported and leave the default in place.
+    pub fn from_pairs(
+        fields: &'static [Field],
+        pairs: impl IntoIterator<Item = (String, String)>,
+    ) -> (Self, Vec<FieldError>) {
         let mut p = Params::defaults(fields);
         let mut errors = Vec::new();
-        for pair in query.split(['&', ' ']).filter(|s| !s.is_empty()) {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            let v = decode(v);
-            if let Err(message) = p.set(k, &v) {
+        for (k, v) in pairs {
+            let checked = match p.index(&k) {
+                None => Err(format!("`{}` নামে কোনো প্যারামিটার নেই", short(&k))),
+                Some(i) => check(&fields[i], &v).map(|v| p.values[i] = v),
+            };
+            if let Err(message) = checked {
                 errors.push(FieldError {
-                    key: short(k),
+                    key: short(&k),
                     message,
                 });
             }
         }
-        if errors.is_empty() {
-            if let Err((key, message)) = p.cross_check() {
-                let d = Params::defaults(fields);
-                let i = p.index(key).expect("known key");
-                p.values[i] = d.values[i].clone();
-                errors.push(FieldError {
-                    key: key.into(),
-                    message,
-                });
+        // Each broken rule puts its field back to the default (which keeps every rule).
+        while let Err((key, message)) = p.cross_check() {
+            let d = Params::defaults(fields);
+            let i = p.index(key).expect("known key");
+            if p.values[i] == d.values[i] {
+                return (d, errors);
             }
+            p.values[i] = d.values[i].clone();
+            errors.push(FieldError {
+                key: key.into(),
+                message,
+            });
         }
         (p, errors)
     }
@@ -434,6 +562,35 @@ impl Params {
             .collect()
     }
 
+    /// The values as the lab's typed parameter struct (`EvictionParams`, …): every field by
+    /// its key, whole numbers and numbers as JSON numbers, lists as arrays.
+    ///
+    /// # Panics
+    /// If `T` does not match the field table (a programming error the tests catch:
+    /// `every_lab_has_fields_with_valid_defaults`).
+    pub fn typed<T: DeserializeOwned>(&self) -> T {
+        let map: serde_json::Map<String, serde_json::Value> = self
+            .fields
+            .iter()
+            .zip(&self.values)
+            .map(|(f, v)| {
+                let value = match f.kind {
+                    Kind::Int { .. } => serde_json::Value::from(v.parse::<i64>().unwrap_or(0)),
+                    Kind::Float { .. } => serde_json::Value::from(v.parse::<f64>().unwrap_or(0.0)),
+                    Kind::Many(_) => v
+                        .split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(serde_json::Value::from)
+                        .collect(),
+                    Kind::Choice(_) | Kind::Ops => serde_json::Value::from(v.as_str()),
+                };
+                (f.key.to_string(), value)
+            })
+            .collect();
+        serde_json::from_value(serde_json::Value::Object(map))
+            .unwrap_or_else(|e| panic!("typed parameters do not match the field table: {e}"))
+    }
+
     /// The query that reproduces these values (`alpha=0.9&cache=300&…`).
     pub fn to_query(&self) -> String {
         self.fields
@@ -494,7 +651,9 @@ mod tests {
 
     #[test]
     fn default_eviction_parameters_are_the_seed_table() {
-        let c = eviction_config(&Params::defaults(EVICTION));
+        let c = Params::defaults(EVICTION)
+            .typed::<EvictionParams>()
+            .config();
         let t = crate::eviction_table(&c).unwrap().to_text();
         assert!(t.contains("LRU          39.1%     31.9%     39.0%"), "{t}");
         assert_eq!(
@@ -507,12 +666,16 @@ mod tests {
 
     #[test]
     fn default_jitter_and_stampede_parameters_are_the_seeds() {
-        let j = jitter_config(&Params::defaults(JITTER));
-        assert_eq!((j.keys, j.ttl, j.seed), (100_000, 3600.0, 5));
-        let c = jitter_case(&Params::defaults(JITTER));
+        let p: JitterParams = Params::defaults(JITTER).typed();
+        assert_eq!(p.config(), super::super::jitter::JitterConfig::default());
+        let c = p.case();
         assert_eq!((c.jitter, c.round), (0.1, 1));
+        let s: StampedeParams = Params::defaults(STAMPEDE).typed();
         assert_eq!(
-            stampede_config(&Params::defaults(STAMPEDE)),
+            super::super::stampede::StampedeConfig {
+                bucket: 0.1,
+                ..s.config()
+            },
             super::super::stampede::StampedeConfig::default()
         );
     }
@@ -544,6 +707,11 @@ mod tests {
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(l.get("ops"), "get A, put B");
         assert_eq!(Params::from_query(LRU, &l.to_query()).0, l);
+        // The order of the pairs does not matter for the rules between fields.
+        let (a, e1) = Params::from_query(EVICTION, "requests=6000&warmup=1000");
+        let (b, e2) = Params::from_query(EVICTION, "warmup=1000&requests=6000");
+        assert!(e1.is_empty() && e2.is_empty(), "{e1:?} {e2:?}");
+        assert_eq!(a, b);
         // Deck presets write pairs separated by spaces.
         let (d, errs) =
             Params::from_query(EVICTION, "trace=scan policies=lru,slru,arc,w-tinylfu,opt");
@@ -577,6 +745,10 @@ mod tests {
             assert!(!errs[0].message.is_empty());
             assert_eq!(p, Params::defaults(EVICTION), "{q} changed a value");
         }
+        // Two rules broken at once: both fields back to the seed's values.
+        let (p, errs) = Params::from_query(EVICTION, "warmup=70000&cache=20000");
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert_eq!(p, Params::defaults(EVICTION));
         let mut p = Params::defaults(LRU);
         assert!(p.set("ops", "fly A").is_err());
         assert!(p.set("capacity", "13").is_err());

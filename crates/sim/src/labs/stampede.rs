@@ -10,12 +10,13 @@
 //! then extend the expiry to `done + ttl` (the max over them). Time is virtual seconds.
 
 use crate::jsfmt::{js_string, pad_end, pad_start};
-use crate::json::Json;
+use crate::obj;
 use crate::rng::{exp_gap, Mulberry32};
+use serde_json::Value;
 use std::collections::VecDeque;
 
 /// How expiry is handled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Mode {
     /// No protection: every request after expiry recomputes.
     None,
@@ -50,7 +51,7 @@ impl Mode {
 }
 
 /// Parameters (defaults = the seed's constants).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StampedeConfig {
     /// Requests per second (seed: 2000).
     pub rate: f64,
@@ -113,7 +114,7 @@ pub struct Event {
 }
 
 /// Counters, as in the seed's table.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counters {
     /// Requests handled.
     pub requests: u64,
@@ -241,7 +242,7 @@ impl Iterator for StampedeSim {
 }
 
 /// One chart bucket.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Bucket {
     /// Requests arriving in the bucket.
     pub requests: u32,
@@ -322,7 +323,7 @@ impl StampedeRun {
 }
 
 /// A finished run: the seed's counters plus the DB-load series.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StampedeSummary {
     /// The mode.
     pub mode: Mode,
@@ -340,6 +341,20 @@ impl StampedeSummary {
         r.finish()
     }
 
+    /// Counters over the first `upto` buckets (what the run has done by then, for a
+    /// timeline); `peak` is the most recomputes in flight seen in them.
+    pub fn so_far(&self, upto: usize) -> Counters {
+        let mut c = Counters::default();
+        for b in &self.buckets[..upto.min(self.buckets.len())] {
+            c.requests += u64::from(b.requests);
+            c.db += u64::from(b.recomputes);
+            c.waited += u64::from(b.waited);
+            c.stale += u64::from(b.stale);
+            c.peak = c.peak.max(b.peak_inflight);
+        }
+        c
+    }
+
     /// The seed's row: `mode.padEnd(8)` then db, waited, stale, peak padded 13, 9, 8, 10.
     pub fn row(&self) -> String {
         let c = &self.counters;
@@ -354,36 +369,102 @@ impl StampedeSummary {
     }
 
     /// Machine-readable form (buckets included when `with_buckets`).
-    pub fn to_json(&self, with_buckets: bool) -> Json {
+    pub fn to_json(&self, with_buckets: bool) -> Value {
         let c = &self.counters;
         let mut v = vec![
-            ("mode".to_string(), Json::from(self.mode.name())),
-            ("requests".to_string(), Json::from(c.requests)),
-            ("db_recomputes".to_string(), Json::from(c.db)),
-            ("waited".to_string(), Json::from(c.waited)),
-            ("served_stale".to_string(), Json::from(c.stale)),
-            ("peak_parallel".to_string(), Json::from(c.peak)),
+            ("mode".to_string(), Value::from(self.mode.name())),
+            ("requests".to_string(), Value::from(c.requests)),
+            ("db_recomputes".to_string(), Value::from(c.db)),
+            ("waited".to_string(), Value::from(c.waited)),
+            ("served_stale".to_string(), Value::from(c.stale)),
+            ("peak_parallel".to_string(), Value::from(c.peak)),
         ];
         if with_buckets {
             v.push((
                 "buckets".to_string(),
-                Json::Arr(
+                Value::Array(
                     self.buckets
                         .iter()
                         .map(|b| {
-                            Json::Arr(vec![
-                                Json::from(b.requests),
-                                Json::from(b.recomputes),
-                                Json::from(b.peak_inflight),
-                                Json::from(b.waited),
-                                Json::from(b.stale),
+                            Value::Array(vec![
+                                Value::from(b.requests),
+                                Value::from(b.recomputes),
+                                Value::from(b.peak_inflight),
+                                Value::from(b.waited),
+                                Value::from(b.stale),
                             ])
                         })
                         .collect(),
                 ),
             ));
         }
-        Json::Obj(v)
+        Value::Object(v.into_iter().collect())
+    }
+}
+
+/// Most chart buckets [`bucket_width`] gives.
+pub const MAX_BUCKETS: f64 = 300.0;
+
+/// A round bucket width (seconds) giving at most [`MAX_BUCKETS`] buckets over `duration`.
+pub fn bucket_width(duration: f64) -> f64 {
+    const NICE: [f64; 12] = [
+        0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0,
+    ];
+    NICE.into_iter()
+        .find(|w| duration / w <= MAX_BUCKETS)
+        .unwrap_or(5.0)
+}
+
+/// The four modes run one after another, a chunk of arrivals per step: the step-able form
+/// of [`table`] over [`Mode::ALL`].
+pub struct StampedeSet {
+    cfg: StampedeConfig,
+    current: Option<StampedeRun>,
+    done: Vec<StampedeSummary>,
+}
+
+impl StampedeSet {
+    /// All four modes of `cfg`.
+    pub fn new(cfg: StampedeConfig) -> Self {
+        StampedeSet {
+            cfg,
+            current: None,
+            done: Vec::new(),
+        }
+    }
+
+    /// Folds up to `events` more arrivals; returns a mode's summary when it finishes.
+    pub fn step(&mut self, events: usize) -> Option<StampedeSummary> {
+        let &mode = Mode::ALL.get(self.done.len())?;
+        let cfg = self.cfg;
+        let r = self
+            .current
+            .get_or_insert_with(|| StampedeRun::new(&cfg, mode));
+        if r.step(events) {
+            let s = self.current.take()?.finish();
+            self.done.push(s.clone());
+            return Some(s);
+        }
+        None
+    }
+
+    /// Whether every mode has run.
+    pub fn is_done(&self) -> bool {
+        self.done.len() == Mode::ALL.len()
+    }
+
+    /// The summaries so far, in [`Mode::ALL`] order.
+    pub fn summaries(&self) -> &[StampedeSummary] {
+        &self.done
+    }
+
+    /// How far along, 0.0..=1.0.
+    pub fn progress(&self) -> f64 {
+        let cur = self
+            .current
+            .as_ref()
+            .map_or(0.0, |r| (r.time() / self.cfg.duration).clamp(0.0, 1.0));
+        (self.done.len() as f64 + cur) / Mode::ALL.len() as f64
     }
 }
 
@@ -414,27 +495,27 @@ pub fn table(cfg: &StampedeConfig, modes: &[Mode]) -> (Vec<StampedeSummary>, Str
 }
 
 /// JSON for a whole table.
-pub fn table_json(cfg: &StampedeConfig, runs: &[StampedeSummary], with_buckets: bool) -> Json {
-    Json::obj([
-        ("rate", Json::Num(cfg.rate)),
-        ("delta", Json::Num(cfg.delta)),
-        ("ttl", Json::Num(cfg.ttl)),
-        ("duration", Json::Num(cfg.duration)),
-        ("beta", Json::Num(cfg.beta)),
-        ("seed", Json::from(cfg.seed)),
-        ("bucket", Json::Num(cfg.bucket)),
+pub fn table_json(cfg: &StampedeConfig, runs: &[StampedeSummary], with_buckets: bool) -> Value {
+    obj([
+        ("rate", Value::from(cfg.rate)),
+        ("delta", Value::from(cfg.delta)),
+        ("ttl", Value::from(cfg.ttl)),
+        ("duration", Value::from(cfg.duration)),
+        ("beta", Value::from(cfg.beta)),
+        ("seed", Value::from(cfg.seed)),
+        ("bucket", Value::from(cfg.bucket)),
         (
             "bucket_fields",
-            Json::Arr(
+            Value::Array(
                 ["requests", "recomputes", "peak_inflight", "waited", "stale"]
                     .into_iter()
-                    .map(Json::from)
+                    .map(Value::from)
                     .collect(),
             ),
         ),
         (
             "rows",
-            Json::Arr(runs.iter().map(|r| r.to_json(with_buckets)).collect()),
+            Value::Array(runs.iter().map(|r| r.to_json(with_buckets)).collect()),
         ),
     ])
 }
@@ -454,5 +535,37 @@ mod tests {
         let per_bucket: u64 = s.buckets.iter().map(|b| u64::from(b.recomputes)).sum();
         assert_eq!(per_bucket, s.counters.db);
         assert_eq!(s.buckets.len(), 600);
+    }
+
+    #[test]
+    fn the_set_in_steps_equals_the_table() {
+        let cfg = StampedeConfig {
+            duration: 20.0,
+            bucket: bucket_width(20.0),
+            ..StampedeConfig::default()
+        };
+        let (want, _) = table(&cfg, &Mode::ALL);
+        for events in [1, 777, usize::MAX] {
+            let mut set = StampedeSet::new(cfg);
+            let mut got = Vec::new();
+            while !set.is_done() {
+                got.extend(set.step(events));
+            }
+            assert_eq!(got, want, "events {events}");
+            assert_eq!(set.summaries(), &want[..]);
+        }
+        let s = &want[0];
+        assert_eq!(s.so_far(s.buckets.len()), s.counters);
+        assert_eq!(s.so_far(0), Counters::default());
+    }
+
+    #[test]
+    fn bucket_widths_are_round_and_few() {
+        assert_eq!(bucket_width(60.0), 0.2);
+        assert_eq!(bucket_width(1.0), 0.01);
+        assert_eq!(bucket_width(600.0), 2.0);
+        for d in [1.0, 7.5, 60.0, 333.0, 600.0] {
+            assert!(d / bucket_width(d) <= MAX_BUCKETS, "{d}");
+        }
     }
 }

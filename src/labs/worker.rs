@@ -1,0 +1,141 @@
+//! The main thread's side of the simulation worker (`src/bin/worker.rs`): started the first
+//! time a lab asks for a run, it carries typed [`Job`]s out and [`FromWorker`] messages back,
+//! as JSON strings. Each run has an id; a cancelled run's handler is dropped at once, so
+//! nothing a stale run still sends reaches a lab. Messages wait until the worker says it is
+//! listening ([`Body::Ready`]): a worker drops what arrives while its wasm still loads.
+
+use redislab_sim::labs::work::{Body, FromWorker, Job, ToWorker};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker};
+
+/// The worker's loader, relative to the page (trunk writes it beside `index.html`), so the
+/// app works under any sub-path.
+const URL: &str = "worker_loader.js";
+
+type Handler = Box<dyn Fn(Body)>;
+
+#[derive(Default)]
+struct Client {
+    worker: Option<Worker>,
+    /// The worker has said it listens ([`Body::Ready`]); until then messages wait in `held`.
+    ready: bool,
+    held: Vec<ToWorker>,
+    next: u32,
+    handlers: HashMap<u32, std::rc::Rc<Handler>>,
+}
+
+impl Client {
+    /// Posts `msg`, or holds it until the worker listens.
+    fn send(&mut self, msg: ToWorker) {
+        match (&self.worker, self.ready) {
+            (Some(w), true) => post(w, &msg),
+            _ => match msg {
+                // A run that never left: forget it.
+                ToWorker::Cancel { run } => self
+                    .held
+                    .retain(|m| !matches!(m, ToWorker::Start { run: r, .. } if *r == run)),
+                start => self.held.push(start),
+            },
+        }
+    }
+}
+
+thread_local! {
+    static CLIENT: RefCell<Client> = RefCell::new(Client::default());
+}
+
+fn post(worker: &Worker, msg: &ToWorker) {
+    if let Ok(s) = serde_json::to_string(msg) {
+        let _ = worker.post_message(&JsValue::from_str(&s));
+    }
+}
+
+fn deliver(msg: FromWorker) {
+    if msg.body == Body::Ready {
+        CLIENT.with(|c| {
+            let mut c = c.borrow_mut();
+            c.ready = true;
+            if let Some(w) = c.worker.clone() {
+                for m in std::mem::take(&mut c.held) {
+                    post(&w, &m);
+                }
+            }
+        });
+        return;
+    }
+    let last = matches!(msg.body, Body::Done(_) | Body::Failed(_));
+    let handler = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if last {
+            c.handlers.remove(&msg.run)
+        } else {
+            c.handlers.get(&msg.run).cloned()
+        }
+    });
+    // Called outside the borrow: a handler may start or cancel runs.
+    if let Some(h) = handler {
+        h(msg.body);
+    }
+}
+
+/// Tells every waiting lab that the worker failed.
+fn fail_all(why: String) {
+    let handlers: Vec<_> = CLIENT.with(|c| c.borrow_mut().handlers.drain().collect());
+    for (_, h) in handlers {
+        h(Body::Failed(why.clone()));
+    }
+}
+
+fn spawn() -> Option<Worker> {
+    let worker = Worker::new(URL).ok()?;
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|e: MessageEvent| {
+        let Some(text) = e.data().as_string() else {
+            return;
+        };
+        match serde_json::from_str::<FromWorker>(&text) {
+            Ok(msg) => deliver(msg),
+            Err(e) => web_sys::console::error_1(&format!("lab worker: {e}").into()),
+        }
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(|e: web_sys::ErrorEvent| {
+        fail_all(format!("সিমুলেশন worker চালু হলো না: {}", e.message()));
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    Some(worker)
+}
+
+/// Starts `job` in the worker (starting the worker first if needed); `on` hears every
+/// message of the run until it is done or cancelled. Returns the run id.
+pub fn start(job: Job, on: impl Fn(Body) + 'static) -> u32 {
+    let (id, started) = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.worker.is_none() {
+            c.worker = spawn();
+        }
+        c.next += 1;
+        let id = c.next;
+        c.handlers.insert(id, std::rc::Rc::new(Box::new(on)));
+        c.send(ToWorker::Start { run: id, job });
+        (id, c.worker.is_some())
+    });
+    if !started {
+        fail_all("এই ব্রাউজারে Web Worker চালু করা গেল না".into());
+    }
+    id
+}
+
+/// Cancels run `id`: the worker drops it, and nothing more of it is delivered.
+pub fn cancel(id: u32) {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.handlers.remove(&id).is_some() {
+            c.send(ToWorker::Cancel { run: id });
+        }
+    });
+}
