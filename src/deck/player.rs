@@ -204,7 +204,11 @@ pub fn Player(props: &PlayerProps) -> Html {
                 <nav class="tools" aria-label="প্রেজেন্টেশনের নিয়ন্ত্রণ">
                     <button class={classes!("tool", p.overview.then_some("on"))} onclick={act(Action::ToggleOverview)} aria-pressed={p.overview.to_string()} title="সব স্লাইড (O)">{"▦"}<span class="tool-label">{" সব স্লাইড"}</span></button>
                     <button class={classes!("tool", p.script.then_some("on"))} onclick={act(Action::ToggleScript)} aria-pressed={p.script.to_string()} title="প্রেজেন্টারের স্ক্রিপ্ট (N)">{"✎"}<span class="tool-label">{" স্ক্রিপ্ট"}</span></button>
-                    <button class="tool" onclick={speaker} title="স্পিকার উইন্ডো (S)">{"⧉"}<span class="tool-label">{" স্পিকার"}</span></button>
+                    <button class="tool" onclick={speaker} title="স্পিকার উইন্ডো (S)">
+                        // An icon drawn, not a font character: two windows, one behind the other.
+                        <svg class="tool-icon" viewBox="0 0 16 16" aria-hidden="true"><rect x="1.5" y="4.5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.5"/><path d="M5.5 2.5h7a1.5 1.5 0 0 1 1.5 1.5v7" fill="none" stroke="currentColor" stroke-width="1.5"/></svg>
+                        <span class="tool-label">{" স্পিকার"}</span>
+                    </button>
                     <button class={classes!("tool", p.autoplay.then_some("on"))} onclick={act(Action::ToggleAutoplay)} aria-pressed={p.autoplay.to_string()} title="অটোপ্লে (A)">{ if p.autoplay { "❚❚" } else { "▶" } }<span class="tool-label">{" অটোপ্লে"}</span></button>
                     <button class={classes!("tool", (*fullscreen).then_some("on"))} onclick={Callback::from(|_| dom::toggle_fullscreen())} aria-pressed={fullscreen.to_string()} title="ফুলস্ক্রিন (F)">{"⛶"}<span class="tool-label">{" ফুলস্ক্রিন"}</span></button>
                     <button class={classes!("tool", p.help.then_some("on"))} onclick={act(Action::ToggleHelp)} aria-pressed={p.help.to_string()} title="কি-বোর্ড শর্টকাট (?)" aria-label="কি-বোর্ড শর্টকাট">{"?"}</button>
