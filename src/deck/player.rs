@@ -314,6 +314,43 @@ pub fn Player(props: &PlayerProps) -> Html {
     }
 }
 
+/// Props of [`PlayerShell`].
+#[derive(Properties, PartialEq)]
+pub struct PlayerShellProps {
+    /// The deck's index entry.
+    pub info: &'static redislab_deck::DeckInfo,
+}
+
+/// The player's frame with the deck's first slide, drawn from the index while the deck itself
+/// is still on its way: a student who opens a deck's link sees its first slide at once, and
+/// the real player takes its place, in the same layout, when the deck arrives.
+#[component]
+pub fn PlayerShell(props: &PlayerShellProps) -> Html {
+    let info = props.info;
+    let len = info.steps.len();
+    let counter = bn::counter(0, len);
+    html! {
+        <div class="player" aria-busy="true">
+            <header class="topbar">
+                <a class="brand" href="#/" title="সব ডেক"><span class="brand-mark" aria-hidden="true">{"◆"}</span>{" Redis Lab"}</a>
+                <span class="deck-name">{ info.title.as_ref() }</span>
+            </header>
+            <main class="stage-wrap">
+                <section class="stage" aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")} data-step="0">
+                    <SlideView slide={&info.cover} step={0} />
+                </section>
+            </main>
+            <footer class="bar">
+                <div class="bar-mid">
+                    // Not `.counter` yet: keys do nothing until the real player is here.
+                    <span class="counter-pending">{ counter }</span>
+                    <span class="key-hint" role="status">{"বাকি স্লাইডগুলো আসছে…"}</span>
+                </div>
+            </footer>
+        </div>
+    }
+}
+
 /// Every key, as the help overlay lists it.
 pub const HELP: &[(&str, &str)] = &[
     ("→ PageDown Space", "পরের ধাপ, তারপর পরের স্লাইড"),
