@@ -238,7 +238,8 @@ pub fn EvictionLab(props: &LabProps) -> Html {
         <div class={classes!("lab", "lab-eviction", props.embedded.then_some("embedded"))} data-lab="eviction" aria-busy={busy.to_string()}>
             { form }
             { race_view }
-            { table_view }
+            // Inside a slide: the race; the seed's whole table is on the full lab page.
+            if !props.embedded { { table_view } }
             { curve }
             if props.embedded { { super::open_full("eviction", &params.to_query()) } }
         </div>
