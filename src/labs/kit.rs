@@ -279,7 +279,7 @@ pub struct RunState {
 impl RunState {
     /// Still computing.
     pub fn busy(&self) -> bool {
-        self.done.is_none() && self.failed.is_none()
+        self.job.is_some() && self.done.is_none() && self.failed.is_none()
     }
 }
 
@@ -328,28 +328,38 @@ thread_local! {
 }
 
 /// Runs `job` in the simulation worker and follows it: progress, partial results and the
-/// result. A new `job` cancels the run in flight; what a cancelled run still sends is
-/// dropped, and until the new run answers the state is the new run's (nothing stale shows).
+/// result (`None`: nothing runs, and the state is idle). A new `job` cancels the run in
+/// flight; what a cancelled run still sends is dropped, and until the new run answers the
+/// state is the new run's, busy and empty (nothing stale shows).
 #[hook]
-pub fn use_work(job: Job) -> RunState {
+pub fn use_work(job: Option<Job>) -> RunState {
     let state = use_reducer(RunState::default);
     {
         let d = state.dispatcher();
         use_effect_with(job.clone(), move |job| {
-            let run = RUNS.with(|r| {
-                r.set(r.get() + 1);
-                r.get()
+            let id = job.clone().map(|job| {
+                let run = RUNS.with(|r| {
+                    r.set(r.get() + 1);
+                    r.get()
+                });
+                d.dispatch(RunAction::Start(run, job.clone()));
+                super::worker::start(job, move |b| d.dispatch(RunAction::Body(run, b)))
             });
-            d.dispatch(RunAction::Start(run, job.clone()));
-            let id =
-                super::worker::start(job.clone(), move |b| d.dispatch(RunAction::Body(run, b)));
-            move || super::worker::cancel(id)
+            move || {
+                if let Some(id) = id {
+                    super::worker::cancel(id);
+                }
+            }
         });
     }
-    if state.job.as_ref() == Some(&job) {
+    if job.is_some() && state.job == job {
         (*state).clone()
     } else {
-        RunState::default()
+        // Not started yet (busy), or no job at all (idle).
+        RunState {
+            job,
+            ..RunState::default()
+        }
     }
 }
 

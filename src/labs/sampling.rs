@@ -40,7 +40,7 @@ pub fn SamplingLab(props: &LabProps) -> Html {
     let p = use_params(SAMPLING, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
     let setup: SamplingParams = params.typed();
-    let run = use_work(Job::Sampling(setup));
+    let run = use_work(Some(Job::Sampling(setup)));
     let busy = run.busy();
     // The points measured so far (all of them once done): the chart grows as they arrive.
     let points: Vec<SamplingPoint> = match run.done.as_deref() {
