@@ -95,19 +95,13 @@ pub fn EvictionLab(props: &LabProps) -> Html {
     let params = p.state.good.clone();
     let typed: EvictionParams = params.typed();
     // Three runs, queued in this order in the worker: the table first (the seed's numbers),
-    // then the race replay for the timeline, then the curve.
-    let table = use_work(Job::EvictionTable(typed.clone()));
-    let race = use_work(Job::EvictionRace(typed.clone()));
-    let curve_run = use_work(if props.embedded {
-        // Not drawn inside a slide: ask for nothing heavy.
-        Job::EvictionCurve(EvictionParams {
-            policies: vec!["opt".into()],
-            ..typed.clone()
-        })
-    } else {
-        Job::EvictionCurve(typed.clone())
-    });
-    let busy = table.busy() || race.busy() || (!props.embedded && curve_run.busy());
+    // then the race replay for the timeline, then the curve. Inside a slide only the race is
+    // drawn, so only the race runs.
+    let full = !props.embedded;
+    let table = use_work(full.then(|| Job::EvictionTable(typed.clone())));
+    let race = use_work(Some(Job::EvictionRace(typed.clone())));
+    let curve_run = use_work(full.then(|| Job::EvictionCurve(typed.clone())));
+    let busy = table.busy() || race.busy() || curve_run.busy();
     let t = use_timeline(FRAMES, 250);
     let kind = typed.kind();
     let kind_label = match kind {
@@ -238,7 +232,8 @@ pub fn EvictionLab(props: &LabProps) -> Html {
         <div class={classes!("lab", "lab-eviction", props.embedded.then_some("embedded"))} data-lab="eviction" aria-busy={busy.to_string()}>
             { form }
             { race_view }
-            { table_view }
+            // Inside a slide: the race; the seed's whole table is on the full lab page.
+            if !props.embedded { { table_view } }
             { curve }
             if props.embedded { { super::open_full("eviction", &params.to_query()) } }
         </div>

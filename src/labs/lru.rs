@@ -75,7 +75,7 @@ fn sentence(run: &LruWalk, n: usize, total: usize, step: &TraceStep, t: Touch) -
 pub fn LruLab(props: &LabProps) -> Html {
     let p = use_params(LRU, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
-    let work = use_work(Job::Lru(params.typed::<LruParams>()));
+    let work = use_work(Some(Job::Lru(params.typed::<LruParams>())));
     let walk = match work.done.as_deref() {
         Some(Output::Lru(w)) => Some(w),
         _ => None,

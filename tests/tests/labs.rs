@@ -442,3 +442,60 @@ fn deck_lab_ids_are_the_simulators_labs() {
     }
     assert_eq!(redislab_deck::parse::LABS.len(), 5);
 }
+
+/// Every lab embedded in a slide shows its essential view inside the slide box at laptop size
+/// (nothing below the stage's edge), with a link to the full lab page, and its controls draw
+/// their icons (inline SVG: the served fonts have no ⏮ ⏭ glyphs).
+#[test]
+fn embedded_labs_fit_their_slides() {
+    let b = laptop();
+    let mut seen = 0;
+    for deck in ["eviction", "production"] {
+        b.open(&format!("#/{deck}/1"));
+        b.wait(15, "the first slide", |b| {
+            b.text(".counter").is_some_and(|c| c.starts_with("০১ /"))
+        });
+        // The counter says "০১ / ২৮": its total, in Bengali digits.
+        let counter = b.text(".counter").unwrap_or_default();
+        let total: usize = counter
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .chars()
+            .filter(|c| ('০'..='৯').contains(c))
+            .map(|c| c as u32 - '০' as u32)
+            .fold(0, |n, d| n * 10 + d as usize);
+        assert!(total > 0, "{counter}");
+        for n in 1..=total {
+            b.open(&format!("#/{deck}/{n}"));
+            b.wait(15, "the slide", |b| b.exists(".stage .slide"));
+            if !b.exists(".stage .lab") {
+                continue;
+            }
+            seen += 1;
+            wait_idle(&b);
+            let over = b
+                .js(
+                    "const s = document.querySelector('.stage .slide'); return s.scrollHeight - s.clientHeight",
+                    json!([]),
+                )
+                .as_f64()
+                .unwrap_or(f64::NAN);
+            assert!(over <= 1.0, "{deck}/{n}: the slide overflows by {over} px");
+            assert!(
+                b.exists(".stage .lab .lab-open"),
+                "{deck}/{n}: no link to the full lab"
+            );
+            let icons = b
+                .js(
+                    "return document.querySelectorAll('.stage .lab-controls button svg path').length",
+                    json!([]),
+                )
+                .as_u64()
+                .unwrap_or(0);
+            assert_eq!(icons, 5, "{deck}/{n}: control icons");
+        }
+    }
+    assert!(seen >= 5, "only {seen} embedded labs found");
+    assert!(b.console_errors().is_empty());
+}
