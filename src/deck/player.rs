@@ -4,8 +4,7 @@
 //! buttons. The state machine lives in `redislab_deck::nav`; `control.rs` wires it to the
 //! browser; this file draws the audience's view.
 
-use crate::catalog::DeckRef;
-use crate::deck::control::{open_speaker, use_deck_control};
+use crate::deck::control::{open_speaker, use_deck_control, DeckViewProps};
 use crate::deck::slide::SlideView;
 use crate::dom;
 use gloo_timers::callback::Timeout;
@@ -14,32 +13,12 @@ use redislab_deck::{bn, route, Deck};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-/// Props of [`Player`].
-#[derive(Properties, PartialEq)]
-pub struct PlayerProps {
-    /// The deck (loaded).
-    pub deck: DeckRef,
-    /// 0-based slide the address names.
-    pub index: usize,
-    /// Fragments revealed, as the address names.
-    #[prop_or_default]
-    pub step: usize,
-    /// Called with (slide, step) when the player moves, so the address follows.
-    pub on_navigate: Callback<(usize, usize)>,
-}
-
 /// The player for one deck.
 #[component]
-pub fn Player(props: &PlayerProps) -> Html {
+pub fn Player(props: &DeckViewProps) -> Html {
     let deck: &'static Deck = props.deck.0;
     let len = deck.slides.len();
-    let ctl = use_deck_control(
-        deck,
-        props.index,
-        props.step,
-        props.on_navigate.clone(),
-        false,
-    );
+    let ctl = use_deck_control(props, false);
     let p = &ctl.player;
     let go = ctl.go.clone();
     let fullscreen = use_state(dom::is_fullscreen);
