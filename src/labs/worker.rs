@@ -95,8 +95,9 @@ fn spawn() -> Option<Worker> {
         let Some(text) = e.data().as_string() else {
             return;
         };
-        match serde_json::from_str::<FromWorker>(&text) {
-            Ok(msg) => deliver(msg),
+        // One array per slice of the worker's work: one task, so one render, here.
+        match serde_json::from_str::<Vec<FromWorker>>(&text) {
+            Ok(msgs) => msgs.into_iter().for_each(deliver),
             Err(e) => web_sys::console::error_1(&format!("lab worker: {e}").into()),
         }
     });
