@@ -2,8 +2,10 @@
 //! address. The address is the source of truth: back/forward, reload and shared links all land
 //! on what it names.
 
-use crate::data::DECKS;
+use crate::catalog::{DeckRef, WithDeck, DECK_INDEX as DECKS};
 use crate::deck::player::Player;
+use crate::deck::print::PrintView;
+use crate::deck::speaker::Speaker;
 use crate::dom;
 use crate::home::Home;
 use crate::labs::LabPage;
@@ -15,8 +17,8 @@ use yew::prelude::*;
 pub fn App() -> Html {
     let route = use_state_eq(|| route::parse(&dom::hash(), DECKS));
     // `#/production` means its first slide: show the full address.
-    if let Route::Slide { deck, index } = &*route {
-        let canonical = route::slide_hash(&DECKS[*deck].id, *index);
+    if let Route::Slide { deck, index, step } = &*route {
+        let canonical = route::step_hash(&DECKS[*deck].id, *index, *step);
         if dom::hash() != canonical {
             dom::replace_hash(&canonical);
         }
@@ -31,22 +33,61 @@ pub fn App() -> Html {
             move || drop((a, b))
         });
     }
-    // A player moved: record the new address as a history entry and follow it.
-    let on_navigate = {
+    // A player moved: a new slide is a new history entry (Back returns to it); a new step on
+    // the same slide only replaces the address, so Back does not walk through fragments.
+    let on_navigate = |deck: usize, speaker: bool| {
         let route = route.clone();
-        Callback::from(move |(deck, index): (usize, usize)| {
-            let hash = route::slide_hash(&DECKS[deck].id, index);
+        Callback::from(move |(index, step): (usize, usize)| {
+            let id = &DECKS[deck].id;
+            let hash = if speaker {
+                route::speaker_hash(id, index, step)
+            } else {
+                route::step_hash(id, index, step)
+            };
+            // The address as it is now (a handle captured earlier would be stale).
+            let same_slide = matches!(route::parse(&dom::hash(), DECKS),
+                Route::Slide { index: i, .. } | Route::Speaker { index: i, .. } if i == index);
             if dom::hash() != hash {
-                dom::push_hash(&hash);
+                if same_slide {
+                    dom::replace_hash(&hash);
+                } else {
+                    dom::push_hash(&hash);
+                }
             }
-            route.set(Route::Slide { deck, index });
+            route.set(if speaker {
+                Route::Speaker { deck, index, step }
+            } else {
+                Route::Slide { deck, index, step }
+            });
         })
     };
     match &*route {
         Route::Home => html! { <Home /> },
-        Route::Slide { deck, index } => html! {
-            <Player key={DECKS[*deck].id.as_ref()} deck={*deck} index={*index} {on_navigate} />
-        },
+        Route::Slide { deck, index, step } => {
+            let (index, step, on_navigate) = (*index, *step, on_navigate(*deck, false));
+            let render = Callback::from(move |d: DeckRef| {
+                html! {
+                    <Player key={d.0.id.as_ref()} deck={d} {index} {step} on_navigate={on_navigate.clone()} />
+                }
+            });
+            let cover_first = (index, step) == (0, 0);
+            html! { <WithDeck key={DECKS[*deck].id.as_ref()} deck={*deck} {render} {cover_first} /> }
+        }
+        Route::Speaker { deck, index, step } => {
+            let (index, step, on_navigate) = (*index, *step, on_navigate(*deck, true));
+            let render = Callback::from(move |d: DeckRef| {
+                html! {
+                    <Speaker key={d.0.id.as_ref()} deck={d} {index} {step} on_navigate={on_navigate.clone()} />
+                }
+            });
+            html! { <WithDeck key={format!("{}/speaker", DECKS[*deck].id)} deck={*deck} {render} /> }
+        }
+        Route::Print { deck, script } => {
+            let script = *script;
+            let render =
+                Callback::from(move |d: DeckRef| html! { <PrintView deck={d} {script} /> });
+            html! { <WithDeck key={format!("{}/print", DECKS[*deck].id)} deck={*deck} {render} /> }
+        }
         Route::Lab { id, query } => html! {
             <LabPage key={format!("{id}?{query}")} id={*id} query={query.clone()} />
         },

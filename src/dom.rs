@@ -97,3 +97,96 @@ pub fn toggle_fullscreen() {
         let _ = root.request_fullscreen();
     }
 }
+
+/// The page's address without its fragment (where the app is served, sub-path included).
+pub fn page_url() -> String {
+    let href = window().location().href().unwrap_or_default();
+    match href.split_once('#') {
+        Some((base, _)) => base.to_string(),
+        None => href,
+    }
+}
+
+/// What keyboard focus can land on inside an element.
+const FOCUSABLE: &str = "a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex='-1'])";
+
+/// Focuses the first element matching `css` inside the open dialog, or else the dialog's first
+/// focusable element. Returns whether something took focus.
+pub fn focus_in_dialog(css: &str) -> bool {
+    let doc = document();
+    let Some(dialog) = doc.query_selector("[role=dialog]").ok().flatten() else {
+        return false;
+    };
+    let target = dialog
+        .query_selector(css)
+        .ok()
+        .flatten()
+        .or_else(|| dialog.query_selector(FOCUSABLE).ok().flatten());
+    match target.and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) {
+        Some(el) => el.focus().is_ok(),
+        None => false,
+    }
+}
+
+/// Keeps Tab inside the open dialog: from its last focusable element to its first and back.
+pub fn trap_tab(event: &Event, backwards: bool) {
+    let doc = document();
+    let Some(dialog) = doc.query_selector("[role=dialog]").ok().flatten() else {
+        return;
+    };
+    let Ok(list) = dialog.query_selector_all(FOCUSABLE) else {
+        return;
+    };
+    let items: Vec<web_sys::HtmlElement> = (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
+        .collect();
+    let (Some(first), Some(last)) = (items.first(), items.last()) else {
+        event.prevent_default();
+        return;
+    };
+    let active = doc.active_element();
+    let inside = active
+        .as_ref()
+        .is_some_and(|a| dialog.contains(Some(a.unchecked_ref())));
+    let at = |el: &web_sys::HtmlElement| {
+        active
+            .as_ref()
+            .is_some_and(|a| a == el.unchecked_ref::<web_sys::Element>())
+    };
+    if !inside || (backwards && at(first)) {
+        event.prevent_default();
+        let _ = if backwards {
+            last.focus()
+        } else {
+            first.focus()
+        };
+    } else if !backwards && at(last) {
+        event.prevent_default();
+        let _ = first.focus();
+    }
+}
+
+/// The element that has focus now (to give it back when a dialog closes).
+pub fn focused() -> Option<web_sys::HtmlElement> {
+    document()
+        .active_element()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+}
+
+/// How many columns the grid `css` lays out now (items sharing the first item's top edge).
+pub fn grid_columns(css: &str) -> usize {
+    let Some(grid) = document().query_selector(css).ok().flatten() else {
+        return 1;
+    };
+    let children = grid.children();
+    let Some(first) = children.item(0) else {
+        return 1;
+    };
+    let top = first.get_bounding_client_rect().top();
+    (0..children.length())
+        .filter_map(|i| children.item(i))
+        .take_while(|c| (c.get_bounding_client_rect().top() - top).abs() < 2.0)
+        .count()
+        .max(1)
+}

@@ -1,6 +1,6 @@
 //! The home page: every deck, with its title, slide count and a preview of its first slide.
 
-use crate::data::DECKS;
+use crate::catalog::DECK_INDEX;
 use crate::deck::slide::SlideView;
 use crate::dom;
 use redislab_deck::{bn, route};
@@ -20,20 +20,25 @@ pub fn Home() -> Html {
                 <p class="home-lead">{"প্রতিটা ডেক একটা পুরো গল্প। কিবোর্ডে ← → দিয়ে চলুন, A চাপলে অটোপ্লে, N চাপলে প্রেজেন্টারের স্ক্রিপ্ট, F চাপলে ফুলস্ক্রিন।"}</p>
             </header>
             <ul class="deck-list">
-                { for DECKS.iter().map(|d| {
+                { for DECK_INDEX.iter().map(|d| {
                     let href = route::slide_hash(&d.id, 0);
                     html! {
                         <li class="deck-card">
-                            <a href={href} aria-label={format!("{} — {}টি স্লাইড", d.title, bn::digits(d.slides.len(), 1))}>
+                            <a href={href}>
                                 <div class="thumb" aria-hidden="true">
-                                    <SlideView slide={&d.slides[0]} />
+                                    <SlideView slide={&d.cover} />
                                 </div>
                                 <div class="deck-meta">
                                     <h2>{ d.title.as_ref() }</h2>
                                     <p class="deck-sub">{ d.subtitle.as_ref() }</p>
-                                    <p class="deck-count">{ format!("{}টি স্লাইড", bn::digits(d.slides.len(), 1)) }</p>
+                                    <p class="deck-count">{ format!("{}টি স্লাইড", bn::digits(d.steps.len(), 1)) }</p>
                                 </div>
                             </a>
+                            <p class="deck-links">
+                                <a href={route::print_hash(&d.id, false)}>{"হ্যান্ডআউট — প্রিন্ট বা PDF"}</a>
+                                {" · "}
+                                <a href={route::print_hash(&d.id, true)}>{"স্ক্রিপ্টসহ"}</a>
+                            </p>
                         </li>
                     }
                 }) }

@@ -2,16 +2,12 @@
 //! This file only mounts the app; see `app.rs` for the routes.
 
 mod app;
+mod catalog;
 mod deck;
 mod diagrams;
 mod dom;
 mod home;
 mod labs;
-
-/// Every deck, compiled in from `src/decks/*.md` by `build.rs`.
-pub mod data {
-    include!(concat!(env!("OUT_DIR"), "/decks.rs"));
-}
 
 fn main() {
     yew::Renderer::<app::App>::new().render();

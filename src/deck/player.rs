@@ -1,82 +1,54 @@
 //! The deck player: one slide on a 16:9 stage, driven from the keyboard (← → PageUp/PageDown
-//! Space Home/End, A autoplay, N script, F fullscreen, O overview, ? help), by touch swipes and
-//! by the buttons. The state machine lives in `redislab_deck::nav`; this file wires it to the
-//! browser.
+//! Space Home/End, A autoplay, N script, F fullscreen, S speaker window, B/W blank, digits +
+//! Enter or G to jump, L laser pointer, O overview, ? help), by touch swipes and by the
+//! buttons. The state machine lives in `redislab_deck::nav`; `control.rs` wires it to the
+//! browser; this file draws the audience's view.
 
-use crate::data::DECKS;
+use crate::catalog::DeckRef;
+use crate::deck::control::{open_speaker, use_deck_control};
 use crate::deck::slide::SlideView;
 use crate::dom;
 use gloo_timers::callback::Timeout;
-use redislab_deck::nav::{self, Action, Command, Mods};
+use redislab_deck::nav::{self, Action, Blank};
 use redislab_deck::{bn, route, Deck};
-use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Props of [`Player`].
 #[derive(Properties, PartialEq)]
 pub struct PlayerProps {
-    /// Index of the deck in [`DECKS`].
-    pub deck: usize,
+    /// The deck (loaded).
+    pub deck: DeckRef,
     /// 0-based slide the address names.
     pub index: usize,
-    /// Called with (deck, slide) when the player moves, so the address follows.
+    /// Fragments revealed, as the address names.
+    #[prop_or_default]
+    pub step: usize,
+    /// Called with (slide, step) when the player moves, so the address follows.
     pub on_navigate: Callback<(usize, usize)>,
-}
-
-#[derive(Clone, PartialEq)]
-struct State(nav::Player);
-
-impl Reducible for State {
-    type Action = Action;
-    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        let next = self.0.clone().with(action);
-        if next == self.0 {
-            self
-        } else {
-            Rc::new(State(next))
-        }
-    }
 }
 
 /// The player for one deck.
 #[component]
 pub fn Player(props: &PlayerProps) -> Html {
-    let deck: &'static Deck = &DECKS[props.deck];
+    let deck: &'static Deck = props.deck.0;
     let len = deck.slides.len();
-    let state = use_reducer(|| State(nav::Player::new(len, props.index)));
-    let p = &state.0;
+    let ctl = use_deck_control(
+        deck,
+        props.index,
+        props.step,
+        props.on_navigate.clone(),
+        false,
+    );
+    let p = &ctl.player;
+    let go = ctl.go.clone();
     let fullscreen = use_state(dom::is_fullscreen);
     let stage = use_node_ref();
     let touch = use_mut_ref(|| None::<(f64, f64)>);
+    let opener = use_mut_ref(|| None::<web_sys::HtmlElement>);
+    let dot = use_node_ref();
+    let goto_error = use_state_eq(|| None::<String>);
 
-    // Every action goes through `go`: it moves the address in the same task as the key press
-    // (so an immediate Back or reload sees it), then updates the state. `mirror` holds the state
-    // including actions not yet rendered, so fast key repeats compute from the newest slide.
-    let mirror = use_mut_ref(|| p.clone());
-    *mirror.borrow_mut() = p.clone();
-    let go = {
-        let (mirror, dispatch, deck_i, on_navigate) = (
-            mirror.clone(),
-            state.dispatcher(),
-            props.deck,
-            props.on_navigate.clone(),
-        );
-        Callback::from(move |a: Action| {
-            let next = mirror.borrow().clone().with(a);
-            let moved = next.index != mirror.borrow().index;
-            *mirror.borrow_mut() = next.clone();
-            dispatch.dispatch(a);
-            if moved {
-                on_navigate.emit((deck_i, next.index));
-            }
-        })
-    };
-    // The address changed (back/forward, a typed link): follow it.
-    {
-        let go = go.clone();
-        use_effect_with(props.index, move |&i| go.emit(Action::Goto(i)));
-    }
     // Title of the tab.
     {
         let title = format!(
@@ -86,45 +58,47 @@ pub fn Player(props: &PlayerProps) -> Html {
         );
         use_effect_with(title, |t| dom::document().set_title(t));
     }
-    // Keyboard.
     {
-        let (go, fullscreen) = (go.clone(), fullscreen.clone());
+        let fullscreen = fullscreen.clone();
         use_effect_with((), move |_| {
-            let doc = dom::document();
-            let keys = dom::Listener::new(&doc, "keydown", move |e: web_sys::Event| {
-                let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                    return;
-                };
-                if dom::typing_into(&e) || dom::activates_control(&e, &k.key()) {
-                    return;
-                }
-                let mods = Mods {
-                    shift: k.shift_key(),
-                    command: k.ctrl_key() || k.alt_key() || k.meta_key(),
-                };
-                match nav::key_command(&k.key(), mods) {
-                    Some(Command::Nav(a)) => {
-                        // Space and arrows would otherwise scroll; Escape stays the browser's too.
-                        if a != Action::Close {
-                            e.prevent_default();
-                        } else if dom::is_fullscreen() {
-                            // Browsers leave fullscreen on Esc themselves; where a key reaches
-                            // the page instead (some kiosks, automation), leave it here.
-                            dom::toggle_fullscreen();
-                        }
-                        go.emit(a);
-                    }
-                    Some(Command::Fullscreen) => {
-                        e.prevent_default();
-                        dom::toggle_fullscreen();
-                    }
-                    None => {}
-                }
-            });
-            let fs = dom::Listener::new(&doc, "fullscreenchange", move |_| {
+            let fs = dom::Listener::new(&dom::document(), "fullscreenchange", move |_| {
                 fullscreen.set(dom::is_fullscreen())
             });
-            move || drop((keys, fs))
+            move || drop(fs)
+        });
+    }
+    // A dialog takes focus when it opens and gives it back to what had it when it closes.
+    let modal = p.overview || p.help || p.goto;
+    {
+        let opener = opener.clone();
+        let which = (p.overview, p.help, p.goto);
+        use_effect_with(which, move |&(overview, help, goto)| {
+            if overview || help || goto {
+                let css = if overview {
+                    ".overview-item.current a"
+                } else if goto {
+                    "input"
+                } else {
+                    ".overlay-head button"
+                };
+                let mut o = opener.borrow_mut();
+                if o.is_none() {
+                    *o = dom::focused();
+                }
+                dom::focus_in_dialog(css);
+            } else if let Some(el) = opener.borrow_mut().take() {
+                let _ = el.focus();
+            }
+        });
+    }
+    // The overview: the selected thumbnail has focus; the grid's columns are measured for ↑ ↓.
+    {
+        let go = go.clone();
+        use_effect_with((p.overview, p.selected), move |&(open, sel)| {
+            if open {
+                go.emit(Action::Columns(dom::grid_columns(".overview-grid")));
+                dom::focus_in_dialog(&format!(".overview-item:nth-child({}) a", sel + 1));
+            }
         });
     }
     // Autoplay: after the slide's script has had time to be said, go on.
@@ -145,6 +119,26 @@ pub fn Player(props: &PlayerProps) -> Html {
         let stage = stage.clone();
         use_effect_with((), move |_| {
             let l = dom::Listener::new(&dom::window(), "resize", move |_| fit(&stage));
+            move || drop(l)
+        });
+    }
+    // The laser pointer follows the mouse without re-rendering anything.
+    {
+        let dot = dot.clone();
+        use_effect_with(ctl.laser, move |&on| {
+            let l = on.then(|| {
+                dom::Listener::new(&dom::document(), "mousemove", move |e: web_sys::Event| {
+                    if let (Some(m), Some(el)) = (
+                        e.dyn_ref::<web_sys::MouseEvent>(),
+                        dot.cast::<web_sys::HtmlElement>(),
+                    ) {
+                        let _ = el.style().set_property(
+                            "transform",
+                            &format!("translate({}px, {}px)", m.client_x(), m.client_y()),
+                        );
+                    }
+                })
+            });
             move || drop(l)
         });
     }
@@ -169,55 +163,102 @@ pub fn Player(props: &PlayerProps) -> Html {
             }
         })
     };
+    let on_goto = {
+        let (go, goto_error) = (go.clone(), goto_error.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let value = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|f| f.query_selector("input").ok().flatten())
+                .map(|i| i.unchecked_into::<web_sys::HtmlInputElement>().value())
+                .unwrap_or_default();
+            match nav::parse_number(&value) {
+                Some(n) if (1..=len).contains(&n) => {
+                    goto_error.set(None);
+                    go.emit(Action::Goto(n - 1));
+                }
+                _ => goto_error.set(Some(format!(
+                    "১ থেকে {} পর্যন্ত একটা স্লাইড নম্বর লিখুন",
+                    bn::digits(len, 1)
+                ))),
+            }
+        })
+    };
+    let speaker = {
+        let p = p.clone();
+        Callback::from(move |_: MouseEvent| open_speaker(deck, &p))
+    };
     let slide = &deck.slides[p.index];
     let counter = bn::counter(p.index, len);
     let progress = format!("width: {:.3}%", (p.index + 1) as f64 * 100.0 / len as f64);
     let autoplay_style = format!("animation-duration: {}ms", nav::autoplay_ms(&slide.script));
+    let inert = modal;
+    let steps = p.steps_here();
 
     html! {
-        <div class={classes!("player", p.script.then_some("with-script"), (*fullscreen).then_some("is-fullscreen"))}>
-            <header class="topbar">
+        <div class={classes!("player", p.script.then_some("with-script"), (*fullscreen).then_some("is-fullscreen"), ctl.laser.then_some("laser-on"))}>
+            <header class="topbar" inert={inert}>
                 <a class="brand" href="#/" title="সব ডেক"><span class="brand-mark" aria-hidden="true">{"◆"}</span>{" Redis Lab"}</a>
                 <span class="deck-name">{ deck.title.as_ref() }</span>
                 <nav class="tools" aria-label="প্রেজেন্টেশনের নিয়ন্ত্রণ">
                     <button class={classes!("tool", p.overview.then_some("on"))} onclick={act(Action::ToggleOverview)} aria-pressed={p.overview.to_string()} title="সব স্লাইড (O)">{"▦"}<span class="tool-label">{" সব স্লাইড"}</span></button>
                     <button class={classes!("tool", p.script.then_some("on"))} onclick={act(Action::ToggleScript)} aria-pressed={p.script.to_string()} title="প্রেজেন্টারের স্ক্রিপ্ট (N)">{"✎"}<span class="tool-label">{" স্ক্রিপ্ট"}</span></button>
+                    <button class="tool" onclick={speaker} title="স্পিকার উইন্ডো (S)">
+                        // An icon drawn, not a font character: two windows, one behind the other.
+                        <svg class="tool-icon" viewBox="0 0 16 16" aria-hidden="true"><rect x="1.5" y="4.5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.5"/><path d="M5.5 2.5h7a1.5 1.5 0 0 1 1.5 1.5v7" fill="none" stroke="currentColor" stroke-width="1.5"/></svg>
+                        <span class="tool-label">{" স্পিকার"}</span>
+                    </button>
                     <button class={classes!("tool", p.autoplay.then_some("on"))} onclick={act(Action::ToggleAutoplay)} aria-pressed={p.autoplay.to_string()} title="অটোপ্লে (A)">{ if p.autoplay { "❚❚" } else { "▶" } }<span class="tool-label">{" অটোপ্লে"}</span></button>
                     <button class={classes!("tool", (*fullscreen).then_some("on"))} onclick={Callback::from(|_| dom::toggle_fullscreen())} aria-pressed={fullscreen.to_string()} title="ফুলস্ক্রিন (F)">{"⛶"}<span class="tool-label">{" ফুলস্ক্রিন"}</span></button>
-                    <button class={classes!("tool", p.help.then_some("on"))} onclick={act(Action::ToggleHelp)} aria-pressed={p.help.to_string()} title="কি-বোর্ড শর্টকাট (?)">{"?"}</button>
+                    <button class={classes!("tool", p.help.then_some("on"))} onclick={act(Action::ToggleHelp)} aria-pressed={p.help.to_string()} title="কি-বোর্ড শর্টকাট (?)" aria-label="কি-বোর্ড শর্টকাট">{"?"}</button>
                 </nav>
             </header>
-            <main class="stage-wrap" ontouchstart={on_touch_start} ontouchend={on_touch_end}>
-                <section class="stage" aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")}>
-                    <SlideView key={p.index} slide={slide} node={stage.clone()} live=true />
+            <main class="stage-wrap" ontouchstart={on_touch_start} ontouchend={on_touch_end} inert={inert}>
+                <section class="stage" aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")} data-step={p.step.to_string()} data-steps={steps.to_string()}>
+                    <SlideView key={p.index} slide={slide} node={stage.clone()} live=true step={p.step} />
                 </section>
             </main>
             if p.script {
-                <aside class="script" aria-label="প্রেজেন্টারের স্ক্রিপ্ট">
+                <aside class="script" aria-label="প্রেজেন্টারের স্ক্রিপ্ট" inert={inert} tabindex="0">
                     <p class="script-head">{"স্ক্রিপ্ট · "}{ counter.clone() }</p>
                     <p class="script-text">{ slide.script.as_ref() }</p>
                 </aside>
             }
-            <footer class="bar">
-                <button class="nav-btn" onclick={act(Action::Prev)} disabled={p.index == 0} aria-label="আগের স্লাইড">{"←"}</button>
+            <footer class="bar" inert={inert}>
+                <button class="nav-btn" onclick={act(Action::Prev)} aria-disabled={p.at_start().to_string()} aria-label="আগের স্লাইড">{"←"}</button>
                 <div class="bar-mid">
                     <span class="counter" data-testid="counter">{ counter.clone() }</span>
+                    if steps > 0 {
+                        <span class="frag-dots" role="img" aria-label={format!("ধাপ {} / {}", bn::digits(p.step, 1), bn::digits(steps, 1))}>
+                            { for (0..steps).map(|k| html! { <i class={classes!((k < p.step).then_some("on"))}></i> }) }
+                        </span>
+                    }
                     <div class="progress" role="progressbar" aria-label="অগ্রগতি" aria-valuemin="1" aria-valuemax={len.to_string()} aria-valuenow={(p.index + 1).to_string()}>
                         <div class="progress-fill" style={progress}></div>
                     </div>
                     if p.autoplay {
-                        <span class="autoplay-on" data-testid="autoplay" title="অটোপ্লে চলছে — যেকোনো কি চাপলে থামবে">
+                        <span class="autoplay-on" data-testid="autoplay" title="অটোপ্লে চলছে — স্লাইড বদলালে (← → বা অন্য কোনো নেভিগেশন) বা আবার A চাপলে থামবে">
                             {"▶ অটোপ্লে"}
                             <span class="autoplay-clock"><span key={p.index} class="autoplay-fill" style={autoplay_style}></span></span>
                         </span>
                     }
-                    <span class="key-hint">{"← → স্লাইড · A অটোপ্লে · N স্ক্রিপ্ট · F ফুলস্ক্রিন · ? সাহায্য"}</span>
+                    <span class="key-hint">{"← → স্লাইড · A অটোপ্লে · N স্ক্রিপ্ট · S স্পিকার · F ফুলস্ক্রিন · ? সাহায্য"}</span>
                 </div>
-                <button class="nav-btn" onclick={act(Action::Next)} disabled={p.index + 1 == len} aria-label="পরের স্লাইড">{"→"}</button>
+                <button class="nav-btn" onclick={act(Action::Next)} aria-disabled={p.at_end().to_string()} aria-label="পরের স্লাইড">{"→"}</button>
             </footer>
             <div class="sr-only" aria-live="polite" aria-atomic="true">
                 { format!("স্লাইড {}: {}", counter, slide.title_text()) }
             </div>
+            if let Some(n) = p.jump {
+                <div class="jump-hint" role="status">{"স্লাইড "}{ bn::digits(n, 1) }{" — Enter চাপুন"}</div>
+            }
+            if let Some(b) = p.blank {
+                <div class={classes!("blank", if b == Blank::White { "white" } else { "black" })} data-testid="blank" onclick={act(Action::SetBlank(None))}></div>
+            }
+            if ctl.laser {
+                <div class="laser" ref={dot} aria-hidden="true"></div>
+            }
             if p.overview {
                 <div class="overlay overview" role="dialog" aria-modal="true" aria-label="সব স্লাইড">
                     <div class="overlay-head">
@@ -230,7 +271,7 @@ pub fn Player(props: &PlayerProps) -> Html {
                             let href = route::slide_hash(&deck.id, i);
                             let onclick = Callback::from(move |e: MouseEvent| { e.prevent_default(); go.emit(Action::Goto(i)); });
                             html! {
-                                <li class={classes!("overview-item", (i == p.index).then_some("current"))}>
+                                <li class={classes!("overview-item", (i == p.index).then_some("current"), (i == p.selected).then_some("selected"))}>
                                     <a href={href} {onclick} data-slide={(i + 1).to_string()}>
                                         <div class="thumb" aria-hidden="true"><SlideView slide={s} /></div>
                                         <span class="overview-label">{ bn::digits(i + 1, 2) }{" · "}{ s.title_text() }</span>
@@ -254,20 +295,79 @@ pub fn Player(props: &PlayerProps) -> Html {
                     </div>
                 </div>
             }
+            if p.goto {
+                <div class="overlay goto" role="dialog" aria-modal="true" aria-label="স্লাইডে যান">
+                    <form class="goto-card" onsubmit={on_goto}>
+                        <div class="overlay-head">
+                            <h2><label for="goto-field">{"কোন স্লাইডে যাবেন?"}</label></h2>
+                            <button type="button" class="tool" onclick={act(Action::Close)} aria-label="বন্ধ করুন">{"✕"}</button>
+                        </div>
+                        <div class="goto-row">
+                            <input id="goto-field" type="text" inputmode="numeric" autocomplete="off" placeholder={format!("১–{}", bn::digits(len, 1))} aria-describedby="goto-error" />
+                            <button type="submit" class="button primary">{"যান"}</button>
+                        </div>
+                        <p id="goto-error" class="goto-error" role="alert">{ (*goto_error).clone().unwrap_or_default() }</p>
+                    </form>
+                </div>
+            }
         </div>
     }
 }
 
-const HELP: &[(&str, &str)] = &[
-    ("→ PageDown Space", "পরের স্লাইড"),
-    ("← PageUp Shift+Space", "আগের স্লাইড"),
+/// Props of [`PlayerShell`].
+#[derive(Properties, PartialEq)]
+pub struct PlayerShellProps {
+    /// The deck's index entry.
+    pub info: &'static redislab_deck::DeckInfo,
+}
+
+/// The player's frame with the deck's first slide, drawn from the index while the deck itself
+/// is still on its way: a student who opens a deck's link sees its first slide at once, and
+/// the real player takes its place, in the same layout, when the deck arrives.
+#[component]
+pub fn PlayerShell(props: &PlayerShellProps) -> Html {
+    let info = props.info;
+    let len = info.steps.len();
+    let counter = bn::counter(0, len);
+    html! {
+        <div class="player" aria-busy="true">
+            <header class="topbar">
+                <a class="brand" href="#/" title="সব ডেক"><span class="brand-mark" aria-hidden="true">{"◆"}</span>{" Redis Lab"}</a>
+                <span class="deck-name">{ info.title.as_ref() }</span>
+            </header>
+            <main class="stage-wrap">
+                <section class="stage" aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")} data-step="0">
+                    <SlideView slide={&info.cover} step={0} />
+                </section>
+            </main>
+            <footer class="bar">
+                <div class="bar-mid">
+                    // Not `.counter` yet: keys do nothing until the real player is here.
+                    <span class="counter-pending">{ counter }</span>
+                    <span class="key-hint" role="status">{"বাকি স্লাইডগুলো আসছে…"}</span>
+                </div>
+            </footer>
+        </div>
+    }
+}
+
+/// Every key, as the help overlay lists it.
+pub const HELP: &[(&str, &str)] = &[
+    ("→ PageDown Space", "পরের ধাপ, তারপর পরের স্লাইড"),
+    ("← PageUp Shift+Space", "আগের ধাপ / আগের স্লাইড"),
     ("Home End", "প্রথম / শেষ স্লাইড"),
-    ("A", "অটোপ্লে চালু / বন্ধ — হাতে স্লাইড বদলালে থেমে যায়"),
+    ("১২ Enter", "নম্বর লিখে Enter — সেই স্লাইডে (বাংলা বা ইংরেজি অঙ্ক)"),
+    ("G", "\"কোন স্লাইডে যাবেন\" ঘর খোলে"),
+    ("A", "অটোপ্লে চালু / বন্ধ — স্লাইড বদলালে থেমে যায়"),
     ("N", "প্রেজেন্টারের স্ক্রিপ্ট দেখান / লুকান"),
+    ("S", "স্পিকার উইন্ডো — এই স্লাইড, পরেরটা, স্ক্রিপ্ট, সময়"),
     ("F", "ফুলস্ক্রিন (Esc চাপলে বেরিয়ে আসবে)"),
-    ("O", "সব স্লাইডের ওভারভিউ — ক্লিক করে যেকোনোটায় যান"),
+    ("B .", "পর্দা কালো — আবার চাপলে বা স্লাইড বদলালে ফিরবে"),
+    ("W", "পর্দা সাদা"),
+    ("L", "লেজার পয়েন্টার — মাউসের সাথে বড় লাল বিন্দু"),
+    ("O", "সব স্লাইডের ওভারভিউ — তীর দিয়ে বেছে Enter"),
     ("?", "এই সাহায্য"),
-    ("Esc", "খোলা প্যানেল বন্ধ"),
+    ("Esc", "খোলা প্যানেল আর স্ক্রিপ্ট বন্ধ"),
 ];
 
 /// Shrinks the slide's type (the `--fit` variable) until its content fits the stage. Text

@@ -3,7 +3,7 @@
 //! the stylesheet is relative to the slide's own width, so a thumbnail is the slide, smaller.
 
 use crate::diagrams;
-use redislab_deck::{Block, Inline, Layout, Slide, Tok};
+use redislab_deck::{Block, Inline, Layout, Reveal, Slide, Tok};
 use yew::prelude::*;
 
 /// Props of [`SlideView`].
@@ -17,6 +17,29 @@ pub struct SlideViewProps {
     /// Run embedded labs (the big stage); thumbnails show a still card instead.
     #[prop_or_default]
     pub live: bool,
+    /// Fragments revealed; the default shows the slide fully built.
+    #[prop_or(usize::MAX)]
+    pub step: usize,
+}
+
+/// Which fragments of one block show: gives each item its class.
+#[derive(Clone, Copy)]
+pub struct Frags<'a> {
+    slide: &'a Slide,
+    block: usize,
+    step: usize,
+}
+
+impl Frags<'_> {
+    /// Classes of item `item`: none for an ordinary item, `frag` for one still to come (its
+    /// space kept, invisible), `frag shown` for one revealed.
+    pub fn class(&self, item: usize) -> Classes {
+        match self.slide.reveal(self.block, item, self.step) {
+            Reveal::Always => Classes::new(),
+            Reveal::Shown => classes!("frag", "shown"),
+            Reveal::Hidden => classes!("frag"),
+        }
+    }
 }
 
 /// One slide.
@@ -42,7 +65,7 @@ pub fn SlideView(props: &SlideViewProps) -> Html {
                     }) }
                 </h1>
                 <div class="slide-body">
-                    { for s.body.iter().map(|b| block(b, props.live)) }
+                    { for s.body.iter().enumerate().map(|(i, b)| block(b, props.live, Frags { slide: s, block: i, step: props.step })) }
                 </div>
             </div>
         </div>
@@ -67,19 +90,22 @@ pub fn field(item: &[redislab_deck::Text], i: usize) -> Html {
     item.get(i).map(|t| inline(t)).unwrap_or_default()
 }
 
-fn block(b: &Block, live: bool) -> Html {
+fn block(b: &Block, live: bool, fr: Frags) -> Html {
+    // On the stage a code block or table that scrolls (phones) must be reachable by keyboard;
+    // thumbnails are hidden from assistive technology and take no focus.
+    let focusable = live.then_some("0");
     match b {
         Block::Para(t) => html! { <p>{ inline(t) }</p> },
         Block::Lead(t) => html! { <p class="lead">{ inline(t) }</p> },
         Block::Note(t) => html! { <p class="note">{ inline(t) }</p> },
         Block::Bullets(items) => html! {
-            <ul class="bullets">{ for items.iter().map(|t| html! { <li>{ inline(t) }</li> }) }</ul>
+            <ul class="bullets">{ for items.iter().enumerate().map(|(i, t)| html! { <li class={fr.class(i)}>{ inline(t) }</li> }) }</ul>
         },
         Block::Numbered(items) => html! {
             <ol class="numbered">{ for items.iter().map(|t| html! { <li>{ inline(t) }</li> }) }</ol>
         },
         Block::Code { lang, tokens } => html! {
-            <pre class={classes!("code", format!("lang-{lang}"))}><code>
+            <pre class={classes!("code", format!("lang-{lang}"))} tabindex={focusable}><code>
                 { for tokens.iter().map(|(tok, s)| match tok {
                     Tok::Plain => html! { { s.as_ref() } },
                     other => html! { <span class={token_class(*other)}>{ s.as_ref() }</span> },
@@ -87,7 +113,7 @@ fn block(b: &Block, live: bool) -> Html {
             </code></pre>
         },
         Block::Table { head, rows } => html! {
-            <table class="table">
+            <table class="table" tabindex={focusable}>
                 <thead><tr>{ for head.iter().map(|c| html! { <th scope="col">{ inline(c) }</th> }) }</tr></thead>
                 <tbody>{ for rows.iter().map(|r| html! {
                     <tr>{ for r.iter().map(|c| html! { <td>{ inline(c) }</td> }) }</tr>
@@ -114,7 +140,7 @@ fn block(b: &Block, live: bool) -> Html {
                 html! { <div class="lab-still"><span aria-hidden="true">{"▶"}</span>{" লাইভ ল্যাব: "}{ crate::labs::title(id) }</div> }
             }
         }
-        Block::Container { kind, args, items } => container(kind, args, items),
+        Block::Container { kind, args, items } => container(kind, args, items, fr),
     }
 }
 
@@ -133,6 +159,7 @@ fn container(
     kind: &str,
     args: &[redislab_deck::Str],
     items: &[redislab_deck::List<redislab_deck::Text>],
+    fr: Frags,
 ) -> Html {
     match kind {
         "cards" => {
@@ -142,8 +169,8 @@ fn container(
                 .unwrap_or_else(|| "cols-auto".into());
             html! {
                 <div class={classes!("cards", cols)}>
-                    { for items.iter().map(|it| html! {
-                        <div class="card">
+                    { for items.iter().enumerate().map(|(i, it)| html! {
+                        <div class={classes!("card", fr.class(i))}>
                             <p class="card-head">{ field(it, 0) }</p>
                             if it.len() > 1 { <p class="card-sub">{ field(it, 1) }</p> }
                             if it.len() > 2 { <p class="card-text">{ field(it, 2) }</p> }
@@ -154,15 +181,15 @@ fn container(
         }
         "stats" => html! {
             <div class="stats">
-                { for items.iter().map(|it| html! {
-                    <div class="stat"><span class="stat-num">{ field(it, 0) }</span><span class="stat-label">{ field(it, 1) }</span></div>
+                { for items.iter().enumerate().map(|(i, it)| html! {
+                    <div class={classes!("stat", fr.class(i))}><span class="stat-num">{ field(it, 0) }</span><span class="stat-label">{ field(it, 1) }</span></div>
                 }) }
             </div>
         },
         "steps" => html! {
             <ol class="steps">
-                { for items.iter().map(|it| html! {
-                    <li class="step">
+                { for items.iter().enumerate().map(|(i, it)| html! {
+                    <li class={classes!("step", fr.class(i))}>
                         <span class="step-marker" aria-hidden="true">{ field(it, 0) }</span>
                         <div class="step-body">
                             <p class="step-title">{ field(it, 1) }</p>
@@ -174,15 +201,15 @@ fn container(
         },
         "defs" => html! {
             <dl class="defs">
-                { for items.iter().map(|it| html! {
-                    <div class="def"><dt>{ field(it, 0) }</dt><dd>{ field(it, 1) }</dd></div>
+                { for items.iter().enumerate().map(|(i, it)| html! {
+                    <div class={classes!("def", fr.class(i))}><dt>{ field(it, 0) }</dt><dd>{ field(it, 1) }</dd></div>
                 }) }
             </dl>
         },
         "levels" => html! {
             <div class="levels">
                 { for items.iter().enumerate().map(|(i, it)| html! {
-                    <div class={classes!("level", format!("level-{i}"))}>
+                    <div class={classes!("level", format!("level-{i}"), fr.class(i))}>
                         <span class="level-label">{ field(it, 0) }</span>
                         <span class="level-text">{ field(it, 1) }</span>
                     </div>
@@ -193,6 +220,7 @@ fn container(
             args.first().map_or("", |a| a.as_ref()),
             &args[1.min(args.len())..],
             items,
+            fr,
         ),
         // The parser accepts only the kinds above; anything else would be a build error.
         _ => Html::default(),

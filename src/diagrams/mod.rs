@@ -1,38 +1,43 @@
 //! Diagrams drawn by the app in HTML and SVG. A deck names one with `:::diagram NAME` and gives
 //! its words as items; the picture's shape lives here, its text stays in the deck.
 
-use crate::deck::slide::field;
+use crate::deck::slide::{field, Frags};
 use redislab_deck::{bn, plain, List, Str, Text};
 use yew::prelude::*;
 
 type Items = [List<Text>];
 
 /// Draws diagram `name` with these items. Names are checked by the deck parser at build time.
-pub fn diagram(name: &str, args: &[Str], items: &Items) -> Html {
+/// An item written `+ ` is a fragment: `fr` gives its part of the picture the class that
+/// reveals it step by step (the pub/sub picture is one drawing and shows whole).
+pub fn diagram(name: &str, args: &[Str], items: &Items, fr: Frags) -> Html {
     let body = match name {
-        "roles" => roles(items),
-        "connections" => connections(items),
-        "lock" => lock(items),
+        "roles" => roles(items, fr),
+        "connections" => connections(items, fr),
+        "lock" => lock(items, fr),
         "pubsub" => pubsub(items),
-        "presence" => presence(items),
-        "pipeline" => pipeline(args, items),
-        "failure" => failure(items),
-        "authq" => authq(items),
-        "rtt" => rtt(items),
-        "buffer" => buffer(items),
+        "presence" => presence(items, fr),
+        "pipeline" => pipeline(args, items, fr),
+        "failure" => failure(items, fr),
+        "authq" => authq(items, fr),
+        "rtt" => rtt(items, fr),
+        "buffer" => buffer(items, fr),
+        "flow" => flow(args, items, fr),
+        "load" => load(args, items, fr),
+        "backoff" => backoff(args, items, fr),
         _ => Html::default(),
     };
     html! { <figure class={classes!("diagram", format!("dg-{name}"))} data-diagram={name.to_string()}>{ body }</figure> }
 }
 
 /// Eight roles around one Redis.
-fn roles(items: &Items) -> Html {
+fn roles(items: &Items, fr: Frags) -> Html {
     // Grid cells around the centre (row-major 3×3, centre = 4).
     const CELLS: [usize; 8] = [0, 1, 2, 5, 8, 7, 6, 3];
     let mut cells: Vec<Html> = vec![Html::default(); 9];
     for (i, it) in items.iter().take(8).enumerate() {
         cells[CELLS[i]] = html! {
-            <div class="role">
+            <div class={classes!("role", fr.class(i))}>
                 <p class="role-head">{ field(it, 0) }</p>
                 <p class="role-sub">{ field(it, 1) }</p>
                 <p class="role-text">{ field(it, 2) }</p>
@@ -40,7 +45,7 @@ fn roles(items: &Items) -> Html {
         };
     }
     cells[4] = html! {
-        <div class="role-hub" aria-label="Redis">
+        <div class="role-hub" role="img" aria-label="Redis">
             <svg viewBox="0 0 100 100" class="hub-svg" aria-hidden="true">
                 { for (0..8).map(|k| {
                     let a = std::f64::consts::TAU * k as f64 / 8.0;
@@ -55,13 +60,13 @@ fn roles(items: &Items) -> Html {
 }
 
 /// One app, four connections to Redis.
-fn connections(items: &Items) -> Html {
+fn connections(items: &Items, fr: Frags) -> Html {
     html! {
         <div class="conn-wrap">
             <div class="box app-box">{"অ্যাপ"}<small>{"Node"}</small></div>
             <div class="conn-lines">
                 { for items.iter().enumerate().map(|(i, it)| html! {
-                    <div class={classes!("conn", (i + 1 == items.len()).then_some("conn-cache"))}>
+                    <div class={classes!("conn", (i + 1 == items.len()).then_some("conn-cache"), fr.class(i))}>
                         <code class="conn-name">{ field(it, 0) }</code>
                         <span class="wire" aria-hidden="true"></span>
                         <span class="conn-what">{ field(it, 1) }</span>
@@ -74,11 +79,11 @@ fn connections(items: &Items) -> Html {
 }
 
 /// Worker → Redis ← Worker: the second worker is refused.
-fn lock(items: &Items) -> Html {
-    let node = |it: &List<Text>, class: &'static str| {
+fn lock(items: &Items, fr: Frags) -> Html {
+    let node = |i: usize, it: &List<Text>, class: &'static str| {
         let refused = plain(it.get(1).map_or(&[][..], |t| t)).contains('✗');
         html! {
-            <div class={classes!("lock-node", class, refused.then_some("refused"))}>
+            <div class={classes!("lock-node", class, refused.then_some("refused"), fr.class(i))}>
                 <p class="lock-name">{ field(it, 0) }</p>
                 <p class="lock-detail"><code>{ field(it, 1) }</code></p>
             </div>
@@ -87,11 +92,11 @@ fn lock(items: &Items) -> Html {
     let [a, r, b] = [0, 1, 2].map(|i| items.get(i));
     html! {
         <div class="lock-row">
-            { a.map(|it| node(it, "worker")).unwrap_or_default() }
-            <span class="arrow ok" aria-hidden="true">{"SET NX PX →"}</span>
-            { r.map(|it| node(it, "redis")).unwrap_or_default() }
-            <span class="arrow no" aria-hidden="true">{"← ✗ nil"}</span>
-            { b.map(|it| node(it, "worker")).unwrap_or_default() }
+            { a.map(|it| node(0, it, "worker")).unwrap_or_default() }
+            <span class={classes!("arrow", "ok", fr.class(1))} aria-hidden="true">{"SET NX PX →"}</span>
+            { r.map(|it| node(1, it, "redis")).unwrap_or_default() }
+            <span class={classes!("arrow", "no", fr.class(2))} aria-hidden="true">{"← ✗ nil"}</span>
+            { b.map(|it| node(2, it, "worker")).unwrap_or_default() }
         </div>
     }
 }
@@ -136,13 +141,13 @@ fn pubsub(items: &Items) -> Html {
 }
 
 /// ZSET grows with every user; HyperLogLog stays the same size.
-fn presence(items: &Items) -> Html {
+fn presence(items: &Items, fr: Frags) -> Html {
     html! {
         <div class="presence">
             { for items.iter().enumerate().map(|(i, it)| {
                 let grows = i == 0;
                 html! {
-                    <div class={classes!("pres-card", if grows { "grows" } else { "fixed" })}>
+                    <div class={classes!("pres-card", if grows { "grows" } else { "fixed" }, fr.class(i))}>
                         <p class="pres-name">{ field(it, 0) }</p>
                         <svg viewBox="0 0 200 60" class="pres-svg" aria-hidden="true">
                             { for (0..8).map(|k| {
@@ -160,15 +165,15 @@ fn presence(items: &Items) -> Html {
 }
 
 /// A left-to-right stream pipeline; items after the first `args[0]` form the failure branch.
-fn pipeline(args: &[Str], items: &Items) -> Html {
+fn pipeline(args: &[Str], items: &Items, fr: Frags) -> Html {
     let main = args
         .first()
         .and_then(|a| a.parse::<usize>().ok())
         .unwrap_or(items.len().div_ceil(2))
         .min(items.len());
-    let step = |it: &List<Text>, class: &'static str| {
+    let step = |i: usize, it: &List<Text>, class: &'static str| {
         html! {
-            <div class={classes!("pl-step", class)}>
+            <div class={classes!("pl-step", class, fr.class(i))}>
                 <code class="pl-cmd">{ field(it, 0) }</code>
                 <p class="pl-text">{ field(it, 1) }</p>
             </div>
@@ -176,22 +181,22 @@ fn pipeline(args: &[Str], items: &Items) -> Html {
     };
     html! {
         <div class="pipeline">
-            <div class="pl-row pl-main">{ for items[..main].iter().map(|it| step(it, "ok")) }</div>
+            <div class="pl-row pl-main">{ for items[..main].iter().enumerate().map(|(i, it)| step(i, it, "ok")) }</div>
             if main < items.len() {
-                <div class="pl-row pl-fail">{ for items[main..].iter().map(|it| step(it, "fail")) }</div>
+                <div class="pl-row pl-fail">{ for items[main..].iter().enumerate().map(|(i, it)| step(main + i, it, "fail")) }</div>
             }
         </div>
     }
 }
 
 /// Three failure levels: healthy, slow, down.
-fn failure(items: &Items) -> Html {
+fn failure(items: &Items, fr: Frags) -> Html {
     // How hard the database works at each level: a picture of the words, not a measurement.
     const LOAD: [&str; 3] = ["12%", "60%", "100%"];
     html! {
         <div class="failure">
             { for items.iter().enumerate().map(|(i, it)| html! {
-                <div class={classes!("fl-level", format!("fl-{i}"))}>
+                <div class={classes!("fl-level", format!("fl-{i}"), fr.class(i))}>
                     <span class="fl-light" aria-hidden="true"></span>
                     <p class="fl-state">{ field(it, 0) }</p>
                     <p class="fl-text">{ field(it, 1) }</p>
@@ -205,7 +210,7 @@ fn failure(items: &Items) -> Html {
 }
 
 /// DB queries per request before and after the cache: orange = database, teal = Redis.
-fn authq(items: &Items) -> Html {
+fn authq(items: &Items, fr: Frags) -> Html {
     let counts: Vec<u32> = items
         .iter()
         .map(|it| {
@@ -217,8 +222,8 @@ fn authq(items: &Items) -> Html {
     let total = counts.iter().copied().max().unwrap_or(0).clamp(1, 12);
     html! {
         <div class="authq">
-            { for items.iter().zip(&counts).map(|(it, &db)| html! {
-                <div class="aq-row">
+            { for items.iter().zip(&counts).enumerate().map(|(i, (it, &db))| html! {
+                <div class={classes!("aq-row", fr.class(i))}>
                     <p class="aq-label">{ field(it, 0) }</p>
                     <div class="aq-blocks" aria-hidden="true">
                         { for (0..total).map(|k| html! {
@@ -233,13 +238,13 @@ fn authq(items: &Items) -> Html {
 }
 
 /// Separate commands, one round trip each, against one Lua script.
-fn rtt(items: &Items) -> Html {
+fn rtt(items: &Items, fr: Frags) -> Html {
     html! {
         <div class="rtt">
             { for items.iter().enumerate().map(|(i, it)| {
                 let cmds: Vec<String> = plain(it.get(1).map_or(&[][..], |t| t)).split_whitespace().map(str::to_string).collect();
                 html! {
-                    <div class={classes!("rtt-row", if i == 0 { "many" } else { "one" })}>
+                    <div class={classes!("rtt-row", if i == 0 { "many" } else { "one" }, fr.class(i))}>
                         <p class="rtt-label">{ field(it, 0) }</p>
                         <div class="rtt-trips">
                             { for cmds.iter().map(|c| html! {
@@ -255,11 +260,11 @@ fn rtt(items: &Items) -> Html {
 }
 
 /// Events gather in a buffer and leave together.
-fn buffer(items: &Items) -> Html {
+fn buffer(items: &Items, fr: Frags) -> Html {
     html! {
         <div class="buffer">
-            { for items.iter().map(|it| html! {
-                <div class="buf-row">
+            { for items.iter().enumerate().map(|(i, it)| html! {
+                <div class={classes!("buf-row", fr.class(i))}>
                     <span class="buf-src">{ field(it, 0) }</span>
                     <span class="buf-dots" aria-hidden="true">{ for (0..6).map(|_| html! { <i></i> }) }</span>
                     <span class="buf-box">{"বাফার · "}{ field(it, 1) }</span>
@@ -267,6 +272,119 @@ fn buffer(items: &Items) -> Html {
                 </div>
             }) }
             <div class="buf-sink">{"১ pipeline"}</div>
+        </div>
+    }
+}
+
+/// Boxes joined by arrows, left to right (top to bottom on a phone): who hands what to whom.
+/// `args` give each box its kind in order — `app`, `redis`, `db`, `ext` (an outside service),
+/// `users` — and `app` when there are fewer words than boxes. A third field is a stamp: `✓ …`
+/// is drawn green, `✗ …` red (and marks the box as where it breaks), anything else amber.
+fn flow(args: &[Str], items: &Items, fr: Frags) -> Html {
+    html! {
+        <div class="flow">
+            { for items.iter().enumerate().map(|(i, it)| {
+                let kind = args.get(i).map_or("app", |a| a.as_ref());
+                let stamp = it.get(2).map(|t| plain(t));
+                let tone = match stamp.as_deref().and_then(|s| s.trim_start().chars().next()) {
+                    Some('✓') => "fw-good",
+                    Some('✗') => "fw-bad",
+                    _ => "fw-note",
+                };
+                let broken = tone == "fw-bad";
+                html! {
+                    <div class={classes!("fw-node", format!("fw-{kind}"), broken.then_some("fw-broken"), fr.class(i))}>
+                        <p class="fw-name">{ field(it, 0) }</p>
+                        if it.len() > 1 { <p class="fw-sub">{ field(it, 1) }</p> }
+                        if stamp.is_some() { <p class={classes!("fw-stamp", tone)}>{ field(it, 2) }</p> }
+                    </div>
+                }
+            }) }
+        </div>
+    }
+}
+
+/// Rows of bars over time, all on one scale: `label | numbers | caption`, the numbers
+/// space-separated (Bengali or ASCII digits). `args` mark each row `bad` (orange) or `good`
+/// (teal); without them the first row is bad and the rest good. A bar above zero is never
+/// drawn flatter than a sliver, so a small steady load stays visible beside a spike.
+fn load(args: &[Str], items: &Items, fr: Frags) -> Html {
+    let series: Vec<Vec<f64>> = items
+        .iter()
+        .map(|it| {
+            plain(it.get(1).map_or(&[][..], |t| t))
+                .split_whitespace()
+                .map(|w| f64::from(bn::leading_number(w).unwrap_or(0)))
+                .collect()
+        })
+        .collect();
+    let max = series.iter().flatten().copied().fold(1.0, f64::max);
+    html! {
+        <div class="load">
+            { for items.iter().zip(&series).enumerate().map(|(i, (it, vals))| {
+                let good = args.get(i).map_or(i > 0, |a| a.as_ref() == "good");
+                let w = vals.len().max(1) * 10;
+                let label = format!(
+                    "{} — {}",
+                    plain(it.first().map_or(&[][..], |t| t)),
+                    plain(it.get(2).map_or(&[][..], |t| t))
+                );
+                html! {
+                    <div class={classes!("ld-row", if good { "ld-good" } else { "ld-bad" }, fr.class(i))}>
+                        <p class="ld-label">{ field(it, 0) }</p>
+                        <svg viewBox={format!("0 0 {w} 40")} preserveAspectRatio="none" class="ld-svg" role="img" aria-label={label}>
+                            { for vals.iter().enumerate().filter(|(_, &v)| v > 0.0).map(|(k, &v)| {
+                                let h = (v / max * 38.0).max(3.0);
+                                html! { <rect x={fmt(k as f64 * 10.0 + 1.5)} y={fmt(40.0 - h)} width="7" height={fmt(h)} class="ld-bar" /> }
+                            }) }
+                            <line x1="0" y1="40" x2={w.to_string()} y2="40" class="ld-axis" />
+                        </svg>
+                        <p class="ld-cap">{ field(it, 2) }</p>
+                    </div>
+                }
+            }) }
+        </div>
+    }
+}
+
+/// Retries on a time line: `label | wait | text` per run, the wait before it drawn as a bar
+/// whose length is that many seconds (the first run's wait is `0`). `args[0]` is how many runs
+/// really happen; runs after it are drawn dashed, as what would happen with more attempts.
+/// A run whose text starts with `✗` failed, `✓` succeeded.
+fn backoff(args: &[Str], items: &Items, fr: Frags) -> Html {
+    let real = args
+        .first()
+        .and_then(|a| a.parse::<usize>().ok())
+        .unwrap_or(items.len());
+    html! {
+        <div class="backoff">
+            { for items.iter().enumerate().map(|(i, it)| {
+                let wait = it
+                    .get(1)
+                    .and_then(|t| bn::leading_number(&plain(t)))
+                    .unwrap_or(0);
+                let text = plain(it.get(2).map_or(&[][..], |t| t));
+                let tone = match text.trim_start().chars().next() {
+                    Some('✗') => Some("bo-failed"),
+                    Some('✓') => Some("bo-done"),
+                    _ => None,
+                };
+                let ghost = (i >= real).then_some("bo-ghost");
+                html! {
+                    <>
+                        if wait > 0 {
+                            <div class={classes!("bo-wait", ghost, fr.class(i))} style={format!("flex-grow: {wait}")}>
+                                <span class="bo-bar" aria-hidden="true"></span>
+                                <span class="bo-secs">{ field(it, 1) }</span>
+                            </div>
+                        }
+                        <div class={classes!("bo-run", tone, ghost, fr.class(i))}>
+                            <p class="bo-label">{ field(it, 0) }</p>
+                            <p class="bo-text">{ field(it, 2) }</p>
+                        </div>
+                    </>
+                }
+            }) }
         </div>
     }
 }

@@ -141,14 +141,14 @@ pub fn EvictionLab(props: &LabProps) -> Html {
         Some(Output::EvictionTable { text }) => html! {
             <div class="race-table">
                 <p class="lab-caption">{ format!("তিন trace-এ পুরো ফল (seed-এর টেবিলের বিন্যাসে) · এই ব্রাউজারে হিসাব লাগল {} ms", bn::digits(table.millis.round() as usize, 1)) }</p>
-                <pre class="lab-table" data-testid="eviction-table" data-ms={format!("{:.1}", table.millis)}>{ text.clone() }</pre>
+                <pre class="lab-table" tabindex="0" data-testid="eviction-table" data-ms={format!("{:.1}", table.millis)}>{ text.clone() }</pre>
             </div>
         },
         _ => html! {
             <div class="race-table">
                 { failed_or_progress(&table) }
                 if !table.parts.is_empty() {
-                    <pre class="lab-table partial" data-testid="eviction-rows">{ rows_so_far(&table) }</pre>
+                    <pre class="lab-table partial" tabindex="0" data-testid="eviction-rows">{ rows_so_far(&table) }</pre>
                 }
             </div>
         },

@@ -266,6 +266,25 @@ pub mod key {
     pub const PAGE_UP: &str = "\u{E00E}";
     /// Space
     pub const SPACE: &str = "\u{E00D}";
+    /// Enter
+    pub const ENTER: &str = "\u{E007}";
+    /// Tab
+    pub const TAB: &str = "\u{E004}";
+    /// Shift (held until released in the same `press`)
+    pub const SHIFT: &str = "\u{E008}";
+}
+
+/// An element's box on screen, in CSS pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    /// Left edge.
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
 }
 
 impl Browser {
@@ -426,6 +445,33 @@ impl Browser {
         self.cmd("DELETE", "/actions", None);
     }
 
+    /// Presses `key` with Shift held (Shift+Tab).
+    pub fn press_shift(&self, key: &str) {
+        let actions = json!([
+            {"type": "keyDown", "value": key::SHIFT},
+            {"type": "keyDown", "value": key},
+            {"type": "keyUp", "value": key},
+            {"type": "keyUp", "value": key::SHIFT},
+        ]);
+        self.cmd(
+            "POST",
+            "/actions",
+            Some(json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]})),
+        );
+        self.cmd("DELETE", "/actions", None);
+    }
+
+    /// Moves the mouse to (x, y) in the viewport.
+    pub fn move_mouse(&self, x: i64, y: i64) {
+        let actions =
+            json!([{"type": "pointerMove", "duration": 0, "origin": "viewport", "x": x, "y": y}]);
+        self.cmd(
+            "POST",
+            "/actions",
+            Some(json!({"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": actions}]})),
+        );
+    }
+
     /// Clicks the first element matching a CSS selector.
     pub fn click(&self, css: &str) {
         let el = self.cmd(
@@ -460,6 +506,105 @@ impl Browser {
         )
         .as_bool()
         .unwrap_or(false)
+    }
+
+    /// The box of the first element matching `css`, or None.
+    pub fn rect(&self, css: &str) -> Option<Rect> {
+        let v = self.js(
+            "const e = document.querySelector(arguments[0]); if (!e) return null; const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]",
+            json!([css]),
+        );
+        let a = v.as_array()?;
+        let f = |i: usize| a[i].as_f64().unwrap_or(0.0);
+        Some(Rect {
+            x: f(0),
+            y: f(1),
+            width: f(2),
+            height: f(3),
+        })
+    }
+
+    /// The viewport's size in CSS pixels.
+    pub fn viewport(&self) -> (f64, f64) {
+        let v = self.js("return [window.innerWidth, window.innerHeight]", json!([]));
+        (v[0].as_f64().unwrap_or(0.0), v[1].as_f64().unwrap_or(0.0))
+    }
+
+    /// The handle of the current window.
+    pub fn window_handle(&self) -> String {
+        self.cmd("GET", "/window", None)
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Opens a new window in this session and returns its handle (focus stays where it was).
+    pub fn new_window(&self) -> String {
+        self.cmd("POST", "/window/new", Some(json!({"type": "window"})))["handle"]
+            .as_str()
+            .expect("a window handle")
+            .to_string()
+    }
+
+    /// Handles of every open window of this session.
+    pub fn handles(&self) -> Vec<String> {
+        self.cmd("GET", "/window/handles", None)
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|h| h.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Makes the window with this handle the one commands go to.
+    pub fn switch_to(&self, handle: &str) {
+        self.cmd("POST", "/window", Some(json!({"handle": handle})));
+    }
+
+    /// Prints the page to PDF (Chromium's print-to-PDF) on pages of this size in cm, no
+    /// margins, backgrounds on.
+    pub fn print_pdf(&self, width_cm: f64, height_cm: f64) -> Vec<u8> {
+        let b64 = self.cmd(
+            "POST",
+            "/print",
+            Some(json!({
+                "background": true,
+                "shrinkToFit": false,
+                "page": {"width": width_cm, "height": height_cm},
+                "margin": {"top": 0, "bottom": 0, "left": 0, "right": 0}
+            })),
+        );
+        base64_decode(b64.as_str().expect("pdf data"))
+    }
+
+    /// Runs axe-core (WCAG 2.1 A/AA and best practice) on the page and returns its serious
+    /// and critical violations as `rule: target — summary` lines.
+    pub fn axe_serious(&self) -> Vec<String> {
+        static AXE: OnceLock<String> = OnceLock::new();
+        let src = AXE.get_or_init(|| {
+            std::fs::read_to_string(env_path("REDISLAB_AXE")).expect("read axe.min.js")
+        });
+        if self.js("return typeof window.axe", json!([])) != json!("object") {
+            self.js(&format!("{src}\n;return true"), json!([]));
+        }
+        self.script_timeout(60_000);
+        let v = self.js_async(
+            "const done = arguments[arguments.length - 1];
+             axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}})
+               .then(r => done(r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+                 .flatMap(v => v.nodes.map(n => v.id + ': ' + n.target.join(' ') + ' — ' + (n.failureSummary || '').split(String.fromCharCode(10)).slice(0, 2).join(' ')))))
+               .catch(e => done(['axe failed: ' + e]));",
+            json!([]),
+        );
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|x| x.as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Waits until `check` holds (polling), or panics with `what` after `secs`.

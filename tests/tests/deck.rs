@@ -35,8 +35,9 @@ fn title_on_screen(b: &Browser) -> String {
     .to_string()
 }
 
-/// Walks every slide of a deck with → checking counter, address and title; slides without a
-/// live lab must fit their 16:9 stage; slides with one must show it running. Saves screenshots.
+/// Walks every slide of a deck with → checking counter, address and title; a slide with
+/// fragments takes one press per fragment before the counter moves; slides without a live lab
+/// must fit their 16:9 stage; slides with one must show it running. Saves screenshots.
 fn walk(id: &str) -> Browser {
     let deck = deck(id);
     let n = deck.slides.len();
@@ -70,6 +71,31 @@ fn walk(id: &str) -> Browser {
                 i + 1
             );
         }
+        // Fragments first: each → reveals one, the counter stays.
+        let steps = deck.slides[i].steps();
+        let visible = |b: &Browser| {
+            b.js(
+                "return [...document.querySelectorAll('.stage .frag')].filter(e => getComputedStyle(e).visibility === 'visible').length",
+                json!([]),
+            )
+            .as_u64()
+            .unwrap_or(0)
+        };
+        let mut seen = visible(&b);
+        assert_eq!(seen, 0, "{id} slide {}: fragments show before any →", i + 1);
+        for k in 1..=steps {
+            b.press(key::RIGHT);
+            b.wait(5, &format!("{id} slide {} step {k}", i + 1), |b| {
+                b.rect(&format!(".stage[data-step='{k}']")).is_some() && visible(b) > seen
+            });
+            seen = visible(&b);
+            assert_eq!(b.text(".counter").unwrap(), bn::counter(i, n));
+            assert!(
+                b.url().ends_with(&format!("#/{id}/{}.{k}", i + 1)),
+                "{}",
+                b.url()
+            );
+        }
         b.screenshot(&shots.join(format!("{:02}.png", i + 1)));
         b.press(key::RIGHT);
     }
@@ -95,6 +121,12 @@ fn walk_the_eviction_deck() {
 }
 
 #[test]
+fn walk_the_broadcast_deck() {
+    assert_eq!(deck("broadcast").slides.len(), 29);
+    walk("broadcast");
+}
+
+#[test]
 fn walk_the_whole_deck_with_the_arrow_keys() {
     let deck = production();
     assert_eq!(deck.slides.len(), 22);
@@ -103,7 +135,14 @@ fn walk_the_whole_deck_with_the_arrow_keys() {
     b.wait_counter("২২ / ২২");
     b.press(key::LEFT);
     b.wait_counter("২১ / ২২");
-    assert!(b.url().ends_with("#/production/21"));
+    // ← lands on the previous slide fully built.
+    let steps = deck.slides[20].steps();
+    let expected = if steps == 0 {
+        "#/production/21".to_string()
+    } else {
+        format!("#/production/21.{steps}")
+    };
+    assert!(b.url().ends_with(&expected), "{}", b.url());
     b.press(key::HOME);
     b.wait_counter("০১ / ২২");
     b.press(key::END);
@@ -128,21 +167,21 @@ fn walk_the_whole_deck_with_the_arrow_keys() {
 #[test]
 fn deep_links_reload_and_history_land_on_the_same_slide() {
     let b = laptop();
-    b.open("#/production/7");
-    b.wait_counter("০৭ / ২২");
-    b.reload();
-    b.wait_counter("০৭ / ২২");
-    b.press(key::RIGHT);
-    b.wait_counter("০৮ / ২২");
-    b.press(key::RIGHT);
+    b.open("#/production/9");
     b.wait_counter("০৯ / ২২");
+    b.reload();
+    b.wait_counter("০৯ / ২২");
+    b.press(key::RIGHT);
+    b.wait_counter("১০ / ২২");
+    b.press(key::RIGHT);
+    b.wait_counter("১১ / ২২");
     b.back();
-    b.wait_counter("০৮ / ২২");
+    b.wait_counter("১০ / ২২");
     b.back();
-    b.wait_counter("০৭ / ২২");
+    b.wait_counter("০৯ / ২২");
     b.forward();
-    b.wait_counter("০৮ / ২২");
-    assert!(b.url().ends_with("#/production/8"));
+    b.wait_counter("১০ / ২২");
+    assert!(b.url().ends_with("#/production/10"));
     // A deck without a slide number opens its first slide, with the full address.
     b.open("#/production");
     b.wait_counter("০১ / ২২");
@@ -251,7 +290,11 @@ fn keys_do_nothing_while_typing_in_a_field() {
     b.js("const i = document.createElement('input'); i.id = 'probe'; document.body.appendChild(i); i.focus();", json!([]));
     b.press("an");
     b.press(key::RIGHT);
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // A barrier instead of a sleep: once the field lets go of focus, a later key must act;
+    // when its effect shows, the keys typed before it have been handled too.
+    b.js("document.getElementById('probe').blur()", json!([]));
+    b.press("?");
+    b.wait(5, "the help after leaving the field", |b| b.exists(".help"));
     assert_eq!(b.text(".counter").as_deref(), Some("০২ / ২২"));
     assert!(!b.exists(".script") && !b.exists("[data-testid=autoplay]"));
     assert_eq!(
@@ -347,7 +390,7 @@ fn the_bengali_font_is_served_by_the_app() {
 #[test]
 fn phone_width_stays_readable() {
     let b = Browser::new(PHONE.0, PHONE.1);
-    for id in ["production", "eviction"] {
+    for id in ["production", "eviction", "broadcast"] {
         let n = deck(id).slides.len();
         let shots = screenshot_dir().join(format!("phone/{id}"));
         for i in 1..=n {
@@ -386,8 +429,8 @@ fn phone_width_stays_readable() {
         b.screenshot(&screenshot_dir().join(format!("phone/lab-{id}.png")));
     }
     // A swipe to the left goes forward.
-    b.open("#/production/5");
-    b.wait_counter("০৫ / ২২");
+    b.open("#/production/3");
+    b.wait_counter("০৩ / ২২");
     b.js(
         "const el = document.querySelector('.stage-wrap');
          const t = (x, y) => new Touch({identifier: 1, target: el, clientX: x, clientY: y});
@@ -395,6 +438,45 @@ fn phone_width_stays_readable() {
          el.dispatchEvent(new TouchEvent('touchend', {touches: [], changedTouches: [t(120, 310)], bubbles: true}));",
         json!([]),
     );
-    b.wait_counter("০৬ / ২২");
+    b.wait_counter("০৪ / ২২");
     assert_no_console_errors(&b);
+}
+
+/// Decks come when opened: the home page fetches none, a slide fetches only its own deck, and
+/// a deck that can't be fetched says so and can be tried again.
+#[test]
+fn decks_load_when_opened_and_a_failed_load_can_be_retried() {
+    let fetched = |b: &Browser| -> Vec<String> {
+        b.js(
+            "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('/decks/'))",
+            json!([]),
+        )
+        .as_array()
+        .map(|a| a.iter().map(|v| v.as_str().unwrap_or_default().to_string()).collect())
+        .unwrap_or_default()
+    };
+    let b = laptop();
+    b.open("#/");
+    b.wait(10, "the home page", |b| b.exists(".deck-card"));
+    assert!(fetched(&b).is_empty(), "home fetched {:?}", fetched(&b));
+    // Offline for a moment: opening a deck fails with a clear message, nothing else changes.
+    b.js(
+        "window.__fetch = window.fetch; window.fetch = () => Promise.reject(new TypeError('offline'));",
+        json!([]),
+    );
+    b.click(".deck-card a");
+    b.wait(10, "the failure message", |b| {
+        b.text(".notfound h1")
+            .is_some_and(|t| t.contains("আনা গেল না"))
+    });
+    assert!(b.text(".notfound-why").unwrap().contains("offline"));
+    b.js("window.fetch = window.__fetch;", json!([]));
+    b.click(".notfound button");
+    b.wait_counter("০১ / ২২");
+    let names = fetched(&b);
+    assert!(
+        names.len() == 1 && names[0].contains("/decks/production-"),
+        "only the production deck: {names:?}"
+    );
+    assert!(b.url().ends_with("#/production/1"));
 }

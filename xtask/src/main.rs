@@ -6,7 +6,9 @@
 //! - `build`: release build into `dist/`
 //! - `test`: native tests, release build, end-to-end tests in headless Chromium
 //! - `bench`: size of the release app and browser timings, printed as figures
+//! - `fingerprints`: hashes of the seeds' 8-word runs, for the copied-prose test
 
+mod fingerprints;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -20,6 +22,7 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("bench") => bench(),
         Some("setup") => tools::ensure_build_tools().map(|_| ()),
+        Some("fingerprints") => fingerprints::fingerprints(&args[1..]),
         None | Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -41,7 +44,8 @@ const USAGE: &str = "usage: cargo xtask <command>
   build   release build into dist/
   test    native tests, release build, end-to-end tests in headless Chromium
   bench   release size (gzip) and browser timings (first paint, key to next slide)
-  setup   only install the build tools";
+  setup   only install the build tools
+  fingerprints [SEEDS_DIR]  hash the seeds' 8-word runs for the copied-prose test";
 
 /// The workspace root (the parent of `xtask/`).
 pub fn root() -> PathBuf {
@@ -91,8 +95,10 @@ fn test(extra: &[String]) -> Result<(), String> {
     let browser = tools::ensure_test_tools()?;
     println!("xtask: native tests");
     let mut total = Counts::default();
+    // --no-fail-fast: every test binary runs and counts, so one red file hides nothing else.
     let native = run_counted(Command::new("cargo").args([
         "test",
+        "--no-fail-fast",
         "--workspace",
         "--exclude",
         "redislab",
@@ -105,14 +111,15 @@ fn test(extra: &[String]) -> Result<(), String> {
     println!("xtask: end-to-end tests in headless Chromium");
     let e2e = run_counted(
         Command::new("cargo")
-            .args(["test", "-p", "redislab-e2e", "--"])
+            .args(["test", "--no-fail-fast", "-p", "redislab-e2e", "--"])
             // Each test drives its own Chromium: on a 2-core machine, three at a time keeps
             // the waits honest without starving the browsers.
             .arg("--test-threads=3")
             .args(extra)
             .env("REDISLAB_DIST", root().join("dist"))
             .env("REDISLAB_CHROMIUM", &browser.chromium)
-            .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver),
+            .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver)
+            .env("REDISLAB_AXE", &browser.axe),
     );
     total.add(&e2e);
     println!("\nxtask: {} passed, {} failed", total.passed, total.failed);

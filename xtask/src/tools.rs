@@ -1,7 +1,9 @@
 //! Finds or installs the tools the build and the tests need. Versions are pinned: trunk
 //! 0.21.14, wasm-bindgen-cli equal to Cargo.lock's wasm-bindgen, binaryen 132 from npm (its
 //! wasm-opt reads today's rustc output; Debian's 108 does not), Debian's chromium and
-//! chromium-driver for the browser tests.
+//! chromium-driver for the browser tests, axe-core 4.14.1 from npm for their accessibility
+//! checks, and Debian's redis-server for the sim crate's differential test against a real
+//! Redis 7.
 
 use crate::{root, run};
 use std::path::PathBuf;
@@ -10,6 +12,7 @@ use std::process::Command;
 const TRUNK: &str = "0.21.14";
 const BINARYEN: &str = "132.0.0";
 const WASM_OPT_VERSION: &str = "version_132";
+const AXE: &str = "4.14.1";
 
 fn home() -> PathBuf {
     PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()))
@@ -21,12 +24,16 @@ fn cargo_bin() -> PathBuf {
         .join("bin")
 }
 
-/// Where the npm binaryen package goes (outside the checkout, so fresh clones reuse it).
-fn binaryen_dir() -> PathBuf {
+/// Where npm packages go (outside the checkout, so fresh clones reuse them).
+fn cache_dir() -> PathBuf {
     std::env::var_os("XDG_CACHE_HOME")
         .map_or_else(|| home().join(".cache"), PathBuf::from)
         .join("redislab")
-        .join(format!("binaryen-{BINARYEN}"))
+}
+
+/// Where the npm binaryen package goes.
+fn binaryen_dir() -> PathBuf {
+    cache_dir().join(format!("binaryen-{BINARYEN}"))
 }
 
 /// The first line a tool prints for `--version`, if it runs.
@@ -167,13 +174,17 @@ pub struct Browser {
     pub chromium: PathBuf,
     /// ChromeDriver's executable.
     pub chromedriver: PathBuf,
+    /// axe-core's `axe.min.js`, injected into pages by the accessibility tests.
+    pub axe: PathBuf,
 }
 
 /// Installs what the browser tests need (Debian's chromium and chromium-driver).
 pub fn ensure_test_tools() -> Result<Browser, String> {
+    ensure_redis_server()?;
     let b = Browser {
         chromium: "/usr/bin/chromium".into(),
         chromedriver: "/usr/bin/chromedriver".into(),
+        axe: ensure_axe()?,
     };
     if !b.chromium.exists() || !b.chromedriver.exists() {
         if is_root() {
@@ -191,6 +202,48 @@ pub fn ensure_test_tools() -> Result<Browser, String> {
         }
     }
     Ok(b)
+}
+
+/// axe-core from npm, pinned, into the cache (like wasm-opt).
+fn ensure_axe() -> Result<PathBuf, String> {
+    let dir = cache_dir().join(format!("axe-core-{AXE}"));
+    let js = dir.join("node_modules/axe-core/axe.min.js");
+    if js.exists() {
+        return Ok(js);
+    }
+    step(&format!(
+        "installing axe-core {AXE} (npm) into {}",
+        dir.display()
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    run(Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&dir)
+        .arg(format!("axe-core@{AXE}")))
+    .map_err(|e| format!("could not install axe-core {AXE} from npm: {e}"))?;
+    if js.exists() {
+        Ok(js)
+    } else {
+        Err(format!("{} is missing after npm install", js.display()))
+    }
+}
+
+/// Installs Debian's `redis-server` (7.x on bookworm) when it is not on PATH: the sim
+/// crate's differential test (`crates/sim/tests/redis_differential.rs`) starts its own.
+pub fn ensure_redis_server() -> Result<(), String> {
+    let path = std::env::var("PATH").unwrap_or_default();
+    if version_of("redis-server", &path).is_some() {
+        return Ok(());
+    }
+    if is_root() {
+        apt_install(&["redis-server"])?;
+    } else {
+        return Err("the sim crate's differential test needs Debian's package `redis-server` (as root: apt-get install redis-server)".into());
+    }
+    if version_of("redis-server", &path).is_none() {
+        return Err("redis-server is still not on PATH after installing redis-server".into());
+    }
+    Ok(())
 }
 
 fn is_root() -> bool {

@@ -6,7 +6,8 @@
 //! - [`codegen`]: turns parsed decks into Rust statics at build time;
 //! - [`nav`]: slide navigation, keys and autoplay, as a pure state machine;
 //! - [`route`]: the app's addresses (`#/`, `#/<deck>/<n>`), parsed and printed;
-//! - [`bn`]: Bengali numerals.
+//! - [`bn`]: Bengali numerals;
+//! - [`prose`]: the copied-prose check (decks against fingerprints of the seeds).
 //!
 //! Nothing here touches the web, so all of it is tested natively.
 
@@ -16,6 +17,7 @@ pub mod highlight;
 pub mod model;
 pub mod nav;
 pub mod parse;
+pub mod prose;
 pub mod route;
 
 pub use model::*;

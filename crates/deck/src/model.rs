@@ -1,7 +1,9 @@
-//! The deck model. One set of types serves both sides of the build: the parser fills them with
-//! owned data (`Cow::Owned`), and the generated code the app compiles in holds them as
-//! `Cow::Borrowed` statics, so the browser parses nothing at start-up.
+//! The deck model. One set of types serves every side: the parser fills them with owned data
+//! (`Cow::Owned`); the build writes each deck as JSON, which the app fetches and deserialises
+//! when the deck is first opened; the small index every page needs (titles, slide and step
+//! counts, the cover slide) is generated code holding `Cow::Borrowed` statics.
 
+use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
 /// A static or owned string.
@@ -10,7 +12,7 @@ pub type Str = Cow<'static, str>;
 pub type List<T> = Cow<'static, [T]>;
 
 /// One deck: a titled sequence of slides.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Deck {
     /// URL id, equal to the source file's stem (`production` for `production.md`).
     pub id: Str,
@@ -24,8 +26,99 @@ pub struct Deck {
     pub slides: List<Slide>,
 }
 
+/// What every page knows of a deck without loading it: enough for the home page, the
+/// address (slide and step counts) and the deck's first slide.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeckInfo {
+    /// URL id.
+    pub id: Str,
+    /// Title.
+    pub title: Str,
+    /// One line under the title.
+    pub subtitle: Str,
+    /// Position on the home page.
+    pub order: u32,
+    /// The deck's JSON file under `decks/` (its name carries a hash of its content, so a
+    /// browser may cache it for ever).
+    pub file: Str,
+    /// Number of fragments of each slide (and so the number of slides).
+    pub steps: List<u16>,
+    /// The first slide, drawn on the home page before the deck is loaded.
+    pub cover: Slide,
+}
+
+/// What the address needs to know of a deck: its id, its slides and their steps.
+pub trait Shape {
+    /// URL id.
+    fn id(&self) -> &str;
+    /// Number of slides.
+    fn slide_count(&self) -> usize;
+    /// Fragments of slide `i` (0 when out of range).
+    fn steps_of(&self, i: usize) -> usize;
+}
+
+impl Shape for Deck {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn slide_count(&self) -> usize {
+        self.slides.len()
+    }
+    fn steps_of(&self, i: usize) -> usize {
+        self.slides.get(i).map_or(0, Slide::steps)
+    }
+}
+
+impl Shape for DeckInfo {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn slide_count(&self) -> usize {
+        self.steps.len()
+    }
+    fn steps_of(&self, i: usize) -> usize {
+        self.steps.get(i).map_or(0, |&k| usize::from(k))
+    }
+}
+
+impl Deck {
+    /// The deck as the JSON file the app fetches.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a deck always serialises")
+    }
+
+    /// Reads a deck back from its JSON file.
+    ///
+    /// # Errors
+    /// serde_json's message when the text is not a deck.
+    pub fn from_json(text: &str) -> Result<Deck, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// The index entry for this deck, whose JSON is `json`: the file name carries a 64-bit
+    /// FNV-1a hash of the content.
+    pub fn info(&self, json: &str) -> DeckInfo {
+        let hash = json.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        DeckInfo {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            subtitle: self.subtitle.clone(),
+            order: self.order,
+            file: Cow::Owned(format!("{}-{hash:016x}.json", self.id)),
+            steps: self
+                .slides
+                .iter()
+                .map(|s| s.steps().min(usize::from(u16::MAX)) as u16)
+                .collect(),
+            cover: self.slides[0].clone(),
+        }
+    }
+}
+
 /// How a slide is laid out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Layout {
     /// Kicker, title, body from the top.
     Default,
@@ -36,7 +129,7 @@ pub enum Layout {
 }
 
 /// One slide.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Slide {
     /// Small label above the title, e.g. `ক্যাশ ইঞ্জিন ১/৩`.
     pub kicker: Str,
@@ -48,12 +141,15 @@ pub struct Slide {
     pub body: List<Block>,
     /// Presenter script: what the instructor says on this slide.
     pub script: Str,
+    /// The slide's fragments in reveal order: (block, item) of each item written with `+ `
+    /// instead of `- `. Step k of the slide shows the first k of them.
+    pub frags: List<(u16, u16)>,
     /// Line in the deck source where the slide starts (for messages).
     pub line: u32,
 }
 
 /// A run of inline text.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Inline {
     /// Plain text.
     Text(Str),
@@ -71,7 +167,7 @@ pub enum Inline {
 pub type Text = List<Inline>;
 
 /// The kind of a highlighted code token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Tok {
     /// Anything else.
     Plain,
@@ -88,7 +184,7 @@ pub enum Tok {
 }
 
 /// A body block.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Block {
     /// A paragraph.
     Para(Text),
@@ -130,6 +226,35 @@ impl Slide {
     pub fn title_text(&self) -> String {
         self.title.join(" ")
     }
+
+    /// Number of reveal steps after the first view: the slide is fully built at this step.
+    pub fn steps(&self) -> usize {
+        self.frags.len()
+    }
+
+    /// How item `item` of block `block` shows at reveal step `step`.
+    pub fn reveal(&self, block: usize, item: usize, step: usize) -> Reveal {
+        match self
+            .frags
+            .iter()
+            .position(|&(b, i)| usize::from(b) == block && usize::from(i) == item)
+        {
+            None => Reveal::Always,
+            Some(k) if k < step => Reveal::Shown,
+            Some(_) => Reveal::Hidden,
+        }
+    }
+}
+
+/// How one item of a slide shows at a reveal step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reveal {
+    /// Not a fragment: always on screen.
+    Always,
+    /// A fragment already revealed.
+    Shown,
+    /// A fragment still to come (its space is kept, so nothing moves when it appears).
+    Hidden,
 }
 
 /// Plain text of an inline run (markup dropped).

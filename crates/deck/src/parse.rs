@@ -52,6 +52,16 @@ pub const DIAGRAMS: &[&str] = &[
     "authq",
     "rtt",
     "buffer",
+    "flow",
+    "load",
+    "backoff",
+];
+
+/// Words a diagram takes after its name (`:::diagram flow app redis`); a diagram not listed
+/// here takes any.
+const DIAGRAM_ARGS: &[(&str, &[&str])] = &[
+    ("flow", &["app", "redis", "db", "ext", "users"]),
+    ("load", &["bad", "good"]),
 ];
 
 /// Code languages the highlighter knows.
@@ -222,7 +232,7 @@ fn parse_slide(chunk: &[(usize, &str)]) -> Result<Slide> {
             "slide has no presenter script (a line `???` followed by the narration)",
         );
     };
-    let body = parse_body(&rest[..script_at])?;
+    let (body, frags) = parse_body(&rest[..script_at])?;
     let script_lines = &rest[script_at + 1..];
     if let Some((n, _)) = script_lines.iter().find(|(_, l)| *l == "???") {
         return err(*n, "a second `???` in one slide");
@@ -245,6 +255,7 @@ fn parse_slide(chunk: &[(usize, &str)]) -> Result<Slide> {
         layout,
         body: Cow::Owned(body),
         script: Cow::Owned(script),
+        frags: Cow::Owned(frags),
         line: slide_line as u32,
     })
 }
@@ -258,8 +269,23 @@ fn is_ordered(line: &str) -> Option<&str> {
     }
 }
 
-fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
+/// The body's blocks, and its fragments (block, item) in reveal order.
+type Body = (Vec<Block>, Vec<(u16, u16)>);
+
+fn parse_body(lines: &[(usize, &str)]) -> Result<Body> {
     let mut blocks = Vec::new();
+    let mut frags = Vec::new();
+    // Items written with `+ ` are fragments of the block about to be pushed.
+    let mut mark = |blocks: &Vec<Block>, items: &[Item]| {
+        let b = blocks.len() as u16;
+        frags.extend(
+            items
+                .iter()
+                .enumerate()
+                .filter(|(_, it)| it.2)
+                .map(|(k, _)| (b, k as u16)),
+        );
+    };
     let mut i = 0;
     while i < lines.len() {
         let (n, line) = lines[i];
@@ -323,7 +349,17 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
                             format!("unknown diagram `{d}` ({})", DIAGRAMS.join(", ")),
                         )
                     }
-                    _ => {}
+                    Some(d) => {
+                        if let Some((_, ok)) = DIAGRAM_ARGS.iter().find(|(name, _)| name == d) {
+                            if let Some(bad) = args[1..].iter().find(|a| !ok.contains(&a.as_ref()))
+                            {
+                                return err(
+                                    n,
+                                    format!("diagram `{d}` takes {}, not `{bad}`", ok.join(", ")),
+                                );
+                            }
+                        }
+                    }
                 }
             }
             if kind == "lab" {
@@ -345,13 +381,14 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
             let Some(end) = end else {
                 return err(n, format!("container `:::{kind}` is not closed with `:::`"));
             };
-            let items = list_items(&lines[i + 1..i + 1 + end], "- ", true)?;
+            let items = list_items(&lines[i + 1..i + 1 + end], true)?;
             if items.is_empty() && kind != "lab" {
                 return err(n, format!("container `:::{kind}` has no items (`- a | b`)"));
             }
+            mark(&blocks, &items);
             let items = items
                 .into_iter()
-                .map(|(ln, text)| {
+                .map(|(ln, text, _)| {
                     text.split(" | ")
                         .map(|f| inline(ln, f.trim()))
                         .collect::<Result<Vec<_>>>()
@@ -375,9 +412,12 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
         i = end;
         if line.starts_with('|') {
             blocks.push(table(para)?);
-        } else if line.starts_with("- ") {
-            let items = list_items(para, "- ", false)?;
-            blocks.push(Block::Bullets(texts(items)?));
+        } else if line.starts_with("- ") || line.starts_with("+ ") {
+            let items = list_items(para, false)?;
+            mark(&blocks, &items);
+            blocks.push(Block::Bullets(texts(
+                items.into_iter().map(|(n, t, _)| (n, t)).collect(),
+            )?));
         } else if is_ordered(line).is_some() {
             let mut items = Vec::new();
             for &(ln, l) in para {
@@ -419,7 +459,7 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Vec<Block>> {
             blocks.push(make(inline(n, text)?));
         }
     }
-    Ok(blocks)
+    Ok((blocks, frags))
 }
 
 fn texts(items: Vec<(usize, String)>) -> Result<List<Text>> {
@@ -430,26 +470,30 @@ fn texts(items: Vec<(usize, String)>) -> Result<List<Text>> {
         .map(Cow::Owned)
 }
 
-/// Items of a `- ` list; continuation lines start with two spaces.
-fn list_items(
-    lines: &[(usize, &str)],
-    marker: &str,
-    skip_blank: bool,
-) -> Result<Vec<(usize, String)>> {
-    let mut items: Vec<(usize, String)> = Vec::new();
+/// A list item: its line, its text, and whether it is a fragment (written `+ `).
+type Item = (usize, String, bool);
+
+/// Items of a list: each starts with `- `, or `+ ` for a fragment (revealed step by step);
+/// continuation lines start with two spaces.
+fn list_items(lines: &[(usize, &str)], skip_blank: bool) -> Result<Vec<Item>> {
+    let mut items: Vec<Item> = Vec::new();
     for &(n, l) in lines {
         if l.trim().is_empty() && skip_blank {
             continue;
         }
-        if let Some(rest) = l.strip_prefix(marker) {
-            items.push((n, rest.trim().to_string()));
+        if let Some(rest) = l.strip_prefix("- ") {
+            items.push((n, rest.trim().to_string(), false));
+        } else if let Some(rest) = l.strip_prefix("+ ") {
+            items.push((n, rest.trim().to_string(), true));
         } else if let (Some(last), Some(cont)) = (items.last_mut(), l.strip_prefix("  ")) {
             last.1.push(' ');
             last.1.push_str(cont.trim());
         } else {
             return err(
                 n,
-                format!("expected a list item starting with `{marker}`, found `{l}`"),
+                format!(
+                    "expected a list item starting with `- ` (or `+ ` for a fragment), found `{l}`"
+                ),
             );
         }
     }
@@ -538,7 +582,9 @@ pub fn inline(n: usize, src: &str) -> Result<Text> {
         };
         if let Some((m, make)) = marker {
             let body = &rest[m.len()..];
-            let Some(end) = body.find(m) else {
+            // Code is verbatim; inside bold, emphasis and highlight a `\` escape still works.
+            let escapes = m != "`";
+            let Some(end) = find_close(body, m, escapes) else {
                 return err(n, format!("`{m}` is opened but never closed in `{src}` (escape a literal one with `\\`)"));
             };
             if end == 0 {
@@ -547,7 +593,12 @@ pub fn inline(n: usize, src: &str) -> Result<Text> {
             if !plain.is_empty() {
                 out.push(Inline::Text(Cow::Owned(std::mem::take(&mut plain))));
             }
-            out.push(make(own(&body[..end])));
+            let inner = &body[..end];
+            out.push(make(if escapes {
+                Cow::Owned(unescape(inner))
+            } else {
+                own(inner)
+            }));
             rest = &body[end + m.len()..];
             continue;
         }
@@ -558,4 +609,64 @@ pub fn inline(n: usize, src: &str) -> Result<Text> {
         out.push(Inline::Text(Cow::Owned(plain)));
     }
     Ok(Cow::Owned(out))
+}
+
+/// Where the closing `m` is in `body`, skipping `\`-escaped characters when `escapes`.
+fn find_close(body: &str, m: &str, escapes: bool) -> Option<usize> {
+    let mut it = body.char_indices();
+    while let Some((i, c)) = it.next() {
+        if escapes && c == '\\' {
+            it.next();
+        } else if body[i..].starts_with(m) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// `s` with every `\x` escape replaced by `x` (a trailing lone `\` stays).
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c == '\\' {
+            out.push(it.next().unwrap_or('\\'));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Every deck in `dir` (`*.md`), parsed and in home-page order, with the files read (for
+/// `rerun-if-changed`).
+///
+/// # Errors
+/// `path:line: what is wrong` for the first malformed deck, or why the folder can't be read.
+pub fn load_dir(
+    dir: &std::path::Path,
+) -> std::result::Result<(Vec<Deck>, Vec<std::path::PathBuf>), String> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: cannot read the deck folder: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    let mut decks = Vec::new();
+    for path in &files {
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        let src = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let deck = parse_deck(&src, stem)
+            .map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))?;
+        decks.push(deck);
+    }
+    if decks.is_empty() {
+        return Err(format!("{}: no decks (*.md) found", dir.display()));
+    }
+    decks.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.id.cmp(&b.id)));
+    Ok((decks, files))
 }

@@ -1,8 +1,10 @@
 //! The app's addresses. Everything lives in the URL fragment so a static server can host the app:
-//! `#/` is home, `#/<deck>/<n>` is slide n (1-based) of a deck. Anything else is "not found",
-//! with a reason a person can read.
+//! `#/` is home, `#/<deck>/<n>` is slide n (1-based) of a deck and `#/<deck>/<n>.<k>` the same
+//! slide with its first k fragments revealed; `…/speaker` after a slide is the speaker window;
+//! `#/<deck>/print` lays every slide out for printing (`?script` adds the narration).
+//! Anything else is "not found", with a reason a person can read.
 
-use crate::model::Deck;
+use crate::model::Shape;
 
 /// Where the address points.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,6 +17,24 @@ pub enum Route {
         deck: usize,
         /// 0-based slide index.
         index: usize,
+        /// Fragments revealed (0 = none).
+        step: usize,
+    },
+    /// The speaker window of a deck at a slide and step.
+    Speaker {
+        /// Index of the deck in the deck list.
+        deck: usize,
+        /// 0-based slide index.
+        index: usize,
+        /// Fragments revealed.
+        step: usize,
+    },
+    /// Every slide of a deck, one per printed page.
+    Print {
+        /// Index of the deck in the deck list.
+        deck: usize,
+        /// Each slide's presenter script under it.
+        script: bool,
     },
     /// A lab page: `#/lab/<id>?<parameters>`.
     Lab {
@@ -28,7 +48,7 @@ pub enum Route {
 }
 
 /// Parses a location hash (with or without the leading `#`) against the decks that exist.
-pub fn parse(hash: &str, decks: &[Deck]) -> Route {
+pub fn parse<D: Shape>(hash: &str, decks: &[D]) -> Route {
     let h = hash.strip_prefix('#').unwrap_or(hash);
     let (h, query) = h.split_once('?').unwrap_or((h, ""));
     if h.is_empty() || h == "/" {
@@ -50,28 +70,111 @@ pub fn parse(hash: &str, decks: &[Deck]) -> Route {
             _ => Route::NotFound(format!("ঠিকানাটা চেনা গেল না: `{}`", shorten(hash))),
         };
     }
-    let Some(deck) = decks.iter().position(|d| d.id == parts[0]) else {
+    let Some(deck) = decks.iter().position(|d| d.id() == parts[0]) else {
         return Route::NotFound(format!("`{}` নামে কোনো ডেক নেই", shorten(parts[0])));
     };
-    let len = decks[deck].slides.len();
+    let d = &decks[deck];
+    let position = |n: &str| slide_position(n, d);
     match parts.as_slice() {
-        [_] => Route::Slide { deck, index: 0 },
-        [_, n] => match n.parse::<usize>() {
-            Ok(n) if (1..=len).contains(&n) => Route::Slide { deck, index: n - 1 },
-            Ok(n) => Route::NotFound(format!(
-                "এই ডেকে স্লাইড {} নেই — আছে ১ থেকে {} পর্যন্ত",
-                crate::bn::digits(n.min(999_999), 1),
-                crate::bn::digits(len, 1)
+        [_] => Route::Slide {
+            deck,
+            index: 0,
+            step: 0,
+        },
+        [_, "print"] => match query {
+            "" => Route::Print {
+                deck,
+                script: false,
+            },
+            "script" | "script=1" => Route::Print { deck, script: true },
+            other => Route::NotFound(format!(
+                "প্রিন্টের ঠিকানায় `{}` চলে না — শুধু `?script`",
+                shorten(other)
             )),
-            Err(_) => Route::NotFound(format!("`{}` কোনো স্লাইড নম্বর নয়", shorten(n))),
+        },
+        [_, n] => match position(n) {
+            Ok((index, step)) => Route::Slide { deck, index, step },
+            Err(why) => Route::NotFound(why),
+        },
+        [_, n, "speaker"] => match position(n) {
+            Ok((index, step)) => Route::Speaker { deck, index, step },
+            Err(why) => Route::NotFound(why),
         },
         _ => Route::NotFound(format!("ঠিকানাটা চেনা গেল না: `{}`", shorten(hash))),
     }
 }
 
+/// `n` or `n.k` of a deck's address: slide n (1-based), k fragments revealed.
+///
+/// # Errors
+/// A Bengali sentence saying what is wrong with it.
+pub fn slide_position<D: Shape + ?Sized>(text: &str, deck: &D) -> Result<(usize, usize), String> {
+    let len = deck.slide_count();
+    let (n, k) = match text.split_once('.') {
+        Some((n, k)) => (n, Some(k)),
+        None => (text, None),
+    };
+    let n = match n.parse::<usize>() {
+        Ok(n) if (1..=len).contains(&n) => n,
+        Ok(n) => {
+            return Err(format!(
+                "এই ডেকে স্লাইড {} নেই — আছে ১ থেকে {} পর্যন্ত",
+                crate::bn::digits(n.min(999_999), 1),
+                crate::bn::digits(len, 1)
+            ))
+        }
+        Err(_) => return Err(format!("`{}` কোনো স্লাইড নম্বর নয়", shorten(text))),
+    };
+    let steps = deck.steps_of(n - 1);
+    let step = match k.map(str::parse::<usize>) {
+        None => 0,
+        Some(Ok(k)) if k <= steps => k,
+        Some(Ok(k)) => {
+            return Err(format!(
+                "স্লাইড {}-এ ধাপ {} নেই — আছে ০ থেকে {} পর্যন্ত",
+                crate::bn::digits(n, 1),
+                crate::bn::digits(k.min(999_999), 1),
+                crate::bn::digits(steps, 1)
+            ))
+        }
+        Some(Err(_)) => return Err(format!("`{}` কোনো ধাপের নম্বর নয়", shorten(text))),
+    };
+    Ok((n - 1, step))
+}
+
 /// The address of slide `index` (0-based) of a deck: `#/production/3`.
 pub fn slide_hash(deck_id: &str, index: usize) -> String {
-    format!("#/{deck_id}/{}", index + 1)
+    step_hash(deck_id, index, 0)
+}
+
+/// The address of slide `index` with `step` fragments revealed: `#/production/3.2`
+/// (`#/production/3` when none are).
+pub fn step_hash(deck_id: &str, index: usize, step: usize) -> String {
+    format!("#/{deck_id}/{}", position_text(index, step))
+}
+
+/// `n` or `n.k`: the slide-and-step part of an address (also what the speaker window and the
+/// audience send each other).
+pub fn position_text(index: usize, step: usize) -> String {
+    if step == 0 {
+        format!("{}", index + 1)
+    } else {
+        format!("{}.{step}", index + 1)
+    }
+}
+
+/// The speaker window's address for a slide and step.
+pub fn speaker_hash(deck_id: &str, index: usize, step: usize) -> String {
+    format!("#/{deck_id}/{}/speaker", position_text(index, step))
+}
+
+/// The handout (print) address of a deck.
+pub fn print_hash(deck_id: &str, script: bool) -> String {
+    if script {
+        format!("#/{deck_id}/print?script")
+    } else {
+        format!("#/{deck_id}/print")
+    }
 }
 
 /// The address of a lab with these parameters: `#/lab/eviction?alpha=0.9`.
@@ -106,14 +209,18 @@ mod tests {
             layout: Layout::Default,
             body: Cow::Borrowed(&[]),
             script: Cow::Borrowed("s"),
+            frags: Cow::Borrowed(&[]),
             line: 1,
         };
+        let mut slides = vec![slide; 22];
+        // Slide 3 reveals two items step by step.
+        slides[2].frags = Cow::Borrowed(&[(0, 0), (0, 1)]);
         vec![Deck {
             id: Cow::Borrowed("production"),
             title: Cow::Borrowed("t"),
             subtitle: Cow::Borrowed(""),
             order: 1,
-            slides: Cow::Owned(vec![slide; 22]),
+            slides: Cow::Owned(slides),
         }]
     }
 
@@ -125,24 +232,103 @@ mod tests {
         assert_eq!(parse("#/", &d), Route::Home);
         assert_eq!(
             parse("#/production/1", &d),
-            Route::Slide { deck: 0, index: 0 }
+            Route::Slide {
+                deck: 0,
+                index: 0,
+                step: 0
+            }
         );
         assert_eq!(
             parse("#/production/22", &d),
-            Route::Slide { deck: 0, index: 21 }
+            Route::Slide {
+                deck: 0,
+                index: 21,
+                step: 0
+            }
         );
         assert_eq!(
             parse("#/production/22/", &d),
-            Route::Slide { deck: 0, index: 21 }
+            Route::Slide {
+                deck: 0,
+                index: 21,
+                step: 0
+            }
         );
         assert_eq!(
             parse("#/production", &d),
-            Route::Slide { deck: 0, index: 0 }
+            Route::Slide {
+                deck: 0,
+                index: 0,
+                step: 0
+            }
         );
         assert_eq!(
             parse("#/production/5?x=1", &d),
-            Route::Slide { deck: 0, index: 4 }
+            Route::Slide {
+                deck: 0,
+                index: 4,
+                step: 0
+            }
         );
+    }
+
+    #[test]
+    fn steps_speaker_and_print() {
+        let d = decks();
+        let slide = |index, step| Route::Slide {
+            deck: 0,
+            index,
+            step,
+        };
+        assert_eq!(parse("#/production/3.2", &d), slide(2, 2));
+        // The index the app compiles in answers the same as the whole deck.
+        let index: Vec<DeckInfo> = d.iter().map(|x| x.info(&x.to_json())).collect();
+        assert_eq!(parse("#/production/3.2", &index), slide(2, 2));
+        assert!(matches!(
+            parse("#/production/3.3", &index),
+            Route::NotFound(_)
+        ));
+        assert_eq!(parse("#/production/3.0", &d), slide(2, 0));
+        assert_eq!(parse(&step_hash("production", 2, 1), &d), slide(2, 1));
+        assert_eq!(step_hash("production", 2, 0), "#/production/3");
+        assert_eq!(
+            parse(&speaker_hash("production", 2, 2), &d),
+            Route::Speaker {
+                deck: 0,
+                index: 2,
+                step: 2
+            }
+        );
+        assert_eq!(
+            parse("#/production/print", &d),
+            Route::Print {
+                deck: 0,
+                script: false
+            }
+        );
+        assert_eq!(
+            parse(&print_hash("production", true), &d),
+            Route::Print {
+                deck: 0,
+                script: true
+            }
+        );
+        for bad in [
+            "#/production/3.3",
+            "#/production/1.1",
+            "#/production/3.x",
+            "#/production/3.-1",
+            "#/production/99/speaker",
+            "#/production/3/speaker/x",
+            "#/production/print?nope",
+            "#/production/print/2",
+        ] {
+            assert!(matches!(parse(bad, &d), Route::NotFound(_)), "{bad}");
+        }
+        let Route::NotFound(why) = parse("#/production/3.9", &d) else {
+            unreachable!()
+        };
+        assert!(why.contains('৯') && why.contains('২'), "{why}");
     }
 
     #[test]
@@ -221,7 +407,11 @@ mod tests {
         for i in 0..22 {
             assert_eq!(
                 parse(&slide_hash("production", i), &d),
-                Route::Slide { deck: 0, index: i }
+                Route::Slide {
+                    deck: 0,
+                    index: i,
+                    step: 0
+                }
             );
         }
     }

@@ -136,6 +136,30 @@ fn generated_code_keeps_everything() {
     assert!(src.contains("Tok::Num"));
 }
 
+/// A deck survives its trip through JSON whole, and the index names the file by its content.
+#[test]
+fn json_round_trip_and_index() {
+    let d = parse_deck(GOOD, "demo").unwrap();
+    let json = d.to_json();
+    assert_eq!(Deck::from_json(&json).unwrap(), d);
+    assert!(Deck::from_json("{\"id\": 1}").is_err());
+    let info = d.info(&json);
+    assert_eq!(info.steps.len(), d.slides.len());
+    assert_eq!(info.cover, d.slides[0]);
+    assert!(
+        info.file.starts_with("demo-") && info.file.ends_with(".json"),
+        "{}",
+        info.file
+    );
+    // Another content, another file name; the same content, the same name.
+    let mut other = d.clone();
+    other.title = "অন্য".into();
+    assert_ne!(other.info(&other.to_json()).file, info.file);
+    assert_eq!(d.info(&d.to_json()).file, info.file);
+    let src = codegen::index_source(&[info]);
+    assert!(src.contains("pub static DECK_INDEX") && src.contains("\"ডেমো ডেক\""));
+}
+
 /// (what is wrong, the deck source, the line the error must name, a word the message must hold)
 fn malformed() -> Vec<(&'static str, String, usize, &'static str)> {
     let slide = "kicker: k\ntitle: t\n\nbody\n\n???\nscript.\n";
@@ -246,6 +270,18 @@ fn malformed() -> Vec<(&'static str, String, usize, &'static str)> {
             deck("kicker: k\ntitle: t\n\n:::diagram moon\n- a\n:::\n???\ns.\n"),
             7,
             "moon",
+        ),
+        (
+            "unknown flow node kind",
+            deck("kicker: k\ntitle: t\n\n:::diagram flow app cloud\n- a\n- b\n:::\n???\ns.\n"),
+            7,
+            "cloud",
+        ),
+        (
+            "unknown load row class",
+            deck("kicker: k\ntitle: t\n\n:::diagram load ugly\n- a | 1 2\n:::\n???\ns.\n"),
+            7,
+            "ugly",
         ),
         (
             "diagram without name",
@@ -366,4 +402,72 @@ fn the_shipped_decks_parse() {
         }
     }
     assert!(n >= 1, "no decks in {}", dir.display());
+}
+
+/// Items written `+ ` are the slide's fragments, in reading order across blocks.
+#[test]
+fn fragments_are_items_marked_with_plus() {
+    let src = r#"id: frag
+title: ধাপে ধাপে
+---
+kicker: ক
+title: খ
+
+- সবসময়
++ প্রথম ধাপ
++ দ্বিতীয় ধাপ
+
+:::steps
+- ০১ | শুরু
++ ০২ | পরে
+:::
+
+:::diagram failure
++ সুস্থ | ক
+- ধীর | খ
+:::
+
+???
+স্ক্রিপ্ট।
+"#;
+    let deck = parse_deck(src, "frag").unwrap();
+    let s = &deck.slides[0];
+    assert_eq!(s.frags.as_ref(), &[(0, 1), (0, 2), (1, 1), (2, 0)]);
+    assert_eq!(s.steps(), 4);
+    // The list is still one list of three items, the markers gone.
+    let Block::Bullets(items) = &s.body[0] else {
+        panic!("{:?}", s.body[0])
+    };
+    assert_eq!(items.len(), 3);
+    assert_eq!(plain(&items[1]), "প্রথম ধাপ");
+    assert_eq!(s.reveal(0, 0, 0), Reveal::Always);
+    assert_eq!(s.reveal(0, 1, 0), Reveal::Hidden);
+    assert_eq!(s.reveal(0, 1, 1), Reveal::Shown);
+    assert_eq!(s.reveal(2, 0, 3), Reveal::Hidden);
+    assert_eq!(s.reveal(2, 0, 4), Reveal::Shown);
+    assert_eq!(s.reveal(2, 1, 0), Reveal::Always);
+    // A slide without markers has no steps.
+    let plain_deck = parse_deck(GOOD, "demo").unwrap();
+    assert!(plain_deck.slides.iter().all(|s| s.steps() == 0));
+}
+
+#[test]
+fn a_stray_plus_line_in_a_container_names_its_line() {
+    let src = "id: frag\ntitle: t\n---\nkicker: k\ntitle: t\n\n:::steps\n- ০১ | a\n+০২ | b\n:::\n\n???\nস্ক্রিপ্ট।\n";
+    let e = parse_deck(src, "frag").unwrap_err();
+    assert_eq!(e.line, 9, "{e}");
+    assert!(e.message.contains("`+ `"), "{e}");
+}
+
+/// A `\` escape works inside bold, emphasis and highlight too (production slide 4 once showed a
+/// literal `\=`), and an escaped marker does not close the span; code stays verbatim.
+#[test]
+fn escapes_work_inside_markup() {
+    use redislab_deck::parse::inline;
+    let t = inline(1, r"**version মিসম্যাচ \= auto purge** · ==a \== b==").unwrap();
+    assert_eq!(t[0], Inline::Bold("version মিসম্যাচ = auto purge".into()));
+    assert_eq!(t[2], Inline::Mark("a == b".into()));
+    let t = inline(1, r"*a \* b* `x \= y`").unwrap();
+    assert_eq!(t[0], Inline::Em("a * b".into()));
+    assert_eq!(t[2], Inline::Code(r"x \= y".into()));
 }

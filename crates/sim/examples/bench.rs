@@ -7,12 +7,15 @@
 //! 2,000,000-request Zipf trace (cache 300), (b) the time of the whole seed eviction table,
 //! and (c) — if `node` is on the PATH and `shared/seeds/001_*.txt` is found above the
 //! current directory — the same table timed with the seed's listing, extracted at run time
-//! into a temporary file (never stored in the repository), side by side with the ratio.
+//! into a temporary file (never stored in the repository), side by side with the ratio, and
+//! (d) SimRedis GET and SET per second natively, with `redis-benchmark -q -t get,set -n
+//! 200000` against a `redis-server` it starts on a free port printed beside it when both are
+//! installed. `cargo run -p redislab-sim --release --example bench -- redis` runs only (d).
 
 use redislab_sim::eviction::registry::{by_name, POLICIES};
-use redislab_sim::{eviction_table, run, EvictionConfig, Spec, TraceSpec};
+use redislab_sim::{eviction_table, run, EvictionConfig, EvictionTable, SimRedis, Spec, TraceSpec};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn best_of<T>(n: u32, mut f: impl FnMut() -> T) -> (Duration, T) {
@@ -76,6 +79,10 @@ fn extract_listing(seed: &Path) -> Option<String> {
 }
 
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("redis") {
+        simredis();
+        return;
+    }
     println!(
         "(a) native throughput, 2,000,000-request Zipf trace (10,000 keys, alpha 0.9), cache 300"
     );
@@ -113,6 +120,12 @@ fn main() {
     let native_ms = native.as_secs_f64() * 1e3;
     println!("\n(b) the seed's eviction table natively (traces + 5 policies x 3 traces): {native_ms:.1} ms");
 
+    node_table(&table, native_ms);
+    simredis();
+}
+
+/// (c): the seed's table by the seed's JavaScript under node.
+fn node_table(table: &EvictionTable, native_ms: f64) {
     let listing = find_seed().and_then(|p| extract_listing(&p).map(|l| (p, l)));
     let Some((seed, listing)) = listing else {
         println!("\n(c) skipped: shared/seeds/001_*.txt not found above the current directory");
@@ -172,4 +185,103 @@ fn main() {
             "NO"
         }
     );
+}
+
+/// (d): SimRedis GET/SET per second, and redis-benchmark's on this machine as the anchor.
+fn simredis() {
+    const OPS: usize = 2_000_000;
+    let keys: Vec<Vec<u8>> = (0..10_000)
+        .map(|i| format!("key:{i:012}").into_bytes())
+        .collect();
+    let value = b"xxx"; // redis-benchmark's default 3-byte value
+    let mut sim = SimRedis::new(1);
+    let (set, _) = best_of(3, || {
+        for i in 0..OPS {
+            let r = sim.call(&[b"SET", &keys[i % keys.len()], value]);
+            debug_assert!(!r.is_error());
+        }
+    });
+    let (get, hits) = best_of(3, || {
+        let mut hits = 0usize;
+        for i in 0..OPS {
+            if sim
+                .call(&[b"GET", &keys[i % keys.len()]])
+                .as_bulk()
+                .is_some()
+            {
+                hits += 1;
+            }
+        }
+        hits
+    });
+    assert_eq!(hits, OPS);
+    let rate = |d: Duration| OPS as f64 / d.as_secs_f64();
+    println!(
+        "\n(d) SimRedis natively, {OPS} commands over 10,000 keys, best of 3   (target ≥ 2,000,000/s)"
+    );
+    println!("    SET  {:>12.0} requests per second", rate(set));
+    println!("    GET  {:>12.0} requests per second", rate(get));
+    match redis_benchmark() {
+        Ok(lines) => {
+            println!("    redis-benchmark -q -t get,set -n 200000 (50 clients over loopback):");
+            for l in lines {
+                println!("    {l}");
+            }
+        }
+        Err(why) => println!("    redis-benchmark anchor skipped: {why}"),
+    }
+}
+
+/// Starts redis-server on a free port, runs redis-benchmark against it, stops the server.
+fn redis_benchmark() -> Result<Vec<String>, String> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(|e| format!("no free port: {e}"))?
+        .port()
+        .to_string();
+    let mut server = Command::new("redis-server")
+        .args([
+            "--port",
+            &port,
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("redis-server not found ({e}); apt-get install redis-server"))?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap_or(0))).is_err() {
+        if Instant::now() > deadline {
+            let _ = server.kill();
+            let _ = server.wait();
+            return Err("redis-server did not start".into());
+        }
+        std::thread::yield_now();
+    }
+    let out = Command::new("redis-benchmark")
+        .args(["-p", &port, "-q", "-t", "get,set", "-n", "200000"])
+        .output();
+    let _ = server.kill();
+    let _ = server.wait();
+    let out = out.map_err(|e| format!("redis-benchmark not found ({e})"))?;
+    // -q prints progress with carriage returns; keep each final "SET: …" / "GET: …" line.
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "\n");
+    let lines: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            (l.starts_with("SET:") || l.starts_with("GET:")) && l.contains("requests per second")
+        })
+        .map(String::from)
+        .collect();
+    if lines.is_empty() {
+        Err(format!("unexpected output: {}", text.trim()))
+    } else {
+        Ok(lines)
+    }
 }

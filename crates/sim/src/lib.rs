@@ -8,6 +8,11 @@
 //! * [`jsfmt`] — JavaScript-exact number formatting, so the command-line front end
 //!   (`labsim`) prints the seeds' tables to the last digit; `--json` output is serde_json.
 //! * [`cli`] — the small argument parser `labsim` uses.
+//! * [`redis`] — SimRedis, an in-memory model of the Redis 7 commands the labs use, on a
+//!   virtual clock, with RESP-typed replies and Redis' own error texts.
+//! * [`world`] — virtual time for actors that speak Redis: an event queue ordered by
+//!   (time, insertion sequence), per-hop latency, a replayable trace, and a [`world::Backend`]
+//!   trait so the same actors can later be driven against a real Redis.
 //!
 //! Every random choice comes from an owned, seeded [`Mulberry32`]; all float maths beyond
 //! IEEE arithmetic goes through `libm`, so native and wasm runs are bit-identical.
@@ -18,7 +23,9 @@ pub mod cli;
 pub mod eviction;
 pub mod jsfmt;
 pub mod labs;
+pub mod redis;
 pub mod rng;
+pub mod world;
 
 pub use eviction::lru_trace::{lru_trace, Op, OpKind, TraceStep};
 pub use eviction::mrc::{mrc, Curve};
@@ -30,6 +37,7 @@ pub use eviction::{
 };
 pub use labs::jitter::{JitterConfig, JitterWave};
 pub use labs::stampede::{Mode, StampedeConfig, StampedeSim, StampedeSummary};
+pub use redis::{Reply, SimRedis};
 pub use rng::{exp_gap, Mulberry32, Zipf};
 
 /// A JSON object from `(key, value)` pairs (for `labsim --json`, written by serde_json).

@@ -2,7 +2,8 @@
 //!
 //! Prints the tables of seed 001 to the last digit (`eviction`, `lru-trace`, `jitter`,
 //! `stampede`) and runs any parameter sweep of them, plus miss-ratio curves (`mrc`) and the
-//! sampled-LRU experiment (`sampling`). `--json` switches any command to JSON. Bad input
+//! sampled-LRU experiment (`sampling`), and `redis`: SimRedis driven line by line from stdin
+//! with one JSON reply per line. `--json` switches any command to JSON. Bad input
 //! prints a message and the usage to stderr and exits with code 2.
 //!
 //! Run with `cargo run -p redislab-sim --bin labsim -- eviction --cache 500`.
@@ -50,6 +51,8 @@ stampede and sampling are the labs' own fields, with the labs' ranges and defaul
   sampling   mean age rank of the oldest of k sampled keys vs k/(k+1), k = 1..kmax
              [--keys 1000] [--kmax 16] [--trials 2000] [--seed 1] [--samples 1,2,5,...]
   policies   list the eviction policies
+  redis      SimRedis: one command per line on stdin (redis-cli syntax), one JSON reply
+             per line on stdout; '#advance <ms>' moves the virtual clock  [--seed 1]
   help       this text
 
 --json prints machine-readable JSON; --series adds the chart series (histogram / buckets).
@@ -57,6 +60,9 @@ stampede and sampling are the labs' own fields, with the labs' ranges and defaul
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("redis") {
+        return redis_session(&argv[1..]);
+    }
     match dispatch(&argv) {
         Ok(out) => {
             print!("{out}");
@@ -86,6 +92,31 @@ fn dispatch(argv: &[String]) -> Result<String, CliError> {
         "policies" => policies_cmd(rest),
         "help" | "--help" | "-h" => Ok(USAGE.to_string()),
         other => Err(CliError(format!("unknown command '{other}'"))),
+    }
+}
+
+/// `labsim redis`: streams stdin to SimRedis and its replies to stdout as JSON lines.
+fn redis_session(argv: &[String]) -> ExitCode {
+    if argv.iter().any(|a| a == "--help" || a == "-h") {
+        print!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let seed = Args::parse(argv, &["seed"], &[]).and_then(|a| a.num("seed", 1, 0, u32::MAX));
+    let seed = match seed {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("labsim: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::stdout().lock();
+    match redislab_sim::redis::cli::run_session(stdin, stdout, seed) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("labsim redis: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 

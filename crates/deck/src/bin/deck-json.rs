@@ -1,0 +1,50 @@
+//! Writes every deck as the JSON file the app fetches when the deck is opened:
+//! `deck-json <decks folder> <out folder>` writes `<out>/<id>-<hash>.json` for each deck and
+//! removes older files there. Trunk runs it before each build (a `pre_build` hook in
+//! `Trunk.toml`) and copies the folder into `dist/decks/`; `build.rs` compiles the matching
+//! index (same parser, same JSON, same hash) into the app.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [src, out] = args.as_slice() else {
+        eprintln!("usage: deck-json <decks folder> <out folder>");
+        return ExitCode::from(2);
+    };
+    match write(Path::new(src), Path::new(out)) {
+        Ok(n) => {
+            println!("deck-json: {n} decks → {out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: malformed deck: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn write(src: &Path, out: &Path) -> Result<usize, String> {
+    let (decks, _) = redislab_deck::parse::load_dir(src)?;
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut keep = Vec::new();
+    for d in &decks {
+        let json = d.to_json();
+        let info = d.info(&json);
+        let path = out.join(info.file.as_ref());
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(json.as_str()) {
+            std::fs::write(&path, &json).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        keep.push(info.file.to_string());
+    }
+    // Files of older versions would be served for ever: remove them.
+    for entry in std::fs::read_dir(out).map_err(|e| format!("{}: {e}", out.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let name = entry.file_name().to_string_lossy().to_string();
+        if name.ends_with(".json") && !keep.contains(&name) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    Ok(decks.len())
+}

@@ -1,0 +1,741 @@
+//! SimRedis: an in-memory model of the Redis 7 commands the labs use, answering in virtual
+//! time on a clock the simulation owns.
+//!
+//! * keys and strings: GET, SET (EX/PX/EXAT/PXAT/NX/XX/GET/KEEPTTL), DEL, EXISTS, INCR,
+//!   INCRBY, MGET, EXPIRE, PEXPIRE (NX/XX/GT/LT), TTL, PTTL, PERSIST, TYPE, plus PING, ECHO,
+//!   DBSIZE, FLUSHALL;
+//! * lists: LPUSH, RPUSH, LPOP, RPOP (with count), LRANGE, LLEN, LREM, LMOVE and the blocking
+//!   BLMOVE, BRPOP, BRPOPLPUSH, which block in virtual time and are served in the order the
+//!   clients blocked, as `blocked.c` does;
+//! * hashes: HSET, HGET, HGETALL, HDEL, HLEN, HINCRBY (fields kept in insertion order, as a
+//!   small hash's listpack keeps them);
+//! * sorted sets: ZADD (NX/XX/GT/LT/CH/INCR), ZCARD, ZRANGE (BYSCORE/REV/LIMIT/WITHSCORES),
+//!   ZRANGEBYSCORE, ZREMRANGEBYSCORE, ZSCORE, ZREM, ZINCRBY;
+//! * EVALSHA / EVAL / SCRIPT LOAD of the named scripts in [`scripts`] (Lua source shown to
+//!   the student, semantics in Rust, real SHA1 so a real Redis agrees).
+//!
+//! Replies are RESP2-typed [`Reply`] values and every error is worded as Redis 7.0 words it
+//! (checked against `redis-server` 7.0.15 by `tests/redis_differential.rs`). Keys expire
+//! lazily on access (a key is alive while `now <= expire time`, as `keyIsExpired` says) and
+//! by the active expire cycle of `expire.c`: `hz` times per virtual second it samples up to
+//! 20 keys with a TTL, deletes the expired ones and repeats while more than 10% of a sample
+//! was expired, up to a loop limit standing for the cycle's 25%-of-a-tick time budget.
+//! Redis 6+ visits the expires table's hash buckets with a cursor, which amounts to an
+//! arbitrary order; here each sampled key is drawn with the owned, seeded RNG, so runs are
+//! reproducible. The "fast" cycle Redis also runs before sleeping is not modelled (it only
+//! speeds reclaiming up under load; the keys it reclaims are already logically gone).
+//!
+//! Hand-written because it is the thing being taught: no crate models Redis in virtual time
+//! deterministically (mini-redis and friends are real servers on tokio's clock). Keys live
+//! in a `HashMap` with a fixed FxHash hasher that is never iterated for a reply; keys with a TTL
+//! are also kept in a vector (swap-remove, O(1)) so sampling is seeded and deterministic.
+
+pub mod cli;
+mod hashes;
+mod keys;
+mod lists;
+pub mod num;
+mod reply;
+pub mod scripts;
+mod zsets;
+
+pub use reply::Reply;
+pub use scripts::{Script, SCRIPTS};
+
+use crate::rng::Mulberry32;
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use zsets::ZSet;
+
+/// Who sent a command: blocked clients are remembered by this id.
+pub type ClientId = u64;
+
+/// The unix time (ms) virtual time 0 stands for, so overflow checks on huge TTLs behave
+/// as on a real server today (2023-11-14).
+pub const EPOCH_MS: i64 = 1_700_000_000_000;
+
+/// The outcome of one command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exec {
+    /// Answered at once.
+    Reply(Reply),
+    /// A blocking command is waiting; its reply comes later from [`SimRedis::take_woken`].
+    Blocked,
+}
+
+/// A reply to a client that was blocked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Woken {
+    /// The client that had blocked.
+    pub client: ClientId,
+    /// Its reply (the popped element, or nil at the timeout).
+    pub reply: Reply,
+    /// Virtual time of the reply, in ms.
+    pub at_ms: u64,
+}
+
+/// Active expiry settings (Redis' defaults: `hz 10`, effort 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExpireConfig {
+    /// Active expire cycles per virtual second (`hz`); 0 turns active expiry off.
+    pub hz: u32,
+    /// Keys sampled per loop (`ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP`).
+    pub keys_per_loop: u32,
+    /// Repeat while more than this percentage of a sample was expired.
+    pub acceptable_stale: u32,
+    /// Loops per cycle at most: stands for the 25%-of-a-tick time limit.
+    pub max_loops: u32,
+}
+
+impl Default for ExpireConfig {
+    fn default() -> Self {
+        Self {
+            hz: 10,
+            keys_per_loop: 20,
+            acceptable_stale: 10,
+            max_loops: 1000,
+        }
+    }
+}
+
+/// Counters of what expiry did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExpireStats {
+    /// Keys deleted because a command touched them after their TTL.
+    pub lazy: u64,
+    /// Keys deleted by the active expire cycle.
+    pub active: u64,
+    /// Active expire cycles run.
+    pub cycles: u64,
+    /// Keys sampled by the active cycle.
+    pub sampled: u64,
+}
+
+/// A stored value.
+#[derive(Clone, Debug)]
+pub(crate) enum Value {
+    Str(Vec<u8>),
+    List(VecDeque<Vec<u8>>),
+    Hash(Vec<(Vec<u8>, Vec<u8>)>),
+    ZSet(ZSet),
+}
+
+impl Value {
+    fn type_name(&self) -> &'static str {
+        match self {
+            Value::Str(_) => "string",
+            Value::List(_) => "list",
+            Value::Hash(_) => "hash",
+            Value::ZSet(_) => "zset",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    value: Value,
+    /// Absolute unix ms, or -1 for no TTL.
+    expire: i64,
+    /// Index in `volatile` when `expire >= 0`.
+    vpos: usize,
+}
+
+/// Which end of a list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum End {
+    Left,
+    Right,
+}
+
+#[derive(Clone, Debug)]
+enum BlockKind {
+    Pop(End),
+    Move { dst: Vec<u8>, from: End, to: End },
+}
+
+#[derive(Clone, Debug)]
+struct Blocked {
+    keys: Vec<Vec<u8>>,
+    kind: BlockKind,
+    /// Absolute unix ms, or 0 for no timeout.
+    deadline: i64,
+}
+
+/// FxHash: fast, and fixed (no per-process random seed) — harmless since no reply ever
+/// depends on a map's iteration order.
+type Fixed = rustc_hash::FxBuildHasher;
+
+pub(crate) const WRONGTYPE: &str =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+pub(crate) const SYNTAX: &str = "ERR syntax error";
+pub(crate) const NOT_INT: &str = "ERR value is not an integer or out of range";
+pub(crate) const OVERFLOW: &str = "ERR increment or decrement would overflow";
+
+pub(crate) fn wrongtype() -> Reply {
+    Reply::err(WRONGTYPE)
+}
+
+/// The in-memory Redis. See the module documentation.
+#[derive(Clone, Debug)]
+pub struct SimRedis {
+    now: u64,
+    next_cron: u64,
+    keys: HashMap<Vec<u8>, Entry, Fixed>,
+    volatile: Vec<Vec<u8>>,
+    rng: Mulberry32,
+    expire_cfg: ExpireConfig,
+    stats: ExpireStats,
+    blocked: BTreeMap<ClientId, Blocked>,
+    waiting: BTreeMap<Vec<u8>, VecDeque<ClientId>>,
+    timeouts: BTreeSet<(i64, ClientId)>,
+    ready: VecDeque<Vec<u8>>,
+    woken: Vec<Woken>,
+}
+
+type Handler = fn(&mut SimRedis, &[&[u8]]) -> Reply;
+type BlockHandler = fn(&mut SimRedis, &[&[u8]], Option<ClientId>) -> Exec;
+
+enum Cmd {
+    Plain(Handler),
+    Block(BlockHandler),
+}
+
+impl SimRedis {
+    /// An empty server at virtual time 0; `seed` drives the active expire sampling.
+    pub fn new(seed: u32) -> Self {
+        Self::with_config(seed, ExpireConfig::default())
+    }
+
+    /// An empty server with explicit active-expiry settings.
+    pub fn with_config(seed: u32, expire_cfg: ExpireConfig) -> Self {
+        Self {
+            now: 0,
+            next_cron: Self::period(&expire_cfg),
+            keys: HashMap::default(),
+            volatile: Vec::new(),
+            rng: Mulberry32::new(seed),
+            expire_cfg,
+            stats: ExpireStats::default(),
+            blocked: BTreeMap::new(),
+            waiting: BTreeMap::new(),
+            timeouts: BTreeSet::new(),
+            ready: VecDeque::new(),
+            woken: Vec::new(),
+        }
+    }
+
+    fn period(cfg: &ExpireConfig) -> u64 {
+        if cfg.hz == 0 {
+            u64::MAX
+        } else {
+            (1000 / u64::from(cfg.hz)).max(1)
+        }
+    }
+
+    /// Virtual time in ms since the start.
+    pub fn now_ms(&self) -> u64 {
+        self.now
+    }
+
+    /// Redis' `mstime()`: unix ms.
+    pub(crate) fn mstime(&self) -> i64 {
+        EPOCH_MS + self.now as i64
+    }
+
+    /// What expiry has done so far.
+    pub fn expire_stats(&self) -> ExpireStats {
+        self.stats
+    }
+
+    /// Keys stored, counting expired keys not yet reclaimed (what DBSIZE says).
+    pub fn dbsize(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Keys with a TTL stored (expired or not).
+    pub fn volatile_len(&self) -> usize {
+        self.volatile.len()
+    }
+
+    /// Moves the clock forward by `ms`, running the active expire cycles and blocked-client
+    /// timeouts that fall due on the way, in time order.
+    pub fn advance(&mut self, ms: u64) {
+        self.advance_to(self.now.saturating_add(ms));
+    }
+
+    /// Moves the clock to `t` (never backwards); see [`SimRedis::advance`].
+    pub fn advance_to(&mut self, t: u64) {
+        loop {
+            let timeout = self
+                .timeouts
+                .first()
+                .map(|&(d, _)| (d - EPOCH_MS).max(0) as u64);
+            let next = timeout.unwrap_or(u64::MAX).min(self.next_cron);
+            if next > t {
+                break;
+            }
+            self.now = self.now.max(next);
+            if timeout.is_some_and(|d| d <= self.next_cron) {
+                let (_, client) = self.timeouts.pop_first().expect("peeked");
+                self.unblock(client);
+                self.woken.push(Woken {
+                    client,
+                    reply: Reply::Nil,
+                    at_ms: self.now,
+                });
+            } else {
+                self.active_expire_cycle();
+                self.next_cron = self
+                    .next_cron
+                    .saturating_add(Self::period(&self.expire_cfg));
+            }
+        }
+        self.now = self.now.max(t);
+    }
+
+    /// When the next blocked client times out (virtual ms), if any does.
+    pub fn next_timeout_ms(&self) -> Option<u64> {
+        self.timeouts
+            .first()
+            .map(|&(d, _)| (d - EPOCH_MS).max(0) as u64)
+    }
+
+    /// Whether `client` is blocked.
+    pub fn is_blocked(&self, client: ClientId) -> bool {
+        self.blocked.contains_key(&client)
+    }
+
+    /// Replies to blocked clients produced since the last call, in the order they happened.
+    pub fn take_woken(&mut self) -> Vec<Woken> {
+        std::mem::take(&mut self.woken)
+    }
+
+    /// Runs one command for a client that may not block (like a Lua script or MULTI): a
+    /// blocking command with nothing to pop answers nil at once.
+    pub fn call(&mut self, args: &[&[u8]]) -> Reply {
+        match self.dispatch(args, None) {
+            Exec::Reply(r) => r,
+            Exec::Blocked => Reply::Nil,
+        }
+    }
+
+    /// [`SimRedis::call`] for a command given as text words, e.g. `&["SET", "k", "v"]`.
+    pub fn cmd(&mut self, args: &[&str]) -> Reply {
+        let a: Vec<&[u8]> = args.iter().map(|s| s.as_bytes()).collect();
+        self.call(&a)
+    }
+
+    /// Runs one command for `client`; a blocking command may block it.
+    pub fn execute<A: AsRef<[u8]>>(&mut self, client: ClientId, args: &[A]) -> Exec {
+        let a: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
+        self.dispatch(&a, Some(client))
+    }
+
+    /// Forgets a client (it disconnected): it stops waiting.
+    pub fn disconnect(&mut self, client: ClientId) {
+        self.unblock(client);
+    }
+
+    fn dispatch(&mut self, a: &[&[u8]], client: Option<ClientId>) -> Exec {
+        let Some(name) = a.first() else {
+            return Exec::Reply(Reply::err("ERR empty command"));
+        };
+        let mut buf = [0u8; 20];
+        let lower: &[u8] = if name.len() <= buf.len() {
+            for (d, s) in buf.iter_mut().zip(name.iter()) {
+                *d = s.to_ascii_lowercase();
+            }
+            &buf[..name.len()]
+        } else {
+            b""
+        };
+        let (arity, cmd): (i32, Cmd) = match lower {
+            b"get" => (2, Cmd::Plain(Self::get)),
+            b"set" => (-3, Cmd::Plain(Self::set)),
+            b"del" => (-2, Cmd::Plain(Self::del)),
+            b"exists" => (-2, Cmd::Plain(Self::exists)),
+            b"incr" => (2, Cmd::Plain(Self::incr)),
+            b"incrby" => (3, Cmd::Plain(Self::incrby)),
+            b"mget" => (-2, Cmd::Plain(Self::mget)),
+            b"expire" => (-3, Cmd::Plain(Self::expire)),
+            b"pexpire" => (-3, Cmd::Plain(Self::pexpire)),
+            b"ttl" => (2, Cmd::Plain(Self::ttl)),
+            b"pttl" => (2, Cmd::Plain(Self::pttl)),
+            b"persist" => (2, Cmd::Plain(Self::persist)),
+            b"type" => (2, Cmd::Plain(Self::type_cmd)),
+            b"ping" => (-1, Cmd::Plain(Self::ping)),
+            b"echo" => (2, Cmd::Plain(Self::echo)),
+            b"dbsize" => (1, Cmd::Plain(Self::dbsize_cmd)),
+            b"flushall" => (-1, Cmd::Plain(Self::flushall)),
+            b"lpush" => (-3, Cmd::Plain(Self::lpush)),
+            b"rpush" => (-3, Cmd::Plain(Self::rpush)),
+            b"lpop" => (-2, Cmd::Plain(Self::lpop)),
+            b"rpop" => (-2, Cmd::Plain(Self::rpop)),
+            b"lrange" => (4, Cmd::Plain(Self::lrange)),
+            b"llen" => (2, Cmd::Plain(Self::llen)),
+            b"lrem" => (4, Cmd::Plain(Self::lrem)),
+            b"lmove" => (5, Cmd::Plain(Self::lmove)),
+            b"blmove" => (6, Cmd::Block(Self::blmove)),
+            b"brpop" => (-3, Cmd::Block(Self::brpop)),
+            b"brpoplpush" => (4, Cmd::Block(Self::brpoplpush)),
+            b"hset" => (-4, Cmd::Plain(Self::hset)),
+            b"hget" => (3, Cmd::Plain(Self::hget)),
+            b"hgetall" => (2, Cmd::Plain(Self::hgetall)),
+            b"hdel" => (-3, Cmd::Plain(Self::hdel)),
+            b"hlen" => (2, Cmd::Plain(Self::hlen)),
+            b"hincrby" => (4, Cmd::Plain(Self::hincrby)),
+            b"zadd" => (-4, Cmd::Plain(Self::zadd)),
+            b"zcard" => (2, Cmd::Plain(Self::zcard)),
+            b"zrange" => (-4, Cmd::Plain(Self::zrange)),
+            b"zrangebyscore" => (-4, Cmd::Plain(Self::zrangebyscore)),
+            b"zremrangebyscore" => (4, Cmd::Plain(Self::zremrangebyscore)),
+            b"zscore" => (3, Cmd::Plain(Self::zscore)),
+            b"zrem" => (-3, Cmd::Plain(Self::zrem)),
+            b"zincrby" => (4, Cmd::Plain(Self::zincrby)),
+            b"evalsha" => (-3, Cmd::Plain(Self::evalsha)),
+            b"eval" => (-3, Cmd::Plain(Self::eval)),
+            b"script" => (-2, Cmd::Plain(Self::script)),
+            _ => return Exec::Reply(unknown_command(a)),
+        };
+        let n = a.len() as i32;
+        if (arity > 0 && n != arity) || n < -arity {
+            return Exec::Reply(arity_error(lower));
+        }
+        let out = match cmd {
+            Cmd::Plain(f) => Exec::Reply(f(self, a)),
+            Cmd::Block(f) => f(self, a, client),
+        };
+        if !self.ready.is_empty() {
+            self.serve_ready();
+        }
+        out
+    }
+
+    // ----- keyspace -----
+
+    /// The live entry of `key`, deleting it first if its TTL has passed (lazy expiry).
+    pub(crate) fn lookup(&mut self, key: &[u8]) -> Option<&mut Entry> {
+        if self.volatile.is_empty() {
+            return self.keys.get_mut(key); // no key has a TTL: one hash lookup
+        }
+        let expired = match self.keys.get(key) {
+            None => return None,
+            Some(e) => e.expire >= 0 && self.mstime() > e.expire,
+        };
+        if expired {
+            self.delete(key);
+            self.stats.lazy += 1;
+            return None;
+        }
+        self.keys.get_mut(key)
+    }
+
+    /// Deletes a key (and its TTL); whether it was there.
+    pub(crate) fn delete(&mut self, key: &[u8]) -> bool {
+        match self.keys.remove(key) {
+            None => false,
+            Some(e) => {
+                if e.expire >= 0 {
+                    self.unvolatile(e.vpos);
+                }
+                true
+            }
+        }
+    }
+
+    fn unvolatile(&mut self, pos: usize) {
+        self.volatile.swap_remove(pos);
+        if let Some(moved) = self.volatile.get(pos) {
+            if let Some(e) = self.keys.get_mut(moved.as_slice()) {
+                e.vpos = pos;
+            }
+        }
+    }
+
+    /// Stores `value` at `key`. `keep_ttl`: keep the key's TTL if it had one (otherwise a
+    /// write of a new value clears it, as SET does).
+    pub(crate) fn store(&mut self, key: &[u8], value: Value, keep_ttl: bool) {
+        if let Some(e) = self.keys.get_mut(key) {
+            e.value = value;
+            if !keep_ttl && e.expire >= 0 {
+                e.expire = -1;
+                let pos = e.vpos;
+                self.unvolatile(pos);
+            }
+        } else {
+            self.keys.insert(
+                key.to_vec(),
+                Entry {
+                    value,
+                    expire: -1,
+                    vpos: 0,
+                },
+            );
+        }
+    }
+
+    /// Stores a string value, reusing the old string's buffer when there is one (the SET
+    /// fast path). A key found logically expired counts as lazily expired, as the lookup
+    /// Redis does first would have deleted it.
+    pub(crate) fn store_bytes(&mut self, key: &[u8], v: &[u8], keep_ttl: bool) {
+        let now = self.mstime();
+        if let Some(e) = self.keys.get_mut(key) {
+            match &mut e.value {
+                Value::Str(s) => {
+                    s.clear();
+                    s.extend_from_slice(v);
+                }
+                other => *other = Value::Str(v.to_vec()),
+            }
+            if e.expire >= 0 && (!keep_ttl || now > e.expire) {
+                if now > e.expire {
+                    self.stats.lazy += 1;
+                }
+                e.expire = -1;
+                let pos = e.vpos;
+                self.unvolatile(pos);
+            }
+        } else {
+            self.keys.insert(
+                key.to_vec(),
+                Entry {
+                    value: Value::Str(v.to_vec()),
+                    expire: -1,
+                    vpos: 0,
+                },
+            );
+        }
+    }
+
+    /// Sets the absolute expiry (unix ms) of an existing key.
+    pub(crate) fn set_expire(&mut self, key: &[u8], when: i64) {
+        let len = self.volatile.len();
+        if let Some(e) = self.keys.get_mut(key) {
+            if e.expire < 0 {
+                e.vpos = len;
+                self.volatile.push(key.to_vec());
+            }
+            e.expire = when;
+        }
+    }
+
+    /// Removes the TTL of an existing key; whether it had one.
+    pub(crate) fn remove_expire(&mut self, key: &[u8]) -> bool {
+        if let Some(e) = self.keys.get_mut(key) {
+            if e.expire >= 0 {
+                e.expire = -1;
+                let pos = e.vpos;
+                self.unvolatile(pos);
+                return true;
+            }
+        }
+        false
+    }
+
+    fn active_expire_cycle(&mut self) {
+        self.stats.cycles += 1;
+        let cfg = self.expire_cfg;
+        let now = self.mstime();
+        for _ in 0..cfg.max_loops {
+            if self.volatile.is_empty() {
+                break;
+            }
+            let n = (self.volatile.len() as u32).min(cfg.keys_per_loop);
+            let (mut sampled, mut expired) = (0u32, 0u32);
+            for _ in 0..n {
+                if self.volatile.is_empty() {
+                    break;
+                }
+                let i = self.rng.below(self.volatile.len() as u32) as usize;
+                sampled += 1;
+                let key = &self.volatile[i];
+                let when = self.keys.get(key.as_slice()).map_or(-1, |e| e.expire);
+                if when >= 0 && now > when {
+                    let key = key.clone();
+                    self.delete(&key);
+                    expired += 1;
+                }
+            }
+            self.stats.sampled += u64::from(sampled);
+            self.stats.active += u64::from(expired);
+            if sampled == 0 || expired * 100 / sampled <= cfg.acceptable_stale {
+                break;
+            }
+        }
+    }
+
+    /// Every live key in byte order with its type and remaining TTL in ms (-1: none), for
+    /// keyspace views. Does not expire anything.
+    pub fn snapshot(&self) -> Vec<(Vec<u8>, &'static str, i64)> {
+        let now = self.mstime();
+        let mut v: Vec<_> = self
+            .keys
+            .iter()
+            .filter(|(_, e)| e.expire < 0 || now <= e.expire)
+            .map(|(k, e)| {
+                let ttl = if e.expire < 0 { -1 } else { e.expire - now };
+                (k.clone(), e.value.type_name(), ttl)
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    // ----- blocking -----
+
+    fn block(&mut self, client: ClientId, keys: Vec<Vec<u8>>, kind: BlockKind, deadline: i64) {
+        self.unblock(client);
+        for k in &keys {
+            let q = self.waiting.entry(k.clone()).or_default();
+            if !q.contains(&client) {
+                q.push_back(client);
+            }
+        }
+        if deadline > 0 {
+            self.timeouts.insert((deadline, client));
+        }
+        self.blocked.insert(
+            client,
+            Blocked {
+                keys,
+                kind,
+                deadline,
+            },
+        );
+    }
+
+    fn unblock(&mut self, client: ClientId) -> Option<Blocked> {
+        let b = self.blocked.remove(&client)?;
+        for k in &b.keys {
+            if let Some(q) = self.waiting.get_mut(k) {
+                q.retain(|&c| c != client);
+                if q.is_empty() {
+                    self.waiting.remove(k);
+                }
+            }
+        }
+        if b.deadline > 0 {
+            self.timeouts.remove(&(b.deadline, client));
+        }
+        Some(b)
+    }
+
+    /// Marks a key that received elements, so blocked clients are served after the command.
+    pub(crate) fn signal_ready(&mut self, key: &[u8]) {
+        if !self.waiting.is_empty() && self.waiting.contains_key(key) {
+            self.ready.push_back(key.to_vec());
+        }
+    }
+
+    /// `handleClientsBlockedOnKeys`: serve clients blocked on keys that got elements, each
+    /// key's clients in the order they blocked, until the list runs out.
+    fn serve_ready(&mut self) {
+        while let Some(key) = self.ready.pop_front() {
+            while let Some(&client) = self.waiting.get(&key).and_then(|q| q.front()) {
+                let has = matches!(self.lookup(&key), Some(Entry { value: Value::List(l), .. }) if !l.is_empty());
+                if !has {
+                    break;
+                }
+                let b = self.unblock(client).expect("a waiting client is blocked");
+                let reply = match b.kind {
+                    BlockKind::Pop(from) => {
+                        let v = self.pop_one(&key, from).expect("non-empty list");
+                        Reply::Array(vec![Reply::Bulk(key.clone()), Reply::Bulk(v)])
+                    }
+                    BlockKind::Move { dst, from, to } => self.lmove_generic(&key, &dst, from, to),
+                };
+                self.woken.push(Woken {
+                    client,
+                    reply,
+                    at_ms: self.now,
+                });
+            }
+        }
+    }
+
+    /// `getTimeoutFromObjectOrReply` for seconds: the absolute deadline, 0 for none.
+    pub(crate) fn parse_timeout(&self, s: &[u8]) -> Result<i64, Reply> {
+        let f = num::parse_f64(s, false)
+            .filter(|f| f.is_finite())
+            .ok_or_else(|| Reply::err("ERR timeout is not a float or out of range"))?;
+        let t = (f * 1000.0) as i64;
+        if t < 0 {
+            return Err(Reply::err("ERR timeout is negative"));
+        }
+        if t == 0 {
+            return Ok(0);
+        }
+        t.checked_add(self.mstime())
+            .ok_or_else(|| Reply::err("ERR timeout is out of range"))
+    }
+
+    // ----- small server commands -----
+
+    fn ping(&mut self, a: &[&[u8]]) -> Reply {
+        match a.len() {
+            1 => Reply::Status("PONG".into()),
+            2 => Reply::Bulk(a[1].to_vec()),
+            _ => arity_error(b"ping"),
+        }
+    }
+
+    fn echo(&mut self, a: &[&[u8]]) -> Reply {
+        Reply::Bulk(a[1].to_vec())
+    }
+
+    fn dbsize_cmd(&mut self, _a: &[&[u8]]) -> Reply {
+        Reply::Integer(self.keys.len() as i64)
+    }
+
+    fn flushall(&mut self, a: &[&[u8]]) -> Reply {
+        match a.get(1) {
+            None => {}
+            Some(m) if m.eq_ignore_ascii_case(b"sync") || m.eq_ignore_ascii_case(b"async") => {}
+            Some(_) => return Reply::err(SYNTAX),
+        }
+        if a.len() > 2 {
+            return Reply::err(SYNTAX);
+        }
+        self.keys.clear();
+        self.volatile.clear();
+        Reply::ok()
+    }
+}
+
+/// `ERR wrong number of arguments for '<cmd>' command`.
+pub(crate) fn arity_error(lower_name: &[u8]) -> Reply {
+    Reply::Error(format!(
+        "ERR wrong number of arguments for '{}' command",
+        String::from_utf8_lossy(lower_name)
+    ))
+}
+
+/// Redis 7.0's unknown-command error, quoting up to 128 characters of arguments.
+fn unknown_command(a: &[&[u8]]) -> Reply {
+    let mut args = String::new();
+    for x in &a[1..] {
+        if args.len() >= 128 {
+            break;
+        }
+        let room = 128 - args.len();
+        let s = String::from_utf8_lossy(x);
+        let s: String = s.chars().take(room).collect();
+        args.push_str(&format!("'{s}' "));
+    }
+    let name: String = String::from_utf8_lossy(a[0]).chars().take(128).collect();
+    let msg = format!("ERR unknown command '{name}', with args beginning with: {args}");
+    Reply::Error(msg.replace(['\r', '\n'], " "))
+}
+
+/// Parses `LEFT` / `RIGHT`.
+pub(crate) fn parse_end(s: &[u8]) -> Option<End> {
+    if s.eq_ignore_ascii_case(b"left") {
+        Some(End::Left)
+    } else if s.eq_ignore_ascii_case(b"right") {
+        Some(End::Right)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;

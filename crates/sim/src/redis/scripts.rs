@@ -1,0 +1,171 @@
+//! The named Lua scripts the labs send with EVALSHA, each registered with its Lua source
+//! (shown to the student, byte for byte what a real Redis would load), its SHA1 (what
+//! `SCRIPT LOAD` of that source returns; asserted against `sha1sum` in a unit test and
+//! against a real `redis-server` in `tests/redis_differential.rs`) and its semantics in Rust.
+//!
+//! SimRedis has no Lua interpreter: the labs use a handful of fixed scripts, and running them
+//! as Rust keeps the core small and fast. Errors raised inside a script are reported the way
+//! Redis 7.0 reports them: the inner error followed by `script: <sha>, on @user_script:1.`.
+
+use super::num::parse_i64;
+use super::{Reply, SimRedis, NOT_INT};
+
+/// A script's semantics: `(server, KEYS, ARGV)` → the reply, or the inner error text.
+pub type ScriptFn = fn(&mut SimRedis, &[&[u8]], &[&[u8]]) -> Result<Reply, String>;
+
+/// One registered script.
+#[derive(Clone, Copy, Debug)]
+pub struct Script {
+    /// Short name the labs use.
+    pub name: &'static str,
+    /// The Lua source, exactly as loaded into a real Redis.
+    pub source: &'static str,
+    /// Lower-case hex SHA1 of `source`.
+    pub sha1: &'static str,
+    /// What it does, in Rust.
+    pub run: ScriptFn,
+}
+
+/// `redis.call` with non-string arguments (a missing KEYS/ARGV entry is Lua `nil`).
+const LUA_ARG_ERR: &str = "ERR Lua redis lib command arguments must be strings or integers";
+
+/// The token-checked lock release: delete the lock only if it still holds our token.
+pub const RELEASE: Script = Script {
+    name: "release",
+    source: r#"if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end"#,
+    sha1: "b70c2384248f88e6b75b9f89241a180f856ad852",
+    run: release,
+};
+
+/// The heartbeat: extend the lock's TTL (PEXPIRE ms) only if it still holds our token.
+pub const EXTEND: Script = Script {
+    name: "extend",
+    source: r#"if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("pexpire",KEYS[1],ARGV[2]) else return 0 end"#,
+    sha1: "36e94d1c6e02fcefaa7ee5d79eee614dbac55f10",
+    run: extend,
+};
+
+/// Every registered script.
+pub const SCRIPTS: &[Script] = &[RELEASE, EXTEND];
+
+/// The registered script with this SHA1 (any case) or name.
+pub fn find(sha_or_name: &[u8]) -> Option<&'static Script> {
+    SCRIPTS.iter().find(|s| {
+        sha_or_name.eq_ignore_ascii_case(s.sha1.as_bytes()) || sha_or_name == s.name.as_bytes()
+    })
+}
+
+/// `redis.call(...)`: an error reply raises.
+fn call(r: &mut SimRedis, args: &[&[u8]]) -> Result<Reply, String> {
+    match r.call(args) {
+        Reply::Error(e) => Err(e),
+        ok => Ok(ok),
+    }
+}
+
+/// `redis.call("get",KEYS[1]) == ARGV[1]`; a nil GET is Lua `false`, never equal.
+fn holds_token(r: &mut SimRedis, keys: &[&[u8]], argv: &[&[u8]]) -> Result<bool, String> {
+    let key = keys.first().ok_or(LUA_ARG_ERR)?;
+    let got = call(r, &[b"get", key])?;
+    Ok(matches!((got, argv.first()), (Reply::Bulk(v), Some(t)) if v == *t))
+}
+
+fn release(r: &mut SimRedis, keys: &[&[u8]], argv: &[&[u8]]) -> Result<Reply, String> {
+    if holds_token(r, keys, argv)? {
+        call(r, &[b"del", keys[0]])
+    } else {
+        Ok(Reply::Integer(0))
+    }
+}
+
+fn extend(r: &mut SimRedis, keys: &[&[u8]], argv: &[&[u8]]) -> Result<Reply, String> {
+    if holds_token(r, keys, argv)? {
+        let ms = argv.get(1).ok_or(LUA_ARG_ERR)?;
+        call(r, &[b"pexpire", keys[0], ms])
+    } else {
+        Ok(Reply::Integer(0))
+    }
+}
+
+const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
+
+impl SimRedis {
+    /// `evalGenericCommand` after the script was found.
+    fn eval_generic(&mut self, script: Option<&'static Script>, a: &[&[u8]]) -> Reply {
+        let Some(numkeys) = parse_i64(a[2]) else {
+            return Reply::err(NOT_INT);
+        };
+        if numkeys > (a.len() - 3) as i64 {
+            return Reply::err("ERR Number of keys can't be greater than number of args");
+        }
+        if numkeys < 0 {
+            return Reply::err("ERR Number of keys can't be negative");
+        }
+        let Some(s) = script else {
+            return Reply::err(NOSCRIPT);
+        };
+        let (keys, argv) = a[3..].split_at(numkeys as usize);
+        match (s.run)(self, keys, argv) {
+            Ok(r) => r,
+            Err(e) => Reply::Error(format!("{e} script: {}, on @user_script:1.", s.sha1)),
+        }
+    }
+
+    pub(crate) fn evalsha(&mut self, a: &[&[u8]]) -> Reply {
+        if a[1].len() != 40 {
+            return Reply::err(NOSCRIPT);
+        }
+        self.eval_generic(
+            SCRIPTS
+                .iter()
+                .find(|s| a[1].eq_ignore_ascii_case(s.sha1.as_bytes())),
+            a,
+        )
+    }
+
+    pub(crate) fn eval(&mut self, a: &[&[u8]]) -> Reply {
+        match SCRIPTS.iter().find(|s| a[1] == s.source.as_bytes()) {
+            Some(s) => self.eval_generic(Some(s), a),
+            None => Reply::err(
+                "ERR SimRedis runs only its registered scripts (the lock release and heartbeat)",
+            ),
+        }
+    }
+
+    /// `SCRIPT LOAD <source>` of a registered script returns its SHA1; `SCRIPT EXISTS sha…`
+    /// says which are registered. Other subcommands (FLUSH, KILL, …) are not modelled.
+    pub(crate) fn script(&mut self, a: &[&[u8]]) -> Reply {
+        if a[1].eq_ignore_ascii_case(b"load") {
+            if a.len() != 3 {
+                return super::arity_error(b"script|load");
+            }
+            return match SCRIPTS.iter().find(|s| a[2] == s.source.as_bytes()) {
+                Some(s) => Reply::bulk(s.sha1),
+                None => Reply::err(
+                    "ERR SimRedis runs only its registered scripts (the lock release and heartbeat)",
+                ),
+            };
+        }
+        if a[1].eq_ignore_ascii_case(b"exists") {
+            if a.len() < 3 {
+                return super::arity_error(b"script|exists");
+            }
+            return Reply::Array(
+                a[2..]
+                    .iter()
+                    .map(|sha| {
+                        Reply::Integer(i64::from(
+                            SCRIPTS
+                                .iter()
+                                .any(|s| sha.eq_ignore_ascii_case(s.sha1.as_bytes())),
+                        ))
+                    })
+                    .collect(),
+            );
+        }
+        Reply::Error(format!(
+            "ERR unknown subcommand '{}'. Try SCRIPT HELP.",
+            String::from_utf8_lossy(a[1])
+        ))
+    }
+}

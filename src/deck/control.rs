@@ -1,0 +1,248 @@
+//! What the audience view and the speaker window share: the player's state machine wired to the
+//! keyboard, the address and the other window. Both call [`use_deck_control`]; each renders
+//! what it needs of the state.
+//!
+//! The two windows stay in step over a `BroadcastChannel` named after the deck. A message is the
+//! position as the address writes it (`12` or `12.3`), followed by `|b` or `|w` while the screen
+//! is blanked: the same words as the URL, so there is no second format to keep in step. A move
+//! that came from the other window is applied and never sent back, so two windows cannot echo a
+//! stale position at each other.
+
+use crate::dom;
+use gloo_timers::callback::Timeout;
+use redislab_deck::nav::{self, Action, Blank, Command, Mods};
+use redislab_deck::{route, Deck};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+#[derive(Clone, PartialEq)]
+struct State(nav::Player);
+
+impl Reducible for State {
+    type Action = Action;
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let next = self.0.clone().with(action);
+        if next == self.0 {
+            self
+        } else {
+            Rc::new(State(next))
+        }
+    }
+}
+
+/// The player's state and the way to change it.
+pub struct DeckControl {
+    /// The state as rendered.
+    pub player: nav::Player,
+    /// Applies an action: moves the address (and the other window) in the same task.
+    pub go: Callback<Action>,
+    /// The laser pointer is on (L).
+    pub laser: bool,
+}
+
+/// The message the other window hears for this state.
+fn message(p: &nav::Player) -> String {
+    let pos = route::position_text(p.index, p.step);
+    match p.blank {
+        None => pos,
+        Some(Blank::Black) => format!("{pos}|b"),
+        Some(Blank::White) => format!("{pos}|w"),
+    }
+}
+
+/// Reads a message from the other window into actions; anything malformed is ignored.
+fn actions_of(msg: &str, deck: &Deck) -> Option<[Action; 2]> {
+    let (pos, blank) = msg.split_once('|').unwrap_or((msg, ""));
+    let (index, step) = route::slide_position(pos, deck).ok()?;
+    let blank = match blank {
+        "" => None,
+        "b" => Some(Blank::Black),
+        "w" => Some(Blank::White),
+        _ => return None,
+    };
+    Some([Action::At(index, step), Action::SetBlank(blank)])
+}
+
+/// A channel to the deck's other windows; closed when dropped.
+struct Channel {
+    port: web_sys::BroadcastChannel,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+}
+
+impl Drop for Channel {
+    fn drop(&mut self) {
+        self.port.set_onmessage(None);
+        self.port.close();
+    }
+}
+
+/// Wires the state machine for `deck` to the keyboard, the address and the other window.
+/// `index`/`step` come from the address; `on_navigate` hears every move made here or in the
+/// other window; `speaker` is true in the speaker window (S there does nothing).
+#[hook]
+pub fn use_deck_control(
+    deck: &'static Deck,
+    index: usize,
+    step: usize,
+    on_navigate: Callback<(usize, usize)>,
+    speaker: bool,
+) -> DeckControl {
+    let state = use_reducer(|| {
+        let steps = deck.slides.iter().map(|s| s.steps()).collect();
+        let mut p = nav::Player::new(steps, index);
+        p.apply(Action::At(index, step));
+        State(p)
+    });
+    let laser = use_state_eq(|| false);
+    let channel: Rc<RefCell<Option<Channel>>> = use_mut_ref(|| None);
+    // `mirror` holds the state including actions not yet rendered, so fast key repeats compute
+    // from the newest position.
+    let mirror = use_mut_ref(|| state.0.clone());
+    *mirror.borrow_mut() = state.0.clone();
+
+    // Every action goes through `apply`: the address moves in the same task as the key press (so
+    // an immediate Back or reload sees it); `remote` says it came from the other window.
+    let apply = {
+        let (mirror, dispatch, channel, on_navigate) = (
+            mirror.clone(),
+            state.dispatcher(),
+            channel.clone(),
+            on_navigate.clone(),
+        );
+        Rc::new(move |a: Action, remote: bool| {
+            let before = mirror.borrow().clone();
+            let next = before.clone().with(a);
+            if next == before {
+                return;
+            }
+            *mirror.borrow_mut() = next.clone();
+            dispatch.dispatch(a);
+            if (next.index, next.step) != (before.index, before.step) {
+                on_navigate.emit((next.index, next.step));
+            }
+            let shared = |p: &nav::Player| (p.index, p.step, p.blank);
+            if !remote && shared(&next) != shared(&before) {
+                if let Some(c) = channel.borrow().as_ref() {
+                    let _ = c.port.post_message(&message(&next).into());
+                }
+            }
+        })
+    };
+    let go = {
+        let apply = apply.clone();
+        Callback::from(move |a: Action| apply(a, false))
+    };
+    // The other window.
+    {
+        let apply = apply.clone();
+        let channel = channel.clone();
+        use_effect_with(deck.id.clone(), move |id| {
+            let name = format!("redislab:{id}");
+            if let Ok(bc) = web_sys::BroadcastChannel::new(&name) {
+                let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
+                    move |e: web_sys::MessageEvent| {
+                        if let Some([a, b]) =
+                            e.data().as_string().and_then(|m| actions_of(&m, deck))
+                        {
+                            apply(a, true);
+                            apply(b, true);
+                        }
+                    },
+                );
+                bc.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+                *channel.borrow_mut() = Some(Channel {
+                    port: bc,
+                    _on_message: on_message,
+                });
+            }
+            move || drop(channel.borrow_mut().take())
+        });
+    }
+    // The address changed (back/forward, a typed link): follow it.
+    {
+        let go = go.clone();
+        use_effect_with((index, step), move |&(i, k)| go.emit(Action::At(i, k)));
+    }
+    // A typed slide number is forgotten after a pause.
+    {
+        let go = go.clone();
+        use_effect_with(state.0.jump, move |jump| {
+            let t = jump.map(|_| Timeout::new(3_000, move || go.emit(Action::ClearJump)));
+            move || drop(t)
+        });
+    }
+    // Keyboard.
+    {
+        let (go, laser) = (go.clone(), laser.clone());
+        let mirror = mirror.clone();
+        use_effect_with((), move |_| {
+            let doc = dom::document();
+            let keys = dom::Listener::new(&doc, "keydown", move |e: web_sys::Event| {
+                let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                    return;
+                };
+                let key = k.key();
+                let p = mirror.borrow().clone();
+                if key == "Tab" && (p.overview || p.help || p.goto) {
+                    dom::trap_tab(&e, k.shift_key());
+                    return;
+                }
+                if dom::typing_into(&e) || dom::activates_control(&e, &key) {
+                    return;
+                }
+                let mods = Mods {
+                    shift: k.shift_key(),
+                    command: k.ctrl_key() || k.alt_key() || k.meta_key(),
+                };
+                match nav::key_command(&key, mods) {
+                    Some(Command::Nav(a)) => {
+                        // Space and arrows would otherwise scroll (↑ ↓ only in the overview);
+                        // Escape stays the browser's too.
+                        let scrolls = matches!(a, Action::Up | Action::Down) && !p.overview;
+                        if a != Action::Close && !scrolls {
+                            e.prevent_default();
+                        } else if a == Action::Close && dom::is_fullscreen() {
+                            // Browsers leave fullscreen on Esc themselves; where a key reaches
+                            // the page instead (some kiosks, automation), leave it here.
+                            dom::toggle_fullscreen();
+                        }
+                        go.emit(a);
+                    }
+                    Some(Command::Fullscreen) => {
+                        e.prevent_default();
+                        dom::toggle_fullscreen();
+                    }
+                    Some(Command::Speaker) if !speaker => {
+                        e.prevent_default();
+                        open_speaker(deck, &p);
+                    }
+                    Some(Command::Laser) => laser.set(!*laser),
+                    Some(Command::Speaker) | None => {}
+                }
+            });
+            move || drop(keys)
+        });
+    }
+    DeckControl {
+        player: state.0.clone(),
+        go,
+        laser: *laser,
+    }
+}
+
+/// Opens (or brings forward) the speaker window at the current position.
+pub fn open_speaker(deck: &Deck, p: &nav::Player) {
+    let url = format!(
+        "{}{}",
+        dom::page_url(),
+        route::speaker_hash(&deck.id, p.index, p.step)
+    );
+    let _ = dom::window().open_with_url_and_target_and_features(
+        &url,
+        &format!("redislab-speaker-{}", deck.id),
+        "popup,width=1280,height=800",
+    );
+}
