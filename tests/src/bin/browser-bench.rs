@@ -37,6 +37,8 @@ fn main() {
     let b = Browser::new(1366, 768);
     b.open("#/production/1");
     b.wait_counter("০১ / ২২");
+    // The first slide shows from the index while the deck loads; keys work once it is here.
+    b.wait(15, "the deck", |b| !b.exists(".player[aria-busy=true]"));
     b.script_timeout(60_000);
     // Key press to the next slide on screen: a keydown, the counter's text changes (seen by a
     // MutationObserver right after the render), then the next frame is painted (a task posted
