@@ -111,6 +111,17 @@ fn spawn() -> Option<Worker> {
     Some(worker)
 }
 
+/// Starts the worker now if it is not running yet, so its wasm loads while the page renders
+/// (a lab page calls it before its labs ask for their first runs).
+pub fn prepare() {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.worker.is_none() {
+            c.worker = spawn();
+        }
+    });
+}
+
 /// Starts `job` in the worker (starting the worker first if needed); `on` hears every
 /// message of the run until it is done or cancelled. Returns the run id.
 pub fn start(job: Job, on: impl Fn(Body) + 'static) -> u32 {

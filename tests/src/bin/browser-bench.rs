@@ -40,7 +40,7 @@ fn main() {
     // The first slide shows from the index while the deck loads; keys work once it is here.
     b.wait(15, "the deck", |b| !b.exists(".player[aria-busy=true]"));
     b.script_timeout(60_000);
-    // Key press to the next slide on screen: a keydown, the counter's text changes (seen by a
+    // Key press to the next slide or build step on screen: a keydown, the player changes (seen by a
     // MutationObserver right after the render), then the next frame is painted (a task posted
     // from requestAnimationFrame runs after that paint).
     let times = b.js_async(
@@ -53,7 +53,7 @@ fn main() {
              mo.disconnect();
              requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
            });
-           mo.observe(counter, {childList: true, characterData: true, subtree: true});
+           mo.observe(document.querySelector('.player') || counter, {childList: true, characterData: true, subtree: true, attributes: true});
            document.dispatchEvent(new KeyboardEvent('keydown', {key: forward ? 'ArrowRight' : 'ArrowLeft', bubbles: true}));
          });
          (async () => {
