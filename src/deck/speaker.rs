@@ -98,7 +98,7 @@ pub fn Speaker(props: &DeckViewProps) -> Html {
                         <button class="button primary" onclick={act(Action::Next)} aria-disabled={p.at_end().to_string()}>{"পরে →"}</button>
                     </div>
                 </section>
-                <section class="speaker-script" aria-label="স্ক্রিপ্ট">
+                <section class="speaker-script" aria-label="স্ক্রিপ্ট" tabindex="0">
                     <p class="script-text">{ slide.script.as_ref() }</p>
                 </section>
             </main>
