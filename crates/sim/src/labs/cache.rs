@@ -437,15 +437,47 @@ enum Found {
     Corrupt,
 }
 
-fn classify(reply: &Reply, now: u64) -> Found {
-    match reply {
-        Reply::Bulk(b) => match serde_json::from_slice::<Envelope>(b) {
-            Err(_) => Found::Corrupt,
-            Ok(e) if e.version != VERSION => Found::Mismatch,
-            Ok(e) if now < e.fresh_until => Found::Fresh,
-            Ok(_) => Found::Stale,
-        },
-        _ => Found::Nil,
+/// The last entry read, parsed and printed once: most reads return the same bytes.
+#[derive(Default)]
+struct Memo {
+    bytes: Vec<u8>,
+    /// `None`: it does not parse; else (version, freshUntil).
+    parsed: Option<(u32, u64)>,
+    shown: String,
+}
+
+impl Memo {
+    fn remember(&mut self, b: &[u8]) {
+        if self.bytes != b || self.shown.is_empty() {
+            self.bytes = b.to_vec();
+            self.parsed = serde_json::from_slice::<Envelope>(b)
+                .ok()
+                .map(|e| (e.version, e.fresh_until));
+            self.shown = Reply::Bulk(b.to_vec()).to_string();
+        }
+    }
+
+    fn classify(&mut self, reply: &Reply, now: u64) -> Found {
+        let Reply::Bulk(b) = reply else {
+            return Found::Nil;
+        };
+        self.remember(b);
+        match self.parsed {
+            None => Found::Corrupt,
+            Some((v, _)) if v != VERSION => Found::Mismatch,
+            Some((_, until)) if now < until => Found::Fresh,
+            Some(_) => Found::Stale,
+        }
+    }
+
+    fn show(&mut self, reply: &Reply) -> String {
+        match reply {
+            Reply::Bulk(b) => {
+                self.remember(b);
+                self.shown.clone()
+            }
+            r => r.to_string(),
+        }
     }
 }
 
@@ -552,6 +584,8 @@ pub struct CacheRun<B: Backend = SimRedis> {
     pending: Vec<Option<Pending>>,
     sent: u32,
     loading: u32,
+    memo: Memo,
+    get_shown: String,
     out: CacheResult,
 }
 
@@ -585,6 +619,8 @@ impl<B: Backend> CacheRun<B> {
             pending: Vec::new(),
             sent: 0,
             loading: 0,
+            memo: Memo::default(),
+            get_shown: show_cmd(&cmd(&["GET", KEY])),
             out: CacheResult {
                 config: cfg,
                 requests: Vec::new(),
@@ -773,10 +809,15 @@ impl<B: Backend> CacheRun<B> {
     }
 
     fn log(&mut self, inst: usize, cmd: &Command, reply: String) {
+        let shown = if cmd.len() == 2 && cmd[0] == b"GET" && cmd[1] == KEY.as_bytes() {
+            self.get_shown.clone()
+        } else {
+            show_cmd(cmd)
+        };
         self.out.log.push(LogLine {
             at: self.now,
             inst: inst as u32,
-            cmd: show_cmd(cmd),
+            cmd: shown,
             reply,
         });
     }
@@ -795,7 +836,8 @@ impl<B: Backend> CacheRun<B> {
             .redis
             .send(self.now, inst as u64 + 1, &cmd)
             .unwrap_or(Reply::Nil);
-        self.log(inst, &cmd, reply.to_string());
+        let shown = self.memo.show(&reply);
+        self.log(inst, &cmd, shown);
         self.ops[op].cmd = cmd;
         let mut d = self.hop();
         if self.cfg.redis == Health::Slow {
@@ -870,7 +912,7 @@ impl<B: Backend> CacheRun<B> {
         let inst = self.tasks[t].inst;
         let layers = self.cfg.layers;
         match self.tasks[t].phase {
-            Phase::Read => match classify(&reply, now) {
+            Phase::Read => match self.memo.classify(&reply, now) {
                 Found::Fresh => self.end(t, Path::Fresh),
                 Found::Stale => {
                     self.end(t, Path::Stale);
@@ -905,11 +947,11 @@ impl<B: Backend> CacheRun<B> {
                     self.load(t);
                 }
             }
-            Phase::Recheck => match classify(&reply, now) {
+            Phase::Recheck => match self.memo.classify(&reply, now) {
                 Found::Fresh => self.release(t),
                 _ => self.load(t),
             },
-            Phase::PollRead => match classify(&reply, now) {
+            Phase::PollRead => match self.memo.classify(&reply, now) {
                 Found::Fresh | Found::Stale => self.end(t, Path::Wait),
                 _ if now - self.tasks[t].wait_start >= self.cfg.wait_ms => {
                     if layers.rescue {
