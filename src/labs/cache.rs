@@ -36,19 +36,24 @@ fn about(p: Path) -> (&'static str, &'static str) {
     }
 }
 
-fn legend() -> Html {
+fn legend(embedded: bool) -> Html {
     html! {
         <ul class="ce-legend" aria-label="রঙের মানে">
             { for Path::ALL.iter().map(|&p| {
                 let (class, meaning) = about(p);
-                html! { <li class={classes!("ce-key", class)}><span class="ce-swatch" aria-hidden="true"></span><b>{ p.name() }</b>{" "}{ meaning }</li> }
+                html! {
+                    <li class={classes!("ce-key", class)} title={meaning}>
+                        <span class="ce-swatch" aria-hidden="true"></span><b>{ p.name() }</b>
+                        if !embedded { {" "}{ meaning } }
+                    </li>
+                }
             }) }
         </ul>
     }
 }
 
 /// The lanes: one row per instance, each request a bar from arrival to answer.
-fn lanes(side: &CacheSide, instances: u32, end: u64, t: u64, label: &str) -> Html {
+fn lanes(side: &CacheSide, instances: u32, end: u64, t: u64, label: &str, embedded: bool) -> Html {
     const W: f64 = 1000.0;
     const ROW: f64 = 10.0;
     let x = |ms: u64| ms as f64 / end.max(1) as f64 * W;
@@ -63,11 +68,11 @@ fn lanes(side: &CacheSide, instances: u32, end: u64, t: u64, label: &str) -> Htm
     let cur = x(t);
     html! {
         <div class="ce-lanes">
-            <div class="ce-lane-names" aria-hidden="true">
+            <div class={classes!("ce-lane-names", embedded.then_some("hidden"))} aria-hidden="true">
                 { for (1..=instances).map(|i| html! { <span>{ format!("api-{i}") }</span> }) }
             </div>
             <svg viewBox={format!("0 0 {W} {h}")} preserveAspectRatio="none" role="img" aria-label={label.to_string()}
-                style={format!("height: {:.1}em", f64::from(instances) * 0.95)}>
+                style={format!("height: {:.1}em", f64::from(instances) * if embedded { 0.55 } else { 0.95 })}>
                 { for (0..instances).map(|i| html! {
                     <rect class="ce-lane-bg" x="0" y={(f64::from(i) * ROW).to_string()} width={W.to_string()} height={ROW.to_string()} />
                 }) }
@@ -83,7 +88,8 @@ fn lanes(side: &CacheSide, instances: u32, end: u64, t: u64, label: &str) -> Htm
 /// Database queries at once over time, on a scale shared by both sides.
 fn db_chart(side: &CacheSide, top: u32, upto: usize, label: &str) -> Html {
     let n = side.db.len();
-    let y = |v: u32| 100.0 - f64::from(v) / f64::from(top.max(1)) * 100.0;
+    // A query is never thinner than a sliver, whatever the other side's peak.
+    let y = |v: u32| 100.0 - (f64::from(v) / f64::from(top.max(1)) * 100.0).max(8.0);
     let bars = |range: std::ops::Range<usize>| -> String {
         side.db[range.clone()]
             .iter()
@@ -145,9 +151,9 @@ fn side_card(
         <section class={classes!("ce-card", format!("ce-{id}"))} data-side={id}>
             <h3 class="ce-head">{ title }</h3>
             { stats(now, id, embedded) }
-            <div class="ce-sub">{"প্রতিটি ইনস্ট্যান্সে অনুরোধের পথ"}</div>
-            { lanes(side, inst, view.end_ms, t, &format!("{id}: প্রতিটি ইনস্ট্যান্সের অনুরোধ, রঙে পথ")) }
-            <div class="ce-sub">{"DB-তে একসাথে চলা কোয়েরি"}</div>
+            if !embedded { <div class="ce-sub">{"প্রতিটি ইনস্ট্যান্সে অনুরোধের পথ"}</div> }
+            { lanes(side, inst, view.end_ms, t, &format!("{id}: প্রতিটি ইনস্ট্যান্সের অনুরোধ, রঙে পথ"), embedded) }
+            if !embedded { <div class="ce-sub">{"DB-তে একসাথে চলা কোয়েরি"}</div> }
             { db_chart(side, top, frame, &format!("{id}: DB-তে একসাথে চলা কোয়েরি, সময়ের সাথে")) }
             if side.more_requests > 0 && !embedded {
                 <p class="ce-note">{ format!("ছবিতে প্রথম {}টি অনুরোধ; গণনায় সবগুলো", bn::text(&side.requests.len().to_string())) }</p>
@@ -215,7 +221,15 @@ pub fn CacheLab(props: &LabProps) -> Html {
                 bn::text(&at.to_string()),
                 bn::text(&v.end_ms.to_string())
             );
-            let top = v.off.db.iter().chain(&v.on.db).copied().max().unwrap_or(0).max(1);
+            let top = v
+                .off
+                .db
+                .iter()
+                .chain(&v.on.db)
+                .copied()
+                .max()
+                .unwrap_or(0)
+                .max(1);
             let on_title = if v.config.layers == Layers::ALL {
                 "সব স্তর চালু".to_string()
             } else if v.config.layers == Layers::NONE {
@@ -233,12 +247,15 @@ pub fn CacheLab(props: &LabProps) -> Html {
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    <p class="ce-take" data-testid="cache-take">{ take }</p>
+                    if !props.embedded { <p class="ce-take" data-testid="cache-take">{ take }</p> }
                     <div class="ce-pair">
                         { side_card(v, &v.off, "off", "সব স্তর বন্ধ".into(), frame, top, props.embedded) }
                         { side_card(v, &v.on, "on", on_title, frame, top, props.embedded) }
                     </div>
-                    { legend() }
+                    <div class="ce-foot">
+                        { legend(props.embedded) }
+                        if props.embedded { { super::open_full("cache", &params.to_query()) } }
+                    </div>
                     if !props.embedded {
                         { log_view(&v.on, at) }
                         <pre class="ce-table" data-testid="cache-table" data-table={v.table.clone()}>{ v.table.clone() }</pre>
@@ -261,7 +278,6 @@ pub fn CacheLab(props: &LabProps) -> Html {
             }
             { form }
             { body }
-            if props.embedded { { super::open_full("cache", &params.to_query()) } }
         </div>
     }
 }

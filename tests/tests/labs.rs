@@ -302,6 +302,10 @@ fn heavy_labs_never_block_the_main_thread() {
         ("stampede", "rate=20000&duration=600&delta=5&ttl=0.1&beta=10"),
         ("sampling", "keys=100000&kmax=32&trials=20000"),
         (
+            "cache",
+            "instances=12&concurrent=500&requests=20000&loader=20000&fresh=100&stale=0&lock_ttl=100&wait=60000",
+        ),
+        (
             "lru",
             "capacity=12&ops=put+A,get+B,put+C,get+D,put+E,get+F,put+G,get+H,put+I,get+J,put+K,get+L,put+M,get+N,put+O,get+P,put+Q,get+R,put+S,get+T,put+A,get+B,put+C,get+D,put+E,get+F,put+G,get+H,put+I,get+J,put+K,get+L,put+M,get+N,put+O,get+P,put+Q,get+R,put+S,get+T&policy=w-tinylfu",
         ),

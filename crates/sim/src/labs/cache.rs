@@ -1260,7 +1260,7 @@ impl PairRun {
 /// Time positions of the lab's timeline.
 pub const VIEW_FRAMES: usize = 200;
 /// Requests and log lines a view carries per side at most (the counters are always whole).
-pub const VIEW_MAX: usize = 3000;
+pub const VIEW_MAX: usize = 1500;
 
 /// One side of the lab as the page draws it: small whatever the run's size.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
