@@ -164,6 +164,22 @@ fn the_embedded_cache_labs_run_on_their_slides() {
             over.as_i64().unwrap_or(99) <= 1,
             "slide {slide} is {over}px too tall"
         );
+        // And at 1280×720.
+        b.set_viewport(1280, 720);
+        b.js_async(
+            "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)))",
+            json!([]),
+        );
+        let over = b.js(
+            "const s = document.querySelector('.stage .slide'); return s.scrollHeight - s.clientHeight",
+            json!([]),
+        );
+        b.screenshot(&screenshot_dir().join(format!("labs/cache-slide-{slide}-1280.png")));
+        assert!(
+            over.as_i64().unwrap_or(99) <= 1,
+            "slide {slide} is {over}px too tall at 1280×720"
+        );
+        b.set_viewport(1366, 768);
         // It plays.
         let label = || b.text(".stage .scrub-label").unwrap_or_default();
         b.click(".stage .lab-controls button[aria-label='রিসেট']");
