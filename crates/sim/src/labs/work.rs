@@ -40,7 +40,7 @@ pub enum Job {
     /// The four stampede designs (a design as it finishes).
     Stampede(StampedeParams),
     /// The cache engine: every layer off beside the chosen layers, on the same seed.
-    Cache(super::params::CacheParams),
+    Cache(Box<super::params::CacheParams>),
 }
 
 /// A message to the worker.

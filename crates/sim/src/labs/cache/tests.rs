@@ -188,7 +188,9 @@ fn stepping_equals_running_to_the_end() {
 #[test]
 fn the_worker_job_gives_the_same_numbers() {
     let p: CacheParams = Params::from_query(CACHE, "requests=300&stale=0").0.typed();
-    let msgs = Work::new(Job::Cache(p.clone())).unwrap().run_to_end();
+    let msgs = Work::new(Job::Cache(Box::new(p.clone())))
+        .unwrap()
+        .run_to_end();
     let Some(Body::Done(Output::Cache(view))) = msgs.last() else {
         panic!("no output")
     };
