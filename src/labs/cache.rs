@@ -258,7 +258,7 @@ pub fn CacheLab(props: &LabProps) -> Html {
                     </div>
                     if !props.embedded {
                         { log_view(&v.on, at) }
-                        <pre class="ce-table" data-testid="cache-table" data-table={v.table.clone()}>{ v.table.clone() }</pre>
+                        <pre class="ce-table" data-testid="cache-table" data-table={v.table.clone()} tabindex="0" aria-label="labsim cache-এর টেবিল, একই রান">{ v.table.clone() }</pre>
                     }
                 </>
             }

@@ -76,6 +76,8 @@ fn the_cache_lab_shows_the_native_numbers() {
         );
         if q.is_empty() {
             b.screenshot(&screenshot_dir().join("labs/cache.png"));
+            let serious = b.axe_serious();
+            assert!(serious.is_empty(), "axe: {serious:?}");
         }
     }
     // Back to the start, then one step: the log shows the first commands, newest first.
@@ -108,6 +110,8 @@ fn the_cache_lab_shows_the_native_numbers() {
     );
     assert_eq!(wide, json!(false), "the page scrolls sideways at 360 px");
     p.screenshot(&screenshot_dir().join("labs/cache-360.png"));
+    let serious = p.axe_serious();
+    assert!(serious.is_empty(), "360 px: axe: {serious:?}");
     p.js(
         "document.querySelector('.ce-pair').scrollIntoView()",
         json!([]),
@@ -155,6 +159,8 @@ fn the_embedded_cache_labs_run_on_their_slides() {
             assert!(href.contains(preset), "{href}");
         }
         b.screenshot(&screenshot_dir().join(format!("labs/cache-slide-{slide}.png")));
+        let serious = b.axe_serious();
+        assert!(serious.is_empty(), "slide {slide}: axe: {serious:?}");
         // The stage does not scroll: the slide fits.
         let over = b.js(
             "const s = document.querySelector('.stage .slide'); return s.scrollHeight - s.clientHeight",
