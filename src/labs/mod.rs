@@ -4,6 +4,7 @@
 //! deck). [`LABS`] is the one table of labs; their parameter fields are the simulator's
 //! (`redislab_sim::labs::params::fields`), which `labsim` shares.
 
+pub mod cache;
 pub mod eviction;
 pub mod jitter;
 pub mod kit;
@@ -62,6 +63,12 @@ pub const LABS: &[Lab] = &[
         title: "Cache stampede — চার নকশা পাশাপাশি",
         blurb: "মেয়াদের মুহূর্তে ডেটাবেসে ভিড় — none, lock, stale, XFetch পাশাপাশি",
         view: |p| html! { <stampede::StampedeLab ..p /> },
+    },
+    Lab {
+        id: "cache",
+        title: "ক্যাশ ইঞ্জিন — চার স্তর বনাম stampede",
+        blurb: "ছয়টা API ইনস্ট্যান্স, খাম, FRESH/STALE/MISS, লক আর heartbeat — সব স্তর বন্ধ বনাম চালু, Redis ধীর বা ডাউন হলে কী হয়",
+        view: |p| html! { <cache::CacheLab ..p /> },
     },
 ];
 

@@ -11,6 +11,8 @@
 //! (d) SimRedis GET and SET per second natively, with `redis-benchmark -q -t get,set -n
 //! 200000` against a `redis-server` it starts on a free port printed beside it when both are
 //! installed. `cargo run -p redislab-sim --release --example bench -- redis` runs only (d).
+//! (e) The cache-engine lab: 6 instances, 10,000 requests (budget 50 ms); `-- cache` runs only
+//! (e).
 
 use redislab_sim::eviction::registry::{by_name, POLICIES};
 use redislab_sim::{eviction_table, run, EvictionConfig, EvictionTable, SimRedis, Spec, TraceSpec};
@@ -78,9 +80,37 @@ fn extract_listing(seed: &Path) -> Option<String> {
     None
 }
 
+/// (e) The cache-engine lab: one run of 6 instances and 10,000 requests, every layer on
+/// (budget: 50 ms natively), and the lab's pair (every layer off beside on).
+fn cache_engine() {
+    use redislab_sim::labs::cache::{pair, run, CacheConfig};
+    let cfg = CacheConfig {
+        requests: 10_000,
+        ..CacheConfig::default()
+    };
+    let (t, r) = best_of(5, || run(&cfg));
+    println!(
+        "(e) cache engine, 6 instances, 10,000 requests, every layer on: {:.1} ms (budget 50 ms; {} commands, {} DB queries)",
+        t.as_secs_f64() * 1e3,
+        r.counts.commands,
+        r.counts.db
+    );
+    let (t, lab) = best_of(5, || pair(&cfg));
+    println!(
+        "    the lab's pair (layers off + on): {:.1} ms ({} + {} DB queries)",
+        t.as_secs_f64() * 1e3,
+        lab.off.counts.db,
+        lab.on.counts.db
+    );
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("redis") {
         simredis();
+        return;
+    }
+    if std::env::args().nth(1).as_deref() == Some("cache") {
+        cache_engine();
         return;
     }
     println!(
@@ -122,6 +152,7 @@ fn main() {
 
     node_table(&table, native_ms);
     simredis();
+    cache_engine();
 }
 
 /// (c): the seed's table by the seed's JavaScript under node.

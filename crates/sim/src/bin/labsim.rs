@@ -44,6 +44,13 @@ stampede and sampling are the labs' own fields, with the labs' ranges and defaul
              [--rate 2000] [--delta 0.05] [--ttl 10] [--duration 60] [--beta 1]
              [--seed 2026] [--modes none,lock,stale,xfetch] [--bucket W] [--series]
              (--bucket defaults to the lab's: a round width, at most 300 buckets)
+  cache      the cache engine (production deck): API instances, the envelope, the four
+             layers against a stampede; every layer off beside the chosen layers, same seed
+             [--instances 6] [--concurrent 40] [--requests 800] [--loader 600]
+             [--fresh 1500] [--stale 1000] [--lock-ttl 3000] [--wait 2000]
+             [--singleflight on] [--lock on] [--poll on] [--rescue on] [--heartbeat on]
+             [--recheck on] [--redis healthy|slow|down]
+             [--start empty|fresh|stale|old-version|corrupt] [--seed 6] [--series]
   mrc        hit ratio against cache size
              [--policies fifo,lru,lfu,arc,w-tinylfu,opt] [--trace zipf|scan|shift]
              [--sizes 50,100,200,300,500,1000,2000] [--keys] [--alpha] [--requests]
@@ -87,6 +94,7 @@ fn dispatch(argv: &[String]) -> Result<String, CliError> {
         "lru-trace" => lru_trace_cmd(rest),
         "jitter" => jitter_cmd(rest),
         "stampede" => stampede_cmd(rest),
+        "cache" => cache_cmd(rest),
         "mrc" => mrc_cmd(rest),
         "sampling" => sampling_cmd(rest),
         "policies" => policies_cmd(rest),
@@ -410,5 +418,15 @@ fn policies_cmd(argv: &[String]) -> Result<String, CliError> {
                 })
                 .collect(),
         )
+    }))
+}
+
+fn cache_cmd(argv: &[String]) -> Result<String, CliError> {
+    use redislab_sim::labs::cache;
+    let a = parse_lab(argv, params::CACHE, &[], &[], &["json", "series"])?;
+    let p: params::CacheParams = lab_params(&a, params::CACHE)?.typed();
+    let lab = cache::pair(&p.config());
+    Ok(emit(&a, cache::table(&lab), || {
+        cache::table_json(&lab, a.flag("series"))
     }))
 }

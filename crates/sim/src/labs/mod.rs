@@ -5,6 +5,7 @@
 //! seed's preset, a run-to-end function, a step API for a UI that scrubs, the seed's table
 //! as text (to the last digit) and a JSON form.
 
+pub mod cache;
 pub mod eviction;
 pub mod jitter;
 pub mod params;

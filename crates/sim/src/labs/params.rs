@@ -172,6 +172,116 @@ pub const STAMPEDE: &[Field] = &[
     int("seed", "seed", 0, u32::MAX as i64, "2026"),
 ];
 
+/// On or off.
+pub const ON_OFF: &[&str] = &["on", "off"];
+/// Redis' health in the cache-engine lab.
+pub const HEALTH_NAMES: &[&str] = &["healthy", "slow", "down"];
+/// What the cache-engine lab finds in Redis at the start.
+pub const START_NAMES: &[&str] = &["empty", "fresh", "stale", "old-version", "corrupt"];
+
+const fn choice(
+    key: &'static str,
+    label: &'static str,
+    words: &'static [&'static str],
+    default: &'static str,
+) -> Field {
+    Field {
+        key,
+        label,
+        kind: Kind::Choice(words),
+        default,
+    }
+}
+
+/// The cache engine (production deck, slides 4–6 and 19): see [`super::cache`].
+pub const CACHE: &[Field] = &[
+    int("instances", "API ইনস্ট্যান্স", 1, 12, "6"),
+    int("concurrent", "একসাথে অনুরোধ", 1, 500, "40"),
+    int("requests", "মোট অনুরোধ", 1, 20_000, "800"),
+    int("loader", "DB লোড (ms)", 1, 20_000, "600"),
+    int("fresh", "fresh TTL (ms)", 100, 600_000, "1500"),
+    int("stale", "stale জানালা (ms)", 0, 600_000, "1000"),
+    int("lock_ttl", "লকের TTL (ms)", 100, 60_000, "3000"),
+    int("wait", "অপেক্ষার সীমা (ms)", 100, 60_000, "2000"),
+    choice("singleflight", "singleFlight", ON_OFF, "on"),
+    choice("lock", "Redis lock", ON_OFF, "on"),
+    choice("poll", "poll & wait", ON_OFF, "on"),
+    choice("rescue", "rescue lock", ON_OFF, "on"),
+    choice("heartbeat", "heartbeat", ON_OFF, "on"),
+    choice("recheck", "লকের পরে আবার পড়া", ON_OFF, "on"),
+    choice("redis", "Redis-এর অবস্থা", HEALTH_NAMES, "healthy"),
+    choice("start", "শুরুতে key", START_NAMES, "empty"),
+    int("seed", "seed", 0, u32::MAX as i64, "6"),
+];
+
+/// The cache-engine lab's parameters, typed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheParams {
+    /// API instances.
+    pub instances: u32,
+    /// Users sending requests at once.
+    pub concurrent: u32,
+    /// Requests in all.
+    pub requests: u32,
+    /// One database load, ms.
+    pub loader: u64,
+    /// Fresh TTL, ms.
+    pub fresh: u64,
+    /// Stale window, ms.
+    pub stale: u64,
+    /// Lock TTL, ms.
+    pub lock_ttl: u64,
+    /// How long a waiter polls, ms.
+    pub wait: u64,
+    /// `on` / `off`.
+    pub singleflight: String,
+    /// `on` / `off`.
+    pub lock: String,
+    /// `on` / `off`.
+    pub poll: String,
+    /// `on` / `off`.
+    pub rescue: String,
+    /// `on` / `off`.
+    pub heartbeat: String,
+    /// `on` / `off`.
+    pub recheck: String,
+    /// `healthy` / `slow` / `down`.
+    pub redis: String,
+    /// What is in Redis at the start.
+    pub start: String,
+    /// Seed.
+    pub seed: u32,
+}
+
+impl CacheParams {
+    /// The run these parameters describe.
+    pub fn config(&self) -> super::cache::CacheConfig {
+        use super::cache::{CacheConfig, Health, Layers, Start};
+        let on = |s: &str| s == "on";
+        CacheConfig {
+            instances: self.instances,
+            concurrent: self.concurrent,
+            requests: self.requests,
+            loader_ms: self.loader,
+            fresh_ms: self.fresh,
+            stale_ms: self.stale,
+            lock_ttl_ms: self.lock_ttl,
+            wait_ms: self.wait,
+            layers: Layers {
+                singleflight: on(&self.singleflight),
+                lock: on(&self.lock),
+                poll: on(&self.poll),
+                rescue: on(&self.rescue),
+                heartbeat: on(&self.heartbeat),
+                recheck: on(&self.recheck),
+            },
+            redis: Health::parse(&self.redis),
+            start: Start::parse(&self.start),
+            seed: self.seed,
+        }
+    }
+}
+
 /// The LRU step-through's parameters, typed (see [`Params::typed`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LruParams {
@@ -338,6 +448,7 @@ pub fn fields(lab: &str) -> Option<&'static [Field]> {
         "sampling" => SAMPLING,
         "jitter" => JITTER,
         "stampede" => STAMPEDE,
+        "cache" => CACHE,
         _ => return None,
     })
 }
@@ -803,7 +914,7 @@ mod tests {
 
     #[test]
     fn every_lab_has_fields_with_valid_defaults() {
-        for lab in ["lru", "eviction", "sampling", "jitter", "stampede"] {
+        for lab in ["lru", "eviction", "sampling", "jitter", "stampede", "cache"] {
             let f = fields(lab).unwrap();
             for field in f {
                 assert_eq!(

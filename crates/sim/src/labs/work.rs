@@ -40,6 +40,8 @@ pub enum Job {
     JitterTable(JitterParams),
     /// The four stampede designs (a design as it finishes).
     Stampede(StampedeParams),
+    /// The cache engine: every layer off beside the chosen layers, on the same seed.
+    Cache(Box<super::params::CacheParams>),
 }
 
 /// A message to the worker.
@@ -102,6 +104,8 @@ pub enum Output {
         /// One summary per design.
         runs: Vec<StampedeSummary>,
     },
+    /// The cache engine's pair, drawn-size.
+    Cache(Box<super::cache::CacheView>),
 }
 
 /// What one message from the worker says.
@@ -133,6 +137,8 @@ pub struct FromWorker {
 const DRAWS: u32 = 65_536;
 /// Arrivals per stampede unit of work.
 const EVENTS: usize = 32_768;
+/// Cache-engine events per unit of work.
+const CACHE_EVENTS: usize = 16_384;
 
 enum Runner {
     Ready(Option<Output>),
@@ -143,6 +149,7 @@ enum Runner {
     JitterChart(JitterSet),
     JitterTable(JitterSet, Vec<JitterWave>),
     Stampede(StampedeSet, StampedeConfig),
+    Cache(Box<super::cache::PairRun>),
 }
 
 /// One job being worked through, a unit at a time.
@@ -170,6 +177,7 @@ impl Work {
                 Runner::JitterTable(JitterSet::new(p.config(), seed_cases(), false), Vec::new())
             }
             Job::Stampede(p) => Runner::Stampede(StampedeSet::new(p.config()), p.config()),
+            Job::Cache(p) => Runner::Cache(Box::new(super::cache::PairRun::new(&p.config()))),
         };
         Ok(Work { run })
     }
@@ -226,6 +234,12 @@ impl Work {
                     }));
                 }
             }
+            Runner::Cache(r) => {
+                if let Some(lab) = r.step(CACHE_EVENTS) {
+                    let view = super::cache::CacheView::new(&lab);
+                    out.push(Body::Done(Output::Cache(Box::new(view))));
+                }
+            }
         }
         if out.iter().any(|b| matches!(b, Body::Done(_))) {
             self.run = Runner::Ready(None);
@@ -243,6 +257,7 @@ impl Work {
             Runner::Sampling(r) => r.progress(),
             Runner::JitterChart(s) | Runner::JitterTable(s, _) => s.progress(),
             Runner::Stampede(s, _) => s.progress(),
+            Runner::Cache(r) => r.progress(),
         }
     }
 

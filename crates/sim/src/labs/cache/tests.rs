@@ -1,0 +1,246 @@
+use super::*;
+use crate::labs::params::{CacheParams, Params, CACHE};
+use crate::labs::work::{Body, Job, Output, Work};
+
+fn cfg(q: &str) -> CacheConfig {
+    let (p, errs) = Params::from_query(CACHE, q);
+    assert!(errs.is_empty(), "{q}: {errs:?}");
+    p.typed::<CacheParams>().config()
+}
+
+fn paths(r: &CacheResult) -> [u32; 7] {
+    r.counts.paths
+}
+
+#[test]
+fn the_lab_defaults_are_the_engine_defaults() {
+    assert_eq!(cfg(""), CacheConfig::default());
+    let c = cfg("heartbeat=off&redis=slow&start=old-version&stale=0");
+    assert!(!c.layers.heartbeat && c.layers.lock);
+    assert_eq!(
+        (c.redis, c.start, c.stale_ms),
+        (Health::Slow, Start::OldVersion, 0)
+    );
+}
+
+/// The default preset, to the last request: every layer off against every layer on.
+#[test]
+fn golden_default_preset() {
+    let lab = pair(&CacheConfig::default());
+    assert_eq!(paths(&lab.off), [642, 118, 40, 0, 0, 0, 0]);
+    assert_eq!((lab.off.counts.db, lab.off.counts.peak_db), (158, 118));
+    assert_eq!(paths(&lab.on), [556, 204, 0, 1, 39, 0, 0]);
+    assert_eq!((lab.on.counts.db, lab.on.counts.peak_db), (3, 1));
+    assert_eq!(lab.on.counts.overlaps, 0);
+    // The seed's claim, on the cold start: one query instead of one per request.
+    let first = |r: &CacheResult| r.queries.iter().filter(|q| q.start < 600).count();
+    assert_eq!(first(&lab.off), 40);
+    assert_eq!(first(&lab.on), 1);
+    // Every request was answered, once.
+    for r in [&lab.off, &lab.on] {
+        assert_eq!(r.counts.requests(), 800);
+        assert_eq!(r.requests.len(), 800);
+        assert!(r.requests.iter().all(|q| q.end >= q.start));
+    }
+    // The command log starts with the cold reads and the lock race.
+    let on = &lab.on.log;
+    assert_eq!(on[0].cmd, "GET cache:course-catalog");
+    assert_eq!(on[0].reply, "(nil)");
+    let lock = on.iter().find(|l| l.cmd.starts_with("SET lock:")).unwrap();
+    assert!(lock.cmd.ends_with(" NX PX 3000"), "{}", lock.cmd);
+    assert!(on
+        .iter()
+        .any(|l| l.cmd.starts_with("SET lock:") && l.reply == "(nil)"));
+    let write = on.iter().find(|l| l.cmd.starts_with("SET cache:")).unwrap();
+    // As redis-cli echoes it: the JSON in double quotes.
+    assert!(
+        write.cmd.contains(r#""{\"version\":2,\"freshUntil\":"#),
+        "{}",
+        write.cmd
+    );
+    let px: f64 = write.cmd.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!((2250.0..=2750.0).contains(&px), "PX {px} is not 2500 ± 10%");
+    assert!(on.iter().any(|l| l
+        .cmd
+        .starts_with(&format!("EVALSHA {}", scripts::RELEASE.sha1))
+        && l.reply == "(integer) 1"));
+    assert_eq!(
+        table(&lab).lines().nth(4).unwrap(),
+        "layers on       556      204        0        1       39        0        0        3     1     34.9     700      1017"
+    );
+}
+
+#[test]
+fn golden_failure_levels() {
+    // Redis down: every layer off → one query per request; singleflight → one per instance
+    // at a time.
+    let lab = pair(&cfg("redis=down"));
+    assert_eq!(paths(&lab.off), [0, 0, 0, 0, 0, 0, 800]);
+    assert_eq!(lab.off.counts.db, 800);
+    assert_eq!(paths(&lab.on), [0, 0, 0, 0, 680, 0, 120]);
+    assert_eq!((lab.on.counts.db, lab.on.counts.peak_db), (120, 6));
+    assert!(lab.on.log.iter().all(|l| l.reply == "ECONNREFUSED"));
+    for inst in 0..6 {
+        let qs: Vec<&Query> = lab.on.queries.iter().filter(|q| q.inst == inst).collect();
+        assert!(
+            qs.windows(2).all(|w| w[1].start >= w[0].end),
+            "api-{inst} ran two at once"
+        );
+    }
+    // Redis slow: timeouts at 1500 ms, one retry, then the database.
+    let lab = pair(&cfg("redis=slow"));
+    assert_eq!(paths(&lab.off), [259, 283, 18, 0, 0, 0, 240]);
+    assert_eq!(paths(&lab.on), [11, 137, 0, 6, 424, 120, 102]);
+    assert!(lab.on.log.iter().any(|l| l.reply == "timeout 1500 ms"));
+    let fallback = lab.off.requests.iter().filter(|r| r.path == Path::Fallback);
+    assert!(fallback.clone().count() > 0);
+    for r in fallback {
+        assert!(
+            r.end - r.start >= 2 * TIMEOUT_MS,
+            "{r:?} fell back before two timeouts"
+        );
+    }
+}
+
+#[test]
+fn golden_heartbeat_keeps_one_loader() {
+    // Lock 5 s, query 7 s, the waiters give up after 6 s: without the heartbeat the lock runs
+    // out and a rescuer loads too.
+    let off = run(&cfg("loader=7000&lock_ttl=5000&wait=6000&heartbeat=off"));
+    assert_eq!(off.counts.overlaps, 1);
+    assert_eq!((off.counts.db, off.counts.peak_db), (3, 2));
+    let on = run(&cfg("loader=7000&lock_ttl=5000&wait=6000"));
+    assert_eq!(on.counts.overlaps, 0);
+    assert_eq!((on.counts.db, on.counts.peak_db), (2, 1));
+    assert_eq!(paths(&on), [526, 162, 0, 1, 40, 71, 0]);
+    let extend = format!("EVALSHA {} 1 {LOCK} ", scripts::EXTEND.sha1);
+    let beats: Vec<&LogLine> = on
+        .log
+        .iter()
+        .filter(|l| l.cmd.starts_with(&extend))
+        .collect();
+    assert!(beats.len() >= 4, "{} heartbeats", beats.len());
+    assert!(beats.iter().all(|l| l.reply == "(integer) 1"));
+    assert!(off.log.iter().all(|l| !l.cmd.starts_with(&extend)));
+}
+
+#[test]
+fn a_version_mismatch_and_a_corrupt_entry_are_deleted_and_count_as_misses() {
+    for start in ["old-version", "corrupt"] {
+        let r = run(&cfg(&format!("start={start}")));
+        let del = r
+            .log
+            .iter()
+            .position(|l| l.cmd == "DEL cache:course-catalog")
+            .unwrap();
+        assert_eq!(r.log[del].reply, "(integer) 1", "{start}");
+        assert_eq!(r.log[0].cmd, "GET cache:course-catalog");
+        assert_ne!(r.log[0].reply, "(nil)", "{start}: the entry was there");
+        assert_eq!(
+            r.counts.path(Path::Fresh) + r.counts.path(Path::Stale),
+            760,
+            "{start}"
+        );
+        assert_eq!(r.counts.db, 3);
+    }
+    // A fresh entry at the start: the first requests are FRESH, no query until it is stale.
+    let r = run(&cfg("start=fresh"));
+    assert_eq!(r.requests[0].path, Path::Fresh);
+    assert!(r.queries[0].start >= 1500);
+    // A stale one: the old value at once, a refresh behind it.
+    let r = run(&cfg("start=stale"));
+    assert_eq!(r.requests[0].path, Path::Stale);
+    assert!(r.queries[0].refresh);
+}
+
+#[test]
+fn stepping_equals_running_to_the_end() {
+    for q in [
+        "",
+        "redis=slow&requests=200",
+        "redis=down&requests=200",
+        "singleflight=off&lock=off",
+    ] {
+        let c = cfg(q);
+        let whole = run(&c);
+        for n in [1usize, 7, 1000] {
+            let mut r = CacheRun::new(c);
+            let mut seen = 0;
+            while !r.steps(n) {
+                // What happened so far is a prefix of the whole run.
+                let s = r.so_far();
+                assert!(s.requests.len() >= seen);
+                seen = s.requests.len();
+                assert_eq!(s.requests[..], whole.requests[..seen], "{q} n={n}");
+                assert_eq!(s.log[..], whole.log[..s.log.len()]);
+            }
+            assert_eq!(r.finish(), whole, "{q} n={n}");
+        }
+        // The counters at the end of the timeline are the run's.
+        let view = CacheView::new(&pair(&c));
+        let last = view.on.frames.last().unwrap();
+        assert_eq!(last.paths, whole.counts.paths);
+        assert_eq!(last.db, whole.counts.db);
+        assert_eq!(last.commands, whole.counts.commands);
+    }
+}
+
+#[test]
+fn the_worker_job_gives_the_same_numbers() {
+    let p: CacheParams = Params::from_query(CACHE, "requests=300&stale=0").0.typed();
+    let msgs = Work::new(Job::Cache(Box::new(p.clone())))
+        .unwrap()
+        .run_to_end();
+    let Some(Body::Done(Output::Cache(view))) = msgs.last() else {
+        panic!("no output")
+    };
+    let lab = pair(&p.config());
+    assert_eq!(**view, CacheView::new(&lab));
+    assert_eq!(view.table, table(&lab));
+    assert_eq!(view.on.counts, lab.on.counts);
+    let s = serde_json::to_string(&msgs[0]).unwrap();
+    assert_eq!(serde_json::from_str::<Body>(&s).unwrap(), msgs[0]);
+}
+
+/// With every layer on and Redis healthy, across instances: never two loads at once, and
+/// after a load the next starts only when its entry can be stale or gone (fresh − 10%).
+#[test]
+fn property_one_load_per_stale_window_over_10000_seeds() {
+    let starts = [
+        Start::Empty,
+        Start::Fresh,
+        Start::Stale,
+        Start::OldVersion,
+        Start::Corrupt,
+    ];
+    for seed in 0..10_000u32 {
+        let mut g = Mulberry32::new(seed.wrapping_mul(2_654_435_761));
+        let mut pick = |lo: u32, hi: u32| lo + g.below(hi - lo + 1);
+        let c = CacheConfig {
+            instances: pick(1, 6),
+            concurrent: pick(1, 12),
+            requests: pick(1, 40),
+            loader_ms: u64::from(pick(1, 1500)),
+            fresh_ms: u64::from(pick(100, 800)),
+            stale_ms: u64::from(pick(0, 800)),
+            lock_ttl_ms: u64::from(pick(100, 2000)),
+            wait_ms: u64::from(pick(100, 2000)),
+            layers: Layers::ALL,
+            redis: Health::Healthy,
+            start: starts[pick(0, 4) as usize],
+            seed,
+        };
+        let r = run(&c);
+        assert_eq!(r.counts.overlaps, 0, "{c:?}");
+        let min_gap = c.fresh_ms * 9 / 10 - 1;
+        for w in r.queries.windows(2) {
+            assert!(
+                w[1].start >= w[0].end + min_gap,
+                "seed {seed}: a load at {} after one ending at {}: {c:?}",
+                w[1].start,
+                w[0].end
+            );
+        }
+        assert_eq!(r.counts.requests(), c.requests, "{c:?}");
+    }
+}

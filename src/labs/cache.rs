@@ -1,0 +1,283 @@
+//! The cache-engine lab (production deck, slides 4–6 and 19): API instances read one hot key
+//! through the envelope cache; every layer off beside the chosen layers, on the same seed.
+//!
+//! It shows, per side, a lane per instance with each request as a bar from its arrival to its
+//! answer, coloured by its path (FRESH / STALE / MISS / LOCK / WAIT / ERROR / Redis-less DB),
+//! database queries over time, and the counters up to the timeline's cursor (DB queries, the
+//! most at once, stale answers, time spent waiting); below, the command log (time, instance,
+//! command, reply) newest first at the cursor, and `labsim cache`'s table for the same run.
+//! The runs come from `redislab-sim`'s `labs::cache`, computed in the simulation worker.
+
+use super::kit::{
+    failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
+    TimeAction,
+};
+use redislab_deck::bn;
+use redislab_sim::labs::cache::{CacheSide, CacheView, Counts, Layers, Path, VIEW_FRAMES};
+use redislab_sim::labs::params::{CacheParams, CACHE};
+use redislab_sim::labs::work::{Job, Output};
+use yew::prelude::*;
+
+/// Milliseconds per timeline tick.
+const TICK_MS: u32 = 100;
+/// Log lines shown at most (the newest up to the cursor).
+const LOG_LINES: usize = 80;
+
+/// A path's CSS class and Bengali meaning.
+fn about(p: Path) -> (&'static str, &'static str) {
+    match p {
+        Path::Fresh => ("fresh", "টাটকা, সাথে সাথে"),
+        Path::Stale => ("stale", "বাসিটা দিয়ে পেছনে রিফ্রেশ"),
+        Path::Miss => ("miss", "লক ছাড়াই নিজে DB-তে"),
+        Path::Lock => ("lock", "লক নিয়ে DB-তে"),
+        Path::Wait => ("wait", "অন্যের লোডের অপেক্ষা"),
+        Path::Error => ("error", "অপেক্ষা ফুরোল — এরর"),
+        Path::Fallback => ("fallback", "Redis ছাড়া সোজা DB"),
+    }
+}
+
+fn legend(embedded: bool) -> Html {
+    html! {
+        <ul class="ce-legend" aria-label="রঙের মানে">
+            { for Path::ALL.iter().map(|&p| {
+                let (class, meaning) = about(p);
+                html! {
+                    <li class={classes!("ce-key", class)} title={meaning}>
+                        <span class="ce-swatch" aria-hidden="true"></span><b>{ p.name() }</b>
+                        if !embedded { {" "}{ meaning } }
+                    </li>
+                }
+            }) }
+        </ul>
+    }
+}
+
+/// The lanes: one row per instance, each request a bar from arrival to answer.
+fn lanes(side: &CacheSide, instances: u32, end: u64, t: u64, label: &str, embedded: bool) -> Html {
+    const W: f64 = 1000.0;
+    const ROW: f64 = 10.0;
+    let x = |ms: u64| ms as f64 / end.max(1) as f64 * W;
+    let h = f64::from(instances) * ROW;
+    let mut d: Vec<String> = vec![String::new(); Path::ALL.len()];
+    for r in side.requests.iter().filter(|r| r.start <= t) {
+        let a = x(r.start);
+        let w = (x(r.end.min(t)) - a).max(1.6);
+        let y = f64::from(r.inst) * ROW + 1.5;
+        d[r.path as usize].push_str(&format!("M{a:.1} {y}h{w:.1}v7h-{w:.1}Z"));
+    }
+    let cur = x(t);
+    html! {
+        <div class="ce-lanes">
+            <div class={classes!("ce-lane-names", embedded.then_some("hidden"))} aria-hidden="true">
+                { for (1..=instances).map(|i| html! { <span>{ format!("api-{i}") }</span> }) }
+            </div>
+            <svg viewBox={format!("0 0 {W} {h}")} preserveAspectRatio="none" role="img" aria-label={label.to_string()}
+                style={format!("height: {:.1}em", f64::from(instances) * if embedded { 0.55 } else { 0.95 })}>
+                { for (0..instances).map(|i| html! {
+                    <rect class="ce-lane-bg" x="0" y={(f64::from(i) * ROW).to_string()} width={W.to_string()} height={ROW.to_string()} />
+                }) }
+                { for Path::ALL.iter().map(|&p| html! {
+                    <path class={classes!("ce-req", about(p).0)} d={d[p as usize].clone()} />
+                }) }
+                <line class="ce-cursor" x1={cur.to_string()} x2={cur.to_string()} y1="0" y2={h.to_string()} />
+            </svg>
+        </div>
+    }
+}
+
+/// Database queries at once over time, on a scale shared by both sides.
+fn db_chart(side: &CacheSide, top: u32, upto: usize, label: &str) -> Html {
+    let n = side.db.len();
+    // A query is never thinner than a sliver, whatever the other side's peak.
+    let y = |v: u32| 100.0 - (f64::from(v) / f64::from(top.max(1)) * 100.0).max(8.0);
+    let bars = |range: std::ops::Range<usize>| -> String {
+        side.db[range.clone()]
+            .iter()
+            .zip(range)
+            .filter(|(v, _)| **v > 0)
+            .map(|(v, i)| format!("M{i} 100V{:.2}h1V100Z", y(*v)))
+            .collect()
+    };
+    let cur = upto.min(n);
+    html! {
+        <div class="ce-db">
+            <span class="ce-db-top" aria-hidden="true">{ top }</span>
+            <svg viewBox={format!("0 0 {n} 100")} preserveAspectRatio="none" role="img" aria-label={label.to_string()}>
+                <path class="ce-db-bars done" d={bars(0..cur)} />
+                <path class="ce-db-bars later" d={bars(cur..n)} />
+                <line class="ce-cursor" x1={cur.to_string()} x2={cur.to_string()} y1="0" y2="100" />
+            </svg>
+        </div>
+    }
+}
+
+fn stats(c: &Counts, id: &str, embedded: bool) -> Html {
+    let stat = |label: &'static str, v: String, key: &'static str| {
+        html! {
+            <div class={classes!("ce-stat", key)}>
+                <dt>{ label }</dt>
+                <dd data-testid={format!("cache-{id}-{key}")}>{ v }</dd>
+            </div>
+        }
+    };
+    let waited = c.waited as f64 / 1000.0;
+    html! {
+        <dl class="ce-stats">
+            { stat("DB কোয়েরি", c.db.to_string(), "db") }
+            { stat("একসাথে সর্বোচ্চ", c.peak_db.to_string(), "peak") }
+            { stat("বাসি উত্তর", c.path(Path::Stale).to_string(), "stale") }
+            { stat("অপেক্ষা (s)", format!("{waited:.1}"), "waited") }
+            if !embedded {
+                { stat("এরর", c.path(Path::Error).to_string(), "error") }
+                { stat("উত্তর", c.requests().to_string(), "answered") }
+            }
+        </dl>
+    }
+}
+
+fn side_card(
+    view: &CacheView,
+    side: &CacheSide,
+    id: &'static str,
+    title: String,
+    frame: usize,
+    top: u32,
+    embedded: bool,
+) -> Html {
+    let t = view.time_at(frame);
+    let now = &side.frames[frame.min(side.frames.len() - 1)];
+    let inst = view.config.instances;
+    html! {
+        <section class={classes!("ce-card", format!("ce-{id}"))} data-side={id}>
+            <h3 class="ce-head">{ title }</h3>
+            { stats(now, id, embedded) }
+            if !embedded { <div class="ce-sub">{"প্রতিটি ইনস্ট্যান্সে অনুরোধের পথ"}</div> }
+            { lanes(side, inst, view.end_ms, t, &format!("{id}: প্রতিটি ইনস্ট্যান্সের অনুরোধ, রঙে পথ"), embedded) }
+            if !embedded { <div class="ce-sub">{"DB-তে একসাথে চলা কোয়েরি"}</div> }
+            { db_chart(side, top, frame, &format!("{id}: DB-তে একসাথে চলা কোয়েরি, সময়ের সাথে")) }
+            if side.more_requests > 0 && !embedded {
+                <p class="ce-note">{ format!("ছবিতে প্রথম {}টি অনুরোধ; গণনায় সবগুলো", bn::text(&side.requests.len().to_string())) }</p>
+            }
+        </section>
+    }
+}
+
+fn log_view(side: &CacheSide, t: u64) -> Html {
+    let upto = side.log.partition_point(|l| l.at <= t);
+    let from = upto.saturating_sub(LOG_LINES);
+    html! {
+        <div class="ce-log-wrap">
+            <h3 class="ce-log-title">{"কমান্ড লগ — নতুনটা উপরে, কার্সর পর্যন্ত"}</h3>
+            <ol class="ce-log" data-testid="cache-log" tabindex="0" aria-label="কমান্ড লগ">
+                { for side.log[from..upto].iter().rev().map(|l| {
+                    let bad = l.reply.starts_with("timeout") || l.reply == "ECONNREFUSED";
+                    html! {
+                        <li class={classes!("ce-line", bad.then_some("bad"))}>
+                            <span class="ce-at">{ format!("{} ms", l.at) }</span>
+                            <span class="ce-who">{ format!("api-{}", l.inst + 1) }</span>
+                            <code class="ce-cmd">{ l.cmd.clone() }</code>
+                            <code class="ce-reply">{ l.reply.clone() }</code>
+                        </li>
+                    }
+                }) }
+            </ol>
+            if upto == 0 { <p class="ce-note">{"এখনো কোনো কমান্ড যায়নি"}</p> }
+            if side.more_log > 0 && upto == side.log.len() {
+                <p class="ce-note">{ format!("লগে প্রথম {}টি কমান্ড দেখানো হলো", bn::text(&side.log.len().to_string())) }</p>
+            }
+        </div>
+    }
+}
+
+/// The cache-engine lab.
+#[component]
+pub fn CacheLab(props: &LabProps) -> Html {
+    let p = use_params(CACHE, &props.query, props.on_query.clone());
+    let params = p.state.good.clone();
+    let typed: CacheParams = params.typed();
+    let run = use_work(Job::Cache(Box::new(typed)));
+    let busy = run.busy();
+    let view = match run.done.as_deref() {
+        Some(Output::Cache(v)) => Some(v.as_ref()),
+        _ => None,
+    };
+    let frames = if view.is_some() { VIEW_FRAMES + 1 } else { 1 };
+    let t = use_timeline(frames, TICK_MS);
+    {
+        let d = t.dispatcher();
+        use_effect_with(frames, move |&f| {
+            if f > 1 {
+                d.dispatch(TimeAction::End);
+            }
+        });
+    }
+    let body = match view {
+        None => failed_or_progress(&run),
+        Some(v) => {
+            let frame = t.cursor.min(VIEW_FRAMES);
+            let at = v.time_at(frame);
+            let label = format!(
+                "t = {} ms / {} ms",
+                bn::text(&at.to_string()),
+                bn::text(&v.end_ms.to_string())
+            );
+            let top = v
+                .off
+                .db
+                .iter()
+                .chain(&v.on.db)
+                .copied()
+                .max()
+                .unwrap_or(0)
+                .max(1);
+            let on_title = if v.config.layers == Layers::ALL {
+                "সব স্তর চালু".to_string()
+            } else if v.config.layers == Layers::NONE {
+                "এদিকেও সব স্তর বন্ধ".to_string()
+            } else {
+                "বাছাই করা স্তর চালু".to_string()
+            };
+            let (off, on) = (v.off.counts.db, v.on.counts.db);
+            let take = format!(
+                "একই seed, একই {} অনুরোধ: DB কোয়েরি {} বনাম {}",
+                bn::text(&v.off.counts.requests().to_string()),
+                bn::text(&off.to_string()),
+                bn::text(&on.to_string())
+            );
+            html! {
+                <>
+                    <Controls timeline={t.clone()} label={label} />
+                    if !props.embedded { <p class="ce-take" data-testid="cache-take">{ take }</p> }
+                    <div class="ce-pair">
+                        { side_card(v, &v.off, "off", "সব স্তর বন্ধ".into(), frame, top, props.embedded) }
+                        { side_card(v, &v.on, "on", on_title, frame, top, props.embedded) }
+                    </div>
+                    <div class="ce-foot">
+                        { legend(props.embedded) }
+                        if props.embedded { { super::open_full("cache", &params.to_query()) } }
+                    </div>
+                    if !props.embedded {
+                        { log_view(&v.on, at) }
+                        <pre class="ce-table" data-testid="cache-table" data-table={v.table.clone()} tabindex="0" aria-label="labsim cache-এর টেবিল, একই রান">{ v.table.clone() }</pre>
+                    }
+                </>
+            }
+        }
+    };
+    let form = html! {
+        <ParamForm state={p.state.0.clone()} set={p.set.clone()}
+            only={if props.embedded { vec!["singleflight", "lock", "heartbeat", "redis"] } else { Vec::new() }} />
+    };
+    html! {
+        <div class={classes!("lab", "lab-cache", props.embedded.then_some("embedded"))} data-lab="cache" aria-busy={busy.to_string()}>
+            if !props.embedded {
+                <p class="ce-lead">
+                    {"কয়েকটা API ইনস্ট্যান্স একটা জনপ্রিয় key পড়ছে খামের ভেতর দিয়ে ("}<code>{"{version, freshUntil, value}"}</code>
+                    {")। বাঁয়ে সব স্তর বন্ধ, ডানে আপনার বাছাই করা স্তর — একই seed-এ। প্রতিটি কমান্ড SimRedis-এ সত্যিই চলে; নিচের লগে তার উত্তর।"}
+                </p>
+            }
+            { form }
+            { body }
+        </div>
+    }
+}
