@@ -7,6 +7,7 @@
 
 pub mod eviction;
 pub mod jitter;
+pub mod lock;
 pub mod params;
 pub mod stampede;
 pub mod ui;

@@ -338,6 +338,7 @@ pub fn fields(lab: &str) -> Option<&'static [Field]> {
         "sampling" => SAMPLING,
         "jitter" => JITTER,
         "stampede" => STAMPEDE,
+        "lock" => super::lock::FIELDS,
         _ => return None,
     })
 }
@@ -759,7 +760,7 @@ mod tests {
 
     #[test]
     fn every_lab_has_fields_with_valid_defaults() {
-        for lab in ["lru", "eviction", "sampling", "jitter", "stampede"] {
+        for lab in ["lru", "eviction", "sampling", "jitter", "stampede", "lock"] {
             let f = fields(lab).unwrap();
             for field in f {
                 assert_eq!(

@@ -39,6 +39,8 @@ pub enum Job {
     JitterTable(JitterParams),
     /// The four stampede designs (a design as it finishes).
     Stampede(StampedeParams),
+    /// The lock race (the whole trace at the end).
+    Lock(super::lock::LockParams),
 }
 
 /// A message to the worker.
@@ -101,6 +103,8 @@ pub enum Output {
         /// One summary per design.
         runs: Vec<StampedeSummary>,
     },
+    /// The lock race.
+    Lock(Box<super::lock::LockResult>),
 }
 
 /// What one message from the worker says.
@@ -132,6 +136,8 @@ pub struct FromWorker {
 const DRAWS: u32 = 65_536;
 /// Arrivals per stampede unit of work.
 const EVENTS: usize = 32_768;
+/// World events per lock-race unit of work.
+const LOCK_EVENTS: usize = 4_096;
 
 enum Runner {
     Ready(Option<Output>),
@@ -142,6 +148,7 @@ enum Runner {
     JitterChart(JitterSet),
     JitterTable(JitterSet, Vec<JitterWave>),
     Stampede(StampedeSet, StampedeConfig),
+    Lock(Box<super::lock::LockRun>),
 }
 
 /// One job being worked through, a unit at a time.
@@ -169,6 +176,7 @@ impl Work {
                 Runner::JitterTable(JitterSet::new(p.config(), seed_cases(), false), Vec::new())
             }
             Job::Stampede(p) => Runner::Stampede(StampedeSet::new(p.config()), p.config()),
+            Job::Lock(p) => Runner::Lock(Box::new(super::lock::LockRun::new(&p))),
         };
         Ok(Work { run })
     }
@@ -225,6 +233,11 @@ impl Work {
                     }));
                 }
             }
+            Runner::Lock(r) => {
+                if r.steps(LOCK_EVENTS) {
+                    out.push(Body::Done(Output::Lock(Box::new(r.result()))));
+                }
+            }
         }
         if out.iter().any(|b| matches!(b, Body::Done(_))) {
             self.run = Runner::Ready(None);
@@ -242,6 +255,7 @@ impl Work {
             Runner::Sampling(r) => r.progress(),
             Runner::JitterChart(s) | Runner::JitterTable(s, _) => s.progress(),
             Runner::Stampede(s, _) => s.progress(),
+            Runner::Lock(r) => r.progress(),
         }
     }
 
