@@ -7,6 +7,7 @@
 pub mod eviction;
 pub mod jitter;
 pub mod kit;
+pub mod lock;
 pub mod lru;
 pub mod sampling;
 pub mod stampede;
@@ -62,6 +63,12 @@ pub const LABS: &[Lab] = &[
         title: "Cache stampede — চার নকশা পাশাপাশি",
         blurb: "মেয়াদের মুহূর্তে ডেটাবেসে ভিড় — none, lock, stale, XFetch পাশাপাশি",
         view: |p| html! { <stampede::StampedeLab ..p /> },
+    },
+    Lab {
+        id: "lock",
+        title: "লকের দৌড় — DEL, টোকেন, fencing",
+        blurb: "দুই worker একই লক চায় — সাধারণ DEL অন্যের লক মোছে, টোকেন-স্ক্রিপ্ট আর fencing token তা ঠেকায়",
+        view: |p| html! { <lock::LockLab ..p /> },
     },
 ];
 

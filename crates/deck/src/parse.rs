@@ -38,7 +38,7 @@ pub const CONTAINERS: &[&str] = &[
 ];
 
 /// Live labs a deck can embed (`:::lab NAME key=value …`).
-pub const LABS: &[&str] = &["lru", "eviction", "sampling", "jitter", "stampede"];
+pub const LABS: &[&str] = &["lru", "eviction", "sampling", "jitter", "stampede", "lock"];
 
 /// Diagram names the app knows how to draw (`:::diagram NAME`).
 pub const DIAGRAMS: &[&str] = &[
