@@ -43,25 +43,97 @@ fn span_style(from: u64, to: u64, end: u64) -> String {
     format!("left: {l:.3}%; width: {w:.3}%")
 }
 
+/// A stretch drawn on a lane: consecutive pieces of the same kind merged (a heartbeat's round
+/// trip splits the work, a failed try splits the waiting; neither is worth a box of its own).
+#[derive(Clone, PartialEq)]
+struct Span {
+    step: usize,
+    from: u64,
+    to: u64,
+    kind: SegKind,
+    job: u32,
+}
+
+/// Gaps up to this many ms are merged.
+const MERGE_MS: u64 = 12;
+/// Up to this many failed tries or heartbeats per lane get a tick each (more would be a
+/// comb; the log lists them all).
+const MAX_TICKS: usize = 40;
+
+/// What a lane draws, computed once per result.
+#[derive(PartialEq)]
+struct Lanes {
+    spans: [Vec<Span>; 2],
+    /// Indices into `commands` that get a tick.
+    ticks: [Vec<usize>; 2],
+}
+
+fn lanes(r: &LockResult) -> Lanes {
+    let spans = [0, 1].map(|a| {
+        let mut out: Vec<Span> = Vec::new();
+        for s in r.segs.iter().filter(|s| s.actor == a) {
+            match out.last_mut() {
+                Some(l) if l.kind == s.kind && l.job == s.job && s.from_ms <= l.to + MERGE_MS => {
+                    l.to = s.to_ms;
+                }
+                _ => out.push(Span {
+                    step: s.step,
+                    from: s.from_ms,
+                    to: s.to_ms,
+                    kind: s.kind,
+                    job: s.job,
+                }),
+            }
+        }
+        out
+    });
+    let ticks = [0, 1].map(|a| {
+        let mine = || {
+            r.commands
+                .iter()
+                .enumerate()
+                .filter(move |(_, c)| c.actor == a)
+        };
+        let many = |k: CmdKind, ok: bool| {
+            mine()
+                .filter(|(_, c)| c.kind == k && (c.reply == "OK") == ok)
+                .count()
+                > MAX_TICKS
+        };
+        let (misses, extends) = (many(CmdKind::Acquire, false), many(CmdKind::Extend, false));
+        mine()
+            .filter(|(_, c)| match c.kind {
+                CmdKind::Acquire if c.reply != "OK" => !misses,
+                CmdKind::Extend => !extends,
+                _ => true,
+            })
+            .map(|(i, _)| i)
+            .collect()
+    });
+    Lanes { spans, ticks }
+}
+
 /// One worker's lane up to time `now` and step `n`.
-fn lane(r: &LockResult, actor: usize, n: usize, now: u64, end: u64) -> Html {
-    let segs = r
-        .segs
+fn lane(r: &LockResult, g: &Lanes, actor: usize, n: usize, now: u64, end: u64) -> Html {
+    let spans = g.spans[actor]
         .iter()
-        .filter(|s| s.actor == actor && s.step < n && s.from_ms <= now);
-    let cmds = r.commands.iter().filter(|c| c.actor == actor && c.step < n);
+        .filter(|s| s.step < n && s.from <= now);
+    let cmds = g.ticks[actor]
+        .iter()
+        .map(|&i| &r.commands[i])
+        .filter(|c| c.step < n);
     let writes = r.writes.iter().filter(|w| w.actor == actor && w.step < n);
     html! {
         <div class={classes!("lk-row", format!("lk-w{actor}"))} data-lane={NAMES[actor]}>
             <span class="lk-name">{ format!("worker {}", NAMES[actor]) }</span>
             <div class="lk-lane">
-                { for segs.map(|s| {
+                { for spans.map(|s| {
                     let (cls, title) = match s.kind {
-                        SegKind::Work => ("work", format!("কাজ (job {}) {}–{}", s.job, ms(s.from_ms), ms(s.to_ms))),
-                        SegKind::Pause => ("pause", format!("থমকে আছে {}–{}", ms(s.from_ms), ms(s.to_ms))),
-                        SegKind::Wait => ("wait", "লক পায়নি, অপেক্ষা".to_string()),
+                        SegKind::Work => ("work", format!("কাজ (job {}) {}–{}", s.job, ms(s.from), ms(s.to))),
+                        SegKind::Pause => ("pause", format!("থমকে আছে {}–{}", ms(s.from), ms(s.to))),
+                        SegKind::Wait => ("wait", format!("লক পায়নি, বারবার চেষ্টা {}–{}", ms(s.from), ms(s.to))),
                     };
-                    html! { <span class={classes!("lk-seg", cls)} style={span_style(s.from_ms, s.to_ms.min(now), end)} title={title}></span> }
+                    html! { <span class={classes!("lk-seg", cls)} style={span_style(s.from, s.to.min(now), end)} title={title}></span> }
                 }) }
                 { for cmds.map(|c| cmd_tick(c, end)) }
                 { for writes.map(|w| {
@@ -258,6 +330,11 @@ pub fn LockLab(props: &LabProps) -> Html {
         _ => None,
     };
     let frames = result.map_or(1, |r| r.steps + 1);
+    // The lanes' geometry, once per result (the timeline only filters it).
+    let geometry = {
+        let key = result.map(|r| (r.params.clone(), r.steps));
+        use_memo(key, |_| result.map(lanes))
+    };
     let t = use_timeline(frames, TICK_MS);
     {
         // A new result opens on the whole run; ▶ replays it from the start.
@@ -316,9 +393,9 @@ pub fn LockLab(props: &LabProps) -> Html {
                 <>
                     <Controls timeline={t.clone()} label={label} />
                     <div class="lk-lanes" role="img" aria-label={format!("সময়রেখা: worker A, Redis-এ লকের মালিক, worker B, resource — {} পর্যন্ত", ms(now))}>
-                        { lane(r, 0, n, now, end) }
+                        { geometry.as_ref().as_ref().map(|g| lane(r, g, 0, n, now, end)).unwrap_or_default() }
                         { redis_lane(r, n, now, end) }
-                        { lane(r, 1, n, now, end) }
+                        { geometry.as_ref().as_ref().map(|g| lane(r, g, 1, n, now, end)).unwrap_or_default() }
                         { resource_lane(r, n, now, end) }
                         <div class="lk-axis" aria-hidden="true">
                             <span>{"০"}</span><span>{ ms(end / 2) }</span><span>{ ms(end) }</span>

@@ -440,5 +440,5 @@ fn deck_lab_ids_are_the_simulators_labs() {
             "{id} has no fields"
         );
     }
-    assert_eq!(redislab_deck::parse::LABS.len(), 5);
+    assert_eq!(redislab_deck::parse::LABS.len(), 6);
 }

@@ -12,7 +12,7 @@ use std::process::Command;
 fn random(s: u32) -> LockParams {
     let mut r = Mulberry32::new(s ^ 0x10C4_BACE);
     let mut pick = |lo: u32, hi: u32| u64::from(lo + r.below(hi - lo + 1));
-    let ttl = pick(100, 3000);
+    let ttl = pick(300, 3000);
     let onoff = |b: u64| if b == 1 { "on" } else { "off" }.to_string();
     LockParams {
         ttl,
@@ -155,7 +155,7 @@ fn labsim_lock_bad_input_exits_2() {
             &["lock", "--preset", "nope"][..],
             "--preset: unknown preset 'nope'",
         ),
-        (&["lock", "--ttl", "5"], "--ttl: 100 থেকে 60000-এর মধ্যে"),
+        (&["lock", "--ttl", "5"], "--ttl: 300 থেকে 30000-এর মধ্যে"),
         (
             &["lock", "--release", "unlink"],
             "--release: এগুলোর একটা: del, token",

@@ -52,8 +52,8 @@ pub const FIELDS: &[Field] = &[
         key: "ttl",
         label: "লকের TTL (ms)",
         kind: Kind::Int {
-            min: 100,
-            max: 60_000,
+            min: 300,
+            max: 30_000,
         },
         default: "1000",
     },
@@ -62,7 +62,7 @@ pub const FIELDS: &[Field] = &[
         label: "কাজের সময় (ms)",
         kind: Kind::Int {
             min: 10,
-            max: 60_000,
+            max: 10_000,
         },
         default: "600",
     },
@@ -116,7 +116,7 @@ pub const FIELDS: &[Field] = &[
         label: "থমকানো শুরু (ms)",
         kind: Kind::Int {
             min: 0,
-            max: 60_000,
+            max: 10_000,
         },
         default: "200",
     },
@@ -125,7 +125,7 @@ pub const FIELDS: &[Field] = &[
         label: "থমকানোর দৈর্ঘ্য (ms)",
         kind: Kind::Int {
             min: 0,
-            max: 60_000,
+            max: 10_000,
         },
         default: "800",
     },
@@ -991,8 +991,8 @@ fn analyse(p: &LockParams, world: &World<SimRedis>, j: &Journal) -> LockResult {
         });
     }
 
-    let overlaps = overlaps(&j.segs);
-    let counters = count(&commands, &writes, &overlaps, &j.dropped, &owners);
+    let overlaps = overlaps(&j.segs, usize::MAX);
+    let counters = count(&commands, &writes, &j.segs, &j.dropped, &owners, usize::MAX);
     LockResult {
         params: p.clone(),
         steps: trace.len(),
@@ -1020,59 +1020,72 @@ fn generation_of(grants: &[(usize, usize)], w: &RawWrite) -> u32 {
         .unwrap_or(0)
 }
 
-/// Pieces of work of different workers that overlap, merged into moments.
-fn overlaps(segs: &[Seg]) -> Vec<Overlap> {
-    let work = |a: usize| {
+/// Pieces of work of different workers (among those begun before trace entry `n`) that
+/// overlap, merged into moments. Each worker's pieces are in time order and never overlap each
+/// other, so one sweep finds every overlapping pair.
+fn overlaps(segs: &[Seg], n: usize) -> Vec<Overlap> {
+    let work = |a: usize| -> Vec<&Seg> {
         segs.iter()
-            .filter(move |s| s.actor == a && s.kind == SegKind::Work && s.to_ms > s.from_ms)
+            .filter(|s| {
+                s.step < n && s.actor == a && s.kind == SegKind::Work && s.to_ms > s.from_ms
+            })
+            .collect()
     };
-    let mut raw: Vec<Overlap> = Vec::new();
-    for x in work(0) {
-        for y in work(1) {
-            let (from, to) = (x.from_ms.max(y.from_ms), x.to_ms.min(y.to_ms));
-            if from < to {
-                raw.push(Overlap {
-                    step: x.step.max(y.step),
+    let (a, b) = (work(0), work(1));
+    let mut out: Vec<Overlap> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        let (from, to) = (x.from_ms.max(y.from_ms), x.to_ms.min(y.to_ms));
+        if from < to {
+            let step = x.step.max(y.step);
+            match out.last_mut() {
+                Some(l) if from <= l.to_ms => {
+                    l.to_ms = l.to_ms.max(to);
+                    l.step = l.step.min(step);
+                }
+                _ => out.push(Overlap {
+                    step,
                     from_ms: from,
                     to_ms: to,
-                });
+                }),
             }
         }
-    }
-    raw.sort_by_key(|o| (o.from_ms, o.to_ms, o.step));
-    let mut out: Vec<Overlap> = Vec::new();
-    for o in raw {
-        match out.last_mut() {
-            Some(l) if o.from_ms <= l.to_ms => {
-                l.to_ms = l.to_ms.max(o.to_ms);
-                l.step = l.step.min(o.step);
-            }
-            _ => out.push(o),
+        if x.to_ms <= y.to_ms {
+            i += 1;
+        } else {
+            j += 1;
         }
     }
     out
 }
 
+/// The counters over what happened before trace entry `n`.
 fn count(
     commands: &[CmdRow],
     writes: &[Write],
-    overlaps: &[Overlap],
+    segs: &[Seg],
     dropped: &[(usize, usize, u32, Dropped)],
     owners: &[Owner],
+    n: usize,
 ) -> Counters {
-    let n = |it: usize| it as u32;
+    let overlaps = overlaps(segs, n);
+    let c = |it: usize| it as u32;
+    let commands = || commands.iter().filter(|x| x.step < n);
+    let writes = || writes.iter().filter(|x| x.step < n);
+    let dropped = || dropped.iter().filter(|x| x.0 < n);
     Counters {
-        two_owner_moments: n(overlaps.len()),
+        two_owner_moments: c(overlaps.len()),
         two_owner_ms: overlaps.iter().map(|o| o.to_ms - o.from_ms).sum(),
-        steals: n(commands.iter().filter(|c| c.steals).count()),
-        grants: n(owners.len()),
-        writes_accepted: n(writes.iter().filter(|w| w.accepted).count()),
-        writes_rejected: n(writes.iter().filter(|w| !w.accepted).count()),
-        stale_accepted: n(writes.iter().filter(|w| w.stale && w.accepted).count()),
-        stale_rejected: n(writes.iter().filter(|w| w.stale && !w.accepted).count()),
-        duplicates: n(dropped.iter().filter(|d| d.3 == Dropped::Duplicate).count()),
-        lost: n(dropped.iter().filter(|d| d.3 == Dropped::LostLock).count()),
-        commands: n(commands.len()),
+        steals: c(commands().filter(|x| x.steals).count()),
+        grants: c(owners.iter().filter(|o| o.step < n).count()),
+        writes_accepted: c(writes().filter(|w| w.accepted).count()),
+        writes_rejected: c(writes().filter(|w| !w.accepted).count()),
+        stale_accepted: c(writes().filter(|w| w.stale && w.accepted).count()),
+        stale_rejected: c(writes().filter(|w| w.stale && !w.accepted).count()),
+        duplicates: c(dropped().filter(|d| d.3 == Dropped::Duplicate).count()),
+        lost: c(dropped().filter(|d| d.3 == Dropped::LostLock).count()),
+        commands: c(commands().count()),
     }
 }
 
@@ -1080,17 +1093,14 @@ impl LockResult {
     /// The counters after the first `n` trace entries (what the timeline shows at `n`):
     /// equal to the counters of the same run stopped there.
     pub fn so_far(&self, n: usize) -> Counters {
-        let segs: Vec<Seg> = self.segs.iter().filter(|s| s.step < n).cloned().collect();
-        let commands: Vec<CmdRow> = self
-            .commands
-            .iter()
-            .filter(|c| c.step < n)
-            .cloned()
-            .collect();
-        let writes: Vec<Write> = self.writes.iter().filter(|w| w.step < n).cloned().collect();
-        let dropped: Vec<_> = self.dropped.iter().filter(|d| d.0 < n).copied().collect();
-        let owners: Vec<Owner> = self.owners.iter().filter(|o| o.step < n).cloned().collect();
-        count(&commands, &writes, &overlaps(&segs), &dropped, &owners)
+        count(
+            &self.commands,
+            &self.writes,
+            &self.segs,
+            &self.dropped,
+            &self.owners,
+            n,
+        )
     }
 
     /// Time of trace entry `n` (the last entry's after the end).
