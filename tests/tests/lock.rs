@@ -84,6 +84,8 @@ fn every_preset_shows_the_native_numbers() {
         );
         b.screenshot(&screenshot_dir().join(format!("labs/lock-{}.png", pr.id)));
     }
+    let axe = b.axe_serious();
+    assert!(axe.is_empty(), "{axe:#?}");
     // The presets' claims, as the student sees them.
     let n = |id: &str| want(&native(&format!("preset={id}")).counters);
     assert!(n("plain-del")[0] >= 1 && n("plain-del")[1] >= 1);
@@ -197,6 +199,8 @@ fn the_lab_on_production_slide_7_runs_without_console_errors() {
     );
     assert!(b.exists(".slide .lab-lock a.lab-open[href*='#/lab/lock']"));
     b.screenshot(&screenshot_dir().join("labs/lock-slide7.png"));
+    let axe = b.axe_serious();
+    assert!(axe.is_empty(), "{axe:#?}");
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }
 
