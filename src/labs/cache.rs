@@ -195,7 +195,7 @@ pub fn CacheLab(props: &LabProps) -> Html {
     let p = use_params(CACHE, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
     let typed: CacheParams = params.typed();
-    let run = use_work(Job::Cache(Box::new(typed)));
+    let run = use_work(Some(Job::Cache(Box::new(typed))));
     let busy = run.busy();
     let view = match run.done.as_deref() {
         Some(Output::Cache(v)) => Some(v.as_ref()),

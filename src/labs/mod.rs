@@ -8,6 +8,7 @@ pub mod cache;
 pub mod eviction;
 pub mod jitter;
 pub mod kit;
+pub mod lock;
 pub mod lru;
 pub mod sampling;
 pub mod stampede;
@@ -69,6 +70,12 @@ pub const LABS: &[Lab] = &[
         title: "ক্যাশ ইঞ্জিন — চার স্তর বনাম stampede",
         blurb: "ছয়টা API ইনস্ট্যান্স, খাম, FRESH/STALE/MISS, লক আর heartbeat — সব স্তর বন্ধ বনাম চালু, Redis ধীর বা ডাউন হলে কী হয়",
         view: |p| html! { <cache::CacheLab ..p /> },
+    },
+    Lab {
+        id: "lock",
+        title: "লকের দৌড় — DEL, টোকেন, fencing",
+        blurb: "দুই worker একই লক চায় — সাধারণ DEL অন্যের লক মোছে, টোকেন-স্ক্রিপ্ট আর fencing token তা ঠেকায়",
+        view: |p| html! { <lock::LockLab ..p /> },
     },
 ];
 

@@ -465,7 +465,7 @@ fn deck_lab_ids_are_the_simulators_labs() {
             "{id} has no fields"
         );
     }
-    assert!(redislab_deck::parse::LABS.len() >= 6);
+    assert!(redislab_deck::parse::LABS.len() >= 7);
 }
 
 /// Every lab embedded in a slide shows its essential view inside the slide box at laptop size

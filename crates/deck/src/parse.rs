@@ -38,7 +38,9 @@ pub const CONTAINERS: &[&str] = &[
 ];
 
 /// Live labs a deck can embed (`:::lab NAME key=value …`).
-pub const LABS: &[&str] = &["lru", "eviction", "sampling", "jitter", "stampede", "cache"];
+pub const LABS: &[&str] = &[
+    "lru", "eviction", "sampling", "jitter", "stampede", "cache", "lock",
+];
 
 /// Diagram names the app knows how to draw (`:::diagram NAME`).
 pub const DIAGRAMS: &[&str] = &[

@@ -57,6 +57,12 @@ stampede and sampling are the labs' own fields, with the labs' ranges and defaul
              [--warmup] [--seed] [--policy-seed] [--scan-*] [--shift-*]
   sampling   mean age rank of the oldest of k sampled keys vs k/(k+1), k = 1..kmax
              [--keys 1000] [--kmax 16] [--trials 2000] [--seed 1] [--samples 1,2,5,...]
+  lock       the lock race: workers A and B, SET NX PX, DEL or the token script,
+             heartbeat, a pause, fencing, dedup (the trace, then the counters)
+             [--preset plain-del|token|pause|fencing] [--ttl 1000] [--work 600]
+             [--jobs 2] [--release del|token] [--heartbeat off|on] [--fencing off|on]
+             [--dedup off|on] [--dedup-ex 900] [--pause-worker a|b] [--pause-at 200]
+             [--pause 800] [--gap 20] [--seed 4]  (options override the preset)
   policies   list the eviction policies
   redis      SimRedis: one command per line on stdin (redis-cli syntax), one JSON reply
              per line on stdout; '#advance <ms>' moves the virtual clock  [--seed 1]
@@ -98,6 +104,7 @@ fn dispatch(argv: &[String]) -> Result<String, CliError> {
         "mrc" => mrc_cmd(rest),
         "sampling" => sampling_cmd(rest),
         "policies" => policies_cmd(rest),
+        "lock" => lock_cmd(rest),
         "help" | "--help" | "-h" => Ok(USAGE.to_string()),
         other => Err(CliError(format!("unknown command '{other}'"))),
     }
@@ -429,4 +436,35 @@ fn cache_cmd(argv: &[String]) -> Result<String, CliError> {
     Ok(emit(&a, cache::table(&lab), || {
         cache::table_json(&lab, a.flag("series"))
     }))
+}
+
+fn lock_cmd(argv: &[String]) -> Result<String, CliError> {
+    use redislab_sim::labs::lock;
+    let a = parse_lab(argv, lock::FIELDS, &[], &["preset"], &["json"])?;
+    let base = match a.value("preset") {
+        None => Vec::new(),
+        Some(id) => lock::preset(id)
+            .ok_or_else(|| {
+                let ids: Vec<&str> = lock::PRESETS.iter().map(|p| p.id).collect();
+                CliError(format!(
+                    "--preset: unknown preset '{id}' ({})",
+                    ids.join(", ")
+                ))
+            })?
+            .pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    };
+    let given = lock::FIELDS.iter().filter_map(|f| {
+        a.value(&flag(f.key))
+            .map(|v| (f.key.to_string(), v.to_string()))
+    });
+    let (p, errors) = Params::from_pairs(lock::FIELDS, base.into_iter().chain(given));
+    if let Some(e) = errors.first() {
+        return Err(CliError(format!("--{}: {}", flag(&e.key), e.message)));
+    }
+    let mut run = lock::LockRun::new(&p.typed());
+    while run.step() {}
+    Ok(emit(&a, run.text(), || run.result().to_json()))
 }

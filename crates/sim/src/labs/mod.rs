@@ -8,6 +8,7 @@
 pub mod cache;
 pub mod eviction;
 pub mod jitter;
+pub mod lock;
 pub mod params;
 pub mod stampede;
 pub mod ui;

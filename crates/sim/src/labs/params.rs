@@ -449,6 +449,7 @@ pub fn fields(lab: &str) -> Option<&'static [Field]> {
         "jitter" => JITTER,
         "stampede" => STAMPEDE,
         "cache" => CACHE,
+        "lock" => super::lock::FIELDS,
         _ => return None,
     })
 }
@@ -914,7 +915,9 @@ mod tests {
 
     #[test]
     fn every_lab_has_fields_with_valid_defaults() {
-        for lab in ["lru", "eviction", "sampling", "jitter", "stampede", "cache"] {
+        for lab in [
+            "lru", "eviction", "sampling", "jitter", "stampede", "cache", "lock",
+        ] {
             let f = fields(lab).unwrap();
             for field in f {
                 assert_eq!(

@@ -42,6 +42,8 @@ pub enum Job {
     Stampede(StampedeParams),
     /// The cache engine: every layer off beside the chosen layers, on the same seed.
     Cache(Box<super::params::CacheParams>),
+    /// The lock race (the whole trace at the end).
+    Lock(super::lock::LockParams),
 }
 
 /// A message to the worker.
@@ -106,6 +108,8 @@ pub enum Output {
     },
     /// The cache engine's pair, drawn-size.
     Cache(Box<super::cache::CacheView>),
+    /// The lock race.
+    Lock(Box<super::lock::LockResult>),
 }
 
 /// What one message from the worker says.
@@ -139,6 +143,8 @@ const DRAWS: u32 = 65_536;
 const EVENTS: usize = 32_768;
 /// Cache-engine events per unit of work.
 const CACHE_EVENTS: usize = 16_384;
+/// World events per lock-race unit of work.
+const LOCK_EVENTS: usize = 4_096;
 
 enum Runner {
     Ready(Option<Output>),
@@ -150,6 +156,7 @@ enum Runner {
     JitterTable(JitterSet, Vec<JitterWave>),
     Stampede(StampedeSet, StampedeConfig),
     Cache(Box<super::cache::PairRun>),
+    Lock(Box<super::lock::LockRun>),
 }
 
 /// One job being worked through, a unit at a time.
@@ -178,6 +185,7 @@ impl Work {
             }
             Job::Stampede(p) => Runner::Stampede(StampedeSet::new(p.config()), p.config()),
             Job::Cache(p) => Runner::Cache(Box::new(super::cache::PairRun::new(&p.config()))),
+            Job::Lock(p) => Runner::Lock(Box::new(super::lock::LockRun::new(&p))),
         };
         Ok(Work { run })
     }
@@ -240,6 +248,11 @@ impl Work {
                     out.push(Body::Done(Output::Cache(Box::new(view))));
                 }
             }
+            Runner::Lock(r) => {
+                if r.steps(LOCK_EVENTS) {
+                    out.push(Body::Done(Output::Lock(Box::new(r.result()))));
+                }
+            }
         }
         if out.iter().any(|b| matches!(b, Body::Done(_))) {
             self.run = Runner::Ready(None);
@@ -258,6 +271,7 @@ impl Work {
             Runner::JitterChart(s) | Runner::JitterTable(s, _) => s.progress(),
             Runner::Stampede(s, _) => s.progress(),
             Runner::Cache(r) => r.progress(),
+            Runner::Lock(r) => r.progress(),
         }
     }
 
