@@ -70,7 +70,8 @@ pub fn App() -> Html {
                     <Player key={d.0.id.as_ref()} deck={d} {index} {step} on_navigate={on_navigate.clone()} />
                 }
             });
-            html! { <WithDeck key={DECKS[*deck].id.as_ref()} deck={*deck} {render} /> }
+            let cover_first = (index, step) == (0, 0);
+            html! { <WithDeck key={DECKS[*deck].id.as_ref()} deck={*deck} {render} {cover_first} /> }
         }
         Route::Speaker { deck, index, step } => {
             let (index, step, on_navigate) = (*index, *step, on_navigate(*deck, true));

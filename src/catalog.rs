@@ -3,6 +3,7 @@
 //! the visit. So the first load carries only the player and the index, and adding a deck adds
 //! one index entry to it, not the deck's text.
 
+use crate::deck::player::PlayerShell;
 use crate::deck::slide::SlideView;
 use redislab_deck::{bn, Deck, DeckInfo};
 use std::cell::RefCell;
@@ -76,6 +77,9 @@ pub struct WithDeckProps {
     pub deck: usize,
     /// What to draw once the deck is here.
     pub render: Callback<DeckRef, Html>,
+    /// Meanwhile, draw the player's frame with the first slide (the address is slide 1).
+    #[prop_or_default]
+    pub cover_first: bool,
 }
 
 #[derive(Clone, PartialEq)]
@@ -111,6 +115,7 @@ pub fn WithDeck(props: &WithDeckProps) -> Html {
     let info: &DeckInfo = &DECK_INDEX[i];
     match &*state {
         Load::Ready(d) => props.render.emit(*d),
+        Load::Waiting if props.cover_first => html! { <PlayerShell {info} /> },
         Load::Waiting => html! {
             <main class="deck-loading" aria-busy="true">
                 <div class="thumb deck-loading-cover" aria-hidden="true"><SlideView slide={&info.cover} /></div>

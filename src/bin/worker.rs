@@ -3,8 +3,8 @@
 //! `index.html`). The app starts it the first time a lab needs a result
 //! (`labs::worker::start`). It reads [`ToWorker`] messages (JSON strings), drives each run
 //! ([`Work`]) a slice of about [`SLICE_MS`] at a time, oldest run first, and posts
-//! [`FromWorker`] messages back: partial results as they come, progress now and then, the
-//! output at the end. Between slices it yields to its event loop (a `MessageChannel` ping,
+//! [`FromWorker`] messages back — partial results as they come, progress now and then, the
+//! output at the end — one JSON array per slice. Between slices it yields to its event loop (a `MessageChannel` ping,
 //! which unlike `setTimeout` is never clamped), so a cancel or a newer run is read at once.
 //!
 //! Why a second binary over gloo-worker / yew-agent: the protocol is three serde enums in
@@ -21,9 +21,9 @@ use web_sys::js_sys::Date;
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent, MessagePort};
 
 /// Work per slice before the worker reads its messages again, in milliseconds.
-const SLICE_MS: f64 = 25.0;
+const SLICE_MS: f64 = 40.0;
 /// Least time between two progress messages of a run, in milliseconds.
-const PROGRESS_MS: f64 = 80.0;
+const PROGRESS_MS: f64 = 120.0;
 
 struct Run {
     id: u32,
@@ -33,6 +33,9 @@ struct Run {
 
 struct Worker {
     scope: DedicatedWorkerGlobalScope,
+    /// Messages of this slice, posted together when it ends (one message event, so one
+    /// render, on the page however many rows or points the slice made).
+    batch: Vec<FromWorker>,
     /// Pinging it schedules the next slice.
     wake: MessagePort,
     queue: VecDeque<Run>,
@@ -40,10 +43,19 @@ struct Worker {
 }
 
 impl Worker {
-    fn post(&self, run: u32, body: Body) {
-        if let Ok(s) = serde_json::to_string(&FromWorker { run, body }) {
+    fn post(&mut self, run: u32, body: Body) {
+        self.batch.push(FromWorker { run, body });
+    }
+
+    /// Sends what this slice said, as one JSON array.
+    fn flush(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        if let Ok(s) = serde_json::to_string(&self.batch) {
             let _ = self.scope.post_message(&JsValue::from_str(&s));
         }
+        self.batch.clear();
     }
 
     fn schedule(&mut self) {
@@ -66,6 +78,7 @@ impl Worker {
             Ok(ToWorker::Cancel { run }) => self.queue.retain(|r| r.id != run),
             Err(e) => web_sys::console::error_1(&format!("worker: bad message: {e}").into()),
         }
+        self.flush();
         self.schedule();
     }
 
@@ -98,6 +111,7 @@ impl Worker {
                 self.post(id, Body::Progress(p));
             }
         }
+        self.flush();
         self.schedule();
     }
 }
@@ -110,6 +124,7 @@ fn main() {
     let worker = Rc::new(RefCell::new(Worker {
         scope: scope.clone(),
         wake: channel.port2(),
+        batch: Vec::new(),
         queue: VecDeque::new(),
         scheduled: false,
     }));
@@ -127,10 +142,10 @@ fn main() {
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
     // Messages that arrived while the wasm was loading had no listener: say when we have one.
-    if let Ok(s) = serde_json::to_string(&FromWorker {
+    if let Ok(s) = serde_json::to_string(&[FromWorker {
         run: 0,
         body: Body::Ready,
-    }) {
+    }]) {
         let _ = scope.post_message(&JsValue::from_str(&s));
     }
 }

@@ -33,6 +33,21 @@ impl Reducible for State {
     }
 }
 
+/// Props of the two views of a deck, the audience's [`crate::deck::player::Player`] and the
+/// [`crate::deck::speaker::Speaker`] window.
+#[derive(Properties, PartialEq)]
+pub struct DeckViewProps {
+    /// The deck (loaded).
+    pub deck: crate::catalog::DeckRef,
+    /// 0-based slide the address names.
+    pub index: usize,
+    /// Fragments revealed, as the address names.
+    #[prop_or_default]
+    pub step: usize,
+    /// Called with (slide, step) when the view moves, so the address follows.
+    pub on_navigate: Callback<(usize, usize)>,
+}
+
 /// The player's state and the way to change it.
 pub struct DeckControl {
     /// The state as rendered.
@@ -83,13 +98,9 @@ impl Drop for Channel {
 /// `index`/`step` come from the address; `on_navigate` hears every move made here or in the
 /// other window; `speaker` is true in the speaker window (S there does nothing).
 #[hook]
-pub fn use_deck_control(
-    deck: &'static Deck,
-    index: usize,
-    step: usize,
-    on_navigate: Callback<(usize, usize)>,
-    speaker: bool,
-) -> DeckControl {
+pub fn use_deck_control(props: &DeckViewProps, speaker: bool) -> DeckControl {
+    let (deck, index, step) = (props.deck.0, props.index, props.step);
+    let on_navigate = props.on_navigate.clone();
     let state = use_reducer(|| {
         let steps = deck.slides.iter().map(|s| s.steps()).collect();
         let mut p = nav::Player::new(steps, index);

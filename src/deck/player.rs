@@ -4,8 +4,7 @@
 //! buttons. The state machine lives in `redislab_deck::nav`; `control.rs` wires it to the
 //! browser; this file draws the audience's view.
 
-use crate::catalog::DeckRef;
-use crate::deck::control::{open_speaker, use_deck_control};
+use crate::deck::control::{open_speaker, use_deck_control, DeckViewProps};
 use crate::deck::slide::SlideView;
 use crate::dom;
 use gloo_timers::callback::Timeout;
@@ -14,32 +13,12 @@ use redislab_deck::{bn, route, Deck};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-/// Props of [`Player`].
-#[derive(Properties, PartialEq)]
-pub struct PlayerProps {
-    /// The deck (loaded).
-    pub deck: DeckRef,
-    /// 0-based slide the address names.
-    pub index: usize,
-    /// Fragments revealed, as the address names.
-    #[prop_or_default]
-    pub step: usize,
-    /// Called with (slide, step) when the player moves, so the address follows.
-    pub on_navigate: Callback<(usize, usize)>,
-}
-
 /// The player for one deck.
 #[component]
-pub fn Player(props: &PlayerProps) -> Html {
+pub fn Player(props: &DeckViewProps) -> Html {
     let deck: &'static Deck = props.deck.0;
     let len = deck.slides.len();
-    let ctl = use_deck_control(
-        deck,
-        props.index,
-        props.step,
-        props.on_navigate.clone(),
-        false,
-    );
+    let ctl = use_deck_control(props, false);
     let p = &ctl.player;
     let go = ctl.go.clone();
     let fullscreen = use_state(dom::is_fullscreen);
@@ -204,7 +183,11 @@ pub fn Player(props: &PlayerProps) -> Html {
                 <nav class="tools" aria-label="প্রেজেন্টেশনের নিয়ন্ত্রণ">
                     <button class={classes!("tool", p.overview.then_some("on"))} onclick={act(Action::ToggleOverview)} aria-pressed={p.overview.to_string()} title="সব স্লাইড (O)">{"▦"}<span class="tool-label">{" সব স্লাইড"}</span></button>
                     <button class={classes!("tool", p.script.then_some("on"))} onclick={act(Action::ToggleScript)} aria-pressed={p.script.to_string()} title="প্রেজেন্টারের স্ক্রিপ্ট (N)">{"✎"}<span class="tool-label">{" স্ক্রিপ্ট"}</span></button>
-                    <button class="tool" onclick={speaker} title="স্পিকার উইন্ডো (S)">{"⧉"}<span class="tool-label">{" স্পিকার"}</span></button>
+                    <button class="tool" onclick={speaker} title="স্পিকার উইন্ডো (S)">
+                        // An icon drawn, not a font character: two windows, one behind the other.
+                        <svg class="tool-icon" viewBox="0 0 16 16" aria-hidden="true"><rect x="1.5" y="4.5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.5"/><path d="M5.5 2.5h7a1.5 1.5 0 0 1 1.5 1.5v7" fill="none" stroke="currentColor" stroke-width="1.5"/></svg>
+                        <span class="tool-label">{" স্পিকার"}</span>
+                    </button>
                     <button class={classes!("tool", p.autoplay.then_some("on"))} onclick={act(Action::ToggleAutoplay)} aria-pressed={p.autoplay.to_string()} title="অটোপ্লে (A)">{ if p.autoplay { "❚❚" } else { "▶" } }<span class="tool-label">{" অটোপ্লে"}</span></button>
                     <button class={classes!("tool", (*fullscreen).then_some("on"))} onclick={Callback::from(|_| dom::toggle_fullscreen())} aria-pressed={fullscreen.to_string()} title="ফুলস্ক্রিন (F)">{"⛶"}<span class="tool-label">{" ফুলস্ক্রিন"}</span></button>
                     <button class={classes!("tool", p.help.then_some("on"))} onclick={act(Action::ToggleHelp)} aria-pressed={p.help.to_string()} title="কি-বোর্ড শর্টকাট (?)" aria-label="কি-বোর্ড শর্টকাট">{"?"}</button>
@@ -306,6 +289,43 @@ pub fn Player(props: &PlayerProps) -> Html {
                     </form>
                 </div>
             }
+        </div>
+    }
+}
+
+/// Props of [`PlayerShell`].
+#[derive(Properties, PartialEq)]
+pub struct PlayerShellProps {
+    /// The deck's index entry.
+    pub info: &'static redislab_deck::DeckInfo,
+}
+
+/// The player's frame with the deck's first slide, drawn from the index while the deck itself
+/// is still on its way: a student who opens a deck's link sees its first slide at once, and
+/// the real player takes its place, in the same layout, when the deck arrives.
+#[component]
+pub fn PlayerShell(props: &PlayerShellProps) -> Html {
+    let info = props.info;
+    let len = info.steps.len();
+    let counter = bn::counter(0, len);
+    html! {
+        <div class="player" aria-busy="true">
+            <header class="topbar">
+                <a class="brand" href="#/" title="সব ডেক"><span class="brand-mark" aria-hidden="true">{"◆"}</span>{" Redis Lab"}</a>
+                <span class="deck-name">{ info.title.as_ref() }</span>
+            </header>
+            <main class="stage-wrap">
+                <section class="stage" aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")} data-step="0">
+                    <SlideView slide={&info.cover} step={0} />
+                </section>
+            </main>
+            <footer class="bar">
+                <div class="bar-mid">
+                    // Not `.counter` yet: keys do nothing until the real player is here.
+                    <span class="counter-pending">{ counter }</span>
+                    <span class="key-hint" role="status">{"বাকি স্লাইডগুলো আসছে…"}</span>
+                </div>
+            </footer>
         </div>
     }
 }

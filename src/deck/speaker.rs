@@ -2,27 +2,13 @@
 //! still to be revealed shown faintly, the next view, the script in large type, the time since
 //! the talk started and a clock. Keys and clicks here move the audience's window too.
 
-use crate::catalog::DeckRef;
-use crate::deck::control::use_deck_control;
+use crate::deck::control::{use_deck_control, DeckViewProps};
 use crate::deck::slide::SlideView;
 use crate::dom;
 use gloo_timers::callback::Interval;
 use redislab_deck::nav::Action;
 use redislab_deck::{bn, Deck};
 use yew::prelude::*;
-
-/// Props of [`Speaker`].
-#[derive(Properties, PartialEq)]
-pub struct SpeakerProps {
-    /// The deck (loaded).
-    pub deck: DeckRef,
-    /// 0-based slide the address names.
-    pub index: usize,
-    /// Fragments revealed.
-    pub step: usize,
-    /// Called with (slide, step) when the speaker moves, so the address follows.
-    pub on_navigate: Callback<(usize, usize)>,
-}
 
 /// Milliseconds since the page started (monotonic).
 fn now_ms() -> f64 {
@@ -50,16 +36,10 @@ fn clock_text(total_s: u64) -> String {
 
 /// The speaker's view of a deck.
 #[component]
-pub fn Speaker(props: &SpeakerProps) -> Html {
+pub fn Speaker(props: &DeckViewProps) -> Html {
     let deck: &'static Deck = props.deck.0;
     let len = deck.slides.len();
-    let ctl = use_deck_control(
-        deck,
-        props.index,
-        props.step,
-        props.on_navigate.clone(),
-        true,
-    );
+    let ctl = use_deck_control(props, true);
     let p = &ctl.player;
     let started = use_state(now_ms);
     let now = use_state(now_ms);
@@ -118,7 +98,7 @@ pub fn Speaker(props: &SpeakerProps) -> Html {
                         <button class="button primary" onclick={act(Action::Next)} aria-disabled={p.at_end().to_string()}>{"পরে →"}</button>
                     </div>
                 </section>
-                <section class="speaker-script" aria-label="স্ক্রিপ্ট">
+                <section class="speaker-script" aria-label="স্ক্রিপ্ট" tabindex="0">
                     <p class="script-text">{ slide.script.as_ref() }</p>
                 </section>
             </main>

@@ -95,19 +95,13 @@ pub fn EvictionLab(props: &LabProps) -> Html {
     let params = p.state.good.clone();
     let typed: EvictionParams = params.typed();
     // Three runs, queued in this order in the worker: the table first (the seed's numbers),
-    // then the race replay for the timeline, then the curve.
-    let table = use_work(Job::EvictionTable(typed.clone()));
-    let race = use_work(Job::EvictionRace(typed.clone()));
-    let curve_run = use_work(if props.embedded {
-        // Not drawn inside a slide: ask for nothing heavy.
-        Job::EvictionCurve(EvictionParams {
-            policies: vec!["opt".into()],
-            ..typed.clone()
-        })
-    } else {
-        Job::EvictionCurve(typed.clone())
-    });
-    let busy = table.busy() || race.busy() || (!props.embedded && curve_run.busy());
+    // then the race replay for the timeline, then the curve. Inside a slide only the race is
+    // drawn, so only the race runs.
+    let full = !props.embedded;
+    let table = use_work(full.then(|| Job::EvictionTable(typed.clone())));
+    let race = use_work(Some(Job::EvictionRace(typed.clone())));
+    let curve_run = use_work(full.then(|| Job::EvictionCurve(typed.clone())));
+    let busy = table.busy() || race.busy() || curve_run.busy();
     let t = use_timeline(FRAMES, 250);
     let kind = typed.kind();
     let kind_label = match kind {
@@ -147,14 +141,14 @@ pub fn EvictionLab(props: &LabProps) -> Html {
         Some(Output::EvictionTable { text }) => html! {
             <div class="race-table">
                 <p class="lab-caption">{ format!("তিন trace-এ পুরো ফল (seed-এর টেবিলের বিন্যাসে) · এই ব্রাউজারে হিসাব লাগল {} ms", bn::digits(table.millis.round() as usize, 1)) }</p>
-                <pre class="lab-table" data-testid="eviction-table" data-ms={format!("{:.1}", table.millis)}>{ text.clone() }</pre>
+                <pre class="lab-table" tabindex="0" data-testid="eviction-table" data-ms={format!("{:.1}", table.millis)}>{ text.clone() }</pre>
             </div>
         },
         _ => html! {
             <div class="race-table">
                 { failed_or_progress(&table) }
                 if !table.parts.is_empty() {
-                    <pre class="lab-table partial" data-testid="eviction-rows">{ rows_so_far(&table) }</pre>
+                    <pre class="lab-table partial" tabindex="0" data-testid="eviction-rows">{ rows_so_far(&table) }</pre>
                 }
             </div>
         },
@@ -238,7 +232,8 @@ pub fn EvictionLab(props: &LabProps) -> Html {
         <div class={classes!("lab", "lab-eviction", props.embedded.then_some("embedded"))} data-lab="eviction" aria-busy={busy.to_string()}>
             { form }
             { race_view }
-            { table_view }
+            // Inside a slide: the race; the seed's whole table is on the full lab page.
+            if !props.embedded { { table_view } }
             { curve }
             if props.embedded { { super::open_full("eviction", &params.to_query()) } }
         </div>

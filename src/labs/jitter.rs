@@ -188,13 +188,13 @@ pub fn JitterLab(props: &LabProps) -> Html {
     let cfg = typed.config();
     let case = typed.case();
 
-    let chosen_run = use_work(Job::JitterChart(typed));
+    let chosen_run = use_work(Some(Job::JitterChart(typed)));
     // The table depends on keys, TTL and seed only: J and round leave it in place.
-    let rows_run = use_work(Job::JitterTable(JitterParams {
+    let rows_run = use_work(Some(Job::JitterTable(JitterParams {
         jitter: 0.0,
         round: 1,
         ..typed
-    }));
+    })));
     let busy = chosen_run.busy() || rows_run.busy();
     let chosen = match chosen_run.done.as_deref() {
         Some(Output::JitterChart(c)) => Some(c),

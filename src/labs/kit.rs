@@ -195,6 +195,23 @@ pub struct ControlsProps {
     pub label: AttrValue,
 }
 
+// The controls' icons, drawn rather than typed: the served fonts have no glyph for ⏮ and ⏭
+// (they showed as empty boxes), and one drawing looks the same everywhere.
+const RESET: &str = "M2 3h2v10H2zM9 3v10L4 8zM14 3v10L9 8z";
+const BACK: &str = "M12 3v10L5 8z";
+const PLAY: &str = "M4 2.5v11l9-5.5z";
+const PAUSE: &str = "M4 3h3v10H4zM9 3h3v10H9z";
+const FORWARD: &str = "M3 3v10l7-5zM11 3h2v10h-2z";
+const END: &str = "M2 3v10l5-5zM7 3v10l5-5zM12 3h2v10h-2z";
+
+fn icon(d: &'static str) -> Html {
+    html! {
+        <svg class="tool-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+            <path d={d} fill="currentColor" />
+        </svg>
+    }
+}
+
 /// Play/pause, step back/forward, a scrubber, speed and reset.
 #[component]
 pub fn Controls(props: &ControlsProps) -> Html {
@@ -224,12 +241,12 @@ pub fn Controls(props: &ControlsProps) -> Html {
     let last = t.frames.saturating_sub(1);
     html! {
         <div class="lab-controls" role="group" aria-label="চালানোর নিয়ন্ত্রণ">
-            <button class="tool" onclick={d(TimeAction::Reset)} title="শুরুতে ফিরুন" aria-label="রিসেট">{"⏮"}</button>
-            <button class="tool" onclick={d(TimeAction::Back)} disabled={t.cursor == 0} title="এক ধাপ পিছনে" aria-label="এক ধাপ পিছনে">{"◀"}</button>
+            <button class="tool" onclick={d(TimeAction::Reset)} title="শুরুতে ফিরুন" aria-label="রিসেট">{ icon(RESET) }</button>
+            <button class="tool" onclick={d(TimeAction::Back)} disabled={t.cursor == 0} title="এক ধাপ পিছনে" aria-label="এক ধাপ পিছনে">{ icon(BACK) }</button>
             <button class={classes!("tool", "play", t.playing.then_some("on"))} onclick={d(TimeAction::Toggle)} data-testid="play"
-                aria-label={if t.playing { "থামান" } else { "চালান" }}>{ if t.playing { "❚❚" } else { "▶" } }</button>
-            <button class="tool" onclick={d(TimeAction::Forward)} disabled={t.cursor >= last} title="এক ধাপ সামনে" aria-label="এক ধাপ সামনে">{"▶|"}</button>
-            <button class="tool" onclick={d(TimeAction::End)} disabled={t.cursor >= last} title="শেষ ফল" aria-label="শেষে যান">{"⏭"}</button>
+                aria-label={if t.playing { "থামান" } else { "চালান" }}>{ icon(if t.playing { PAUSE } else { PLAY }) }</button>
+            <button class="tool" onclick={d(TimeAction::Forward)} disabled={t.cursor >= last} title="এক ধাপ সামনে" aria-label="এক ধাপ সামনে">{ icon(FORWARD) }</button>
+            <button class="tool" onclick={d(TimeAction::End)} disabled={t.cursor >= last} title="শেষ ফল" aria-label="শেষে যান">{ icon(END) }</button>
             <input class="scrubber" type="range" min="0" max={last.to_string()} value={t.cursor.to_string()} oninput={on_seek}
                 aria-label="সময়রেখা" aria-valuetext={props.label.clone()} />
             <span class="scrub-label">{ props.label.clone() }</span>
@@ -262,7 +279,7 @@ pub struct RunState {
 impl RunState {
     /// Still computing.
     pub fn busy(&self) -> bool {
-        self.done.is_none() && self.failed.is_none()
+        self.job.is_some() && self.done.is_none() && self.failed.is_none()
     }
 }
 
@@ -311,28 +328,38 @@ thread_local! {
 }
 
 /// Runs `job` in the simulation worker and follows it: progress, partial results and the
-/// result. A new `job` cancels the run in flight; what a cancelled run still sends is
-/// dropped, and until the new run answers the state is the new run's (nothing stale shows).
+/// result (`None`: nothing runs, and the state is idle). A new `job` cancels the run in
+/// flight; what a cancelled run still sends is dropped, and until the new run answers the
+/// state is the new run's, busy and empty (nothing stale shows).
 #[hook]
-pub fn use_work(job: Job) -> RunState {
+pub fn use_work(job: Option<Job>) -> RunState {
     let state = use_reducer(RunState::default);
     {
         let d = state.dispatcher();
         use_effect_with(job.clone(), move |job| {
-            let run = RUNS.with(|r| {
-                r.set(r.get() + 1);
-                r.get()
+            let id = job.clone().map(|job| {
+                let run = RUNS.with(|r| {
+                    r.set(r.get() + 1);
+                    r.get()
+                });
+                d.dispatch(RunAction::Start(run, job.clone()));
+                super::worker::start(job, move |b| d.dispatch(RunAction::Body(run, b)))
             });
-            d.dispatch(RunAction::Start(run, job.clone()));
-            let id =
-                super::worker::start(job.clone(), move |b| d.dispatch(RunAction::Body(run, b)));
-            move || super::worker::cancel(id)
+            move || {
+                if let Some(id) = id {
+                    super::worker::cancel(id);
+                }
+            }
         });
     }
-    if state.job.as_ref() == Some(&job) {
+    if job.is_some() && state.job == job {
         (*state).clone()
     } else {
-        RunState::default()
+        // Not started yet (busy), or no job at all (idle).
+        RunState {
+            job,
+            ..RunState::default()
+        }
     }
 }
 

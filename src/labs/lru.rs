@@ -75,7 +75,7 @@ fn sentence(run: &LruWalk, n: usize, total: usize, step: &TraceStep, t: Touch) -
 pub fn LruLab(props: &LabProps) -> Html {
     let p = use_params(LRU, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
-    let work = use_work(Job::Lru(params.typed::<LruParams>()));
+    let work = use_work(Some(Job::Lru(params.typed::<LruParams>())));
     let walk = match work.done.as_deref() {
         Some(Output::Lru(w)) => Some(w),
         _ => None,
@@ -254,6 +254,15 @@ pub fn LruLab(props: &LabProps) -> Html {
         .filter(|s| s.outcome == Outcome::MissLoad)
         .count();
     let evictions = done.iter().filter(|s| s.evicted.is_some()).count();
+    // Inside a slide the table shows a window of rows around the current step (the slide
+    // has no room to scroll in); the full lab page shows them all.
+    let (first, shown) = if props.embedded {
+        const ROWS: usize = 3;
+        let first = cursor.saturating_sub(2).min(total.saturating_sub(ROWS));
+        (first, ROWS)
+    } else {
+        (0, total)
+    };
     let table = html! {
         <div class="lru-table-wrap" ref={wrap}>
             <table class="lru-table" data-testid="lru-table">
@@ -263,7 +272,7 @@ pub fn LruLab(props: &LabProps) -> Html {
                     <th scope="col">{ format!("list ({end_a} ... {end_b})") }</th>
                 </tr></thead>
                 <tbody>
-                    { for run.steps.iter().enumerate().map(|(i, s)| {
+                    { for run.steps.iter().enumerate().skip(first).take(shown).map(|(i, s)| {
                         let d = t.dispatcher();
                         let onclick = Callback::from(move |_: MouseEvent| d.dispatch(TimeAction::Seek(i + 1)));
                         let cls = if i + 1 == cursor { Some("current") } else if i + 1 > cursor { Some("later") } else { None };

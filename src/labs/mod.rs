@@ -100,6 +100,8 @@ pub struct LabPageProps {
 #[component]
 pub fn LabPage(props: &LabPageProps) -> Html {
     let id = props.id.clone();
+    // A lab page always needs the simulator: let its wasm load while this page renders.
+    worker::prepare();
     {
         let t = format!("{} · Redis Lab", title(&id));
         use_effect_with(t, |t| dom::document().set_title(t));

@@ -40,7 +40,7 @@ pub fn SamplingLab(props: &LabProps) -> Html {
     let p = use_params(SAMPLING, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
     let setup: SamplingParams = params.typed();
-    let run = use_work(Job::Sampling(setup));
+    let run = use_work(Some(Job::Sampling(setup)));
     let busy = run.busy();
     // The points measured so far (all of them once done): the chart grows as they arrive.
     let points: Vec<SamplingPoint> = match run.done.as_deref() {
@@ -173,9 +173,13 @@ pub fn SamplingLab(props: &LabProps) -> Html {
                     }
                 </div>
             </div>
-            <p class="smp-caption">
-                {"Redis allkeys-lru ডিফল্টে প্রতি eviction-এ ৫টি নমুনা দেখে (maxmemory-samples 5); সংস্করণ ৩.০ থেকে প্রার্থীদের একটি ছোট pool রেখে আন্দাজ আরও ভালো। এখানের রেখা pool ছাড়া, শুধু নমুনার।"}
-            </p>
+            // Inside a slide the chart and the numbers are the essence; the note is on the
+            // full lab page.
+            if !props.embedded {
+                <p class="smp-caption">
+                    {"Redis allkeys-lru ডিফল্টে প্রতি eviction-এ ৫টি নমুনা দেখে (maxmemory-samples 5); সংস্করণ ৩.০ থেকে প্রার্থীদের একটি ছোট pool রেখে আন্দাজ আরও ভালো। এখানের রেখা pool ছাড়া, শুধু নমুনার।"}
+                </p>
+            }
             if !props.embedded {
                 <p class="smp-note">
                     { format!(

@@ -19,7 +19,7 @@ use redislab_deck::bn;
 use redislab_sim::jsfmt::js_string;
 use redislab_sim::labs::params::{StampedeParams, STAMPEDE};
 use redislab_sim::labs::stampede::{header, Counters, Mode, StampedeConfig, StampedeSummary};
-use redislab_sim::labs::work::{Job, Output};
+use redislab_sim::labs::work::{Job, Output, Part};
 use yew::prelude::*;
 
 /// Timeline positions at most (several buckets per position on long runs).
@@ -134,7 +134,7 @@ fn card(
     }
 }
 
-fn table(runs: &[StampedeSummary], cfg: &StampedeConfig, embedded: bool) -> Html {
+fn table(runs: &[StampedeSummary], cfg: &StampedeConfig, embedded: bool, complete: bool) -> Html {
     let head = |bn_text: &'static str, seed: &'static str| {
         html! {
             <th scope="col">{ bn_text }if !embedded { <small>{ seed }</small> }</th>
@@ -144,7 +144,7 @@ fn table(runs: &[StampedeSummary], cfg: &StampedeConfig, embedded: bool) -> Html
     let text: String = header(cfg) + &runs.iter().map(|r| r.row() + "\n").collect::<String>();
     html! {
         <div class="st-table-wrap">
-            <table class="st-table" data-testid="stampede-table" data-table={text}>
+            <table class="st-table" data-testid={complete.then_some("stampede-table")} data-table={text}>
                 <caption>
                     { format!("শেষ ফল — recompute {} ms, TTL {} s, {} req/s, {} s ধরে",
                         js_string(cfg.delta * 1000.0), js_string(cfg.ttl), js_string(cfg.rate), js_string(cfg.duration)) }
@@ -182,7 +182,7 @@ pub fn StampedeLab(props: &LabProps) -> Html {
     let params = p.state.good.clone();
     let typed: StampedeParams = params.typed();
     let cfg = typed.config();
-    let run = use_work(Job::Stampede(typed));
+    let run = use_work(Some(Job::Stampede(typed)));
     let busy = run.busy();
     let runs = match run.done.as_deref() {
         Some(Output::Stampede { runs, .. }) => Some(runs),
@@ -208,7 +208,25 @@ pub fn StampedeLab(props: &LabProps) -> Html {
     }
 
     let (view, final_table) = match runs {
-        None => (failed_or_progress(&run), Html::default()),
+        None => {
+            // The designs' rows as each finishes; the charts come with the result.
+            let rows: Vec<StampedeSummary> = run
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::StampedeRow(mode, counters) => Some(StampedeSummary {
+                        mode: *mode,
+                        counters: *counters,
+                        buckets: Vec::new(),
+                    }),
+                    _ => None,
+                })
+                .collect();
+            (
+                failed_or_progress(&run),
+                table(&rows, &cfg, props.embedded, false),
+            )
+        }
         Some(runs) => {
             let upto = (t.cursor * step).min(n);
             let width = cfg.bucket;
@@ -244,7 +262,7 @@ pub fn StampedeLab(props: &LabProps) -> Html {
                         </div>
                     </>
                 },
-                table(runs, &cfg, props.embedded),
+                table(runs, &cfg, props.embedded, true),
             )
         }
     };

@@ -95,8 +95,9 @@ fn spawn() -> Option<Worker> {
         let Some(text) = e.data().as_string() else {
             return;
         };
-        match serde_json::from_str::<FromWorker>(&text) {
-            Ok(msg) => deliver(msg),
+        // One array per slice of the worker's work: one task, so one render, here.
+        match serde_json::from_str::<Vec<FromWorker>>(&text) {
+            Ok(msgs) => msgs.into_iter().for_each(deliver),
             Err(e) => web_sys::console::error_1(&format!("lab worker: {e}").into()),
         }
     });
@@ -108,6 +109,17 @@ fn spawn() -> Option<Worker> {
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();
     Some(worker)
+}
+
+/// Starts the worker now if it is not running yet, so its wasm loads while the page renders
+/// (a lab page calls it before its labs ask for their first runs).
+pub fn prepare() {
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.worker.is_none() {
+            c.worker = spawn();
+        }
+    });
 }
 
 /// Starts `job` in the worker (starting the worker first if needed); `on` hears every

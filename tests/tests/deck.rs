@@ -121,6 +121,12 @@ fn walk_the_eviction_deck() {
 }
 
 #[test]
+fn walk_the_broadcast_deck() {
+    assert_eq!(deck("broadcast").slides.len(), 29);
+    walk("broadcast");
+}
+
+#[test]
 fn walk_the_whole_deck_with_the_arrow_keys() {
     let deck = production();
     assert_eq!(deck.slides.len(), 22);
@@ -384,7 +390,7 @@ fn the_bengali_font_is_served_by_the_app() {
 #[test]
 fn phone_width_stays_readable() {
     let b = Browser::new(PHONE.0, PHONE.1);
-    for id in ["production", "eviction"] {
+    for id in ["production", "eviction", "broadcast"] {
         let n = deck(id).slides.len();
         let shots = screenshot_dir().join(format!("phone/{id}"));
         for i in 1..=n {

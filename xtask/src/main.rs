@@ -95,8 +95,10 @@ fn test(extra: &[String]) -> Result<(), String> {
     let browser = tools::ensure_test_tools()?;
     println!("xtask: native tests");
     let mut total = Counts::default();
+    // --no-fail-fast: every test binary runs and counts, so one red file hides nothing else.
     let native = run_counted(Command::new("cargo").args([
         "test",
+        "--no-fail-fast",
         "--workspace",
         "--exclude",
         "redislab",
@@ -109,7 +111,7 @@ fn test(extra: &[String]) -> Result<(), String> {
     println!("xtask: end-to-end tests in headless Chromium");
     let e2e = run_counted(
         Command::new("cargo")
-            .args(["test", "-p", "redislab-e2e", "--"])
+            .args(["test", "--no-fail-fast", "-p", "redislab-e2e", "--"])
             // Each test drives its own Chromium: on a 2-core machine, three at a time keeps
             // the waits honest without starving the browsers.
             .arg("--test-threads=3")

@@ -594,6 +594,10 @@ pub fn inline(n: usize, src: &str) -> Result<Text> {
                 out.push(Inline::Text(Cow::Owned(std::mem::take(&mut plain))));
             }
             let inner = &body[..end];
+            // Markup does not nest: a code span inside bold would show its backticks.
+            if escapes && inner.replace("\\`", "").contains('`') {
+                return err(n, format!("`` ` `` inside `{m}…{m}` in `{src}`: markup does not nest; put the code outside (or escape the backtick with `\\`)"));
+            }
             out.push(make(if escapes {
                 Cow::Owned(unescape(inner))
             } else {

@@ -459,6 +459,16 @@ fn a_stray_plus_line_in_a_container_names_its_line() {
     assert!(e.message.contains("`+ `"), "{e}");
 }
 
+#[test]
+fn code_inside_bold_is_refused_with_its_line() {
+    use redislab_deck::parse::inline;
+    let e = inline(7, "**`skip: 495000`** — ধীর").unwrap_err();
+    assert_eq!(e.line, 7);
+    assert!(e.message.contains("does not nest"), "{e}");
+    assert!(inline(7, "`skip: 495000` **ধীর**").is_ok());
+    assert!(inline(7, r"**a \` b**").is_ok());
+}
+
 /// A `\` escape works inside bold, emphasis and highlight too (production slide 4 once showed a
 /// literal `\=`), and an escaped marker does not close the span; code stays verbatim.
 #[test]

@@ -539,30 +539,6 @@ impl Params {
         self.index(key).map_or("", |i| self.values[i].as_str())
     }
 
-    /// A whole-number field.
-    pub fn int(&self, key: &str) -> i64 {
-        self.get(key).parse().unwrap_or(0)
-    }
-
-    /// A whole-number field as u32 (fields that use it are ranged within u32).
-    pub fn u32(&self, key: &str) -> u32 {
-        u32::try_from(self.int(key)).unwrap_or(0)
-    }
-
-    /// A number field.
-    pub fn float(&self, key: &str) -> f64 {
-        self.get(key).parse().unwrap_or(0.0)
-    }
-
-    /// A list field.
-    pub fn list(&self, key: &str) -> Vec<String> {
-        self.get(key)
-            .split(',')
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect()
-    }
-
     /// The values as the lab's typed parameter struct (`EvictionParams`, …): every field by
     /// its key, whole numbers and numbers as JSON numbers, lists as arrays.
     ///
@@ -683,14 +659,21 @@ mod tests {
 
     #[test]
     fn defaults_are_the_seeds() {
-        let p = Params::defaults(EVICTION);
-        assert_eq!(p.float("alpha"), 0.9);
-        assert_eq!(p.u32("cache"), 300);
-        assert_eq!(p.u32("seed"), 7);
-        assert_eq!(p.list("policies"), ["fifo", "random", "lru", "lfu", "opt"]);
-        assert_eq!(Params::defaults(JITTER).u32("keys"), 100_000);
-        assert_eq!(Params::defaults(STAMPEDE).float("delta"), 0.05);
-        assert_eq!(Params::defaults(LRU).u32("capacity"), 3);
+        let p: EvictionParams = Params::defaults(EVICTION).typed();
+        assert_eq!((p.alpha, p.cache, p.seed), (0.9, 300, 7));
+        assert_eq!(p.policies, ["fifo", "random", "lru", "lfu", "opt"]);
+        assert_eq!(p.kind(), crate::TraceKind::Zipf);
+        assert_eq!(
+            Params::defaults(JITTER).typed::<JitterParams>().keys,
+            100_000
+        );
+        assert_eq!(
+            Params::defaults(STAMPEDE).typed::<StampedeParams>().delta,
+            0.05
+        );
+        assert_eq!(Params::defaults(LRU).typed::<LruParams>().capacity, 3);
+        let s: SamplingParams = Params::defaults(SAMPLING).typed();
+        assert_eq!((s.keys, s.kmax, s.trials, s.seed), (1000, 16, 2000, 1));
     }
 
     #[test]
@@ -700,7 +683,7 @@ mod tests {
             "alpha=1.1&cache=500&policies=lru,arc,opt&trace=scan",
         );
         assert!(errs.is_empty(), "{errs:?}");
-        assert_eq!(p.float("alpha"), 1.1);
+        assert_eq!(p.typed::<EvictionParams>().alpha, 1.1);
         let (q, errs) = Params::from_query(EVICTION, &p.to_query());
         assert!(errs.is_empty());
         assert_eq!(p, q);
@@ -755,7 +738,68 @@ mod tests {
         assert!(p.set("capacity", "13").is_err());
         assert_eq!(p, Params::defaults(LRU));
         assert!(p.set("capacity", " 5 ").is_ok());
-        assert_eq!(p.u32("capacity"), 5);
+        assert_eq!(p.typed::<LruParams>().capacity, 5);
+    }
+
+    /// Every field of every lab refuses every malformed and out-of-range value with a
+    /// message in Bengali, and the last good values (typed ones too) stay as they were.
+    #[test]
+    fn every_bad_value_of_every_lab_gets_a_bengali_message_and_changes_nothing() {
+        let bengali = |m: &str| m.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c));
+        for lab in ["lru", "eviction", "sampling", "jitter", "stampede"] {
+            let fields = fields(lab).unwrap();
+            let good = Params::defaults(fields);
+            let typed = typed_of(lab, &good);
+            for f in fields {
+                let mut bad: Vec<String> = vec!["".into(), "abc".into(), "\u{0}".into()];
+                match f.kind {
+                    Kind::Int { min, max } => bad.extend([
+                        (min - 1).to_string(),
+                        (max + 1).to_string(),
+                        "1.5".into(),
+                        "1e3".into(),
+                        "99999999999999999999".into(),
+                    ]),
+                    Kind::Float { min, max } => bad.extend([
+                        (min - 1.0).to_string(),
+                        (max * 2.0 + 1.0).to_string(),
+                        "NaN".into(),
+                        "inf".into(),
+                        "-inf".into(),
+                        "1e999".into(),
+                    ]),
+                    Kind::Choice(_) => bad.extend(["nope".into(), "lru,fifo".into()]),
+                    Kind::Many(_) => bad.extend([
+                        "lru,lru".into(),
+                        "lru,nope".into(),
+                        ",,".into(),
+                        "fifo,random,lru,lfu,opt,clock,sieve,arc,2q".into(),
+                    ]),
+                    Kind::Ops => bad.extend(["fly A".into(), "get".into(), "put A B".into()]),
+                }
+                for v in &bad {
+                    let mut p = good.clone();
+                    let m = p
+                        .set(f.key, v)
+                        .expect_err(&format!("{lab}.{} accepted {v:?}", f.key));
+                    assert!(bengali(&m), "{lab}.{} {v:?}: {m}", f.key);
+                    assert_eq!(p, good, "{lab}.{} {v:?} changed a value", f.key);
+                    assert_eq!(typed_of(lab, &p), typed, "{lab}.{} {v:?}", f.key);
+                }
+            }
+        }
+    }
+
+    /// A lab's typed parameters, as JSON (to compare them whatever the lab).
+    fn typed_of(lab: &str, p: &Params) -> serde_json::Value {
+        let v = match lab {
+            "lru" => serde_json::to_value(p.typed::<LruParams>()),
+            "eviction" => serde_json::to_value(p.typed::<EvictionParams>()),
+            "sampling" => serde_json::to_value(p.typed::<SamplingParams>()),
+            "jitter" => serde_json::to_value(p.typed::<JitterParams>()),
+            _ => serde_json::to_value(p.typed::<StampedeParams>()),
+        };
+        v.expect("typed parameters serialise")
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! changed parameter makes the lab send [`ToWorker::Cancel`] for the old id and start a new
 //! run; the lab ignores every message whose id is not its current run's.
 //!
-//! Messages travel as JSON strings (serde_json) over `postMessage`. [`Work`] is the driver:
+//! Messages travel as JSON strings (serde_json) over `postMessage`, the worker's as one array
+//! of [`FromWorker`] per slice of work. [`Work`] is the driver:
 //! the worker calls [`Work::slice`] for a few milliseconds at a time and posts what it
 //! returns, so a cancel or a new request is read between slices. Nothing here knows about
 //! the web; the whole protocol runs natively in the tests.
