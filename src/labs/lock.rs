@@ -323,7 +323,7 @@ pub fn LockLab(props: &LabProps) -> Html {
     };
     let params = state.good.clone();
     let typed: LockParams = params.typed();
-    let run = use_work(Job::Lock(typed.clone()));
+    let run = use_work(Some(Job::Lock(typed.clone())));
     let busy = run.busy();
     let result = match run.done.as_deref() {
         Some(Output::Lock(r)) => Some(r.as_ref()),
