@@ -394,12 +394,19 @@ async fn track(s: &Session, keys: &[Vec<u8>]) -> Result<(), ErrBody> {
     p.cmd("PEXPIRE")
         .arg(&s.track_key)
         .arg(s.state.config.track_ttl.as_millis() as u64);
-    s.state.backend.pipe(&p).await.map_err(|mut e| {
-        // Nothing of the write itself was sent.
-        if e.code == Code::UnknownOutcome {
-            e.code = Code::Unavailable;
+    s.state.backend.pipe(&p).await.map_err(|e| {
+        // Nothing of the write itself was sent: it did not happen.
+        let code = match e.code {
+            Code::UnknownOutcome => Code::Unavailable,
+            c => c,
+        };
+        ErrBody {
+            code,
+            message: format!(
+                "could not record the session's new keys, so the command was not sent: {}",
+                e.message
+            ),
         }
-        e
     })?;
     s.tracked.lock().expect("not poisoned").extend(new);
     Ok(())
