@@ -34,7 +34,7 @@ enum Block {
     /// The last argument is a timeout in seconds (BRPOP, BLMOVE, BRPOPLPUSH).
     LastArgSeconds,
     /// `BLOCK <ms>` among the options (XREADGROUP); without it the command does not block.
-    BlockOptionMs,
+    OptionMs,
 }
 
 /// One allowed command.
@@ -123,7 +123,7 @@ const ALLOWED: &[Spec] = &[
     // XGROUP CREATE key group id [MKSTREAM] [ENTRIESREAD n]; other subcommands are refused.
     spec("XGROUP", -5, Second, true),
     // Moves entries into the pending list: a write.
-    blocking("XREADGROUP", -7, Streams, Block::BlockOptionMs),
+    blocking("XREADGROUP", -7, Streams, Block::OptionMs),
     spec("XACK", -4, First, true),
     spec("XPENDING", -3, First, false),
     spec("XCLAIM", -6, First, true),
@@ -329,7 +329,7 @@ pub fn prepare(words: &[String], prefix: &str, limits: &Limits) -> Result<Prepar
             out[n - 1] = arg.into_bytes();
             Some(ms)
         }
-        Block::BlockOptionMs => xreadgroup_block(words, &mut out, limits.max_block_ms)?,
+        Block::OptionMs => xreadgroup_block(words, &mut out, limits.max_block_ms)?,
     };
     let echo = match spec.name {
         "BRPOP" => Echo::KeyFirst,
@@ -362,7 +362,7 @@ fn xreadgroup_keys(words: &[String]) -> Result<Vec<usize>, ErrBody> {
         let w = &words[i];
         if w.eq_ignore_ascii_case("STREAMS") {
             let rest = words.len() - i - 1;
-            if rest == 0 || rest % 2 != 0 {
+            if rest == 0 || !rest.is_multiple_of(2) {
                 return Err(bad());
             }
             return Ok((i + 1..i + 1 + rest / 2).collect());

@@ -174,7 +174,13 @@ async fn ws(
         .try_acquire_owned()
         .map_err(|_| AppError::Busy)?;
     let hard = state.config.max_message_bytes * 2;
+    // tungstenite's default buffers are 128 KiB each way per socket; small ones keep an
+    // idle session cheap (a bigger message is read in several chunks; answers are flushed
+    // at once anyway). A client that stops reading is cut off past 1 MiB of answers.
     Ok(upgrade
+        .read_buffer_size(8 * 1024)
+        .write_buffer_size(0)
+        .max_write_buffer_size(1024 * 1024)
         .max_message_size(hard)
         .max_frame_size(hard)
         .on_upgrade(move |socket| session::run(socket, state, permit)))
