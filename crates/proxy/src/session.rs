@@ -31,6 +31,9 @@ const POLICY: u16 = 1008;
 const TOO_BIG: u16 = 1009;
 const NORMAL: u16 = 1000;
 
+/// How long one message may take to go out to the client.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
 struct Session {
     state: Arc<AppState>,
     prefix: String,
@@ -106,14 +109,17 @@ pub async fn run(socket: WebSocket, state: Arc<AppState>, _permit: OwnedSemaphor
     let (mut sink, mut stream) = socket.split();
     // Answers go through a bounded channel: a client that does not read stops being read.
     let (tx, mut rx) = mpsc::channel::<Message>(cfg.max_in_flight + 8);
-    let writer = tokio::spawn(async move {
+    // A client that stops reading is dropped after WRITE_TIMEOUT: its session cannot pin
+    // a place under the connection cap (or its answers in memory) for ever.
+    let mut writer = tokio::spawn(async move {
         while let Some(m) = rx.recv().await {
             let last = matches!(m, Message::Close(_));
-            if sink.send(m).await.is_err() || last {
-                break;
+            match tokio::time::timeout(WRITE_TIMEOUT, sink.send(m)).await {
+                Ok(Ok(())) if !last => {}
+                _ => break,
             }
         }
-        let _ = sink.close().await;
+        let _ = tokio::time::timeout(WRITE_TIMEOUT, sink.close()).await;
     });
 
     let hello = json!({
@@ -183,10 +189,15 @@ pub async fn run(socket: WebSocket, state: Arc<AppState>, _permit: OwnedSemaphor
         cfg.timeout + Duration::from_millis(cfg.limits.max_block_ms) + Duration::from_secs(1);
     let _ = tokio::time::timeout(wait, s.in_flight.acquire_many(cfg.max_in_flight as u32)).await;
     if let Some(c) = ending {
-        let _ = tx.send(c).await;
+        let _ = tokio::time::timeout(WRITE_TIMEOUT, tx.send(c)).await;
     }
     drop(tx);
-    let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+    if tokio::time::timeout(WRITE_TIMEOUT, &mut writer)
+        .await
+        .is_err()
+    {
+        writer.abort();
+    }
     s.blocking.lock().await.take();
     expire_tracked(&s).await;
     tracing::debug!(session = %id, "closed");
