@@ -153,7 +153,13 @@ impl IntoResponse for AppError {
 /// The whole service: `/ws` and the app's files.
 pub fn app(state: Arc<AppState>) -> Router {
     let files = Router::new()
-        .fallback_service(ServeDir::new(&state.config.dist))
+        // `x.wasm.br` / `x.wasm.gz` beside a file are sent as they are when the browser
+        // takes them (no per-request compression); other files are gzipped on the fly.
+        .fallback_service(
+            ServeDir::new(&state.config.dist)
+                .precompressed_br()
+                .precompressed_gzip(),
+        )
         .layer(middleware::from_fn(cache_headers))
         .layer(CompressionLayer::new());
     Router::new()

@@ -270,6 +270,12 @@ async fn static_files_have_cache_headers_and_gzip() {
         "let x = 1;\n".repeat(500),
     )
     .unwrap();
+    std::fs::write(
+        dir.join("redislab-0123456789abcdef_bg.wasm"),
+        vec![0u8; 5000],
+    )
+    .unwrap();
+    std::fs::write(dir.join("redislab-0123456789abcdef_bg.wasm.gz"), b"gzipped").unwrap();
     let redis = RedisServer::start();
     let mut cfg = config(&redis.url());
     cfg.dist = dir.clone();
@@ -300,5 +306,10 @@ async fn static_files_have_cache_headers_and_gzip() {
     );
     assert!(js.contains("content-encoding: gzip"), "{js}");
     assert!(get("/nope.js").await.starts_with("http/1.1 404"));
+    // A precompressed file beside the original is sent as it is.
+    let wasm = get("/redislab-0123456789abcdef_bg.wasm").await;
+    assert!(wasm.contains("content-encoding: gzip"), "{wasm}");
+    assert!(wasm.contains("content-length: 7\r\n"), "{wasm}");
+    assert!(wasm.contains("immutable"), "{wasm}");
     let _ = std::fs::remove_dir_all(dir);
 }
