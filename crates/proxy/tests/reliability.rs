@@ -117,7 +117,8 @@ async fn redis_paused_gives_timeouts_within_the_deadline_and_bounded_work() {
         }
         let took = t.elapsed();
         assert_eq!((timeouts, limited), (16, 84), "{how}");
-        assert!(took < Duration::from_millis(900), "{how}: {took:?}");
+        // The 400 ms deadline plus slack for a loaded machine.
+        assert!(took < Duration::from_millis(1400), "{how}: {took:?}");
         if how == "SIGSTOP" {
             redis.resume();
         }
