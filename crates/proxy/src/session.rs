@@ -348,7 +348,16 @@ async fn execute(s: &Session, work: Work) -> Result<Value, ErrBody> {
             let reply = match p.block_ms {
                 None => backend.run(&cmd, p.write).await?,
                 Some(ms) => {
-                    let mut guard = s.blocking.lock().await;
+                    // One blocking read at a time per session; one that cannot start within
+                    // the request timeout is answered TIMEOUT (it never ran).
+                    let mut guard = tokio::time::timeout(s.state.config.timeout, s.blocking.lock())
+                        .await
+                        .map_err(|_| ErrBody {
+                            code: Code::Timeout,
+                            message: "another blocking read of this session is still \
+                                          waiting; this one was not sent"
+                                .into(),
+                        })?;
                     if guard.is_none() {
                         *guard = Some(
                             backend

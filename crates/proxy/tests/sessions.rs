@@ -175,9 +175,16 @@ async fn blocking_reads_are_bounded_and_hold_up_nobody() {
 
     // A pop that gets an element answers with the key name without the prefix.
     let blocked = a.start(&["BRPOP", "q2", "q", "5"]).await;
-    let v = a.cmd(&["RPUSH", "q", "job"]).await;
-    assert_eq!(v["ok"], json!(1));
-    assert_eq!(a.answer(blocked).await["ok"], json!(["q", "job"]));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let push = a.start(&["RPUSH", "q", "job"]).await;
+    // The two answers may come in either order.
+    let mut got = std::collections::HashMap::new();
+    for _ in 0..2 {
+        let v = a.recv().await.unwrap();
+        got.insert(v["id"].as_u64().unwrap(), v["ok"].clone());
+    }
+    assert_eq!(got[&push], json!(1));
+    assert_eq!(got[&blocked], json!(["q", "job"]));
     // BLMOVE and XREADGROUP BLOCK.
     a.ok(&["RPUSH", "src", "x"]).await;
     assert_eq!(
@@ -312,4 +319,28 @@ async fn static_files_have_cache_headers_and_gzip() {
     assert!(wasm.contains("content-length: 7\r\n"), "{wasm}");
     assert!(wasm.contains("immutable"), "{wasm}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_blocking_reads_take_turns_within_the_deadline() {
+    let redis = RedisServer::start();
+    let mut cfg = config(&redis.url());
+    cfg.timeout = Duration::from_millis(300);
+    cfg.limits.max_block_ms = 1500;
+    let proxy = Proxy::start(cfg).await;
+    let mut a = proxy.connect().await;
+    // One blocking read at a time per session; one that cannot start within the request
+    // timeout is TIMEOUT (never sent), not queued behind the others for ever.
+    let first = a.start(&["BRPOP", "q", "0"]).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let second = a.start(&["BRPOP", "q", "0"]).await;
+    let third = a.start(&["BLMOVE", "q", "r", "LEFT", "LEFT", "0"]).await;
+    let mut codes = std::collections::HashMap::new();
+    for _ in 0..3 {
+        let v = a.recv().await.unwrap();
+        codes.insert(v["id"].as_u64().unwrap(), code(&v).to_string());
+    }
+    assert_eq!(codes[&first], "", "{codes:?}");
+    assert_eq!(codes[&second], "TIMEOUT", "{codes:?}");
+    assert_eq!(codes[&third], "TIMEOUT", "{codes:?}");
 }

@@ -25,6 +25,17 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// Whether a Redis answers PING on this port.
+fn ping(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(1)));
+    let mut buf = [0u8; 7];
+    s.write_all(b"PING\r\n").is_ok() && s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n"
+}
+
 /// A `redis-server` of the test's own.
 pub struct RedisServer {
     child: Option<Child>,
@@ -50,20 +61,42 @@ impl RedisServer {
         s
     }
 
+    /// Starts the server on `self.port` and waits until it answers PING. If it exits at
+    /// start (the port was taken in the meantime), tries again on another free port —
+    /// except on a restart, which must keep its port.
     fn spawn(&mut self) {
-        let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(10));
+        self.spawn_on_port(true);
+    }
+
+    fn spawn_on_port(&mut self, may_move: bool) {
+        for _attempt in 0..5 {
+            let mut child = Command::new("redis-server")
+                .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server starts");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                if ping(self.port) {
+                    self.child = Some(child);
+                    return;
+                }
+                if let Ok(Some(_)) = child.try_wait() {
+                    break; // exited: the port is taken
+                }
+                assert!(Instant::now() < deadline, "redis-server did not answer");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            assert!(
+                may_move,
+                "redis-server could not restart on port {}",
+                self.port
+            );
+            self.port = free_port();
         }
+        panic!("redis-server did not start");
     }
 
     pub fn url(&self) -> String {
@@ -85,7 +118,7 @@ impl RedisServer {
     /// A new, empty server on the same port.
     pub fn restart(&mut self) {
         self.kill();
-        self.spawn();
+        self.spawn_on_port(false);
     }
 
     fn signal(&self, sig: &str) {
