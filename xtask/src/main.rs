@@ -2,7 +2,8 @@
 //! the Rust toolchain. Every command first installs what it needs and is missing, saying what it
 //! does; a step already done is skipped; a failure names the missing piece.
 //!
-//! - `serve`: build the app and serve it at http://127.0.0.1:8080 (trunk serve)
+//! - `serve`: build the app and serve it at http://127.0.0.1:8080 (trunk serve); with
+//!   `--redis <url>`, the release app through the proxy (`crates/proxy`) instead
 //! - `build`: release build into `dist/`
 //! - `test`: native tests, release build, end-to-end tests in headless Chromium
 //! - `bench`: size of the release app and browser timings, printed as figures
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
 const USAGE: &str = "usage: cargo xtask <command>
 
   serve   install what is missing, build, serve at http://127.0.0.1:8080
+          (--redis URL: through the proxy, live mode against that Redis)
   build   release build into dist/
   test    native tests, release build, end-to-end tests in headless Chromium
   bench   release size (gzip) and browser timings (first paint, key to next slide)
@@ -71,6 +73,9 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
 
 fn serve(extra: &[String]) -> Result<(), String> {
     let path = tools::ensure_build_tools()?;
+    if extra.iter().any(|a| a == "--redis") {
+        return serve_with_redis(&path, extra);
+    }
     println!("xtask: serving at http://127.0.0.1:8080 (Ctrl-C stops)");
     run(Command::new("trunk")
         .arg("serve")
@@ -252,4 +257,19 @@ fn gzip_len(p: &Path) -> Result<usize, String> {
         .output()
         .map_err(|e| format!("gzip is needed to measure sizes: {e}"))?;
     Ok(out.stdout.len())
+}
+
+/// `serve --redis <url> [proxy options]`: the release app served by the proxy
+/// (`crates/proxy`), with its WebSocket to that Redis. The proxy is built at opt-level 3
+/// without LTO (the workspace's release profile is tuned for a small wasm file).
+fn serve_with_redis(path: &str, extra: &[String]) -> Result<(), String> {
+    release_build(path)?;
+    println!("xtask: serving dist/ and /ws at http://127.0.0.1:8080 (Ctrl-C stops)");
+    run(Command::new("cargo")
+        .args(["run", "--release", "-p", "redislab-proxy", "--"])
+        .args(extra)
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
+        .env("PATH", path))
 }

@@ -1,0 +1,263 @@
+//! The proxy's budgets, measured in one run on loopback:
+//!
+//! 1. `redis-benchmark -c 50 -P 1 -t set,get` against a fresh `redis-server` (the ceiling);
+//! 2. the same load (50 clients, one request at a time each, SET then GET) through the proxy
+//!    — running as its own process, this example re-executed with `--serve` — over
+//!    WebSockets, with every request's round trip timed;
+//! 3. the same 50-client loop straight to Redis with the `redis` crate, so "added p99" compares
+//!    like with like (same client machinery, with and without the proxy);
+//! 4. the proxy's resident memory before and after 1,000 idle sessions.
+//!
+//! Run with (a release build; LTO off so it builds in reasonable time on a small machine):
+//! `CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
+//!  CARGO_PROFILE_RELEASE_OPT_LEVEL=3 cargo run --release -p redislab-proxy --example bench`
+//! Options: `--requests N` per test (default 100000).
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use redislab_proxy::{app, AppState, Config};
+use std::io::BufRead;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use support::{RedisServer, Ws};
+
+const CLIENTS: usize = 50;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--serve") {
+        return serve(&args[2]);
+    }
+    let requests: usize = args
+        .iter()
+        .position(|a| a == "--requests")
+        .and_then(|i| args.get(i + 1))
+        .map(|n| n.parse().expect("--requests N"))
+        .unwrap_or(100_000);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(bench(requests));
+}
+
+/// The proxy as a child process: defaults, except the per-connection rate limit (a benchmark
+/// client sends thousands a second) and room for the idle-connection count.
+fn serve(redis_url: &str) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut cfg = Config::new(redis_url);
+        cfg.rate_per_sec = 1_000_000;
+        cfg.burst = 1_000_000;
+        cfg.max_connections = 2_000;
+        let state = AppState::new(cfg).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        println!("LISTEN {}", listener.local_addr().unwrap());
+        axum::serve(listener, app(state)).await.unwrap();
+    });
+}
+
+fn rss_kb(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn pct(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+struct Run {
+    rps: f64,
+    p50: f64,
+    p99: f64,
+}
+
+fn summarize(wall: Duration, mut lat: Vec<Duration>) -> Run {
+    lat.sort();
+    Run {
+        rps: lat.len() as f64 / wall.as_secs_f64(),
+        p50: pct(&lat, 0.50),
+        p99: pct(&lat, 0.99),
+    }
+}
+
+/// `redis-benchmark`'s CSV: (test, rps, p50 ms, p99 ms).
+fn redis_benchmark(port: u16, requests: usize) -> Vec<(String, f64, f64, f64)> {
+    let out = Command::new("redis-benchmark")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string()])
+        .args(["-c", &CLIENTS.to_string(), "-n", &requests.to_string()])
+        .args(["-P", "1", "-t", "set,get", "--csv"])
+        .output()
+        .expect("redis-benchmark runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap_or_default()
+        .split(',')
+        .map(|h| h.trim_matches('"').to_string())
+        .collect();
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').map(|x| x.trim_matches('"')).collect();
+            let num = |c: usize| f[c].parse::<f64>().unwrap_or(0.0);
+            (
+                f[0].to_string(),
+                num(col("rps")),
+                num(col("p50_latency_ms")),
+                num(col("p99_latency_ms")),
+            )
+        })
+        .collect()
+}
+
+async fn through_proxy(addr: std::net::SocketAddr, op: &str, requests: usize) -> Run {
+    let origin = format!("http://{addr}");
+    let mut socks = Vec::new();
+    for _ in 0..CLIENTS {
+        socks.push(Ws::connect(addr, Some(&origin)).await.unwrap());
+    }
+    let per = requests / CLIENTS;
+    let t = Instant::now();
+    let lats = futures_util::future::join_all(socks.iter_mut().enumerate().map(|(c, s)| {
+        let op = op.to_string();
+        async move {
+            let mut lat = Vec::with_capacity(per);
+            let key = format!("key:{c}");
+            for _ in 0..per {
+                let t = Instant::now();
+                let v = if op == "SET" {
+                    s.cmd(&["SET", &key, "xxx"]).await
+                } else {
+                    s.cmd(&["GET", &key]).await
+                };
+                lat.push(t.elapsed());
+                assert!(v.get("ok").is_some(), "{v}");
+            }
+            lat
+        }
+    }))
+    .await;
+    summarize(t.elapsed(), lats.into_iter().flatten().collect())
+}
+
+async fn direct(url: &str, op: &str, requests: usize) -> Run {
+    let client = redis::Client::open(url).unwrap();
+    let mut conns = Vec::new();
+    for _ in 0..CLIENTS {
+        conns.push(client.get_multiplexed_async_connection().await.unwrap());
+    }
+    let per = requests / CLIENTS;
+    let t = Instant::now();
+    let lats = futures_util::future::join_all(conns.iter_mut().enumerate().map(|(c, conn)| {
+        let op = op.to_string();
+        async move {
+            let mut lat = Vec::with_capacity(per);
+            let key = format!("key:{c}");
+            for _ in 0..per {
+                let t = Instant::now();
+                let mut cmd = redis::cmd(&op);
+                cmd.arg(&key);
+                if op == "SET" {
+                    cmd.arg("xxx");
+                }
+                let _: redis::Value = cmd.query_async(conn).await.unwrap();
+                lat.push(t.elapsed());
+            }
+            lat
+        }
+    }))
+    .await;
+    summarize(t.elapsed(), lats.into_iter().flatten().collect())
+}
+
+async fn bench(requests: usize) {
+    let redis = RedisServer::start();
+    let exe = std::env::current_exe().unwrap();
+    let mut child = Command::new(exe)
+        .args(["--serve", &redis.url()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr: std::net::SocketAddr = line.trim().trim_start_matches("LISTEN ").parse().unwrap();
+    let pid = child.id();
+
+    println!("redislab-proxy bench: {CLIENTS} clients, {requests} requests per test, no pipelining, loopback");
+    println!(
+        "machine: {} cores (shared)",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    let rb = redis_benchmark(redis.port, requests);
+    // Warm up the proxy (its first connection to Redis, allocator, caches).
+    let _ = through_proxy(addr, "SET", 5_000).await;
+    println!();
+    println!("{:<42} {:>10} {:>9} {:>9}", "", "req/s", "p50 ms", "p99 ms");
+    for op in ["SET", "GET"] {
+        if let Some((_, rps, p50, p99)) = rb.iter().find(|r| r.0 == op) {
+            println!(
+                "{:<42} {rps:>10.0} {p50:>9.3} {p99:>9.3}",
+                format!("redis-benchmark {op}")
+            );
+        }
+        let d = direct(&redis.url(), op, requests).await;
+        println!(
+            "{:<42} {:>10.0} {:>9.3} {:>9.3}",
+            format!("direct, redis crate {op}"),
+            d.rps,
+            d.p50,
+            d.p99
+        );
+        let p = through_proxy(addr, op, requests).await;
+        println!(
+            "{:<42} {:>10.0} {:>9.3} {:>9.3}",
+            format!("through the proxy (WebSocket) {op}"),
+            p.rps,
+            p.p50,
+            p.p99
+        );
+        if let Some((_, rps, _, rb99)) = rb.iter().find(|r| r.0 == op) {
+            println!(
+                "  {op}: proxy throughput {:.0}% of redis-benchmark's; added p99 {:.3} ms vs the direct client, {:.3} ms vs redis-benchmark",
+                100.0 * p.rps / rps,
+                p.p99 - d.p99,
+                p.p99 - rb99
+            );
+        }
+    }
+
+    // Memory per idle connection: the proxy's RSS before and after 1,000 idle sessions.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before = rss_kb(pid);
+    let origin = format!("http://{addr}");
+    let mut idle = Vec::new();
+    for _ in 0..20 {
+        let more =
+            futures_util::future::join_all((0..50).map(|_| Ws::connect(addr, Some(&origin)))).await;
+        idle.extend(more.into_iter().map(Result::unwrap));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = rss_kb(pid);
+    println!();
+    println!(
+        "memory: proxy RSS {before} kB → {after} kB with {} idle sessions: {:.1} kB per idle connection",
+        idle.len(),
+        (after.saturating_sub(before)) as f64 / idle.len() as f64
+    );
+    drop(idle);
+    let _ = child.kill();
+    let _ = child.wait();
+}

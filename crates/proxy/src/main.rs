@@ -1,0 +1,126 @@
+//! Run with
+//! `cargo run --release -p redislab-proxy -- --redis redis://127.0.0.1:6379 --listen 127.0.0.1:8080`
+//! (after `cargo xtask build`, which puts the app in `dist/`).
+//!
+//! Options: `--redis URL` (default redis://127.0.0.1:6379), `--listen ADDR` (default
+//! 127.0.0.1:8080), `--dist DIR` (default dist), `--allow-origin URL` (repeatable),
+//! `--max-connections N`, `--rate N` (messages/s per connection), `--timeout-ms N`,
+//! `--idle-timeout-s N`. Logs follow `RUST_LOG` (default `redislab_proxy=info`).
+
+use redislab_proxy::{app, AppState, Config};
+use std::net::SocketAddr;
+use std::time::Duration;
+use tracing_subscriber::EnvFilter;
+
+const USAGE: &str = "usage: redislab-proxy [--redis URL] [--listen ADDR] [--dist DIR] \
+[--allow-origin URL]... [--max-connections N] [--rate N] [--timeout-ms N] [--idle-timeout-s N]";
+
+fn parse_args() -> Result<(Config, SocketAddr), String> {
+    let mut cfg = Config::new("redis://127.0.0.1:6379");
+    let mut listen: SocketAddr = "127.0.0.1:8080".parse().expect("a valid address");
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        if flag == "-h" || flag == "--help" {
+            println!("{USAGE}");
+            std::process::exit(0);
+        }
+        let value = args
+            .next()
+            .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
+        let num = |v: &str| {
+            v.parse::<u64>()
+                .map_err(|_| format!("{flag} takes a number, not `{v}`"))
+        };
+        match flag.as_str() {
+            "--redis" => cfg.redis_url = value,
+            "--listen" => {
+                listen = value
+                    .parse()
+                    .map_err(|_| format!("--listen takes ip:port, not `{value}`"))?
+            }
+            "--dist" => cfg.dist = value.into(),
+            "--allow-origin" => cfg.allow_origins.push(value),
+            "--max-connections" => cfg.max_connections = num(&value)? as usize,
+            "--rate" => {
+                cfg.rate_per_sec = num(&value)? as u32;
+                cfg.burst = cfg.rate_per_sec.saturating_mul(2);
+            }
+            "--timeout-ms" => cfg.timeout = Duration::from_millis(num(&value)?),
+            "--idle-timeout-s" => cfg.idle_timeout = Duration::from_secs(num(&value)?),
+            _ => return Err(format!("unknown option `{flag}`\n{USAGE}")),
+        }
+    }
+    Ok((cfg, listen))
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new("redislab_proxy=info")),
+        )
+        .init();
+    let (cfg, listen) = match parse_args() {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("redislab-proxy: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    if !cfg.dist.join("index.html").exists() {
+        tracing::warn!(dist = %cfg.dist.display(), "no index.html there: build the app first (cargo xtask build); /ws works regardless");
+    }
+    let state = match AppState::new(cfg) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("redislab-proxy: --redis: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("redislab-proxy: cannot listen on {listen}: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    tracing::info!(%listen, redis = %state.config.redis_url, "serving the app and /ws");
+    let st = state.clone();
+    let served = axum::serve(listener, app(state.clone()))
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down: closing sessions");
+            st.begin_shutdown();
+        })
+        .await;
+    state.shutdown(Duration::from_secs(10)).await;
+    match served {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("redislab-proxy: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! The WebSocket protocol's messages (documented in the crate's README).
+//!
+//! Client → server, one JSON object per text message:
+//! `{"id": 7, "cmd": ["SET", "lock:x", "tok", "NX", "PX", "5000"]}` or
+//! `{"id": 8, "script": "release", "keys": ["lock:x"], "args": ["tok"]}`.
+//! Server → client: first `{"hello": {…}}`, then each id answered exactly once,
+//! `{"id": 7, "ok": <reply>}` or `{"id": 7, "err": {"code": "…", "message": "…"}}`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One request.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    /// Chosen by the client; echoed in the answer.
+    pub id: u64,
+    /// A command: name and arguments, keys without the session prefix.
+    #[serde(default)]
+    pub cmd: Option<Vec<String>>,
+    /// A named script the server loaded (`release`, `extend`, …).
+    #[serde(default)]
+    pub script: Option<String>,
+    /// The script's KEYS, without the session prefix.
+    #[serde(default)]
+    pub keys: Option<Vec<String>>,
+    /// The script's ARGV.
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+}
+
+/// The error codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Code {
+    /// Not on the allowlist (or Lua, or a server command).
+    Forbidden,
+    /// A key that tries to leave the session's namespace.
+    Namespace,
+    /// A message, argument, key or argument count over its limit.
+    TooLarge,
+    /// Not JSON, unknown fields, wrong arity, malformed options.
+    BadRequest,
+    /// Over the per-connection rate or in-flight limit.
+    RateLimited,
+    /// No reply within the deadline (for a write: it may still happen).
+    Timeout,
+    /// Redis cannot be reached; nothing was done.
+    Unavailable,
+    /// The connection was lost after a write was sent: it may or may not have happened.
+    UnknownOutcome,
+    /// Redis answered with an error (WRONGTYPE, syntax, …): the message is Redis' text.
+    Redis,
+}
+
+/// An error answer's body.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrBody {
+    pub code: Code,
+    pub message: String,
+}
+
+/// One server message.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ServerMsg {
+    Hello { hello: Value },
+    Ok { id: u64, ok: Value },
+    // `id` is null when the message could not be read far enough to find one.
+    Err { id: Option<u64>, err: ErrBody },
+}
+
+impl ServerMsg {
+    /// The answer to `id`.
+    pub fn answer(id: Option<u64>, r: Result<Value, ErrBody>) -> Self {
+        match (id, r) {
+            (Some(id), Ok(ok)) => ServerMsg::Ok { id, ok },
+            (id, Err(err)) => ServerMsg::Err { id, err },
+            (None, Ok(_)) => unreachable!("a reply always has an id"),
+        }
+    }
+
+    /// As JSON text.
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).expect("server messages always serialize")
+    }
+}
+
+/// Parses a request; on failure the error and, when the message was JSON with a numeric id,
+/// that id, so the client can still match the answer.
+///
+/// # Errors
+/// BAD_REQUEST for anything that is not exactly one well-formed request.
+pub fn parse(text: &str) -> Result<Request, (Option<u64>, ErrBody)> {
+    let bad = |id, message: String| {
+        Err((
+            id,
+            ErrBody {
+                code: Code::BadRequest,
+                message,
+            },
+        ))
+    };
+    let req: Request = match serde_json::from_str(text) {
+        Ok(r) => r,
+        Err(e) => {
+            let id = serde_json::from_str::<Value>(text)
+                .ok()
+                .and_then(|v| v.get("id").and_then(Value::as_u64));
+            return bad(id, format!("not a request: {e}"));
+        }
+    };
+    let id = Some(req.id);
+    match (&req.cmd, &req.script) {
+        (Some(_), None) if req.keys.is_none() && req.args.is_none() => Ok(req),
+        (Some(_), None) => bad(id, "`keys` and `args` go with `script`, not `cmd`".into()),
+        (None, Some(_)) => Ok(req),
+        (Some(_), Some(_)) => bad(id, "either `cmd` or `script`, not both".into()),
+        (None, None) => bad(id, "a request has `cmd` or `script`".into()),
+    }
+}

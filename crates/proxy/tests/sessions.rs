@@ -1,0 +1,346 @@
+//! What a session can do: commands in its own namespace, replies without the prefix, the
+//! named scripts (reloaded after SCRIPT FLUSH), blocking reads on its own connection with a
+//! bounded block time, its keys expiring after it ends; and the static files' headers.
+
+mod support;
+
+use serde_json::json;
+use std::time::{Duration, Instant};
+use support::{code, config, Proxy, RedisServer};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_run_in_the_session_namespace() {
+    let redis = RedisServer::start();
+    let mut admin = redis.admin().await;
+    let proxy = Proxy::start(config(&redis.url())).await;
+    let mut a = proxy.connect().await;
+    let mut b = proxy.connect().await;
+    let (na, nb) = (a.namespace(), b.namespace());
+    assert!(
+        na.starts_with("lab:{") && na.ends_with("}:") && na.len() == 32 + 7,
+        "{na}"
+    );
+    assert_ne!(na, nb);
+    assert!(a.hello["commands"].as_array().unwrap().len() == 51);
+    assert_eq!(a.hello["scripts"][0]["name"], "release");
+
+    // The issue's example, then the same key in two sessions.
+    let v = a.cmd(&["SET", "lock:x", "tok", "NX", "PX", "5000"]).await;
+    assert_eq!(v, json!({"id": v["id"], "ok": {"status": "OK"}}));
+    assert_eq!(a.ok(&["SET", "lock:x", "other", "NX"]).await, json!(null));
+    assert_eq!(b.ok(&["GET", "lock:x"]).await, json!(null));
+    b.ok(&["SET", "lock:x", "b's"]).await;
+    assert_eq!(a.ok(&["GET", "lock:x"]).await, json!("tok"));
+    assert_eq!(b.ok(&["get", "lock:x"]).await, json!("b's"));
+    // In Redis, under the prefixes.
+    let real: Option<String> = redis::cmd("GET")
+        .arg(format!("{na}lock:x"))
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    assert_eq!(real.as_deref(), Some("tok"));
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("*")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    assert!(
+        keys.iter()
+            .all(|k| k.starts_with(&na[..na.len() - 1]) || k.starts_with(&nb[..nb.len() - 1])),
+        "{keys:?}"
+    );
+
+    // Multi-key commands, Redis' own errors, reply shapes.
+    a.ok(&["SET", "k1", "1"]).await;
+    assert_eq!(
+        a.ok(&["MGET", "k1", "lock:x", "nope"]).await,
+        json!(["1", "tok", null])
+    );
+    assert_eq!(a.ok(&["EXISTS", "k1", "nope"]).await, json!(1));
+    let v = a.cmd(&["LPUSH", "k1", "x"]).await;
+    assert_eq!(code(&v), "REDIS");
+    assert!(
+        v["err"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("WRONGTYPE"),
+        "{v}"
+    );
+    assert_eq!(a.ok(&["INCRBY", "n", "5"]).await, json!(5));
+    assert_eq!(a.ok(&["PING"]).await, json!({"status": "PONG"}));
+    assert_eq!(a.ok(&["HSET", "h", "f", "v"]).await, json!(1));
+    assert_eq!(a.ok(&["HGETALL", "h"]).await, json!(["f", "v"]));
+    assert_eq!(a.ok(&["ZADD", "z", "1", "m"]).await, json!(1));
+    assert_eq!(
+        a.ok(&["ZRANGE", "z", "0", "-1", "WITHSCORES"]).await,
+        json!(["m", "1"])
+    );
+    assert_eq!(a.ok(&["PUBLISH", "ch", "hi"]).await, json!(0));
+    assert_eq!(a.ok(&["DEL", "k1", "n", "h", "z"]).await, json!(4));
+
+    // Streams: group, read (stream names come back without the prefix), ack.
+    a.ok(&["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"]).await;
+    let id = a.ok(&["XADD", "s", "*", "job", "1"]).await;
+    let r = a
+        .ok(&[
+            "XREADGROUP",
+            "GROUP",
+            "g",
+            "c",
+            "COUNT",
+            "10",
+            "STREAMS",
+            "s",
+            ">",
+        ])
+        .await;
+    assert_eq!(r, json!([["s", [[id.clone(), ["job", "1"]]]]]));
+    assert_eq!(
+        a.ok(&["XACK", "s", "g", id.as_str().unwrap()]).await,
+        json!(1)
+    );
+    let r = a.ok(&["XAUTOCLAIM", "s", "g", "c2", "0", "0"]).await;
+    assert_eq!(r[0], json!("0-0"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn named_scripts_run_and_reload_after_script_flush() {
+    let redis = RedisServer::start();
+    let mut admin = redis.admin().await;
+    let proxy = Proxy::start(config(&redis.url())).await;
+    let mut a = proxy.connect().await;
+    a.ok(&["SET", "lock", "tok", "PX", "10000"]).await;
+    assert_eq!(
+        a.script("extend", &["lock"], &["nope", "500"]).await["ok"],
+        json!(0)
+    );
+    assert_eq!(
+        a.script("extend", &["lock"], &["tok", "50000"]).await["ok"],
+        json!(1)
+    );
+    let pttl = a.ok(&["PTTL", "lock"]).await.as_i64().unwrap();
+    assert!(pttl > 10_000, "{pttl}");
+    // The script cache emptied behind the proxy's back: EVALSHA → NOSCRIPT → LOAD → again.
+    let _: () = redis::cmd("SCRIPT")
+        .arg("FLUSH")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    assert_eq!(
+        a.script("release", &["lock"], &["other"]).await["ok"],
+        json!(0)
+    );
+    assert_eq!(
+        a.script("release", &["lock"], &["tok"]).await["ok"],
+        json!(1)
+    );
+    assert_eq!(a.ok(&["EXISTS", "lock"]).await, json!(0));
+    // A script's own error is Redis'.
+    a.ok(&["RPUSH", "list", "x"]).await;
+    let v = a.script("release", &["list"], &["t"]).await;
+    assert_eq!(code(&v), "REDIS", "{v}");
+    assert!(
+        v["err"]["message"].as_str().unwrap().contains("WRONGTYPE"),
+        "{v}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocking_reads_are_bounded_and_hold_up_nobody() {
+    let redis = RedisServer::start();
+    let proxy = Proxy::start(config(&redis.url())).await; // max block 1 s
+    let mut a = proxy.connect().await;
+    let mut b = proxy.connect().await;
+
+    // BRPOP with 0 ("for ever") is bounded: nil after about a second.
+    let t = Instant::now();
+    let blocked = a.start(&["BRPOP", "q", "0"]).await;
+    // Meanwhile b, and a itself, are served at once.
+    for i in 0..50 {
+        let t1 = Instant::now();
+        b.ok(&["SET", "k", &i.to_string()]).await;
+        assert!(
+            t1.elapsed() < Duration::from_millis(300),
+            "{:?}",
+            t1.elapsed()
+        );
+    }
+    let v = a.answer(blocked).await;
+    assert_eq!(v["ok"], json!(null), "{v}");
+    let waited = t.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_millis(2500),
+        "{waited:?}"
+    );
+
+    // A pop that gets an element answers with the key name without the prefix.
+    let blocked = a.start(&["BRPOP", "q2", "q", "5"]).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let push = a.start(&["RPUSH", "q", "job"]).await;
+    // The two answers may come in either order.
+    let mut got = std::collections::HashMap::new();
+    for _ in 0..2 {
+        let v = a.recv().await.unwrap();
+        got.insert(v["id"].as_u64().unwrap(), v["ok"].clone());
+    }
+    assert_eq!(got[&push], json!(1));
+    assert_eq!(got[&blocked], json!(["q", "job"]));
+    // BLMOVE and XREADGROUP BLOCK.
+    a.ok(&["RPUSH", "src", "x"]).await;
+    assert_eq!(
+        a.ok(&["BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"]).await,
+        json!("x")
+    );
+    a.ok(&["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"]).await;
+    let t = Instant::now();
+    let v = a
+        .ok(&[
+            "XREADGROUP",
+            "GROUP",
+            "g",
+            "c",
+            "BLOCK",
+            "0",
+            "STREAMS",
+            "s",
+            ">",
+        ])
+        .await;
+    assert_eq!(v, json!(null));
+    assert!(t.elapsed() < Duration::from_millis(2500));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_keys_expire_after_it_ends() {
+    let redis = RedisServer::start();
+    let mut admin = redis.admin().await;
+    let mut cfg = config(&redis.url());
+    cfg.session_grace = Duration::from_millis(1500);
+    let proxy = Proxy::start(cfg).await;
+    let mut a = proxy.connect().await;
+    let ns = a.namespace();
+    a.ok(&["SET", "forever", "1"]).await;
+    a.ok(&["SET", "short", "1", "PX", "600"]).await;
+    a.ok(&["RPUSH", "list", "a", "b"]).await;
+    a.ok(&["XADD", "s", "*", "f", "v"]).await;
+    assert_eq!(
+        a.ok(&["TTL", "forever"]).await,
+        json!(-1),
+        "no TTL while the session lives"
+    );
+    a.ws.close(None).await.unwrap();
+    drop(a);
+    let t = Instant::now();
+    loop {
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(format!("{ns}forever"))
+            .query_async(&mut admin)
+            .await
+            .unwrap();
+        if ttl > 0 {
+            assert!(ttl <= 1500, "{ttl}");
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(3), "no expiry set");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The lab's own shorter TTL is kept (LT).
+    let ttl: i64 = redis::cmd("PTTL")
+        .arg(format!("{ns}short"))
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    assert!(ttl <= 600, "{ttl}");
+    // All gone, the tracking set too.
+    let id = &ns[..ns.len() - 1];
+    loop {
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{id}*"))
+            .query_async(&mut admin)
+            .await
+            .unwrap();
+        if keys.is_empty() {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(5), "left: {keys:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn static_files_have_cache_headers_and_gzip() {
+    let dir = std::env::temp_dir().join(format!("redislab-proxy-dist-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("index.html"), "<!doctype html>".repeat(200)).unwrap();
+    std::fs::write(
+        dir.join("redislab-0123456789abcdef.js"),
+        "let x = 1;\n".repeat(500),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("redislab-0123456789abcdef_bg.wasm"),
+        vec![0u8; 5000],
+    )
+    .unwrap();
+    std::fs::write(dir.join("redislab-0123456789abcdef_bg.wasm.gz"), b"gzipped").unwrap();
+    let redis = RedisServer::start();
+    let mut cfg = config(&redis.url());
+    cfg.dist = dir.clone();
+    let proxy = Proxy::start(cfg).await;
+    let get = |path: &str| {
+        let req = format!(
+            "GET {path} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n"
+        );
+        let addr = proxy.addr;
+        async move {
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            s.write_all(req.as_bytes()).await.unwrap();
+            let mut buf = Vec::new();
+            s.read_to_end(&mut buf).await.unwrap();
+            let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+            String::from_utf8_lossy(&buf[..head_end]).to_lowercase()
+        }
+    };
+    let index = get("/").await;
+    assert!(index.starts_with("http/1.1 200"), "{index}");
+    assert!(index.contains("cache-control: no-cache"), "{index}");
+    assert!(index.contains("content-encoding: gzip"), "{index}");
+    let js = get("/redislab-0123456789abcdef.js").await;
+    assert!(
+        js.contains("cache-control: public, max-age=31536000, immutable"),
+        "{js}"
+    );
+    assert!(js.contains("content-encoding: gzip"), "{js}");
+    assert!(get("/nope.js").await.starts_with("http/1.1 404"));
+    // A precompressed file beside the original is sent as it is.
+    let wasm = get("/redislab-0123456789abcdef_bg.wasm").await;
+    assert!(wasm.contains("content-encoding: gzip"), "{wasm}");
+    assert!(wasm.contains("content-length: 7\r\n"), "{wasm}");
+    assert!(wasm.contains("immutable"), "{wasm}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_blocking_reads_take_turns_within_the_deadline() {
+    let redis = RedisServer::start();
+    let mut cfg = config(&redis.url());
+    cfg.timeout = Duration::from_millis(300);
+    cfg.limits.max_block_ms = 1500;
+    let proxy = Proxy::start(cfg).await;
+    let mut a = proxy.connect().await;
+    // One blocking read at a time per session; one that cannot start within the request
+    // timeout is TIMEOUT (never sent), not queued behind the others for ever.
+    let first = a.start(&["BRPOP", "q", "0"]).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let second = a.start(&["BRPOP", "q", "0"]).await;
+    let third = a.start(&["BLMOVE", "q", "r", "LEFT", "LEFT", "0"]).await;
+    let mut codes = std::collections::HashMap::new();
+    for _ in 0..3 {
+        let v = a.recv().await.unwrap();
+        codes.insert(v["id"].as_u64().unwrap(), code(&v).to_string());
+    }
+    assert_eq!(codes[&first], "", "{codes:?}");
+    assert_eq!(codes[&second], "TIMEOUT", "{codes:?}");
+    assert_eq!(codes[&third], "TIMEOUT", "{codes:?}");
+}

@@ -1,0 +1,349 @@
+//! Test support: a real `redis-server` on a free port (killed on drop, like
+//! `crates/sim/tests/redis_differential.rs` and redis-rs' `RedisServer`), the proxy started
+//! in-process from `app(state)` on a free port, and a small WebSocket client.
+#![allow(dead_code)]
+
+use futures_util::{SinkExt, StreamExt};
+use redislab_proxy::{app, AppState, Config};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::net::{SocketAddr, TcpListener};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Whether a Redis answers PING on this port.
+fn ping(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(1)));
+    let mut buf = [0u8; 7];
+    s.write_all(b"PING\r\n").is_ok() && s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n"
+}
+
+/// A `redis-server` of the test's own.
+pub struct RedisServer {
+    child: Option<Child>,
+    pub port: u16,
+}
+
+impl RedisServer {
+    pub fn start() -> RedisServer {
+        let ok = Command::new("redis-server")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(
+            ok,
+            "redis-server is not installed: these tests need a real Redis 7 \
+             (`apt-get install redis-server`; `cargo xtask test` does it when run as root)"
+        );
+        let mut s = RedisServer {
+            child: None,
+            port: free_port(),
+        };
+        s.spawn();
+        s
+    }
+
+    /// Starts the server on `self.port` and waits until it answers PING. If it exits at
+    /// start (the port was taken in the meantime), tries again on another free port —
+    /// except on a restart, which must keep its port.
+    fn spawn(&mut self) {
+        self.spawn_on_port(true);
+    }
+
+    fn spawn_on_port(&mut self, may_move: bool) {
+        for _attempt in 0..5 {
+            let mut child = Command::new("redis-server")
+                .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server starts");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                if ping(self.port) {
+                    self.child = Some(child);
+                    return;
+                }
+                if let Ok(Some(_)) = child.try_wait() {
+                    break; // exited: the port is taken
+                }
+                assert!(Instant::now() < deadline, "redis-server did not answer");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            assert!(
+                may_move,
+                "redis-server could not restart on port {}",
+                self.port
+            );
+            self.port = free_port();
+        }
+        panic!("redis-server did not start");
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    fn pid(&self) -> String {
+        self.child.as_ref().expect("running").id().to_string()
+    }
+
+    /// SIGKILL: the process and its sockets are gone at once.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// A new, empty server on the same port.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.spawn_on_port(false);
+    }
+
+    fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .args([sig, &self.pid()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "kill {sig}");
+    }
+
+    /// SIGSTOP: the server stops reading and answering; its sockets stay open.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    /// A direct connection, for checking what reached Redis.
+    pub async fn admin(&self) -> redis::aio::MultiplexedConnection {
+        redis::Client::open(self.url())
+            .unwrap()
+            .get_multiplexed_async_connection()
+            .await
+            .expect("admin connection")
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        if let Some(c) = &self.child {
+            // In case a test stopped it.
+            let _ = Command::new("kill")
+                .args(["-CONT", &c.id().to_string()])
+                .status();
+        }
+        self.kill();
+    }
+}
+
+/// Calls per command from `INFO commandstats` (calls, rejected and failed), `info` left out.
+pub async fn commandstats(c: &mut redis::aio::MultiplexedConnection) -> BTreeMap<String, String> {
+    let info: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(c)
+        .await
+        .unwrap();
+    info.lines()
+        .filter_map(|l| l.strip_prefix("cmdstat_"))
+        .filter_map(|l| l.split_once(':'))
+        .filter(|(name, _)| *name != "info")
+        .map(|(name, v)| {
+            let keep: Vec<&str> = v
+                .split(',')
+                .filter(|f| {
+                    f.starts_with("calls=")
+                        || f.starts_with("rejected_calls=")
+                        || f.starts_with("failed_calls=")
+                })
+                .collect();
+            (name.to_string(), keep.join(","))
+        })
+        .collect()
+}
+
+/// A proxy running in this process.
+pub struct Proxy {
+    pub addr: SocketAddr,
+    pub state: Arc<AppState>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Proxy {
+    pub async fn start(cfg: Config) -> Proxy {
+        let state = AppState::new(cfg).expect("config");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let router = app(state.clone());
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router).await.unwrap();
+        });
+        Proxy { addr, state, task }
+    }
+
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub async fn connect(&self) -> Ws {
+        Ws::connect(self.addr, Some(&self.origin()))
+            .await
+            .expect("upgrade")
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Config for tests: Redis at `url`, short deadlines.
+pub fn config(url: &str) -> Config {
+    let mut c = Config::new(url);
+    c.timeout = Duration::from_millis(1000);
+    c.limits.max_block_ms = 1000;
+    c
+}
+
+pub type Stream = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A WebSocket client speaking the protocol.
+pub struct Ws {
+    pub ws: Stream,
+    pub hello: Value,
+    next_id: u64,
+}
+
+impl Ws {
+    /// Upgrades with this Origin (or none); the error is the HTTP refusal.
+    pub async fn connect(
+        addr: SocketAddr,
+        origin: Option<&str>,
+    ) -> Result<Ws, tokio_tungstenite::tungstenite::Error> {
+        let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+        if let Some(o) = origin {
+            req.headers_mut()
+                .insert("origin", HeaderValue::from_str(o).unwrap());
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(req).await?;
+        let mut w = Ws {
+            ws,
+            hello: Value::Null,
+            next_id: 1,
+        };
+        let hello = w.recv().await.expect("hello");
+        assert!(
+            hello.get("hello").is_some(),
+            "first message is hello: {hello}"
+        );
+        w.hello = hello["hello"].clone();
+        Ok(w)
+    }
+
+    pub fn namespace(&self) -> String {
+        self.hello["namespace"].as_str().unwrap().to_string()
+    }
+
+    pub async fn send_text(&mut self, t: impl Into<String>) {
+        self.ws.send(Message::Text(t.into().into())).await.unwrap();
+    }
+
+    /// The next JSON message (10 s at most); `None` when the socket closed.
+    pub async fn recv(&mut self) -> Option<Value> {
+        loop {
+            let m = tokio::time::timeout(Duration::from_secs(10), self.ws.next())
+                .await
+                .expect("a message within 10 s")?;
+            match m.ok()? {
+                Message::Text(t) => return Some(serde_json::from_str(t.as_str()).unwrap()),
+                Message::Close(_) => return None,
+                _ => continue,
+            }
+        }
+    }
+
+    /// The close frame the server sends next (skipping other messages).
+    pub async fn close_frame(&mut self) -> Option<CloseFrame> {
+        loop {
+            let m = tokio::time::timeout(Duration::from_secs(10), self.ws.next())
+                .await
+                .expect("the server closes within 10 s");
+            match m {
+                Some(Ok(Message::Close(f))) => return f,
+                Some(Ok(_)) => continue,
+                _ => return None,
+            }
+        }
+    }
+
+    fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Sends a command and returns the whole answer.
+    pub async fn cmd(&mut self, words: &[&str]) -> Value {
+        let id = self.id();
+        self.send_text(json!({"id": id, "cmd": words}).to_string())
+            .await;
+        self.answer(id).await
+    }
+
+    /// Sends a command without waiting; returns its id.
+    pub async fn start(&mut self, words: &[&str]) -> u64 {
+        let id = self.id();
+        self.send_text(json!({"id": id, "cmd": words}).to_string())
+            .await;
+        id
+    }
+
+    pub async fn script(&mut self, name: &str, keys: &[&str], args: &[&str]) -> Value {
+        let id = self.id();
+        self.send_text(json!({"id": id, "script": name, "keys": keys, "args": args}).to_string())
+            .await;
+        self.answer(id).await
+    }
+
+    /// Waits for the answer to `id` (answers to other ids in between are a failure).
+    pub async fn answer(&mut self, id: u64) -> Value {
+        let v = self.recv().await.expect("an answer");
+        assert_eq!(v["id"], json!(id), "answer to {id}: {v}");
+        v
+    }
+
+    /// The `ok` of a command that must succeed.
+    pub async fn ok(&mut self, words: &[&str]) -> Value {
+        let v = self.cmd(words).await;
+        assert!(v.get("ok").is_some(), "{words:?} → {v}");
+        v["ok"].clone()
+    }
+}
+
+/// The error code of an answer, or "" when it succeeded.
+pub fn code(v: &Value) -> &str {
+    v["err"]["code"].as_str().unwrap_or("")
+}
