@@ -247,7 +247,24 @@ fn bench() -> Result<(), String> {
         ])
         .env("REDISLAB_DIST", &dist)
         .env("REDISLAB_CHROMIUM", &browser.chromium)
-        .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver))
+        .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver))?;
+    // The simulator's own budgets, natively: SimRedis against redis-benchmark in the same run,
+    // and the cache engine's 6-instance, 10,000-request run.
+    println!("\n== simulator, natively ==");
+    for case in ["redis", "cache"] {
+        run(Command::new("cargo").args([
+            "run",
+            "--release",
+            "-q",
+            "-p",
+            "redislab-sim",
+            "--example",
+            "bench",
+            "--",
+            case,
+        ]))?;
+    }
+    Ok(())
 }
 
 fn gzip_len(p: &Path) -> Result<usize, String> {
