@@ -54,6 +54,10 @@ fn fullscreen_fills_the_screen_at_every_size() {
         b.wait_counter("০২ / ২২");
         b.press("f");
         b.wait(5, "fullscreen", fullscreen);
+        // The page has heard `fullscreenchange` and drawn its fullscreen look.
+        b.wait(5, "the fullscreen look", |b| {
+            b.exists(".player.is-fullscreen")
+        });
         // The stage fills at least 90% of the screen's width or height, 16:9 kept.
         b.wait(5, &format!("the stage to fill {w}×{h}"), |b| {
             let (vw, vh) = b.viewport();
