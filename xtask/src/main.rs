@@ -117,9 +117,9 @@ fn test(extra: &[String]) -> Result<(), String> {
     let e2e = run_counted(
         Command::new("cargo")
             .args(["test", "--no-fail-fast", "-p", "redislab-e2e", "--"])
-            // Each test drives its own Chromium: on a 2-core machine, three at a time keeps
-            // the waits honest without starving the browsers.
-            .arg("--test-threads=3")
+            // Each test drives its own Chromium (and a lab page its worker): on a 2-core machine,
+            // two at a time keeps the waits honest without starving the browsers.
+            .arg("--test-threads=2")
             .args(extra)
             .env("REDISLAB_DIST", root().join("dist"))
             .env("REDISLAB_CHROMIUM", &browser.chromium)
