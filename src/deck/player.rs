@@ -331,7 +331,7 @@ pub fn PlayerShell(props: &PlayerShellProps) -> Html {
 }
 
 /// Every key, as the help overlay lists it.
-pub const HELP: &[(&str, &str)] = &[
+const HELP: &[(&str, &str)] = &[
     ("→ PageDown Space", "পরের ধাপ, তারপর পরের স্লাইড"),
     ("← PageUp Shift+Space", "আগের ধাপ / আগের স্লাইড"),
     ("Home End", "প্রথম / শেষ স্লাইড"),

@@ -661,6 +661,27 @@ impl Drop for Browser {
     }
 }
 
+/// The deck `id` as the build parses it (`src/decks/<id>.md`).
+pub fn deck(id: &str) -> redislab_deck::Deck {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../src/decks/{id}.md"));
+    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    redislab_deck::parse::parse_deck(&src, id).unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
+/// Every deck, in home-page order, loaded the way the build loads them.
+pub fn decks() -> Vec<redislab_deck::Deck> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../src/decks");
+    redislab_deck::parse::load_dir(&dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .0
+}
+
+/// Fails with the page's console errors, if it logged any.
+pub fn assert_no_console_errors(b: &Browser) {
+    let errors = b.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+}
+
 /// Where screenshots go: `target/screenshots/…` in the workspace.
 pub fn screenshot_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/screenshots")

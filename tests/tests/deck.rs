@@ -1,16 +1,11 @@
 //! The deck player in a real headless Chromium, as an instructor and a student use it.
 
-use redislab_deck::{bn, parse::parse_deck, Deck};
-use redislab_e2e::{key, screenshot_dir, Browser};
+use redislab_deck::{bn, Deck};
+use redislab_e2e::{assert_no_console_errors, deck, key, screenshot_dir, Browser};
 use serde_json::json;
 
 const LAPTOP: (u32, u32) = (1366, 768);
 const PHONE: (u32, u32) = (360, 740);
-
-fn deck(id: &str) -> Deck {
-    let path = format!("{}/../src/decks/{id}.md", env!("CARGO_MANIFEST_DIR"));
-    parse_deck(&std::fs::read_to_string(path).unwrap(), id).unwrap()
-}
 
 fn production() -> Deck {
     deck("production")
@@ -18,11 +13,6 @@ fn production() -> Deck {
 
 fn laptop() -> Browser {
     Browser::new(LAPTOP.0, LAPTOP.1)
-}
-
-fn assert_no_console_errors(b: &Browser) {
-    let errors = b.console_errors();
-    assert!(errors.is_empty(), "console errors: {errors:#?}");
 }
 
 fn title_on_screen(b: &Browser) -> String {

@@ -3,27 +3,9 @@
 //! nothing inside the stage is cut off by a box that hides or scrolls its overflow. Screenshots
 //! of every slide at every size go to `target/screenshots/fit/` for people to look at.
 
-use redislab_deck::{bn, parse::parse_deck, Deck};
-use redislab_e2e::{screenshot_dir, Browser};
+use redislab_deck::bn;
+use redislab_e2e::{decks, screenshot_dir, Browser};
 use serde_json::json;
-
-fn deck(id: &str) -> Deck {
-    let path = format!("{}/../src/decks/{id}.md", env!("CARGO_MANIFEST_DIR"));
-    parse_deck(&std::fs::read_to_string(path).unwrap(), id).unwrap()
-}
-
-fn decks() -> Vec<Deck> {
-    let dir = format!("{}/../src/decks", env!("CARGO_MANIFEST_DIR"));
-    let mut ids: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| {
-            let p = e.ok()?.path();
-            (p.extension()? == "md").then(|| p.file_stem()?.to_str().map(str::to_string))?
-        })
-        .collect();
-    ids.sort();
-    ids.iter().map(|id| deck(id)).collect()
-}
 
 /// Boxes inside the stage whose content is larger than the box while the box hides or
 /// scrolls what does not fit, described for a person.

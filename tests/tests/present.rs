@@ -3,19 +3,9 @@
 //! audience, handouts that print one slide a page, the laser pointer, and accessibility
 //! (axe-core, focus in dialogs).
 
-use redislab_deck::{bn, parse::parse_deck, Deck};
-use redislab_e2e::{key, screenshot_dir, Browser};
+use redislab_deck::{bn, Deck};
+use redislab_e2e::{assert_no_console_errors, deck, key, screenshot_dir, Browser};
 use serde_json::json;
-
-fn deck(id: &str) -> Deck {
-    let path = format!("{}/../src/decks/{id}.md", env!("CARGO_MANIFEST_DIR"));
-    parse_deck(&std::fs::read_to_string(path).unwrap(), id).unwrap()
-}
-
-fn assert_no_console_errors(b: &Browser) {
-    let errors = b.console_errors();
-    assert!(errors.is_empty(), "console errors: {errors:#?}");
-}
 
 fn fullscreen(b: &Browser) -> bool {
     b.js("return !!document.fullscreenElement", json!([])) == json!(true)
