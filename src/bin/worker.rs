@@ -11,7 +11,10 @@
 //! `redislab-sim` (tested natively), the worker loop is this page of code, and the main app
 //! keeps no simulator code at all — only this binary links it.
 
-use redislab_sim::labs::work::{Body, FromWorker, ToWorker, Work};
+#[path = "worker/live.rs"]
+mod live;
+
+use redislab_sim::labs::work::{Body, FromWorker, Job, ToWorker, Work};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -40,6 +43,8 @@ struct Worker {
     wake: MessagePort,
     queue: VecDeque<Run>,
     scheduled: bool,
+    /// Live runs (real time, driven by their sockets and timers, not by slices).
+    lives: Vec<Rc<RefCell<live::Live>>>,
 }
 
 impl Worker {
@@ -66,7 +71,14 @@ impl Worker {
     }
 
     fn receive(&mut self, text: &str) {
+        self.lives.retain(|l| !l.borrow().is_over());
         match serde_json::from_str::<ToWorker>(text) {
+            Ok(ToWorker::Start {
+                run,
+                job: Job::LockLive { params, url },
+            }) => self
+                .lives
+                .extend(live::Live::start(run, &self.scope, &params, &url)),
             Ok(ToWorker::Start { run, job }) => match Work::new(job) {
                 Ok(work) => self.queue.push_back(Run {
                     id: run,
@@ -75,7 +87,16 @@ impl Worker {
                 }),
                 Err(e) => self.post(run, Body::Failed(e)),
             },
-            Ok(ToWorker::Cancel { run }) => self.queue.retain(|r| r.id != run),
+            Ok(ToWorker::Cancel { run }) => {
+                self.queue.retain(|r| r.id != run);
+                for l in &self.lives {
+                    if let Ok(mut l) = l.try_borrow_mut() {
+                        if l.id() == run {
+                            l.cancel();
+                        }
+                    }
+                }
+            }
             Err(e) => web_sys::console::error_1(&format!("worker: bad message: {e}").into()),
         }
         self.flush();
@@ -127,6 +148,7 @@ fn main() {
         batch: Vec::new(),
         queue: VecDeque::new(),
         scheduled: false,
+        lives: Vec::new(),
     }));
     let w = worker.clone();
     let on_wake = Closure::<dyn FnMut()>::new(move || w.borrow_mut().slice());

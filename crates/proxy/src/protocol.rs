@@ -29,36 +29,9 @@ pub struct Request {
     pub args: Option<Vec<String>>,
 }
 
-/// The error codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Code {
-    /// Not on the allowlist (or Lua, or a server command).
-    Forbidden,
-    /// A key that tries to leave the session's namespace.
-    Namespace,
-    /// A message, argument, key or argument count over its limit.
-    TooLarge,
-    /// Not JSON, unknown fields, wrong arity, malformed options.
-    BadRequest,
-    /// Over the per-connection rate or in-flight limit.
-    RateLimited,
-    /// No reply within the deadline (for a write: it may still happen).
-    Timeout,
-    /// Redis cannot be reached; nothing was done.
-    Unavailable,
-    /// The connection was lost after a write was sent: it may or may not have happened.
-    UnknownOutcome,
-    /// Redis answered with an error (WRONGTYPE, syntax, …): the message is Redis' text.
-    Redis,
-}
-
-/// An error answer's body.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ErrBody {
-    pub code: Code,
-    pub message: String,
-}
+// The error codes and the error body are the client's too (the app's console, the simulation
+// worker's live runs): one definition, in the sim crate, which has no tokio or axum.
+pub use redislab_sim::live::{Code, ErrBody};
 
 /// One server message.
 #[derive(Debug, Serialize)]

@@ -28,7 +28,10 @@
 
 use super::params::{Field, Kind};
 use crate::redis::{scripts, Reply, SimRedis};
-use crate::world::{cmd, show_cmd, Action, Actor, Ctx, Hop, Input, What, World};
+use crate::world::{
+    cmd, show_cmd, Action, ActorId, Actor, Command, Ctx, Hop, Input, LiveRedis, TraceEvent, What,
+    World,
+};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -209,6 +212,21 @@ impl LockParams {
     /// Index of the worker that pauses.
     pub fn pauser(&self) -> usize {
         usize::from(self.pause_worker == "b")
+    }
+
+    /// The same race `k` times slower: the TTL, the work, the pause, when it starts and B's
+    /// gap all multiplied by `k` (the live mode's time scale; the waits between tries stay
+    /// 40–100 ms). The simulation of the slowed parameters is the live run's prediction.
+    pub fn slowed(&self, k: u64) -> LockParams {
+        let k = k.max(1);
+        LockParams {
+            ttl: self.ttl * k,
+            work: self.work * k,
+            pause_at: self.pause_at * k,
+            pause: self.pause * k,
+            gap: self.gap * k,
+            ..self.clone()
+        }
     }
 }
 
@@ -642,6 +660,9 @@ pub struct CmdRow {
     /// It deleted the other worker's lock (a `DEL`, or a release, that removed a lock the
     /// other worker had been granted).
     pub steals: bool,
+    /// Live runs: the round trip to the real Redis through the proxy, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_us: Option<u32>,
 }
 
 /// Who held the lock in Redis, from when to when.
@@ -766,6 +787,26 @@ pub struct LockResult {
     pub end_ms: u64,
 }
 
+/// How a race ended: what the live mode puts beside the simulation's prediction.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    /// Who Redis gave the lock to, in order (0 = A, 1 = B).
+    pub grants: Vec<usize>,
+    /// Who first deleted the other's lock.
+    pub first_steal: Option<usize>,
+    /// Releases that deleted the other's lock.
+    pub steals: u32,
+    /// Both workers were in their critical section at once.
+    pub two_owners: bool,
+    /// Stale writes the resource accepted (lost updates).
+    pub stale_accepted: u32,
+    /// Stale writes it rejected (fencing).
+    pub stale_rejected: u32,
+    /// How the last lock ended.
+    pub last_end: Option<OwnerEnd>,
+}
+
 /// A step-able run.
 pub struct LockRun {
     params: LockParams,
@@ -854,7 +895,96 @@ impl LockRun {
 
     /// What the run shows so far.
     pub fn result(&self) -> LockResult {
-        analyse(&self.params, &self.world, &self.journal.borrow())
+        analyse(
+            &self.params,
+            self.world.trace(),
+            self.world.now_ms(),
+            &self.journal.borrow(),
+            &[],
+        )
+    }
+}
+
+/// The same two workers against a real Redis, in real time (live mode). Nothing here knows
+/// about sockets or clocks: the driver (the simulation worker in the browser, a test
+/// natively) calls [`LockLive::advance`] with the milliseconds since the start, sends the
+/// commands it returns, and hands each reply back with [`LockLive::arrived`]; virtual time is
+/// real time. The workers draw the same tokens and waits as in the simulation (the same
+/// seed), with no simulated network: the real one is in the round trips.
+pub struct LockLive {
+    params: LockParams,
+    world: World<LiveRedis>,
+    journal: Rc<RefCell<Journal>>,
+    rtts: Vec<u32>,
+    waiting: usize,
+}
+
+impl LockLive {
+    /// The live run of `p` (nothing sent yet).
+    pub fn new(p: &LockParams) -> Self {
+        let journal = Rc::new(RefCell::new(Journal::default()));
+        let mut world = World::new(p.seed, LiveRedis::default());
+        for (id, start) in [(0, 0), (1, p.gap)] {
+            world.add(
+                Box::new(Worker::new(id, p, journal.clone())),
+                Hop::default(),
+                start,
+            );
+        }
+        LockLive {
+            params: p.clone(),
+            world,
+            journal,
+            rtts: Vec::new(),
+            waiting: 0,
+        }
+    }
+
+    /// Runs everything due by `now_ms`; returns the commands to send now: (worker, command).
+    pub fn advance(&mut self, now_ms: u64) -> Vec<(ActorId, Command)> {
+        while self.world.next_at().is_some_and(|t| t <= now_ms)
+            && self.world.trace().len() < MAX_STEPS
+        {
+            self.journal.borrow_mut().step = self.world.trace().len();
+            self.world.step();
+        }
+        let out = self.world.backend_mut().take_out();
+        self.waiting += out.len();
+        out
+    }
+
+    /// The reply to `actor`'s command arrived at `now_ms`, `rtt_us` after it was sent (an
+    /// error of the proxy comes as an error reply: the worker treats it like Redis' own).
+    pub fn arrived(&mut self, actor: ActorId, reply: Reply, now_ms: u64, rtt_us: u32) {
+        self.world.backend_mut().arrived(actor, reply, now_ms);
+        self.rtts.push(rtt_us);
+        self.waiting = self.waiting.saturating_sub(1);
+    }
+
+    /// When something is next due (`None`: waiting for replies only, or done).
+    pub fn next_at(&self) -> Option<u64> {
+        self.world.next_at()
+    }
+
+    /// Every worker finished and no reply is outstanding.
+    pub fn is_done(&self) -> bool {
+        self.waiting == 0 && self.world.next_at().is_none()
+    }
+
+    /// The parameters it runs with.
+    pub fn params(&self) -> &LockParams {
+        &self.params
+    }
+
+    /// What the run shows so far (times are real milliseconds since the start).
+    pub fn result(&self) -> LockResult {
+        analyse(
+            &self.params,
+            self.world.trace(),
+            self.world.now_ms(),
+            &self.journal.borrow(),
+            &self.rtts,
+        )
     }
 }
 
@@ -881,11 +1011,19 @@ fn kind_of(c: &[Vec<u8>]) -> Option<CmdKind> {
     })
 }
 
-fn analyse(p: &LockParams, world: &World<SimRedis>, j: &Journal) -> LockResult {
-    let trace = world.trace();
+/// What the trace shows. A simulated command is one trace entry with its reply; a live one is
+/// two (sent, then its reply when it arrived; `rtts` are the round trips in that order).
+fn analyse(
+    p: &LockParams,
+    trace: &[TraceEvent],
+    end_ms: u64,
+    j: &Journal,
+    rtts: &[u32],
+) -> LockResult {
     let times: Vec<u64> = trace.iter().map(|e| e.at_ms).collect();
-    let end_ms = world.now_ms();
     let mut sent = [0u64; 2];
+    let mut pending: [Option<&Command>; 2] = [None, None];
+    let mut replies = rtts.iter();
     let mut commands = Vec::new();
     let mut owners: Vec<Owner> = Vec::new();
     // The open owner: index into `owners` and its expiry.
@@ -893,15 +1031,30 @@ fn analyse(p: &LockParams, world: &World<SimRedis>, j: &Journal) -> LockResult {
     // Lock grants in order: (actor, token) → generation.
     let mut grants: Vec<(usize, usize)> = Vec::new();
     for e in trace {
-        match &e.what {
+        let (c, reply, rtt_us) = match &e.what {
             What::Act {
                 action: Action::Send { .. },
                 ..
-            } => sent[e.actor] = e.at_ms,
+            } => {
+                sent[e.actor] = e.at_ms;
+                continue;
+            }
             What::Exec {
                 cmd: c,
                 reply: Some(reply),
-            } => {
+            } => (c, reply, None),
+            What::Exec { cmd: c, reply: None } => {
+                pending[e.actor] = Some(c);
+                continue;
+            }
+            What::Unblocked { reply } => match pending[e.actor].take() {
+                Some(c) => (c, reply, replies.next().copied()),
+                None => continue,
+            },
+            _ => continue,
+        };
+        {
+            {
                 // Redis drops a key when now > its expiry.
                 if let Some((i, exp)) = open {
                     if e.at_ms > exp {
@@ -952,9 +1105,9 @@ fn analyse(p: &LockParams, world: &World<SimRedis>, j: &Journal) -> LockResult {
                     reply: reply.to_string(),
                     kind,
                     steals,
+                    rtt_us,
                 });
             }
-            _ => {}
         }
     }
     if let Some((i, exp)) = open {
@@ -1115,6 +1268,20 @@ impl LockResult {
     /// The first `DEL` that removed the other worker's lock.
     pub fn first_steal(&self) -> Option<&CmdRow> {
         self.commands.iter().find(|c| c.steals)
+    }
+
+    /// How the run ended, in the terms a live run is compared with its simulation.
+    pub fn outcome(&self) -> Outcome {
+        let c = &self.counters;
+        Outcome {
+            grants: self.owners.iter().map(|o| o.actor).collect(),
+            first_steal: self.first_steal().map(|s| s.actor),
+            steals: c.steals,
+            two_owners: c.two_owner_moments > 0,
+            stale_accepted: c.stale_accepted,
+            stale_rejected: c.stale_rejected,
+            last_end: self.owners.last().map(|o| o.end),
+        }
     }
 
     /// The JSON `labsim lock --json` prints.

@@ -44,6 +44,15 @@ pub enum Job {
     Cache(Box<super::params::CacheParams>),
     /// The lock race (the whole trace at the end).
     Lock(super::lock::LockParams),
+    /// The lock race live, against a real Redis through the proxy at `url` (driven by the
+    /// worker in real time, not by [`Work`]): [`Part::LiveStatus`] and [`Part::LiveLock`]
+    /// as it goes, [`Output::Lock`] at the end.
+    LockLive {
+        /// The parameters (already slowed by the time scale).
+        params: super::lock::LockParams,
+        /// The proxy's WebSocket (`ws://…/ws`).
+        url: String,
+    },
 }
 
 /// A message to the worker.
@@ -77,6 +86,10 @@ pub enum Part {
     /// A finished stampede design's counters (the seed's row; the chart series come with the
     /// result).
     StampedeRow(Mode, Counters),
+    /// A live run's connection.
+    LiveStatus(crate::live::LiveStatus),
+    /// A live lock race so far (each replaces the one before).
+    LiveLock(Box<super::lock::LockResult>),
 }
 
 /// A finished result.
@@ -186,6 +199,7 @@ impl Work {
             Job::Stampede(p) => Runner::Stampede(StampedeSet::new(p.config()), p.config()),
             Job::Cache(p) => Runner::Cache(Box::new(super::cache::PairRun::new(&p.config()))),
             Job::Lock(p) => Runner::Lock(Box::new(super::lock::LockRun::new(&p))),
+            Job::LockLive { .. } => return Err("a live run is driven in real time".into()),
         };
         Ok(Work { run })
     }

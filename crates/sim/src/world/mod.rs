@@ -145,6 +145,52 @@ impl Backend for SimRedis {
     }
 }
 
+/// The backend of a live run: commands go out to a real Redis (through the proxy) and their
+/// replies come back later, in real time. [`Backend::send`] only queues the command (the
+/// world logs it as sent, reply pending) and the driver takes it with [`LiveRedis::take_out`];
+/// when the real reply arrives the driver hands it over with [`LiveRedis::arrived`], and the
+/// world delivers it at that time like a blocked client's reply.
+#[derive(Debug, Default)]
+pub struct LiveRedis {
+    out: Vec<(ActorId, Command)>,
+    arrived: std::collections::VecDeque<(ClientId, Reply, u64)>,
+}
+
+impl LiveRedis {
+    /// Commands sent since the last call, in order: (actor, command).
+    pub fn take_out(&mut self) -> Vec<(ActorId, Command)> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// The reply to `actor`'s command arrived at `at_ms`.
+    pub fn arrived(&mut self, actor: ActorId, reply: Reply, at_ms: u64) {
+        self.arrived.push_back((actor as ClientId + 1, reply, at_ms));
+    }
+}
+
+impl Backend for LiveRedis {
+    fn send(&mut self, _now_ms: u64, client: ClientId, cmd: &[Vec<u8>]) -> Option<Reply> {
+        self.out.push(((client - 1) as ActorId, cmd.to_vec()));
+        None
+    }
+
+    fn take_woken(&mut self) -> Vec<(ClientId, Reply)> {
+        Vec::new()
+    }
+
+    fn next_timeout_ms(&self) -> Option<u64> {
+        self.arrived.front().map(|a| a.2)
+    }
+
+    fn advance_to(&mut self, now_ms: u64) -> Vec<(ClientId, Reply, u64)> {
+        let mut out = Vec::new();
+        while self.arrived.front().is_some_and(|a| a.2 <= now_ms) {
+            out.extend(self.arrived.pop_front());
+        }
+        out
+    }
+}
+
 /// The network between one actor and Redis: one-way latency each way, plus up to
 /// `jitter_ms` more per hop, drawn from the world's seeded RNG.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -349,6 +395,11 @@ impl<B: Backend> World<B> {
         &self.backend
     }
 
+    /// The backend, to hand it what arrived from outside (a live driver's replies).
+    pub fn backend_mut(&mut self) -> &mut B {
+        &mut self.backend
+    }
+
     /// The name of an actor.
     pub fn actor_name(&self, id: ActorId) -> String {
         self.slots[id].actor.name()
@@ -360,7 +411,7 @@ impl<B: Backend> World<B> {
     }
 
     /// When the next event happens, if any.
-    fn next_at(&self) -> Option<u64> {
+    pub fn next_at(&self) -> Option<u64> {
         let q = self.queue.peek().map(|Reverse(s)| s.at);
         match (q, self.backend.next_timeout_ms()) {
             (Some(a), Some(b)) => Some(a.min(b)),

@@ -1,0 +1,131 @@
+//! The lock race run live — the lab's two workers (`LockLive`, the same state machines as the
+//! simulation) against a real `redis-server` through the proxy, in real time — ends the same
+//! way as the simulation of the same preset: who Redis gives the lock to, whether a plain DEL
+//! deletes the other's lock, whether both work at once, and what fencing does to the stale
+//! write. Also: the client's protocol types (`redislab_sim::live`) read what the proxy sends.
+
+mod support;
+
+use futures_util::{SinkExt, StreamExt};
+use redislab_sim::labs::lock::{
+    self, expand_query, CmdKind, LockLive, LockParams, LockResult, OwnerEnd, FIELDS,
+};
+use redislab_sim::labs::params::Params;
+use redislab_sim::live::{self, Incoming};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+use support::{config, Proxy, RedisServer, Ws};
+use tokio_tungstenite::tungstenite::Message;
+
+fn preset(id: &str) -> LockParams {
+    let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
+    assert!(errs.is_empty(), "{errs:?}");
+    p.typed()
+}
+
+/// Drives `LockLive` the way the browser's worker does: commands out at once with ids,
+/// answers matched by id, a timer for the next sleep or piece of work.
+async fn race_live(ws: &mut Ws, p: &LockParams) -> LockResult {
+    let mut run = LockLive::new(p);
+    let start = Instant::now();
+    let ms = |start: Instant| start.elapsed().as_millis() as u64;
+    let mut pending: HashMap<u64, (usize, Instant)> = HashMap::new();
+    let mut next = 100;
+    let limit = start + Duration::from_secs(60);
+    loop {
+        for (actor, cmd) in run.advance(ms(start)) {
+            ws.ws
+                .send(Message::Text(live::request(next, &cmd).into()))
+                .await
+                .unwrap();
+            pending.insert(next, (actor, Instant::now()));
+            next += 1;
+        }
+        if run.is_done() {
+            return run.result();
+        }
+        assert!(Instant::now() < limit, "the live race did not end in 60 s");
+        let wake = run
+            .next_at()
+            .map_or(limit, |t| start + Duration::from_millis(t));
+        tokio::select! {
+            m = ws.ws.next() => {
+                let Some(Ok(Message::Text(t))) = m else { panic!("socket: {m:?}") };
+                let Some(Incoming::Answer { id: Some(id), result }) = live::parse(t.as_str()) else {
+                    panic!("not an answer: {t}")
+                };
+                let (actor, sent) = pending.remove(&id).expect("an id we sent, answered once");
+                let rtt = sent.elapsed().as_micros() as u32;
+                let reply = result.unwrap_or_else(|e| panic!("{e:?}"));
+                run.arrived(actor, reply, ms(start), rtt);
+            }
+            _ = tokio::time::sleep_until(wake.into()) => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_race_ends_as_simulated() {
+    let redis = RedisServer::start();
+    let proxy = Proxy::start(config(&redis.url())).await;
+    for id in ["plain-del", "pause", "fencing", "token"] {
+        let p = preset(id);
+        let sim = lock::run(&p);
+        // Each race in its own session: its own namespace, so no key of the last one is left.
+        let mut ws = proxy.connect().await;
+        let real = race_live(&mut ws, &p).await;
+        let (s, r) = (sim.outcome(), real.outcome());
+        eprintln!("{id}: simulated {s:?}\n{id}: live      {r:?}");
+        // Real replies, each with its round trip.
+        assert!(real.commands.iter().all(|c| c.rtt_us.is_some()), "{id}");
+        assert!(sim.commands.iter().all(|c| c.rtt_us.is_none()), "{id}");
+        let acquired = |x: &LockResult| {
+            x.commands
+                .iter()
+                .filter(|c| c.kind == CmdKind::Acquire && c.reply == "OK")
+                .count()
+        };
+        assert_eq!(acquired(&real), acquired(&sim), "{id}");
+        assert_eq!(r.steals, s.steals, "{id}: DELs that removed the other's lock");
+        assert_eq!(r.first_steal, s.first_steal, "{id}");
+        assert_eq!(r.two_owners, s.two_owners, "{id}: two owners at once");
+        assert_eq!(r.stale_accepted, s.stale_accepted, "{id}: stale writes accepted");
+        assert_eq!(r.stale_rejected, s.stale_rejected, "{id}: fencing");
+        assert_eq!(r.last_end, s.last_end, "{id}");
+        if id != "token" {
+            // Who holds the lock, grant by grant. (With the token preset A's heartbeat is
+            // due the very millisecond its lock expires — 1000 ms after a grant at about
+            // 1 ms — so whether the extend wins is a coin toss on a real clock; the safety
+            // outcome above is the same either way.)
+            assert_eq!(r.grants, s.grants, "{id}: who got the lock, in order");
+        }
+    }
+    // The plain DEL: A's DEL ran while B held the lock, and Redis said 1.
+    let mut ws = proxy.connect().await;
+    let real = race_live(&mut ws, &preset("plain-del")).await;
+    let st = real.first_steal().expect("a steal");
+    assert_eq!((st.actor, st.cmd.as_str(), st.reply.as_str()), (0, "DEL lock:campaign:42", "(integer) 1"));
+    assert_eq!(real.owners[1].actor, 1);
+    assert_eq!(real.owners[1].end, OwnerEnd::Stolen);
+    // Fencing: A's stale write carried token 1 and was rejected, in the real run too.
+    let mut ws = proxy.connect().await;
+    let real = race_live(&mut ws, &preset("fencing")).await;
+    let w = real.writes.iter().find(|w| !w.accepted).expect("a rejected write");
+    assert_eq!((w.actor, w.fence), (0, Some(1)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_reads_the_proxy_s_errors() {
+    // The proxy's codes are the client's type (`redislab_proxy::protocol::Code` is
+    // `redislab_sim::live::Code`); a real refusal from a real proxy reads back typed.
+    // And a real one from a real proxy.
+    let redis = RedisServer::start();
+    let proxy = Proxy::start(config(&redis.url())).await;
+    let mut ws = proxy.connect().await;
+    ws.send_text(live::request(5, &[b"KEYS".to_vec(), b"*".to_vec()])).await;
+    let v = ws.recv().await.unwrap();
+    let Some(Incoming::Answer { id: Some(5), result: Err(e) }) = live::parse(&v.to_string()) else {
+        panic!("{v}")
+    };
+    assert_eq!(e.code, live::Code::Forbidden);
+}

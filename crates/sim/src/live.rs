@@ -1,0 +1,319 @@
+//! The client's side of the proxy's WebSocket protocol (`crates/proxy/README.md`): requests
+//! from the actors' commands, answers read back into [`Reply`]s, the proxy's error codes with
+//! what they mean in Bengali, and the state of a live connection. Plain data and serde, so the
+//! app's console, the simulation worker's live runs and the native tests share it; the proxy
+//! keeps its own server-side types (tokio and axum stay out of the wasm), and a test there
+//! checks that both read the same JSON.
+
+use crate::redis::{scripts, Reply};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::borrow::Cow;
+
+/// The proxy's error codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Code {
+    /// Not on the allowlist (or Lua, or a server command).
+    Forbidden,
+    /// A key that tries to leave the session's namespace.
+    Namespace,
+    /// Over a size limit.
+    TooLarge,
+    /// Not a well-formed request (arity, options).
+    BadRequest,
+    /// Over the connection's rate.
+    RateLimited,
+    /// No reply within the deadline.
+    Timeout,
+    /// Redis cannot be reached.
+    Unavailable,
+    /// The connection broke with a write on the wire.
+    UnknownOutcome,
+    /// Redis' own error reply.
+    Redis,
+}
+
+impl Code {
+    /// What it means, in Bengali.
+    pub fn bn(self) -> &'static str {
+        match self {
+            Code::Forbidden => "এই কমান্ড এখানে চলবে না — অনুমোদিত তালিকায় নেই (পুরো keyspace বা সার্ভার ছোঁয়া কমান্ড, Lua — সব বন্ধ)",
+            Code::Namespace => "এই key আপনার নিজের জায়গার (namespace) বাইরে যেতে চায় — `{`, `}` বা `lab:` দিয়ে শুরু key চলবে না",
+            Code::TooLarge => "বার্তা, আর্গুমেন্ট বা key সীমার চেয়ে বড়",
+            Code::BadRequest => "অনুরোধটা ঠিকমতো গড়া নয় — আর্গুমেন্টের সংখ্যা বা অপশন ভুল",
+            Code::RateLimited => "খুব দ্রুত পাঠানো হচ্ছে — একটু থেমে আবার চেষ্টা করুন",
+            Code::Timeout => "সময়মতো উত্তর আসেনি — লেখার কমান্ড হলে সেটা হয়তো তবু ঘটেছে",
+            Code::Unavailable => "Redis-এ পৌঁছানো যাচ্ছে না — কিছুই করা হয়নি",
+            Code::UnknownOutcome => "সংযোগ ছিঁড়ে গেছে — লেখাটা হলো কি না জানা নেই (আবার পাঠানো হয়নি)",
+            Code::Redis => "Redis নিজেই ভুল বলেছে",
+        }
+    }
+
+    /// The code as it travels (`FORBIDDEN`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::Forbidden => "FORBIDDEN",
+            Code::Namespace => "NAMESPACE",
+            Code::TooLarge => "TOO_LARGE",
+            Code::BadRequest => "BAD_REQUEST",
+            Code::RateLimited => "RATE_LIMITED",
+            Code::Timeout => "TIMEOUT",
+            Code::Unavailable => "UNAVAILABLE",
+            Code::UnknownOutcome => "UNKNOWN_OUTCOME",
+            Code::Redis => "REDIS",
+        }
+    }
+}
+
+/// An error answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrBody {
+    /// Its code.
+    pub code: Code,
+    /// The proxy's (or Redis') text.
+    pub message: String,
+}
+
+impl ErrBody {
+    /// As an error reply for an actor: Redis' own text for `REDIS`, otherwise the code first.
+    pub fn to_reply(&self) -> Reply {
+        match self.code {
+            Code::Redis => Reply::Error(self.message.clone()),
+            c => Reply::Error(format!("{} {}", c.name(), self.message)),
+        }
+    }
+}
+
+/// A message from the proxy.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Incoming {
+    /// The greeting (namespace, scripts, limits); the client needs none of it.
+    Hello,
+    /// The answer to request `id` (`None`: a message the proxy could not read an id from).
+    Answer {
+        /// The request's id.
+        id: Option<u64>,
+        /// The reply, or why there is none.
+        result: Result<Reply, ErrBody>,
+    },
+}
+
+/// Reads one text message from the proxy (`None`: not a message of the protocol).
+pub fn parse(text: &str) -> Option<Incoming> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    if v.get("hello").is_some() {
+        return Some(Incoming::Hello);
+    }
+    let id = match v.get("id")? {
+        Value::Null => None,
+        n => Some(n.as_u64()?),
+    };
+    let result = if let Some(ok) = v.get("ok") {
+        Ok(reply_from_json(ok))
+    } else {
+        Err(serde_json::from_value(v.get("err")?.clone()).ok()?)
+    };
+    Some(Incoming::Answer { id, result })
+}
+
+/// A reply from its JSON form ([`Reply::to_json`], what the proxy sends).
+pub fn reply_from_json(v: &Value) -> Reply {
+    match v {
+        Value::Null => Reply::Nil,
+        Value::Number(n) => Reply::Integer(n.as_i64().unwrap_or_default()),
+        Value::String(s) => Reply::Bulk(s.as_bytes().to_vec()),
+        Value::Bool(b) => Reply::Integer(i64::from(*b)),
+        Value::Array(items) => Reply::Array(items.iter().map(reply_from_json).collect()),
+        Value::Object(o) => match (o.get("status"), o.get("error")) {
+            (Some(Value::String(s)), _) if s == "OK" => Reply::ok(),
+            (Some(Value::String(s)), _) => Reply::Status(Cow::Owned(s.clone())),
+            (_, Some(Value::String(e))) => Reply::Error(e.clone()),
+            _ => Reply::Error(format!("ERR unexpected reply {v}")),
+        },
+    }
+}
+
+/// The request for command `cmd` with id `id`, as JSON text. `EVALSHA` of one of the named
+/// scripts ([`scripts::SCRIPTS`]) goes as that script (`{"script": "release", …}`): the
+/// proxy runs only its own scripts and never takes Lua or a SHA from a client.
+pub fn request(id: u64, cmd: &[Vec<u8>]) -> String {
+    let word = |w: &Vec<u8>| String::from_utf8_lossy(w).into_owned();
+    let script = match cmd {
+        [name, sha, n, rest @ ..] if name.eq_ignore_ascii_case(b"EVALSHA") => scripts::find(sha)
+            .and_then(|s| {
+                let n: usize = std::str::from_utf8(n).ok()?.parse().ok()?;
+                (n <= rest.len()).then(|| (s, &rest[..n], &rest[n..]))
+            }),
+        _ => None,
+    };
+    match script {
+        Some((s, keys, args)) => json!({
+            "id": id,
+            "script": s.name,
+            "keys": keys.iter().map(word).collect::<Vec<_>>(),
+            "args": args.iter().map(word).collect::<Vec<_>>(),
+        }),
+        None => json!({ "id": id, "cmd": cmd.iter().map(word).collect::<Vec<_>>() }),
+    }
+    .to_string()
+}
+
+/// Splits a console line into words the way `redis-cli` does: spaces separate, double or
+/// single quotes group (with `\"`, `\\`, `\n` in double quotes).
+///
+/// # Errors
+/// A Bengali message for an unclosed quote.
+pub fn split_line(line: &str) -> Result<Vec<String>, &'static str> {
+    let mut words = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let Some(&first) = chars.peek() else {
+            return Ok(words);
+        };
+        let mut w = String::new();
+        if first == '"' || first == '\'' {
+            chars.next();
+            loop {
+                match chars.next() {
+                    None => return Err("উদ্ধৃতিচিহ্ন খোলা হয়েছে কিন্তু বন্ধ হয়নি"),
+                    Some(c) if c == first => break,
+                    Some('\\') if first == '"' => match chars.next() {
+                        Some('n') => w.push('\n'),
+                        Some('t') => w.push('\t'),
+                        Some(c) => w.push(c),
+                        None => return Err("উদ্ধৃতিচিহ্ন খোলা হয়েছে কিন্তু বন্ধ হয়নি"),
+                    },
+                    Some(c) => w.push(c),
+                }
+            }
+        } else {
+            while let Some(&c) = chars.peek() {
+                if c.is_whitespace() {
+                    break;
+                }
+                w.push(c);
+                chars.next();
+            }
+        }
+        words.push(w);
+    }
+}
+
+/// The state of a live connection, as the connection indicator shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LiveStatus {
+    /// Opening the WebSocket.
+    Connecting,
+    /// The proxy answered and Redis behind it too.
+    Connected,
+    /// No proxy at this address (a static host, `trunk serve`): the socket never opened.
+    NoProxy,
+    /// The proxy is there, Redis behind it is not.
+    RedisDown,
+    /// The connection was lost mid-run (the text says what happened).
+    Lost(String),
+}
+
+/// The WebSocket address of the proxy that served the page at `page` (an `http(s)://` URL):
+/// `ws` beside the page, so the app works under a sub-path too.
+pub fn ws_url(page: &str) -> String {
+    let page = page.split(['#', '?']).next().unwrap_or_default();
+    let dir = match page.rfind('/') {
+        Some(i) if i >= page.find("//").map_or(0, |j| j + 2) => &page[..=i],
+        _ => page,
+    };
+    let dir = if dir.ends_with('/') {
+        dir.to_string()
+    } else {
+        format!("{dir}/")
+    };
+    let tail = dir
+        .strip_prefix("https://")
+        .map(|t| format!("wss://{t}"))
+        .or_else(|| dir.strip_prefix("http://").map(|t| format!("ws://{t}")))
+        .unwrap_or(dir);
+    format!("{tail}ws")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::cmd;
+
+    #[test]
+    fn requests_name_scripts_never_lua() {
+        assert_eq!(
+            request(7, &cmd(&["SET", "lock:x", "tok", "NX", "PX", "5000"])),
+            r#"{"cmd":["SET","lock:x","tok","NX","PX","5000"],"id":7}"#
+        );
+        let r = request(
+            8,
+            &cmd(&["EVALSHA", scripts::RELEASE.sha1, "1", "lock:x", "tok"]),
+        );
+        let v: Value = serde_json::from_str(&r).unwrap();
+        assert_eq!(
+            v,
+            json!({"id": 8, "script": "release", "keys": ["lock:x"], "args": ["tok"]})
+        );
+        // An unknown SHA goes as the command it is (the proxy refuses it: FORBIDDEN).
+        assert!(request(9, &cmd(&["EVALSHA", "abc", "0"])).contains(r#""cmd""#));
+    }
+
+    #[test]
+    fn answers_read_back() {
+        for r in [
+            Reply::ok(),
+            Reply::Nil,
+            Reply::Integer(-3),
+            Reply::bulk("a \"b\""),
+            Reply::Array(vec![Reply::bulk("k"), Reply::Nil, Reply::err("ERR x")]),
+            Reply::Status(Cow::Borrowed("PONG")),
+        ] {
+            let text = json!({"id": 1, "ok": r.to_json()}).to_string();
+            assert_eq!(
+                parse(&text),
+                Some(Incoming::Answer {
+                    id: Some(1),
+                    result: Ok(r.clone())
+                }),
+                "{text}"
+            );
+        }
+        let e = parse(r#"{"id":null,"err":{"code":"BAD_REQUEST","message":"not JSON"}}"#);
+        let Some(Incoming::Answer { id: None, result: Err(e) }) = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(e.code, Code::BadRequest);
+        assert_eq!(parse(r#"{"hello":{"namespace":"lab:{x}:"}}"#), Some(Incoming::Hello));
+        assert_eq!(parse("nonsense"), None);
+        assert_eq!(parse(r#"{"id":3,"err":{"code":"NOPE","message":""}}"#), None);
+    }
+
+    #[test]
+    fn console_lines_split_like_redis_cli() {
+        assert_eq!(split_line("  SET k v ").unwrap(), ["SET", "k", "v"]);
+        assert_eq!(
+            split_line(r#"SET "a b" 'c d' "x\"y""#).unwrap(),
+            ["SET", "a b", "c d", "x\"y"]
+        );
+        assert!(split_line(r#"SET "a"#).is_err());
+        assert!(split_line("   ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_socket_sits_beside_the_page() {
+        assert_eq!(
+            ws_url("http://127.0.0.1:8080/#/lab/lock"),
+            "ws://127.0.0.1:8080/ws"
+        );
+        assert_eq!(
+            ws_url("https://x.org/redis-lab/index.html?a=1#/"),
+            "wss://x.org/redis-lab/ws"
+        );
+        assert_eq!(ws_url("http://h:1"), "ws://h:1/ws");
+    }
+}
