@@ -91,6 +91,7 @@ pub fn App() -> Html {
         Route::Lab { id, query } => html! {
             <LabPage key={format!("{id}?{query}")} id={*id} query={query.clone()} />
         },
+        Route::Console => html! { <crate::live::console::ConsolePage /> },
         Route::NotFound(why) => html! { <NotFound why={why.clone()} /> },
     }
 }

@@ -54,6 +54,10 @@ pub fn Home() -> Html {
                     </li>
                 }) }
             </ul>
+            <p class="home-console">
+                <a href="#/console">{"Redis কনসোল"}</a>
+                {" — প্রক্সি দিয়ে চালালে (server mode) আসল Redis-এ redis-cli-র মতো কমান্ড চালান, নিজের আলাদা জায়গায়"}
+            </p>
         </main>
     }
 }

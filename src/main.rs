@@ -8,6 +8,7 @@ mod diagrams;
 mod dom;
 mod home;
 mod labs;
+mod live;
 
 fn main() {
     yew::Renderer::<app::App>::new().render();

@@ -13,7 +13,9 @@
 use super::kit::{
     failed_or_progress, use_timeline, use_work, Controls, Form, LabProps, ParamForm, TimeAction,
 };
+use crate::live::{use_live_lock, Indicator, LiveRun};
 use redislab_deck::bn;
+use redislab_sim::live::LiveStatus;
 use redislab_sim::labs::lock::{
     expand_query, preset_of, CmdKind, CmdRow, LockParams, LockResult, OwnerEnd, SegKind, FIELDS,
     NAMES, PRESETS,
@@ -265,17 +267,25 @@ fn now_line(r: &LockResult, n: usize) -> Html {
     }
 }
 
-fn log(r: &LockResult, n: usize, keep: usize) -> Html {
+fn log(r: &LockResult, n: usize, keep: usize, live: bool) -> Html {
     let upto = r.commands.partition_point(|c| c.step < n);
     let from = upto.saturating_sub(keep);
+    let label = if live {
+        "আসল Redis-এ পাঠানো কমান্ড, তার উত্তর আর আসা-যাওয়ার সময়"
+    } else {
+        "Redis-এ পাঠানো কমান্ড"
+    };
     html! {
-        <ol class="lk-log" aria-label="Redis-এ পাঠানো কমান্ড" data-testid="lock-log">
+        <ol class={classes!("lk-log", live.then_some("live"))} aria-label={label} data-testid="lock-log">
             { for r.commands[from..upto].iter().map(|c| html! {
                 <li class={classes!(format!("lk-w{}", c.actor), c.steals.then_some("steals"))}>
                     <span class="lk-log-t">{ ms(c.at_ms) }</span>
                     <span class="lk-log-who">{ NAMES[c.actor] }</span>
                     <code class="lk-log-cmd">{ &c.cmd }</code>
                     <code class="lk-log-reply">{ format!("→ {}", c.reply) }</code>
+                    if let Some(us) = c.rtt_us {
+                        <span class="lk-log-rtt" data-testid="lock-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
+                    }
                 </li>
             }) }
         </ol>
@@ -302,6 +312,114 @@ fn scripts_used(p: &LockParams) -> Html {
     }
 }
 
+/// Time scales of the live race: how many times slower than the lab's milliseconds.
+const SCALES: &[u64] = &[1, 2, 4];
+
+fn grants(r: &LockResult) -> String {
+    let g: Vec<&str> = r.outcome().grants.iter().map(|&a| NAMES[a]).collect();
+    if g.is_empty() {
+        "—".into()
+    } else {
+        g.join(" → ")
+    }
+}
+
+/// The simulation's prediction beside the real race.
+fn compare(sim: &LockResult, real: &LockResult, done: bool) -> Html {
+    let (s, r) = (sim.outcome(), real.outcome());
+    let n = |v: u32| bn::text(&v.to_string());
+    let yes = |b: bool| if b { "হ্যাঁ" } else { "না" }.to_string();
+    let who = |a: Option<usize>| a.map_or("কেউ না".to_string(), |a| NAMES[a].to_string());
+    let rows = [
+        ("grants", "লক কে পেল, ক্রমে", grants(sim), grants(real)),
+        ("first-steal", "প্রথম কে অন্যের লক মুছল", who(s.first_steal), who(r.first_steal)),
+        ("steals", "অন্যের লক মুছল", n(s.steals), n(r.steals)),
+        ("two-owners", "দুই মালিক একসাথে", yes(s.two_owners), yes(r.two_owners)),
+        ("stale-accepted", "পুরোনো লেখা গৃহীত", n(s.stale_accepted), n(r.stale_accepted)),
+        ("stale-rejected", "পুরোনো লেখা বাতিল (fencing)", n(s.stale_rejected), n(r.stale_rejected)),
+    ];
+    let same = rows.iter().all(|(_, _, a, b)| a == b);
+    html! {
+        <div class="live-compare-box">
+            <table class="live-compare" data-testid="live-compare">
+                <caption>{"সিমুলেশনের পূর্বাভাস বনাম আসল Redis"}</caption>
+                <thead><tr><th scope="col">{""}</th><th scope="col">{"সিমুলেশন"}</th><th scope="col">{"আসল Redis"}</th></tr></thead>
+                <tbody>
+                    { for rows.iter().map(|(key, label, a, b)| html! {
+                        <tr data-row={*key} data-same={(a == b).to_string()} class={classes!((done && a != b).then_some("differs"))}>
+                            <th scope="row">{ *label }</th><td data-side="sim">{ a.clone() }</td><td data-side="real">{ b.clone() }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+            if done {
+                <p class={classes!("live-verdict", if same { "same" } else { "differs" })} data-testid="live-verdict" data-same={same.to_string()}>
+                    { if same {
+                        "আসল Redis-এও দৌড়টা ঠিক সিমুলেশনের মতোই শেষ হলো।".to_string()
+                    } else {
+                        "আসল ঘড়িতে কয়েক মিলিসেকেন্ডের এদিক-ওদিক — কোথাও ফল আলাদা হলো (লাল সারি)। সময় ধীর করে আবার চালান।".to_string()
+                    } }
+                </p>
+            }
+        </div>
+    }
+}
+
+/// Props of [`LiveBar`].
+#[derive(Properties, PartialEq)]
+struct LiveBarProps {
+    on: bool,
+    scale: u64,
+    live: LiveRun,
+    on_toggle: Callback<bool>,
+    on_scale: Callback<u64>,
+    on_again: Callback<()>,
+}
+
+/// The "real Redis" switch, the time scale and the connection indicator.
+#[component]
+fn LiveBar(props: &LiveBarProps) -> Html {
+    let onchange = {
+        let cb = props.on_toggle.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            cb.emit(el.checked());
+        })
+    };
+    let on_scale = {
+        let cb = props.on_scale.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            cb.emit(el.value().parse().unwrap_or(1));
+        })
+    };
+    let again = {
+        let cb = props.on_again.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let status = props.on.then(|| props.live.status.clone()).flatten();
+    html! {
+        <div class="live-bar" data-testid="live-bar">
+            <label class="live-switch">
+                <input type="checkbox" role="switch" checked={props.on} aria-checked={props.on.to_string()} data-testid="live-switch" {onchange} />
+                <span>{"আসল Redis"}</span>
+            </label>
+            <label class="live-scale">
+                <span>{"সময় ধীর"}</span>
+                <select data-testid="live-scale" onchange={on_scale}>
+                    { for SCALES.iter().map(|&k| html! {
+                        <option value={k.to_string()} selected={k == props.scale}>{ format!("×{}", bn::text(&k.to_string())) }</option>
+                    }) }
+                </select>
+            </label>
+            <Indicator {status} />
+            if props.on && props.live.done {
+                <button class="tool" data-testid="live-again" onclick={again}>{"আবার চালান"}</button>
+            }
+        </div>
+    }
+}
+
 /// The lock-race lab.
 #[component]
 pub fn LockLab(props: &LabProps) -> Html {
@@ -323,12 +441,28 @@ pub fn LockLab(props: &LabProps) -> Html {
     };
     let params = state.good.clone();
     let typed: LockParams = params.typed();
-    let run = use_work(Some(Job::Lock(typed.clone())));
-    let busy = run.busy();
-    let result = match run.done.as_deref() {
+    // Live mode: the same race against a real Redis, slowed `scale` times; the simulation
+    // of the slowed parameters is its prediction.
+    let live_on = use_state_eq(|| false);
+    let scale = use_state_eq(|| 1u64);
+    let attempt = use_state_eq(|| 0u32);
+    let live_on_page = *live_on && !props.embedded;
+    let sim_params = if live_on_page {
+        typed.slowed(*scale)
+    } else {
+        typed.clone()
+    };
+    let run = use_work(Some(Job::Lock(sim_params.clone())));
+    let live = use_live_lock(live_on_page.then(|| sim_params.clone()), *attempt);
+    let busy = run.busy() || (live_on_page && !live.done);
+    let predicted = match run.done.as_deref() {
         Some(Output::Lock(r)) => Some(r.as_ref()),
         _ => None,
     };
+    // The timeline draws the real race when there is one, the simulation otherwise (also
+    // when live mode found no proxy: the lab stays usable).
+    let real = live.result.as_deref();
+    let result = real.or(predicted);
     let frames = result.map_or(1, |r| r.steps + 1);
     // The lanes' geometry, once per result (the timeline only filters it).
     let geometry = {
@@ -419,7 +553,10 @@ pub fn LockLab(props: &LabProps) -> Html {
                     </dl>
                     </div>
                     if !embedded { { steal.unwrap_or_default() } }
-                    if !embedded { { log(r, n, LOG) } }
+                    if let (Some(sim), Some(real)) = (predicted, real) {
+                        { compare(sim, real, live.done) }
+                    }
+                    if !embedded { { log(r, n, LOG, real.is_some()) } }
                 </>
             }
         }
@@ -438,6 +575,22 @@ pub fn LockLab(props: &LabProps) -> Html {
                 <p class="lk-about">{ pr.about }</p>
             }
             if !embedded { { form } }
+            if !embedded {
+                <LiveBar on={*live_on} scale={*scale} live={live.clone()}
+                    on_toggle={{ let s = live_on.clone(); Callback::from(move |v| s.set(v)) }}
+                    on_scale={{ let s = scale.clone(); Callback::from(move |v| s.set(v)) }}
+                    on_again={{ let a = attempt.clone(); Callback::from(move |_| a.set(*a + 1)) }} />
+                if live_on_page {
+                    if let Some(why) = live.failed.clone() {
+                        <p class="live-msg" role="alert" data-testid="live-msg">
+                            { why }
+                            if !matches!(live.status, Some(LiveStatus::Lost(_))) || real.is_none() {
+                                <span class="live-msg-sim">{" নিচের দৌড়টা সিমুলেশন।"}</span>
+                            }
+                        </p>
+                    }
+                }
+            }
             <div class="lk-body">
                 <div class="lk-main">{ view }</div>
                 if !embedded { { scripts_used(&typed) } }

@@ -43,6 +43,8 @@ pub enum Route {
         /// The query after `?`, as typed (the lab checks each value).
         query: String,
     },
+    /// The redis-cli style console of server mode: `#/console`.
+    Console,
     /// Nothing lives here; the reason says why, in Bengali.
     NotFound(String),
 }
@@ -58,6 +60,9 @@ pub fn parse<D: Shape>(hash: &str, decks: &[D]) -> Route {
         return Route::NotFound(format!("ঠিকানাটা চেনা গেল না: `{}`", shorten(hash)));
     };
     let parts: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    if parts == ["console"] {
+        return Route::Console;
+    }
     if parts[0] == "lab" {
         return match parts.as_slice() {
             [_, id] => match crate::parse::LABS.iter().find(|l| *l == id) {
@@ -399,6 +404,14 @@ mod tests {
         for bad in ["#/lab/nope", "#/lab", "#/lab/lru/2"] {
             assert!(matches!(parse(bad, &d), Route::NotFound(_)), "{bad}");
         }
+    }
+
+    #[test]
+    fn console() {
+        let d = decks();
+        assert_eq!(parse("#/console", &d), Route::Console);
+        assert_eq!(parse("#/console/", &d), Route::Console);
+        assert!(matches!(parse("#/console/x", &d), Route::NotFound(_)));
     }
 
     #[test]

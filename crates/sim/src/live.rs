@@ -203,6 +203,31 @@ pub fn split_line(line: &str) -> Result<Vec<String>, &'static str> {
     }
 }
 
+/// A reply laid out as `redis-cli` prints it in a terminal: `"v"`, `(integer) 1`, `(nil)`,
+/// `OK`, `(error) …`, and arrays one element a line, `1) …`, nested ones indented.
+pub fn redis_cli(r: &Reply) -> String {
+    match r {
+        Reply::Array(items) if items.is_empty() => "(empty array)".into(),
+        Reply::Array(items) => {
+            let w = items.len().to_string().len();
+            let mut out = Vec::new();
+            for (i, it) in items.iter().enumerate() {
+                let head = format!("{:>w$}) ", i + 1);
+                let pad = " ".repeat(head.len());
+                for (j, line) in redis_cli(it).lines().enumerate() {
+                    out.push(if j == 0 {
+                        format!("{head}{line}")
+                    } else {
+                        format!("{pad}{line}")
+                    });
+                }
+            }
+            out.join("\n")
+        }
+        r => r.to_string(),
+    }
+}
+
 /// The state of a live connection, as the connection indicator shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LiveStatus {
@@ -291,6 +316,17 @@ mod tests {
         assert_eq!(parse(r#"{"hello":{"namespace":"lab:{x}:"}}"#), Some(Incoming::Hello));
         assert_eq!(parse("nonsense"), None);
         assert_eq!(parse(r#"{"id":3,"err":{"code":"NOPE","message":""}}"#), None);
+    }
+
+    #[test]
+    fn replies_print_like_redis_cli() {
+        assert_eq!(redis_cli(&Reply::bulk("v")), "\"v\"");
+        assert_eq!(redis_cli(&Reply::Array(vec![])), "(empty array)");
+        let nested = Reply::Array(vec![
+            Reply::bulk("a"),
+            Reply::Array(vec![Reply::Integer(1), Reply::Nil]),
+        ]);
+        assert_eq!(redis_cli(&nested), "1) \"a\"\n2) 1) (integer) 1\n   2) (nil)");
     }
 
     #[test]
