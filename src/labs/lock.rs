@@ -343,7 +343,7 @@ fn compare(sim: &LockResult, real: &LockResult, done: bool) -> Html {
         <div class="live-compare-box">
             <table class="live-compare" data-testid="live-compare">
                 <caption>{"সিমুলেশনের পূর্বাভাস বনাম আসল Redis"}</caption>
-                <thead><tr><th scope="col">{""}</th><th scope="col">{"সিমুলেশন"}</th><th scope="col">{"আসল Redis"}</th></tr></thead>
+                <thead><tr><td></td><th scope="col">{"সিমুলেশন"}</th><th scope="col">{"আসল Redis"}</th></tr></thead>
                 <tbody>
                     { for rows.iter().map(|(key, label, a, b)| html! {
                         <tr data-row={*key} data-same={(a == b).to_string()} class={classes!((done && a != b).then_some("differs"))}>
@@ -401,7 +401,7 @@ fn LiveBar(props: &LiveBarProps) -> Html {
     html! {
         <div class="live-bar" data-testid="live-bar">
             <label class="live-switch">
-                <input type="checkbox" role="switch" checked={props.on} aria-checked={props.on.to_string()} data-testid="live-switch" {onchange} />
+                <input type="checkbox" role="switch" checked={props.on} data-testid="live-switch" {onchange} />
                 <span>{"আসল Redis"}</span>
             </label>
             <label class="live-scale">

@@ -113,6 +113,8 @@ fn test(extra: &[String]) -> Result<(), String> {
     total.add(&native);
     native.result?;
     release_build(&path)?;
+    // The live-mode browser tests start the proxy binary in front of their own redis-server.
+    run(Command::new("cargo").args(["build", "-q", "-p", "redislab-proxy", "--bin", "redislab-proxy"]))?;
     println!("xtask: end-to-end tests in headless Chromium");
     let e2e = run_counted(
         Command::new("cargo")
@@ -124,7 +126,8 @@ fn test(extra: &[String]) -> Result<(), String> {
             .env("REDISLAB_DIST", root().join("dist"))
             .env("REDISLAB_CHROMIUM", &browser.chromium)
             .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver)
-            .env("REDISLAB_AXE", &browser.axe),
+            .env("REDISLAB_AXE", &browser.axe)
+            .env("REDISLAB_PROXY", root().join("target/debug/redislab-proxy")),
     );
     total.add(&e2e);
     println!("\nxtask: {} passed, {} failed", total.passed, total.failed);

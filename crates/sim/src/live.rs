@@ -7,7 +7,6 @@
 
 use crate::redis::{scripts, Reply};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 use std::borrow::Cow;
 
 /// The proxy's error codes.
@@ -99,46 +98,120 @@ pub enum Incoming {
     },
 }
 
+/// One message from the proxy as it travels (the greeting's content is skipped unread).
+#[derive(Deserialize)]
+struct Wire {
+    #[serde(default)]
+    hello: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    id: Option<u64>,
+    /// Present (even as `null`, a nil reply) on a success.
+    #[serde(default, deserialize_with = "present")]
+    ok: Option<Reply>,
+    #[serde(default)]
+    err: Option<ErrBody>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Reply>, D::Error> {
+    Reply::deserialize(d).map(Some)
+}
+
 /// Reads one text message from the proxy (`None`: not a message of the protocol).
+///
+/// Typed serde all the way (no `serde_json::Value`), which keeps the app's wasm small.
 pub fn parse(text: &str) -> Option<Incoming> {
-    let v: Value = serde_json::from_str(text).ok()?;
-    if v.get("hello").is_some() {
+    let w: Wire = serde_json::from_str(text).ok()?;
+    if w.hello.is_some() {
         return Some(Incoming::Hello);
     }
-    let id = match v.get("id")? {
-        Value::Null => None,
-        n => Some(n.as_u64()?),
+    let result = match (w.ok, w.err) {
+        (Some(r), None) => Ok(r),
+        (None, Some(e)) => Err(e),
+        _ => return None,
     };
-    let result = if let Some(ok) = v.get("ok") {
-        Ok(reply_from_json(ok))
-    } else {
-        Err(serde_json::from_value(v.get("err")?.clone()).ok()?)
-    };
-    Some(Incoming::Answer { id, result })
+    Some(Incoming::Answer { id: w.id, result })
 }
 
 /// A reply from its JSON form ([`Reply::to_json`], what the proxy sends).
-pub fn reply_from_json(v: &Value) -> Reply {
-    match v {
-        Value::Null => Reply::Nil,
-        Value::Number(n) => Reply::Integer(n.as_i64().unwrap_or_default()),
-        Value::String(s) => Reply::Bulk(s.as_bytes().to_vec()),
-        Value::Bool(b) => Reply::Integer(i64::from(*b)),
-        Value::Array(items) => Reply::Array(items.iter().map(reply_from_json).collect()),
-        Value::Object(o) => match (o.get("status"), o.get("error")) {
-            (Some(Value::String(s)), _) if s == "OK" => Reply::ok(),
-            (Some(Value::String(s)), _) => Reply::Status(Cow::Owned(s.clone())),
-            (_, Some(Value::String(e))) => Reply::Error(e.clone()),
-            _ => Reply::Error(format!("ERR unexpected reply {v}")),
-        },
+pub fn reply_from_json(text: &str) -> Option<Reply> {
+    serde_json::from_str(text).ok()
+}
+
+struct ReplyVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ReplyVisitor {
+    type Value = Reply;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a reply in the proxy's JSON encoding")
     }
+    fn visit_i64<E>(self, v: i64) -> Result<Reply, E> {
+        Ok(Reply::Integer(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Reply, E> {
+        Ok(Reply::Integer(v as i64))
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Reply, E> {
+        Ok(Reply::Integer(i64::from(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Reply, E> {
+        Ok(Reply::Bulk(v.as_bytes().to_vec()))
+    }
+    fn visit_unit<E>(self) -> Result<Reply, E> {
+        Ok(Reply::Nil)
+    }
+    fn visit_none<E>(self) -> Result<Reply, E> {
+        Ok(Reply::Nil)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Reply, A::Error> {
+        let mut items = Vec::new();
+        while let Some(r) = seq.next_element::<Reply>()? {
+            items.push(r);
+        }
+        Ok(Reply::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Reply, A::Error> {
+        let mut out = None;
+        while let Some((k, v)) = map.next_entry::<String, String>()? {
+            out = Some(match k.as_str() {
+                "status" if v == "OK" => Reply::ok(),
+                "status" => Reply::Status(Cow::Owned(v)),
+                _ => Reply::Error(v),
+            });
+        }
+        out.ok_or_else(|| serde::de::Error::custom("an empty object is no reply"))
+    }
+}
+
+impl<'de> Deserialize<'de> for Reply {
+    /// The proxy's (and `labsim redis`') JSON encoding, [`Reply::to_json`], read back.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Reply, D::Error> {
+        d.deserialize_any(ReplyVisitor)
+    }
+}
+
+fn words(ws: &[Vec<u8>]) -> Vec<Cow<'_, str>> {
+    ws.iter().map(|w| String::from_utf8_lossy(w)).collect()
+}
+
+/// A request as it travels.
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    id: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cmd: Option<Vec<Cow<'a, str>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    script: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    keys: Option<Vec<Cow<'a, str>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    args: Option<Vec<Cow<'a, str>>>,
 }
 
 /// The request for command `cmd` with id `id`, as JSON text. `EVALSHA` of one of the named
 /// scripts ([`scripts::SCRIPTS`]) goes as that script (`{"script": "release", …}`): the
 /// proxy runs only its own scripts and never takes Lua or a SHA from a client.
 pub fn request(id: u64, cmd: &[Vec<u8>]) -> String {
-    let word = |w: &Vec<u8>| String::from_utf8_lossy(w).into_owned();
     let script = match cmd {
         [name, sha, n, rest @ ..] if name.eq_ignore_ascii_case(b"EVALSHA") => scripts::find(sha)
             .and_then(|s| {
@@ -147,16 +220,23 @@ pub fn request(id: u64, cmd: &[Vec<u8>]) -> String {
             }),
         _ => None,
     };
-    match script {
-        Some((s, keys, args)) => json!({
-            "id": id,
-            "script": s.name,
-            "keys": keys.iter().map(word).collect::<Vec<_>>(),
-            "args": args.iter().map(word).collect::<Vec<_>>(),
-        }),
-        None => json!({ "id": id, "cmd": cmd.iter().map(word).collect::<Vec<_>>() }),
-    }
-    .to_string()
+    let req = match script {
+        Some((s, keys, args)) => WireRequest {
+            id,
+            cmd: None,
+            script: Some(s.name),
+            keys: Some(words(keys)),
+            args: Some(words(args)),
+        },
+        None => WireRequest {
+            id,
+            cmd: Some(words(cmd)),
+            script: None,
+            keys: None,
+            args: None,
+        },
+    };
+    serde_json::to_string(&req).unwrap_or_default()
 }
 
 /// Splits a console line into words the way `redis-cli` does: spaces separate, double or
@@ -268,12 +348,13 @@ pub fn ws_url(page: &str) -> String {
 mod tests {
     use super::*;
     use crate::world::cmd;
+    use serde_json::{json, Value};
 
     #[test]
     fn requests_name_scripts_never_lua() {
         assert_eq!(
             request(7, &cmd(&["SET", "lock:x", "tok", "NX", "PX", "5000"])),
-            r#"{"cmd":["SET","lock:x","tok","NX","PX","5000"],"id":7}"#
+            r#"{"id":7,"cmd":["SET","lock:x","tok","NX","PX","5000"]}"#
         );
         let r = request(
             8,

@@ -273,7 +273,7 @@ impl Live {
 }
 
 /// What the lab says when there is no proxy.
-const NO_PROXY: &str = "এই ঠিকানায় কোনো প্রক্সি নেই (স্থির হোস্ট বা trunk serve) — আসল Redis চালাতে `cargo xtask serve --redis redis://127.0.0.1:6379` দিয়ে খুলুন; ল্যাব সিমুলেশনে চলতেই থাকবে";
+const NO_PROXY: &str = "এই ঠিকানায় কোনো প্রক্সি নেই (স্থির হোস্ট বা trunk serve) — আসল Redis-এ চালাতে অ্যাপটা প্রক্সি দিয়ে খুলুন: cargo xtask serve --redis redis://127.0.0.1:6379।";
 
 fn post(scope: &DedicatedWorkerGlobalScope, run: u32, bodies: Vec<Body>) {
     let msgs: Vec<FromWorker> = bodies
