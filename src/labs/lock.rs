@@ -9,19 +9,24 @@
 //! the command log with Redis' replies; and the Lua source of the scripts in use. Everything it
 //! shows comes from `redislab_sim::labs::lock` (run in the simulation worker); the timeline
 //! walks the run's trace one entry at a time.
+//!
+//! Live mode (its own page only): the "আসল Redis" switch runs the same workers against a real
+//! Redis through the proxy ([`crate::live::use_live_lock`], in the worker), at a chosen time
+//! scale; the timeline, counters and log then show the real race (with round trips), and a
+//! table sets the simulation's prediction of the same (slowed) parameters beside it.
 
 use super::kit::{
     failed_or_progress, use_timeline, use_work, Controls, Form, LabProps, ParamForm, TimeAction,
 };
 use crate::live::{use_live_lock, Indicator, LiveRun};
 use redislab_deck::bn;
-use redislab_sim::live::LiveStatus;
 use redislab_sim::labs::lock::{
     expand_query, preset_of, CmdKind, CmdRow, LockParams, LockResult, OwnerEnd, SegKind, FIELDS,
     NAMES, PRESETS,
 };
 use redislab_sim::labs::ui::ParamState;
 use redislab_sim::labs::work::{Job, Output};
+use redislab_sim::live::LiveStatus;
 use redislab_sim::redis::scripts;
 use yew::prelude::*;
 
@@ -332,11 +337,31 @@ fn compare(sim: &LockResult, real: &LockResult, done: bool) -> Html {
     let who = |a: Option<usize>| a.map_or("কেউ না".to_string(), |a| NAMES[a].to_string());
     let rows = [
         ("grants", "লক কে পেল, ক্রমে", grants(sim), grants(real)),
-        ("first-steal", "প্রথম কে অন্যের লক মুছল", who(s.first_steal), who(r.first_steal)),
+        (
+            "first-steal",
+            "প্রথম কে অন্যের লক মুছল",
+            who(s.first_steal),
+            who(r.first_steal),
+        ),
         ("steals", "অন্যের লক মুছল", n(s.steals), n(r.steals)),
-        ("two-owners", "দুই মালিক একসাথে", yes(s.two_owners), yes(r.two_owners)),
-        ("stale-accepted", "পুরোনো লেখা গৃহীত", n(s.stale_accepted), n(r.stale_accepted)),
-        ("stale-rejected", "পুরোনো লেখা বাতিল (fencing)", n(s.stale_rejected), n(r.stale_rejected)),
+        (
+            "two-owners",
+            "দুই মালিক একসাথে",
+            yes(s.two_owners),
+            yes(r.two_owners),
+        ),
+        (
+            "stale-accepted",
+            "পুরোনো লেখা গৃহীত",
+            n(s.stale_accepted),
+            n(r.stale_accepted),
+        ),
+        (
+            "stale-rejected",
+            "পুরোনো লেখা বাতিল (fencing)",
+            n(s.stale_rejected),
+            n(r.stale_rejected),
+        ),
     ];
     let same = rows.iter().all(|(_, _, a, b)| a == b);
     html! {

@@ -35,17 +35,20 @@ fn now() -> f64 {
     crate::dom::window().performance().map_or(0.0, |p| p.now())
 }
 
+/// The socket's open, message and close handlers (kept alive as long as the socket).
+type Handlers = (
+    Closure<dyn FnMut()>,
+    Closure<dyn FnMut(MessageEvent)>,
+    Closure<dyn FnMut(CloseEvent)>,
+);
+
 /// An open (or opening) connection; closed when dropped.
 pub struct Socket {
     ws: WebSocket,
     next: u64,
     /// Request id → sent at.
     pending: Rc<RefCell<HashMap<u64, f64>>>,
-    _handlers: (
-        Closure<dyn FnMut()>,
-        Closure<dyn FnMut(MessageEvent)>,
-        Closure<dyn FnMut(CloseEvent)>,
-    ),
+    _handlers: Handlers,
 }
 
 impl Socket {
@@ -73,7 +76,11 @@ impl Socket {
                 let Some(text) = e.data().as_string() else {
                     return;
                 };
-                let Some(Incoming::Answer { id: Some(id), result }) = live::parse(&text) else {
+                let Some(Incoming::Answer {
+                    id: Some(id),
+                    result,
+                }) = live::parse(&text)
+                else {
                     return;
                 };
                 let Some(sent) = pending.borrow_mut().remove(&id) else {

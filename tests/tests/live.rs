@@ -38,7 +38,10 @@ fn wait_port(port: u16, redis: bool, what: &str) {
                 return;
             }
         }
-        assert!(Instant::now() < deadline, "{what} did not start on port {port}");
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not start on port {port}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -50,7 +53,14 @@ fn proxy_binary() -> PathBuf {
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "-q", "-p", "redislab-proxy", "--bin", "redislab-proxy"])
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "redislab-proxy",
+            "--bin",
+            "redislab-proxy",
+        ])
         .current_dir(&root)
         .status()
         .expect("cargo build the proxy");
@@ -70,7 +80,16 @@ impl Live {
     fn start() -> Live {
         let rport = free_port();
         let redis = Command::new("redis-server")
-            .args(["--port", &rport.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args([
+                "--port",
+                &rport.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -141,7 +160,10 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     let sim = native(q);
     assert_eq!(counter(&b, "steals"), u64::from(sim.counters.steals));
     // Off: the indicator says the lab simulates.
-    assert_eq!(data(&b, "[data-testid=live-indicator]", "state").as_deref(), Some("off"));
+    assert_eq!(
+        data(&b, "[data-testid=live-indicator]", "state").as_deref(),
+        Some("off")
+    );
     assert!(!b.exists(".lk-log-rtt"));
 
     b.click("[data-testid=live-switch]");
@@ -167,16 +189,34 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
         .iter()
         .map(|t| {
             let t = t.as_str().unwrap();
-            t.strip_suffix(" ms").unwrap_or_else(|| panic!("{t}")).parse().unwrap()
+            t.strip_suffix(" ms")
+                .unwrap_or_else(|| panic!("{t}"))
+                .parse()
+                .unwrap()
         })
         .collect();
     assert!(!rtts.is_empty(), "no round trips in the log: {log}");
     assert!(rtts.iter().all(|&ms| ms > 0.0 && ms < 1000.0), "{rtts:?}");
     // The same ending as the simulation, side by side.
-    assert_eq!(data(&b, "[data-testid=live-verdict]", "same").as_deref(), Some("true"));
-    for row in ["grants", "first-steal", "steals", "two-owners", "stale-accepted", "stale-rejected"] {
+    assert_eq!(
+        data(&b, "[data-testid=live-verdict]", "same").as_deref(),
+        Some("true")
+    );
+    for row in [
+        "grants",
+        "first-steal",
+        "steals",
+        "two-owners",
+        "stale-accepted",
+        "stale-rejected",
+    ] {
         assert_eq!(
-            data(&b, &format!("[data-testid=live-compare] tr[data-row={row}]"), "same").as_deref(),
+            data(
+                &b,
+                &format!("[data-testid=live-compare] tr[data-row={row}]"),
+                "same"
+            )
+            .as_deref(),
             Some("true"),
             "{row}"
         );
@@ -190,15 +230,29 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     assert!(b.exists("[data-testid=lock-steal]"));
     let dir = screenshot_dir().join("live");
     b.screenshot(&dir.join("lock-live-1366x768.png"));
-    b.js("document.querySelector('[data-testid=live-compare]').scrollIntoView({block: 'center'})", json!([]));
+    b.js(
+        "document.querySelector('[data-testid=live-compare]').scrollIntoView({block: 'center'})",
+        json!([]),
+    );
     b.screenshot(&dir.join("lock-live-compare-1366x768.png"));
     b.set_viewport(360, 740);
-    b.js("document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'start'})", json!([]));
+    b.js(
+        "document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'start'})",
+        json!([]),
+    );
     b.screenshot(&dir.join("lock-live-360x740.png"));
-    b.js("document.querySelector('[data-testid=live-compare]').scrollIntoView({block: 'start'})", json!([]));
+    b.js(
+        "document.querySelector('[data-testid=live-compare]').scrollIntoView({block: 'start'})",
+        json!([]),
+    );
     b.screenshot(&dir.join("lock-live-compare-360x740.png"));
-    let sw = b.rect("[data-testid=live-switch]").expect("the switch on screen");
-    assert!(sw.width > 0.0 && sw.x >= 0.0 && sw.x + sw.width <= 360.0, "{sw:?}");
+    let sw = b
+        .rect("[data-testid=live-switch]")
+        .expect("the switch on screen");
+    assert!(
+        sw.width > 0.0 && sw.x >= 0.0 && sw.x + sw.width <= 360.0,
+        "{sw:?}"
+    );
 
     // The console, from the home page's link.
     b.set_viewport(1366, 768);
@@ -231,11 +285,18 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     assert!(b.exists(".console-entry:nth-child(2) [data-testid=console-rtt]"));
     send("KEYS *");
     b.wait(10, "KEYS' answer", |b| nth_out(b, 2).is_some());
-    let refused = b.text(".console-entry:nth-child(3) [data-testid=console-refused]").unwrap_or_default();
+    let refused = b
+        .text(".console-entry:nth-child(3) [data-testid=console-refused]")
+        .unwrap_or_default();
     assert!(refused.contains("FORBIDDEN"), "{refused}");
     assert!(refused.contains("অনুমোদিত তালিকায় নেই"), "{refused}");
     assert_eq!(
-        data(&b, ".console-entry:nth-child(3) [data-testid=console-refused]", "code").as_deref(),
+        data(
+            &b,
+            ".console-entry:nth-child(3) [data-testid=console-refused]",
+            "code"
+        )
+        .as_deref(),
         Some("FORBIDDEN")
     );
     // ↑ brings back the last line, ↑ again the one before.
@@ -243,10 +304,13 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     b.press("\u{E013}");
     b.press("\u{E013}");
     let value = |b: &Browser| {
-        b.js("return document.querySelector('[data-testid=console-input]').value", json!([]))
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
+        b.js(
+            "return document.querySelector('[data-testid=console-input]').value",
+            json!([]),
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
     };
     assert_eq!(value(&b), "GET k");
     b.press("\u{E015}");
@@ -264,7 +328,9 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     b.screenshot(&dir.join("console-1366x768.png"));
     b.set_viewport(360, 740);
     b.screenshot(&dir.join("console-360x740.png"));
-    let input = b.rect("[data-testid=console-input]").expect("the input on screen");
+    let input = b
+        .rect("[data-testid=console-input]")
+        .expect("the input on screen");
     assert!(input.x + input.width <= 360.0, "{input:?}");
 }
 
@@ -286,7 +352,10 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
     wait_idle(&b);
     // The lab still shows the simulation, and still takes input.
     let sim = native(q);
-    assert_eq!(counter(&b, "stale-rejected"), u64::from(sim.counters.stale_rejected));
+    assert_eq!(
+        counter(&b, "stale-rejected"),
+        u64::from(sim.counters.stale_rejected)
+    );
     assert!(!b.exists(".lk-log-rtt"));
     b.click(".lk-preset[data-preset=plain-del]");
     b.wait(30, "the plain-DEL preset's run", |b| {
@@ -294,13 +363,21 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
             && b.exists(".lab-lock[aria-busy=false] [data-testid=lock-two-owner]")
             && data(b, "[data-testid=live-indicator]", "state").as_deref() == Some("no-proxy")
     });
-    assert_eq!(counter(&b, "steals"), u64::from(native("preset=plain-del").counters.steals));
+    assert_eq!(
+        counter(&b, "steals"),
+        u64::from(native("preset=plain-del").counters.steals)
+    );
     let dir = screenshot_dir().join("live");
     b.screenshot(&dir.join("lock-no-proxy-1366x768.png"));
     b.set_viewport(360, 740);
     b.screenshot(&dir.join("lock-no-proxy-360x740.png"));
     // The console says the same.
     b.open("#/console");
-    b.wait(20, "the console's no-proxy message", |b| b.exists("[data-testid=live-msg]"));
-    assert_eq!(data(&b, "[data-testid=live-indicator]", "state").as_deref(), Some("no-proxy"));
+    b.wait(20, "the console's no-proxy message", |b| {
+        b.exists("[data-testid=live-msg]")
+    });
+    assert_eq!(
+        data(&b, "[data-testid=live-indicator]", "state").as_deref(),
+        Some("no-proxy")
+    );
 }

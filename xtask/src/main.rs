@@ -114,7 +114,14 @@ fn test(extra: &[String]) -> Result<(), String> {
     native.result?;
     release_build(&path)?;
     // The live-mode browser tests start the proxy binary in front of their own redis-server.
-    run(Command::new("cargo").args(["build", "-q", "-p", "redislab-proxy", "--bin", "redislab-proxy"]))?;
+    run(Command::new("cargo").args([
+        "build",
+        "-q",
+        "-p",
+        "redislab-proxy",
+        "--bin",
+        "redislab-proxy",
+    ]))?;
     println!("xtask: end-to-end tests in headless Chromium");
     let e2e = run_counted(
         Command::new("cargo")

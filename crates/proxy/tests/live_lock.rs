@@ -86,10 +86,16 @@ async fn the_live_race_ends_as_simulated() {
                 .count()
         };
         assert_eq!(acquired(&real), acquired(&sim), "{id}");
-        assert_eq!(r.steals, s.steals, "{id}: DELs that removed the other's lock");
+        assert_eq!(
+            r.steals, s.steals,
+            "{id}: DELs that removed the other's lock"
+        );
         assert_eq!(r.first_steal, s.first_steal, "{id}");
         assert_eq!(r.two_owners, s.two_owners, "{id}: two owners at once");
-        assert_eq!(r.stale_accepted, s.stale_accepted, "{id}: stale writes accepted");
+        assert_eq!(
+            r.stale_accepted, s.stale_accepted,
+            "{id}: stale writes accepted"
+        );
         assert_eq!(r.stale_rejected, s.stale_rejected, "{id}: fencing");
         assert_eq!(r.last_end, s.last_end, "{id}");
         if id != "token" {
@@ -100,17 +106,35 @@ async fn the_live_race_ends_as_simulated() {
             assert_eq!(r.grants, s.grants, "{id}: who got the lock, in order");
         }
     }
+    // The time scale: the same race twice as slow (TTL, work, pause, gap ×2) against its own
+    // prediction, the simulation of the slowed parameters.
+    let slow = preset("fencing").slowed(2);
+    assert_eq!(
+        (slow.ttl, slow.work, slow.pause, slow.pause_at),
+        (2000, 1200, 3000, 400)
+    );
+    let mut ws = proxy.connect().await;
+    let real = race_live(&mut ws, &slow).await;
+    assert_eq!(real.outcome(), lock::run(&slow).outcome(), "fencing ×2");
+    assert!(real.commands.iter().any(|c| c.cmd.ends_with("NX PX 2000")));
     // The plain DEL: A's DEL ran while B held the lock, and Redis said 1.
     let mut ws = proxy.connect().await;
     let real = race_live(&mut ws, &preset("plain-del")).await;
     let st = real.first_steal().expect("a steal");
-    assert_eq!((st.actor, st.cmd.as_str(), st.reply.as_str()), (0, "DEL lock:campaign:42", "(integer) 1"));
+    assert_eq!(
+        (st.actor, st.cmd.as_str(), st.reply.as_str()),
+        (0, "DEL lock:campaign:42", "(integer) 1")
+    );
     assert_eq!(real.owners[1].actor, 1);
     assert_eq!(real.owners[1].end, OwnerEnd::Stolen);
     // Fencing: A's stale write carried token 1 and was rejected, in the real run too.
     let mut ws = proxy.connect().await;
     let real = race_live(&mut ws, &preset("fencing")).await;
-    let w = real.writes.iter().find(|w| !w.accepted).expect("a rejected write");
+    let w = real
+        .writes
+        .iter()
+        .find(|w| !w.accepted)
+        .expect("a rejected write");
     assert_eq!((w.actor, w.fence), (0, Some(1)));
 }
 
@@ -122,9 +146,14 @@ async fn the_client_reads_the_proxy_s_errors() {
     let redis = RedisServer::start();
     let proxy = Proxy::start(config(&redis.url())).await;
     let mut ws = proxy.connect().await;
-    ws.send_text(live::request(5, &[b"KEYS".to_vec(), b"*".to_vec()])).await;
+    ws.send_text(live::request(5, &[b"KEYS".to_vec(), b"*".to_vec()]))
+        .await;
     let v = ws.recv().await.unwrap();
-    let Some(Incoming::Answer { id: Some(5), result: Err(e) }) = live::parse(&v.to_string()) else {
+    let Some(Incoming::Answer {
+        id: Some(5),
+        result: Err(e),
+    }) = live::parse(&v.to_string())
+    else {
         panic!("{v}")
     };
     assert_eq!(e.code, live::Code::Forbidden);

@@ -390,13 +390,23 @@ mod tests {
             );
         }
         let e = parse(r#"{"id":null,"err":{"code":"BAD_REQUEST","message":"not JSON"}}"#);
-        let Some(Incoming::Answer { id: None, result: Err(e) }) = e else {
+        let Some(Incoming::Answer {
+            id: None,
+            result: Err(e),
+        }) = e
+        else {
             panic!("{e:?}")
         };
         assert_eq!(e.code, Code::BadRequest);
-        assert_eq!(parse(r#"{"hello":{"namespace":"lab:{x}:"}}"#), Some(Incoming::Hello));
+        assert_eq!(
+            parse(r#"{"hello":{"namespace":"lab:{x}:"}}"#),
+            Some(Incoming::Hello)
+        );
         assert_eq!(parse("nonsense"), None);
-        assert_eq!(parse(r#"{"id":3,"err":{"code":"NOPE","message":""}}"#), None);
+        assert_eq!(
+            parse(r#"{"id":3,"err":{"code":"NOPE","message":""}}"#),
+            None
+        );
     }
 
     #[test]
@@ -407,7 +417,10 @@ mod tests {
             Reply::bulk("a"),
             Reply::Array(vec![Reply::Integer(1), Reply::Nil]),
         ]);
-        assert_eq!(redis_cli(&nested), "1) \"a\"\n2) 1) (integer) 1\n   2) (nil)");
+        assert_eq!(
+            redis_cli(&nested),
+            "1) \"a\"\n2) 1) (integer) 1\n   2) (nil)"
+        );
     }
 
     #[test]

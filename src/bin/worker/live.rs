@@ -97,7 +97,8 @@ impl Live {
         let on_open = Closure::<dyn FnMut()>::new(move || {
             w(&|l| {
                 l.opened = true;
-                l.ws.send_with_str(&live::request(PING, &[b"PING".to_vec()])).ok();
+                l.ws.send_with_str(&live::request(PING, &[b"PING".to_vec()]))
+                    .ok();
             })
         });
         let w = with.clone();
@@ -177,12 +178,19 @@ impl Live {
     }
 
     fn fail(&mut self, status: LiveStatus, why: String) {
-        self.post(vec![Body::Part(Part::LiveStatus(status)), Body::Failed(why)]);
+        self.post(vec![
+            Body::Part(Part::LiveStatus(status)),
+            Body::Failed(why),
+        ]);
         self.cancel();
     }
 
     fn receive(&mut self, text: &str) {
-        let Some(Incoming::Answer { id: Some(id), result }) = live::parse(text) else {
+        let Some(Incoming::Answer {
+            id: Some(id),
+            result,
+        }) = live::parse(text)
+        else {
             return;
         };
         if id == PING {
@@ -194,7 +202,11 @@ impl Live {
                 }
                 Err(e) => self.fail(
                     LiveStatus::RedisDown,
-                    format!("প্রক্সি আছে, কিন্তু Redis সাড়া দিচ্ছে না ({}: {})", e.code.name(), e.code.bn()),
+                    format!(
+                        "প্রক্সি আছে, কিন্তু Redis সাড়া দিচ্ছে না ({}: {})",
+                        e.code.name(),
+                        e.code.bn()
+                    ),
                 ),
             }
             return;
@@ -203,12 +215,18 @@ impl Live {
             return;
         };
         let at = now(&self.scope);
-        let rtt_us = ((at - sent) * 1000.0).round().clamp(0.0, f64::from(u32::MAX)) as u32;
+        let rtt_us = ((at - sent) * 1000.0)
+            .round()
+            .clamp(0.0, f64::from(u32::MAX)) as u32;
         let reply = match result {
             Ok(r) => r,
             // Redis went away under the race: what follows would not be the race any more.
             Err(e) if matches!(e.code, Code::Unavailable | Code::UnknownOutcome) => {
-                let why = format!("Redis হারিয়ে গেল দৌড়ের মাঝে — {} ({})", e.code.bn(), e.code.name());
+                let why = format!(
+                    "Redis হারিয়ে গেল দৌড়ের মাঝে — {} ({})",
+                    e.code.bn(),
+                    e.code.name()
+                );
                 self.fail(LiveStatus::RedisDown, why);
                 return;
             }
@@ -256,7 +274,9 @@ impl Live {
         }
         if t - self.last_snapshot >= SNAPSHOT_MS {
             self.last_snapshot = t;
-            self.post(vec![Body::Part(Part::LiveLock(Box::new(self.run.result())))]);
+            self.post(vec![Body::Part(Part::LiveLock(Box::new(
+                self.run.result(),
+            )))]);
         }
         self.clear_timer();
         if let (Some(next), Some(wake)) = (self.run.next_at(), self.wake.as_ref()) {

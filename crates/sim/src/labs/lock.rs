@@ -29,7 +29,7 @@
 use super::params::{Field, Kind};
 use crate::redis::{scripts, Reply, SimRedis};
 use crate::world::{
-    cmd, show_cmd, Action, ActorId, Actor, Command, Ctx, Hop, Input, LiveRedis, TraceEvent, What,
+    cmd, show_cmd, Action, Actor, ActorId, Command, Ctx, Hop, Input, LiveRedis, TraceEvent, What,
     World,
 };
 use serde::{Deserialize, Serialize};
@@ -1043,7 +1043,10 @@ fn analyse(
                 cmd: c,
                 reply: Some(reply),
             } => (c, reply, None),
-            What::Exec { cmd: c, reply: None } => {
+            What::Exec {
+                cmd: c,
+                reply: None,
+            } => {
                 pending[e.actor] = Some(c);
                 continue;
             }
@@ -1493,6 +1496,39 @@ mod tests {
             .commands
             .iter()
             .any(|c| c.kind == CmdKind::Extend && c.reply == "(integer) 0"));
+    }
+
+    /// The live driver with SimRedis answering every command the moment it is sent (no
+    /// network at all): the same workers, so the same ending as the simulation.
+    #[test]
+    fn the_live_driver_fed_by_simredis_ends_as_simulated() {
+        use crate::redis::Exec;
+        for id in ["plain-del", "pause", "fencing", "token"] {
+            let p = preset_params(id);
+            let mut live = LockLive::new(&p);
+            let mut redis = SimRedis::new(p.seed);
+            let mut now = 0;
+            let mut sent = 0;
+            while !live.is_done() {
+                for (actor, c) in live.advance(now) {
+                    redis.advance_to(now);
+                    let Exec::Reply(r) = redis.execute(actor as u64 + 1, &c) else {
+                        panic!("a lock command never blocks")
+                    };
+                    live.arrived(actor, r, now, 250);
+                    sent += 1;
+                }
+                now = live.next_at().unwrap_or(now).max(now);
+            }
+            let (l, s) = (live.result(), run(&p));
+            assert_eq!(l.outcome(), s.outcome(), "{id}");
+            assert_eq!(l.commands.len(), sent, "{id}");
+            assert!(l.commands.iter().all(|c| c.rtt_us == Some(250)), "{id}");
+            assert_eq!(
+                l.counters.two_owner_moments, s.counters.two_owner_moments,
+                "{id}"
+            );
+        }
     }
 
     #[test]

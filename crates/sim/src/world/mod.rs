@@ -164,7 +164,8 @@ impl LiveRedis {
 
     /// The reply to `actor`'s command arrived at `at_ms`.
     pub fn arrived(&mut self, actor: ActorId, reply: Reply, at_ms: u64) {
-        self.arrived.push_back((actor as ClientId + 1, reply, at_ms));
+        self.arrived
+            .push_back((actor as ClientId + 1, reply, at_ms));
     }
 }
 
