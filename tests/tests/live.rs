@@ -332,6 +332,25 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
         .rect("[data-testid=console-input]")
         .expect("the input on screen");
     assert!(input.x + input.width <= 360.0, "{input:?}");
+
+    // Redis gone behind a running proxy: the lab says so, and still simulates.
+    let mut live = live;
+    let _ = live.redis.kill();
+    let _ = live.redis.wait();
+    b.set_viewport(1366, 768);
+    b.open_url(&format!("{}#/lab/lock?preset=token", live.url));
+    wait_idle(&b);
+    b.click("[data-testid=live-switch]");
+    b.wait(30, "the indicator to say Redis is unavailable", |b| {
+        data(b, "[data-testid=live-indicator]", "state").as_deref() == Some("redis-down")
+            && b.exists("[data-testid=live-msg]")
+    });
+    let msg = b.text("[data-testid=live-msg]").unwrap_or_default();
+    assert!(msg.contains("Redis সাড়া দিচ্ছে না"), "{msg}");
+    wait_idle(&b);
+    assert_eq!(counter(&b, "two-owner"), 0);
+    assert!(!b.exists(".lk-log-rtt"));
+    b.screenshot(&dir.join("lock-redis-down-1366x768.png"));
 }
 
 #[test]
