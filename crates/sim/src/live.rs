@@ -194,6 +194,19 @@ fn words(ws: &[Vec<u8>]) -> Vec<Cow<'_, str>> {
     ws.iter().map(|w| String::from_utf8_lossy(w)).collect()
 }
 
+/// The name of the script with this SHA1. Read from the constants' fields, not through
+/// [`scripts::find`]: a reference into [`scripts::SCRIPTS`] keeps every script's Rust
+/// implementation — and with it the whole of SimRedis — in the app's wasm.
+fn script_name(sha: &[u8]) -> Option<&'static str> {
+    [
+        (scripts::RELEASE.sha1, scripts::RELEASE.name),
+        (scripts::EXTEND.sha1, scripts::EXTEND.name),
+    ]
+    .into_iter()
+    .find(|(s, _)| sha.eq_ignore_ascii_case(s.as_bytes()))
+    .map(|(_, name)| name)
+}
+
 /// A request as it travels.
 #[derive(Serialize)]
 struct WireRequest<'a> {
@@ -213,7 +226,7 @@ struct WireRequest<'a> {
 /// proxy runs only its own scripts and never takes Lua or a SHA from a client.
 pub fn request(id: u64, cmd: &[Vec<u8>]) -> String {
     let script = match cmd {
-        [name, sha, n, rest @ ..] if name.eq_ignore_ascii_case(b"EVALSHA") => scripts::find(sha)
+        [name, sha, n, rest @ ..] if name.eq_ignore_ascii_case(b"EVALSHA") => script_name(sha)
             .and_then(|s| {
                 let n: usize = std::str::from_utf8(n).ok()?.parse().ok()?;
                 (n <= rest.len()).then(|| (s, &rest[..n], &rest[n..]))
@@ -224,7 +237,7 @@ pub fn request(id: u64, cmd: &[Vec<u8>]) -> String {
         Some((s, keys, args)) => WireRequest {
             id,
             cmd: None,
-            script: Some(s.name),
+            script: Some(s),
             keys: Some(words(keys)),
             args: Some(words(args)),
         },
@@ -365,6 +378,10 @@ mod tests {
             v,
             json!({"id": 8, "script": "release", "keys": ["lock:x"], "args": ["tok"]})
         );
+        // Every registered script goes by name.
+        for sc in scripts::SCRIPTS {
+            assert_eq!(script_name(sc.sha1.as_bytes()), Some(sc.name));
+        }
         // An unknown SHA goes as the command it is (the proxy refuses it: FORBIDDEN).
         assert!(request(9, &cmd(&["EVALSHA", "abc", "0"])).contains(r#""cmd""#));
     }
