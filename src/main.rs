@@ -1,14 +1,5 @@
-//! Redis Lab: Bengali slide decks about Redis in production, with live simulations.
-//! This file only mounts the app; see `app.rs` for the routes.
-
-mod app;
-mod catalog;
-mod deck;
-mod diagrams;
-mod dom;
-mod home;
-mod labs;
+//! The app's entry: mounts [`redislab::app::App`] on the page's body.
 
 fn main() {
-    yew::Renderer::<app::App>::new().render();
+    yew::Renderer::<redislab::app::App>::new().render();
 }

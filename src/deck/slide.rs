@@ -128,14 +128,7 @@ fn block(b: &Block, live: bool, fr: Frags) -> Html {
                     .map(|a| a.as_ref())
                     .collect::<Vec<_>>()
                     .join("&");
-                crate::labs::lab(
-                    id,
-                    crate::labs::kit::LabProps {
-                        query: query.into(),
-                        embedded: true,
-                        on_query: Callback::noop(),
-                    },
-                )
+                html! { <crate::labs::host::LabHost id={id.to_string()} query={query} embedded={true} /> }
             } else {
                 html! { <div class="lab-still"><span aria-hidden="true">{"▶"}</span>{" লাইভ ল্যাব: "}{ crate::labs::title(id) }</div> }
             }
