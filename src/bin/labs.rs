@@ -59,7 +59,21 @@ fn mount(host: web_sys::Element, id: String, query: String, embedded: bool) -> J
     Closure::once_into_js(move || app.destroy())
 }
 
+/// Renders nothing; see [`main`].
+#[component]
+fn Keeper() -> Html {
+    Html::default()
+}
+
 fn main() {
+    // Yew numbers its roots per module from 1 and marks the elements it draws with that
+    // number in a DOM property both modules read (`__yew_subtree_id`); the app's one root is
+    // number 1, so a lab drawn as root number 1 here would have its clicks run the app's
+    // handlers too. An empty root of our own takes number 1 first: every lab gets 2 or more.
+    // (The app has no other root and no portal, so it never uses those numbers.)
+    if let Ok(el) = dom::document().create_element("div") {
+        std::mem::forget(yew::Renderer::<Keeper>::with_root(el).render());
+    }
     let mount = Closure::<dyn Fn(web_sys::Element, String, String, bool) -> JsValue>::new(mount);
     let _ = js_sys::Reflect::set(&dom::window(), &"redislabLabs".into(), mount.as_ref());
     mount.forget();
