@@ -204,15 +204,20 @@ fn bench() -> Result<(), String> {
     let browser = tools::ensure_test_tools()?;
     release_build(&path)?;
     let dist = root().join("dist");
-    // The first load is the app's wasm and its JS glue; the simulator's worker (worker.js,
-    // worker_bg.wasm, worker_loader.js) comes only when a lab first needs it.
-    let (mut wasm, mut js, mut worker) = (0, 0, 0);
+    // The first load is the app's wasm and its JS glue; the labs module (labs.js,
+    // labs_bg.wasm) comes the first time a lab is shown, and the simulator's worker (worker.js,
+    // worker_bg.wasm, worker_loader.js) when a lab first needs a run.
+    let (mut wasm, mut js, mut worker, mut labs) = (0, 0, 0, 0);
     for entry in std::fs::read_dir(&dist).map_err(|e| format!("dist/: {e}"))? {
         let p = entry.map_err(|e| e.to_string())?.path();
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         let ext = p.extension().and_then(|e| e.to_str());
         if name.starts_with("worker") && matches!(ext, Some("wasm" | "js")) {
             worker += gzip_len(&p)?;
+            continue;
+        }
+        if name.starts_with("labs") && matches!(ext, Some("wasm" | "js")) {
+            labs += gzip_len(&p)?;
             continue;
         }
         match ext {
@@ -232,7 +237,11 @@ fn bench() -> Result<(), String> {
         if first <= 200_000 { "met" } else { "OVER" }
     );
     println!(
-        "simulator worker         {:>8.1} KB   (wasm + js + loader, fetched when a lab opens)",
+        "labs module              {:>8.1} KB   (wasm + js, fetched when a lab is first shown)",
+        kb(labs)
+    );
+    println!(
+        "simulator worker         {:>8.1} KB   (wasm + js + loader, fetched when a lab first runs)",
         kb(worker)
     );
     run(Command::new("cargo")
