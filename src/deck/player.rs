@@ -89,6 +89,15 @@ pub fn Player(props: &DeckViewProps) -> Html {
             move || drop(timer)
         });
     }
+    // The next slide holds a lab: fetch the labs module once this one has been on screen a
+    // moment, so the lab draws at once when the presenter gets there.
+    {
+        let soon = deck.slides.get(p.index + 1).is_some_and(|s| s.has_lab());
+        use_effect_with((p.index, soon), move |&(_, soon)| {
+            let timer = soon.then(|| Timeout::new(1500, crate::labs::host::prefetch));
+            move || drop(timer)
+        });
+    }
     // Fit: shrink the type a little when a dense slide would overflow the stage.
     {
         let stage = stage.clone();

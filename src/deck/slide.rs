@@ -51,10 +51,7 @@ pub fn SlideView(props: &SlideViewProps) -> Html {
         Layout::Cover => "layout-cover",
         Layout::End => "layout-end",
     };
-    let has_lab = s
-        .body
-        .iter()
-        .any(|b| matches!(b, Block::Container { kind, .. } if kind == "lab"));
+    let has_lab = s.has_lab();
     html! {
         <div class={classes!("slide", layout, has_lab.then_some("has-lab"))} ref={props.node.clone()}>
             <div class="slide-inner">

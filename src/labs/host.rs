@@ -56,6 +56,14 @@ async fn mount_fn() -> Result<Function, JsValue> {
     published()?.map_err(|_| fail(format!("{MOUNT} missing").into()))
 }
 
+/// Fetches and starts the labs module now, if it is not yet (a slide with a lab is next);
+/// a failure is forgotten, and the lab itself will try again and say so.
+pub fn prefetch() {
+    wasm_bindgen_futures::spawn_local(async {
+        let _ = mount_fn().await;
+    });
+}
+
 /// Adds `labs.js` to the page; resolves when it has run.
 fn add_script() -> Promise {
     Promise::new(&mut |ok: Function, no: Function| {

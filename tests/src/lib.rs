@@ -107,7 +107,9 @@ fn gzipped(file: &Path, body: &[u8]) -> Option<Vec<u8>> {
     let feed = std::thread::spawn(move || input.write_all(&body));
     let out = child.wait_with_output().ok()?;
     feed.join().ok()?.ok()?;
-    made.lock().ok()?.insert(file.to_path_buf(), out.stdout.clone());
+    made.lock()
+        .ok()?
+        .insert(file.to_path_buf(), out.stdout.clone());
     Some(out.stdout)
 }
 

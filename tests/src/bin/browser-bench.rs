@@ -221,7 +221,10 @@ fn phone() {
             b.js("return window.__slide > 0", json!([])) == json!(true)
         });
         b.wait(60, "3 s after the first slide", |b| {
-            b.js("return performance.now() > window.__slide + 3000", json!([])) == json!(true)
+            b.js(
+                "return performance.now() > window.__slide + 3000",
+                json!([]),
+            ) == json!(true)
         });
         let r = b.js(
             "const t = window.__slide;
@@ -243,7 +246,9 @@ fn phone() {
     let until = median(runs.iter().map(|r| r.1).collect());
     let after = median(runs.iter().map(|r| r.2).collect());
     let verdict = |ok: bool| if ok { "met" } else { "MISSED" };
-    println!("\n== emulated phone (4x CPU, 1.6 Mbps, 150 ms RTT, gzip), deep link #/production/1 ==");
+    println!(
+        "\n== emulated phone (4x CPU, 1.6 Mbps, 150 ms RTT, gzip), deep link #/production/1 =="
+    );
     println!(
         "first slide on screen   median {t:>6.0} ms of {} runs  (budget 2000 ms: {}; stretch 1500 ms)  runs: {:?}",
         runs.len(),
@@ -260,5 +265,8 @@ fn phone() {
         after / 1000.0,
         verdict(after <= 250_000.0)
     );
-    println!("  fetched before the first slide (last run): {}", runs.last().map_or("", |r| r.3.as_str()));
+    println!(
+        "  fetched before the first slide (last run): {}",
+        runs.last().map_or("", |r| r.3.as_str())
+    );
 }
