@@ -146,8 +146,11 @@ pub fn snippet(decks: &[DeckInfo]) -> String {
 }
 
 /// `index` with the shells before its `</body>` (an older shell, from a previous run over
-/// the same file, replaced).
+/// the same file, replaced), and without trunk's `<link rel="preload">` of the app's wasm: on
+/// a slow line that preload would share the first second with the first slide's fonts; the
+/// wasm is fetched by the app's script as soon as that runs.
 pub fn insert(index: &str, decks: &[DeckInfo]) -> Result<String, String> {
+    let index = &drop_wasm_preload(index);
     const START: &str = "<!-- Each deck's first slide";
     let base = match index.find(START) {
         Some(at) => {
@@ -161,6 +164,23 @@ pub fn insert(index: &str, decks: &[DeckInfo]) -> Result<String, String> {
     };
     let at = base.rfind(MARK).ok_or("index.html: no </body>")?;
     Ok(format!("{}{}{}", &base[..at], snippet(decks), &base[at..]))
+}
+
+/// `index` without its `<link rel="preload" … type="application/wasm">` tags.
+fn drop_wasm_preload(index: &str) -> String {
+    let mut out = String::with_capacity(index.len());
+    let mut rest = index;
+    while let Some(at) = rest.find("<link rel=\"preload\"") {
+        let Some(len) = rest[at..].find('>') else { break };
+        let tag = &rest[at..at + len + 1];
+        out.push_str(&rest[..at]);
+        if !tag.contains("type=\"application/wasm\"") {
+            out.push_str(tag);
+        }
+        rest = &rest[at + len + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -214,6 +234,15 @@ mod tests {
         );
         assert!(once.ends_with("</script>\n</body></html>"));
         assert!(insert("<html>no end</html>", &decks).is_err());
+    }
+
+    #[test]
+    fn the_wasm_preload_goes_and_the_font_preloads_stay() {
+        let page = "<head><link rel=\"preload\" href=\"f.woff2\" as=\"font\"><link rel=\"modulepreload\" href=\"./a.js\"><link rel=\"preload\" href=\"./a_bg.wasm\" crossorigin=\"anonymous\" as=\"fetch\" type=\"application/wasm\"></head><body></body>";
+        let out = insert(page, &[]).unwrap();
+        assert!(!out.contains("a_bg.wasm"), "{out}");
+        assert!(out.contains("<link rel=\"preload\" href=\"f.woff2\" as=\"font\">"), "{out}");
+        assert!(out.contains("modulepreload"), "{out}");
     }
 
     #[test]

@@ -214,11 +214,14 @@ fn phone() {
         b.throttle_cpu(4.0);
         b.cdp(
             "Page.addScriptToEvaluateOnNewDocument",
-            json!({"source": "window.__slide = 0; const look = () => { const h = document.querySelector('.stage .slide-title'); if (h && h.textContent.trim() && document.fonts.check(getComputedStyle(h).font, h.textContent)) { requestAnimationFrame(() => setTimeout(() => { window.__slide = performance.now(); }, 0)); } else { requestAnimationFrame(look); } }; requestAnimationFrame(look);"}),
+            json!({"source": "window.__slide = 0; window.__keys = 0; const keys = () => { if (document.querySelector('.counter')) window.__keys = performance.now(); else requestAnimationFrame(keys); }; requestAnimationFrame(keys); const look = () => { const h = document.querySelector('.stage .slide-title'); if (h && h.textContent.trim() && document.fonts.check(getComputedStyle(h).font, h.textContent)) { requestAnimationFrame(() => setTimeout(() => { window.__slide = performance.now(); }, 0)); } else { requestAnimationFrame(look); } }; requestAnimationFrame(look);"}),
         );
         b.open_url(&format!("{}#/production/1", served.url));
         b.wait(60, "the first slide on screen", |b| {
             b.js("return window.__slide > 0", json!([])) == json!(true)
+        });
+        b.wait(60, "the player (keys work)", |b| {
+            b.js("return window.__keys > 0", json!([])) == json!(true)
         });
         b.wait(60, "3 s after the first slide", |b| {
             b.js(
@@ -232,7 +235,7 @@ fn phone() {
              const until = all.filter(e => e.responseEnd <= t).reduce((a, e) => a + e.transferSize, 0);
              const after = all.filter(e => e.responseEnd > t && e.responseEnd <= t + 3000).reduce((a, e) => a + e.transferSize, 0);
              const fonts = document.fonts.status;
-             return [t, until, after, all.filter(e => e.responseEnd <= t).map(e => e.name.split('/').pop() + ' ' + e.transferSize).join(', '), fonts];",
+             return [t, until, after, all.filter(e => e.responseEnd <= t).map(e => e.name.split('/').pop() + ' ' + e.transferSize).join(', '), fonts, window.__keys];",
             json!([]),
         );
         runs.push((
@@ -240,6 +243,7 @@ fn phone() {
             r[1].as_f64().unwrap_or(f64::NAN),
             r[2].as_f64().unwrap_or(f64::NAN),
             r[3].as_str().unwrap_or_default().to_string(),
+            r[5].as_f64().unwrap_or(f64::NAN),
         ));
     }
     let t = median(runs.iter().map(|r| r.0).collect());
