@@ -4,14 +4,22 @@
 //! 2. the same load (50 clients, one request at a time each, SET then GET) through the proxy
 //!    — running as its own process, this example re-executed with `--serve` — over
 //!    WebSockets, with every request's round trip timed;
-//! 3. the same 50-client loop straight to Redis with the `redis` crate, so "added p99" compares
-//!    like with like (same client machinery, with and without the proxy);
-//! 4. the proxy's resident memory before and after 1,000 idle sessions.
+//! 3. the same 50-client loop straight to Redis with the `redis` crate (same client
+//!    machinery, with and without the proxy);
+//! 4. added latency, side by side: one client alternating a request straight to Redis and
+//!    the same request through the proxy (which goes first alternates too), so both see the
+//!    same machine at the same moment; the proxy's added p50/p99 is the difference of the
+//!    two distributions' p50/p99;
+//! 5. the proxy's resident memory (`/proc/<pid>/status` VmRSS) before and after 1,000 idle
+//!    sessions, divided by 1,000.
+//!
+//! It ends with the three budgets of issue 11, each "met" or "OVER".
 //!
 //! Run with (a release build; LTO off so it builds in reasonable time on a small machine):
 //! `CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
 //!  CARGO_PROFILE_RELEASE_OPT_LEVEL=3 cargo run --release -p redislab-proxy --example bench`
-//! Options: `--requests N` per test (default 100000).
+//! Options: `--requests N` per test (default 100000), `--probes N` for the side-by-side
+//! latency (default 20000), `--idle N` sessions (default 1000). `cargo xtask bench` runs it.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -29,18 +37,24 @@ fn main() {
     if args.get(1).map(String::as_str) == Some("--serve") {
         return serve(&args[2]);
     }
-    let requests: usize = args
-        .iter()
-        .position(|a| a == "--requests")
-        .and_then(|i| args.get(i + 1))
-        .map(|n| n.parse().expect("--requests N"))
-        .unwrap_or(100_000);
+    let opt = |name: &str, default: usize| -> usize {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .map(|n| n.parse().expect("a number"))
+            .unwrap_or(default)
+    };
+    let (requests, probes, idle) = (
+        opt("--requests", 100_000),
+        opt("--probes", 20_000),
+        opt("--idle", 1_000),
+    );
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(bench(requests));
+    rt.block_on(bench(requests, probes, idle));
 }
 
 /// The proxy as a child process: defaults, except the per-connection rate limit (a benchmark
@@ -181,7 +195,48 @@ async fn direct(url: &str, op: &str, requests: usize) -> Run {
     summarize(t.elapsed(), lats.into_iter().flatten().collect())
 }
 
-async fn bench(requests: usize) {
+/// One client, `probes` rounds of SET then GET, each both straight to Redis and through the
+/// proxy, the order alternating: (direct, through the proxy) latencies.
+async fn side_by_side(
+    addr: std::net::SocketAddr,
+    url: &str,
+    probes: usize,
+) -> (Vec<Duration>, Vec<Duration>) {
+    let mut ws = Ws::connect(addr, Some(&format!("http://{addr}")))
+        .await
+        .unwrap();
+    let mut conn = redis::Client::open(url)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let (mut d, mut p) = (
+        Vec::with_capacity(2 * probes),
+        Vec::with_capacity(2 * probes),
+    );
+    for i in 0..probes {
+        for words in [&["SET", "probe", "xxx"][..], &["GET", "probe"][..]] {
+            for proxy_first in [i % 2 == 0, i % 2 == 1] {
+                let t = Instant::now();
+                if proxy_first {
+                    let v = ws.cmd(words).await;
+                    assert!(v.get("ok").is_some(), "{v}");
+                    p.push(t.elapsed());
+                } else {
+                    let mut cmd = redis::cmd(words[0]);
+                    for w in &words[1..] {
+                        cmd.arg(*w);
+                    }
+                    let _: redis::Value = cmd.query_async(&mut conn).await.unwrap();
+                    d.push(t.elapsed());
+                }
+            }
+        }
+    }
+    (d, p)
+}
+
+async fn bench(requests: usize, probes: usize, idle_n: usize) {
     let redis = RedisServer::start();
     let exe = std::env::current_exe().unwrap();
     let mut child = Command::new(exe)
@@ -206,6 +261,7 @@ async fn bench(requests: usize) {
     let _ = through_proxy(addr, "SET", 5_000).await;
     println!();
     println!("{:<42} {:>10} {:>9} {:>9}", "", "req/s", "p50 ms", "p99 ms");
+    let mut share: Vec<(&str, f64)> = Vec::new();
     for op in ["SET", "GET"] {
         if let Some((_, rps, p50, p99)) = rb.iter().find(|r| r.0 == op) {
             println!(
@@ -229,35 +285,68 @@ async fn bench(requests: usize) {
             p.p50,
             p.p99
         );
-        if let Some((_, rps, _, rb99)) = rb.iter().find(|r| r.0 == op) {
+        if let Some((_, rps, _, _)) = rb.iter().find(|r| r.0 == op) {
             println!(
-                "  {op}: proxy throughput {:.0}% of redis-benchmark's; added p99 {:.3} ms vs the direct client, {:.3} ms vs redis-benchmark",
+                "  {op}: proxy throughput {:.0}% of redis-benchmark's ({:.0}% of the direct client's)",
                 100.0 * p.rps / rps,
-                p.p99 - d.p99,
-                p.p99 - rb99
+                100.0 * p.rps / d.rps,
             );
+            share.push((op, 100.0 * p.rps / rps));
         }
     }
 
-    // Memory per idle connection: the proxy's RSS before and after 1,000 idle sessions.
+    // Added latency, side by side.
+    let (direct_lat, proxy_lat) = side_by_side(addr, &redis.url(), probes).await;
+    let d = summarize(Duration::from_secs(1), direct_lat);
+    let p = summarize(Duration::from_secs(1), proxy_lat);
+    let (add50, add99) = (p.p50 - d.p50, p.p99 - d.p99);
+    println!();
+    println!("side by side, 1 client, {probes} × (SET + GET) each way, alternating:");
+    println!("{:<42} {:>10} {:>9} {:>9}", "", "", "p50 ms", "p99 ms");
+    println!(
+        "{:<42} {:>10} {:>9.3} {:>9.3}",
+        "direct, redis crate", "", d.p50, d.p99
+    );
+    println!(
+        "{:<42} {:>10} {:>9.3} {:>9.3}",
+        "through the proxy (WebSocket)", "", p.p50, p.p99
+    );
+    println!("  added by the proxy: p50 {add50:+.3} ms, p99 {add99:+.3} ms");
+
+    // Memory per idle connection: the proxy's RSS before and after `idle_n` idle sessions
+    // (the pauses let the runtime settle; nothing waits on them).
     tokio::time::sleep(Duration::from_millis(500)).await;
     let before = rss_kb(pid);
     let origin = format!("http://{addr}");
     let mut idle = Vec::new();
-    for _ in 0..20 {
+    for _ in 0..idle_n.div_ceil(50) {
         let more =
             futures_util::future::join_all((0..50).map(|_| Ws::connect(addr, Some(&origin)))).await;
         idle.extend(more.into_iter().map(Result::unwrap));
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     let after = rss_kb(pid);
+    let per = (after.saturating_sub(before)) as f64 / idle.len() as f64;
     println!();
     println!(
-        "memory: proxy RSS {before} kB → {after} kB with {} idle sessions: {:.1} kB per idle connection",
+        "memory: proxy RSS {before} kB → {after} kB with {} idle sessions: {per:.1} kB per idle connection",
         idle.len(),
-        (after.saturating_sub(before)) as f64 / idle.len() as f64
     );
     drop(idle);
+
+    println!();
+    println!("budgets (issue 11):");
+    for (op, pct) in &share {
+        println!(
+            "  throughput {op} through the proxy ≥ 50% of redis-benchmark's: {pct:.0}% — {}",
+            if *pct >= 50.0 { "met" } else { "OVER" }
+        );
+    }
+    println!(
+        "  added latency at p99 ≤ 1 ms on loopback: {add99:+.3} ms (p50 {add50:+.3} ms) — {}",
+        if add99 <= 1.0 { "met" } else { "OVER" }
+    );
+    println!("  memory per idle connection: {per:.1} kB (measured, no budget)");
     let _ = child.kill();
     let _ = child.wait();
 }
