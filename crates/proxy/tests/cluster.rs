@@ -476,6 +476,27 @@ async fn sessions_isolated_and_spread_over_the_nodes() {
         assert_eq!(brpop["ok"], json!(["jobs", "j1"]), "{brpop}");
         assert_eq!(push["ok"], json!(1), "{push}");
 
+        // Keyless commands (the cluster client sends PING to every node) and streams with a
+        // blocking group read.
+        assert_eq!(s.ok(&["PING"]).await, json!({"status": "PONG"}));
+        assert_eq!(s.ok(&["PUBLISH", "ch", "hi"]).await, json!(0));
+        s.ok(&["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"]).await;
+        let xid = s.ok(&["XADD", "s", "*", "job", &me]).await;
+        let r = s
+            .ok(&[
+                "XREADGROUP",
+                "GROUP",
+                "g",
+                "c",
+                "BLOCK",
+                "1000",
+                "STREAMS",
+                "s",
+                ">",
+            ])
+            .await;
+        assert_eq!(r, json!([["s", [[xid, ["job", me]]]]]));
+
         // Where the keys are: the slot Redis computes is ours, and only its owner has them.
         let ns = s.namespace();
         let key = format!("{ns}k");
