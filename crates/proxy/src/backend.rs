@@ -59,7 +59,12 @@ impl Shared {
             Shared::Single(c) => cmd.query_async(c).await,
             Shared::Cluster(c) => match cmd.query_async::<Value>(c).await {
                 Err(e) => match moved(&e) {
-                    Some(node) => c.route_command(cmd.clone(), by_address(node)).await,
+                    // Routed by hand, an error reply comes back as a value: make it an
+                    // error, as `query_async` does (NOSCRIPT must be seen by `script`).
+                    Some(node) => match c.route_command(cmd.clone(), by_address(node)).await? {
+                        Value::ServerError(e) => Err(e.into()),
+                        v => Ok(v),
+                    },
                     None => Err(e),
                 },
                 ok => ok,
@@ -67,6 +72,8 @@ impl Shared {
         }
     }
 
+    /// A pipeline's replies, one per command (after a followed `MOVED`, `ignore()`d ones
+    /// included).
     async fn pipe(&mut self, p: &redis::Pipeline) -> RedisResult<Value> {
         match self {
             Shared::Single(c) => p.query_async(c).await,
@@ -259,10 +266,11 @@ impl Backend {
                 Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
                     let mut p = redis::pipe();
                     p.ignore_errors();
-                    p.cmd("SCRIPT").arg("LOAD").arg(s.source).ignore();
+                    p.cmd("SCRIPT").arg("LOAD").arg(s.source);
                     p.add_command(evalsha.clone());
+                    // [SHA1 or an error, EVALSHA's reply]
                     match c.pipe(&p).await? {
-                        Value::Array(mut v) if v.len() == 1 => Ok(v.remove(0)),
+                        Value::Array(mut v) if v.len() == 2 => Ok(v.remove(1)),
                         other => Ok(other),
                     }
                 }
