@@ -103,7 +103,7 @@ impl RedisServer {
         format!("redis://127.0.0.1:{}", self.port)
     }
 
-    fn pid(&self) -> String {
+    pub fn pid(&self) -> String {
         self.child.as_ref().expect("running").id().to_string()
     }
 
