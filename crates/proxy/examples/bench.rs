@@ -67,13 +67,13 @@ fn main() {
 /// client sends thousands a second) and room for the idle-connection count.
 fn serve(redis_url: &str) {
     let mut rt = tokio::runtime::Builder::new_multi_thread();
-    if let Some(n) = std::env::var("BENCH_PROXY_THREADS").ok().and_then(|n| n.parse().ok()) {
+    if let Some(n) = std::env::var("BENCH_PROXY_THREADS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
         rt.worker_threads(n);
     }
-    let rt = rt
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = rt.enable_all().build().unwrap();
     rt.block_on(async {
         let mut cfg = Config::new(redis_url);
         cfg.rate_per_sec = 1_000_000;

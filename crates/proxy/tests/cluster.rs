@@ -50,6 +50,34 @@ struct Node {
 }
 
 impl Node {
+    /// `redis-server` on `port` with its cluster state in `dir`, once it answers PING;
+    /// `None` when it exits first (the port was taken).
+    fn spawn(port: u16, dir: &std::path::Path) -> Option<Child> {
+        let mut child = Process::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--cluster-enabled", "yes"])
+            .args(["--cluster-config-file", "nodes.conf"])
+            .args(["--cluster-node-timeout", "5000"])
+            .arg("--dir")
+            .arg(dir)
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts (apt-get install redis-server)");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if ping(port) {
+                return Some(child);
+            }
+            if let Ok(Some(_)) = child.try_wait() {
+                return None;
+            }
+            assert!(Instant::now() < deadline, "redis-server did not answer");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     fn start() -> Node {
         for _attempt in 0..5 {
             let port = free_cluster_port();
@@ -57,36 +85,23 @@ impl Node {
                 .join(format!("redislab-cluster-{}-{port}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(&dir).expect("a temp dir");
-            let mut child = Process::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args([
-                    "--cluster-enabled",
-                    "yes",
-                    "--cluster-config-file",
-                    "nodes.conf",
-                ])
-                .args(["--cluster-node-timeout", "5000"])
-                .arg("--dir")
-                .arg(&dir)
-                .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("redis-server starts (apt-get install redis-server)");
-            let deadline = Instant::now() + Duration::from_secs(10);
-            loop {
-                if ping(port) {
-                    return Node { child, port, dir };
-                }
-                if let Ok(Some(_)) = child.try_wait() {
-                    break; // a port was taken in the meantime: another pair
-                }
-                assert!(Instant::now() < deadline, "redis-server did not answer");
-                std::thread::sleep(Duration::from_millis(10));
+            if let Some(child) = Node::spawn(port, &dir) {
+                return Node { child, port, dir };
             }
             let _ = std::fs::remove_dir_all(&dir);
         }
         panic!("no cluster node could start");
+    }
+
+    /// SIGKILL, then the same node again (same port, same `nodes.conf`: it rejoins with its
+    /// slots; its data is gone, nothing was saved).
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn restart(&mut self) {
+        self.child = Node::spawn(self.port, &self.dir).expect("the node restarts on its port");
     }
 
     fn url(&self) -> String {
@@ -133,9 +148,14 @@ impl Cluster {
             String::from_utf8_lossy(&out.stderr)
         );
         let c = Cluster { nodes };
-        // Wait for the state: every node sees the whole cluster, all slots served.
+        c.wait_ok().await;
+        c
+    }
+
+    /// Waits for the state: every node sees the whole cluster, all slots served.
+    async fn wait_ok(&self) {
         let deadline = Instant::now() + Duration::from_secs(30);
-        for n in &c.nodes {
+        for n in &self.nodes {
             let mut conn = n.conn().await;
             loop {
                 let info: String = redis::cmd("CLUSTER")
@@ -148,14 +168,14 @@ impl Cluster {
                     .query_async(&mut conn)
                     .await
                     .unwrap();
-                if info.contains("cluster_state:ok") && known.lines().count() == 3 {
+                let connected = known.lines().filter(|l| l.contains(" connected")).count();
+                if info.contains("cluster_state:ok") && connected == 3 {
                     break;
                 }
                 assert!(Instant::now() < deadline, "cluster not ok: {info}");
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
         }
-        c
     }
 
     fn urls(&self) -> Vec<String> {
@@ -663,4 +683,57 @@ async fn a_session_survives_its_slot_moving_to_another_node() {
         Some("moved"),
         "the session's keys are on the new owner"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_killed_and_restarted_the_proxy_recovers() {
+    let mut cluster = Cluster::start().await;
+    let mut cfg = cluster_config(cluster.urls());
+    cfg.timeout = Duration::from_millis(1000);
+    let proxy = Proxy::start(cfg).await;
+    let mut s = proxy.connect().await;
+    let slot = key_slot(s.namespace().as_bytes());
+    s.ok(&["SET", "k", "before"]).await;
+    s.ok(&["RPUSH", "q", "1"]).await;
+    assert_eq!(s.ok(&["BRPOP", "q", "1"]).await, json!(["q", "1"]));
+    let (_, owner) = cluster.owner(slot).await;
+    let i = cluster.nodes.iter().position(|n| n.port == owner).unwrap();
+    cluster.nodes[i].kill();
+    // While the session's node is gone: typed errors, at once or at the deadline.
+    let typed = ["UNAVAILABLE", "TIMEOUT", "UNKNOWN_OUTCOME"];
+    for words in [&["GET", "k"][..], &["SET", "k", "x"], &["BRPOP", "q", "1"]] {
+        let v = s.cmd(words).await;
+        assert!(typed.contains(&code(&v)), "{words:?} → {v}");
+        if words[0] == "GET" {
+            assert_eq!(code(&v), "UNAVAILABLE", "a read that could not run: {v}");
+        }
+    }
+    // The same node back on its port (empty): the proxy reconnects by itself, no restart.
+    cluster.nodes[i].restart();
+    cluster.wait_ok().await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v = s.cmd(&["SET", "k2", "after"]).await;
+        if v.get("ok").is_some() {
+            break;
+        }
+        assert!(typed.contains(&code(&v)), "{v}");
+        assert!(Instant::now() < deadline, "the proxy did not recover: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(s.ok(&["GET", "k2"]).await, json!("after"));
+    assert_eq!(
+        s.ok(&["GET", "k"]).await,
+        json!(null),
+        "the restarted node is empty"
+    );
+    s.ok(&["RPUSH", "q", "2"]).await;
+    assert_eq!(s.ok(&["BRPOP", "q", "1"]).await, json!(["q", "2"]));
+    assert_eq!(
+        s.script("release", &["k2"], &["after"]).await["ok"],
+        json!(1)
+    );
+    // A new session works too.
+    let mut t = proxy.connect().await;
+    t.ok(&["SET", "k", "new"]).await;
 }
