@@ -39,13 +39,19 @@ fn parse_args() -> Result<(Config, SocketAddr), String> {
                 .map_err(|_| format!("{flag} takes a number, not `{v}`"))
         };
         match flag.as_str() {
-            "--redis" => nodes.extend(
-                value
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|u| !u.is_empty())
-                    .map(String::from),
-            ),
+            "--redis" => {
+                let before = nodes.len();
+                nodes.extend(
+                    value
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|u| !u.is_empty())
+                        .map(String::from),
+                );
+                if nodes.len() == before {
+                    return Err(format!("--redis takes a Redis URL, not `{value}`\n{USAGE}"));
+                }
+            }
             "--listen" => {
                 listen = value
                     .parse()
