@@ -6,7 +6,8 @@
 //!   `--redis <url>`, the release app through the proxy (`crates/proxy`) instead
 //! - `build`: release build into `dist/`
 //! - `test`: native tests, release build, end-to-end tests in headless Chromium
-//! - `bench`: size of the release app and browser timings, printed as figures
+//! - `bench`: size of the release app, browser timings, the simulator's and the proxy's
+//!   budgets (each against redis-benchmark in the same run), printed as figures
 //! - `fingerprints`: hashes of the seeds' 8-word runs, for the copied-prose test
 
 mod fingerprints;
@@ -45,7 +46,8 @@ const USAGE: &str = "usage: cargo xtask <command>
           (--redis URL: through the proxy, live mode against that Redis)
   build   release build into dist/
   test    native tests, release build, end-to-end tests in headless Chromium
-  bench   release size (gzip) and browser timings (first paint, key to next slide)
+  bench   release size (gzip), browser timings (first paint, key to next slide), the
+          simulator's and the proxy's figures against redis-benchmark
   setup   only install the build tools
   fingerprints [SEEDS_DIR]  hash the seeds' 8-word runs for the copied-prose test";
 
@@ -273,7 +275,29 @@ fn bench() -> Result<(), String> {
             case,
         ]))?;
     }
+    // The proxy's budgets against redis-benchmark in the same run: throughput (GET/SET, 50
+    // clients, no pipelining) as a share of redis-benchmark's, the latency it adds (p50/p99,
+    // measured side by side with direct requests), its memory per idle WebSocket.
+    println!("\n== proxy (crates/proxy), natively, loopback ==");
+    run(proxy_release(Command::new("cargo").args([
+        "run",
+        "--release",
+        "-q",
+        "-p",
+        "redislab-proxy",
+        "--example",
+        "bench",
+    ])))?;
     Ok(())
+}
+
+/// The proxy built for speed without the app's size-first release profile (fat LTO, one
+/// codegen unit, opt-level z for the dependencies), which takes long to build on a small
+/// machine and is slower.
+fn proxy_release(cmd: &mut Command) -> &mut Command {
+    cmd.env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
 }
 
 fn gzip_len(p: &Path) -> Result<usize, String> {
@@ -291,11 +315,10 @@ fn gzip_len(p: &Path) -> Result<usize, String> {
 fn serve_with_redis(path: &str, extra: &[String]) -> Result<(), String> {
     release_build(path)?;
     println!("xtask: serving dist/ and /ws at http://127.0.0.1:8080 (Ctrl-C stops)");
-    run(Command::new("cargo")
-        .args(["run", "--release", "-p", "redislab-proxy", "--"])
-        .args(extra)
-        .env("CARGO_PROFILE_RELEASE_LTO", "false")
-        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
-        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
-        .env("PATH", path))
+    run(proxy_release(
+        Command::new("cargo")
+            .args(["run", "--release", "-p", "redislab-proxy", "--"])
+            .args(extra)
+            .env("PATH", path),
+    ))
 }
