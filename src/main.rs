@@ -1,15 +1,17 @@
-//! Redis Lab: Bengali slide decks about Redis in production, with live simulations.
-//! This file only mounts the app; see `app.rs` for the routes.
-
-mod app;
-mod catalog;
-mod deck;
-mod diagrams;
-mod dom;
-mod home;
-mod labs;
-mod live;
+//! The app's entry: mounts [`redislab::app::App`] on the page's body. The app keeps this one
+//! Yew root and no portals: the labs module (`src/bin/labs.rs`) relies on it, its labs being
+//! roots numbered 2 and up, which Yew's event delegation must not mistake for the app's.
 
 fn main() {
-    yew::Renderer::<app::App>::new().render();
+    // The first slide written into the page at build time (`redislab_deck::shell`) gives way
+    // to the app in this same task, so no frame shows both or neither.
+    let doc = redislab::dom::document();
+    if let Ok(shells) = doc.query_selector_all(".app-shell") {
+        for i in 0..shells.length() {
+            if let Some(el) = shells.item(i).and_then(|n| n.parent_node().map(|p| (p, n))) {
+                let _ = el.0.remove_child(&el.1);
+            }
+        }
+    }
+    yew::Renderer::<redislab::app::App>::new().render();
 }

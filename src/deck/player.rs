@@ -89,6 +89,15 @@ pub fn Player(props: &DeckViewProps) -> Html {
             move || drop(timer)
         });
     }
+    // The next slide holds a lab: fetch the labs module once this one has been on screen a
+    // moment, so the lab draws at once when the presenter gets there.
+    {
+        let soon = deck.slides.get(p.index + 1).is_some_and(|s| s.has_lab());
+        use_effect_with((p.index, soon), move |&(_, soon)| {
+            let timer = soon.then(|| Timeout::new(1500, crate::labs::host::prefetch));
+            move || drop(timer)
+        });
+    }
     // Fit: shrink the type a little when a dense slide would overflow the stage.
     {
         let stage = stage.clone();
@@ -308,11 +317,26 @@ pub fn PlayerShell(props: &PlayerShellProps) -> Html {
     let info = props.info;
     let len = info.steps.len();
     let counter = bn::counter(0, len);
+    let progress = format!("width: {:.3}%", 100.0 / len as f64);
     html! {
         <div class="player" aria-busy="true">
+            // The player's own frame, its controls there but disabled until the deck is here,
+            // so nothing moves when the real player takes over. `redislab_deck::shell` writes
+            // the same markup into `index.html`; keep the two alike (an end-to-end test does).
             <header class="topbar">
                 <a class="brand" href="#/" title="সব ডেক"><span class="brand-mark" aria-hidden="true">{"◆"}</span>{" Redis Lab"}</a>
                 <span class="deck-name">{ info.title.as_ref() }</span>
+                <nav class="tools" aria-label="প্রেজেন্টেশনের নিয়ন্ত্রণ">
+                    <button class="tool" disabled=true title="সব স্লাইড (O)">{"▦"}<span class="tool-label">{" সব স্লাইড"}</span></button>
+                    <button class="tool" disabled=true title="প্রেজেন্টারের স্ক্রিপ্ট (N)">{"✎"}<span class="tool-label">{" স্ক্রিপ্ট"}</span></button>
+                    <button class="tool" disabled=true title="স্পিকার উইন্ডো (S)">
+                        <svg class="tool-icon" viewBox="0 0 16 16" aria-hidden="true"><rect x="1.5" y="4.5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.5"/><path d="M5.5 2.5h7a1.5 1.5 0 0 1 1.5 1.5v7" fill="none" stroke="currentColor" stroke-width="1.5"/></svg>
+                        <span class="tool-label">{" স্পিকার"}</span>
+                    </button>
+                    <button class="tool" disabled=true title="অটোপ্লে (A)">{"▶"}<span class="tool-label">{" অটোপ্লে"}</span></button>
+                    <button class="tool" disabled=true title="ফুলস্ক্রিন (F)">{"⛶"}<span class="tool-label">{" ফুলস্ক্রিন"}</span></button>
+                    <button class="tool" disabled=true title="কি-বোর্ড শর্টকাট (?)" aria-label="কি-বোর্ড শর্টকাট">{"?"}</button>
+                </nav>
             </header>
             <main class="stage-wrap">
                 <section class="stage" aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")} data-step="0">
@@ -320,11 +344,14 @@ pub fn PlayerShell(props: &PlayerShellProps) -> Html {
                 </section>
             </main>
             <footer class="bar">
+                <button class="nav-btn" disabled=true aria-label="আগের স্লাইড">{"←"}</button>
                 <div class="bar-mid">
                     // Not `.counter` yet: keys do nothing until the real player is here.
                     <span class="counter-pending">{ counter }</span>
+                    <div class="progress" aria-hidden="true"><div class="progress-fill" style={progress}></div></div>
                     <span class="key-hint" role="status">{"বাকি স্লাইডগুলো আসছে…"}</span>
                 </div>
+                <button class="nav-btn" disabled=true aria-label="পরের স্লাইড">{"→"}</button>
             </footer>
         </div>
     }

@@ -51,10 +51,7 @@ pub fn SlideView(props: &SlideViewProps) -> Html {
         Layout::Cover => "layout-cover",
         Layout::End => "layout-end",
     };
-    let has_lab = s
-        .body
-        .iter()
-        .any(|b| matches!(b, Block::Container { kind, .. } if kind == "lab"));
+    let has_lab = s.has_lab();
     html! {
         <div class={classes!("slide", layout, has_lab.then_some("has-lab"))} ref={props.node.clone()}>
             <div class="slide-inner">
@@ -128,14 +125,7 @@ fn block(b: &Block, live: bool, fr: Frags) -> Html {
                     .map(|a| a.as_ref())
                     .collect::<Vec<_>>()
                     .join("&");
-                crate::labs::lab(
-                    id,
-                    crate::labs::kit::LabProps {
-                        query: query.into(),
-                        embedded: true,
-                        on_query: Callback::noop(),
-                    },
-                )
+                html! { <crate::labs::host::LabHost id={id.to_string()} query={query} embedded={true} /> }
             } else {
                 html! { <div class="lab-still"><span aria-hidden="true">{"▶"}</span>{" লাইভ ল্যাব: "}{ crate::labs::title(id) }</div> }
             }

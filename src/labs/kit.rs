@@ -11,7 +11,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 /// Props every lab component takes.
-#[derive(Properties, PartialEq, Clone)]
+#[derive(Properties, PartialEq, Clone, Default)]
 pub struct LabProps {
     /// Initial parameters as a query (`alpha=0.9&cache=300`), from the URL or a deck preset.
     #[prop_or_default]

@@ -1,22 +1,27 @@
 //! The live labs: one component per lab, drawing what `redislab-sim` computes in the
 //! simulation worker ([`worker`]). A lab opens on the seed's parameters, keeps them in the URL
 //! on its own page (`#/lab/<id>?…`) and can sit inside a slide (`:::lab <id> key=value …` in a
-//! deck). [`LABS`] is the one table of labs; their parameter fields are the simulator's
-//! (`redislab_sim::labs::params::fields`), which `labsim` shares.
+//! deck). [`LABS`] is the one table of labs (what the home page lists); [`views`] draws each
+//! one. Their parameter fields are the simulator's (`redislab_sim::labs::params::fields`),
+//! which `labsim` shares.
+//!
+//! The views live in the labs module (`src/bin/labs.rs`), not in the app: the app shows a
+//! [`host::LabHost`] where a lab goes, which loads that module the first time and lets it draw.
 
 pub mod cache;
 pub mod eviction;
+pub mod host;
 pub mod jitter;
 pub mod kit;
 pub mod lock;
 pub mod lru;
 pub mod sampling;
 pub mod stampede;
+pub mod views;
 pub mod widgets;
 pub mod worker;
 
 use crate::dom;
-use kit::LabProps;
 use redislab_deck::route;
 use yew::prelude::*;
 
@@ -28,8 +33,6 @@ pub struct Lab {
     pub title: &'static str,
     /// One line on what a student sees (the home page's card).
     pub blurb: &'static str,
-    /// Draws it.
-    pub view: fn(LabProps) -> Html,
 }
 
 /// Every lab, in the home page's order.
@@ -38,44 +41,37 @@ pub const LABS: &[Lab] = &[
         id: "lru",
         title: "LRU-র ভেতরে — ধাপে ধাপে",
         blurb: "hash map আর doubly linked list — প্রতিটি get/put-এ কী বদলায়, কে বেরোয় আর কেন",
-        view: |p| html! { <lru::LruLab ..p /> },
     },
     Lab {
         id: "eviction",
         title: "Eviction policy-র দৌড়",
         blurb:
             "FIFO, RANDOM, LRU, LFU, OPT আর আধুনিক policy — তিন trace-এ hit ratio, seed-এর টেবিল হুবহু",
-        view: |p| html! { <eviction::EvictionLab ..p /> },
     },
     Lab {
         id: "sampling",
         title: "নমুনা-ভিত্তিক LRU কতটা ভালো",
         blurb: "Redis-এর নমুনা-ভিত্তিক LRU: k-টি নমুনা কতটা কাছে যায়, k/(k+1)",
-        view: |p| html! { <sampling::SamplingLab ..p /> },
     },
     Lab {
         id: "jitter",
         title: "TTL jitter — একসাথে মরা ঠেকানো",
         blurb: "একসাথে লেখা key একসাথে মরে — jitter দিলে ঢেউ কতটা চ্যাপ্টা হয়",
-        view: |p| html! { <jitter::JitterLab ..p /> },
     },
     Lab {
         id: "stampede",
         title: "Cache stampede — চার নকশা পাশাপাশি",
         blurb: "মেয়াদের মুহূর্তে ডেটাবেসে ভিড় — none, lock, stale, XFetch পাশাপাশি",
-        view: |p| html! { <stampede::StampedeLab ..p /> },
     },
     Lab {
         id: "cache",
         title: "ক্যাশ ইঞ্জিন — চার স্তর বনাম stampede",
         blurb: "ছয়টা API ইনস্ট্যান্স, খাম, FRESH/STALE/MISS, লক আর heartbeat — সব স্তর বন্ধ বনাম চালু, Redis ধীর বা ডাউন হলে কী হয়",
-        view: |p| html! { <cache::CacheLab ..p /> },
     },
     Lab {
         id: "lock",
         title: "লকের দৌড় — DEL, টোকেন, fencing",
         blurb: "দুই worker একই লক চায় — সাধারণ DEL অন্যের লক মোছে, টোকেন-স্ক্রিপ্ট আর fencing token তা ঠেকায়",
-        view: |p| html! { <lock::LockLab ..p /> },
     },
 ];
 
@@ -87,11 +83,6 @@ pub fn find(id: &str) -> Option<&'static Lab> {
 /// Title of a lab, in Bengali.
 pub fn title(id: &str) -> &'static str {
     find(id).map_or("ল্যাব", |l| l.title)
-}
-
-/// The lab `id` with these props.
-pub fn lab(id: &str, props: LabProps) -> Html {
-    find(id).map_or_else(Html::default, |l| (l.view)(props))
 }
 
 /// Props of [`LabPage`].
@@ -107,16 +98,10 @@ pub struct LabPageProps {
 #[component]
 pub fn LabPage(props: &LabPageProps) -> Html {
     let id = props.id.clone();
-    // A lab page always needs the simulator: let its wasm load while this page renders.
-    worker::prepare();
     {
         let t = format!("{} · Redis Lab", title(&id));
         use_effect_with(t, |t| dom::document().set_title(t));
     }
-    let on_query = {
-        let id = id.clone();
-        Callback::from(move |q: String| dom::replace_hash(&route::lab_hash(&id, &q)))
-    };
     html! {
         <div class="lab-page">
             <header class="topbar">
@@ -125,7 +110,7 @@ pub fn LabPage(props: &LabPageProps) -> Html {
             </header>
             <main class="lab-main">
                 <h1 class="lab-title">{ title(&id) }</h1>
-                { lab(&id, LabProps { query: props.query.clone(), embedded: false, on_query }) }
+                <host::LabHost id={id.clone()} query={props.query.clone()} embedded={false} />
             </main>
         </div>
     }

@@ -44,6 +44,13 @@ pub struct Served {
 /// Serves `dist/` under `prefix` (`/` or `/redis-lab/`) on a free port: `<prefix>x` is
 /// `dist/x`, anything outside the prefix is a 404.
 pub fn serve_dist(prefix: &'static str) -> Served {
+    serve_dist_as(prefix, false)
+}
+
+/// [`serve_dist`], and with `gzip` the text files (HTML, JS, wasm, CSS, JSON, SVG) go
+/// `Content-Encoding: gzip` (`gzip -9`, made once per file) to a browser that accepts it, as
+/// a static host serves them; fonts are already compressed and go as they are.
+pub fn serve_dist_as(prefix: &'static str, gzip: bool) -> Served {
     let dist = env_path("REDISLAB_DIST");
     assert!(
         dist.join("index.html").exists(),
@@ -61,7 +68,7 @@ pub fn serve_dist(prefix: &'static str) -> Served {
         for stream in listener.incoming().flatten() {
             let dist = dist.clone();
             let log = log.clone();
-            std::thread::spawn(move || serve_one(stream, &dist, prefix, &log));
+            std::thread::spawn(move || serve_one(stream, &dist, prefix, gzip, &log));
         }
     });
     Served { url, requests }
@@ -76,14 +83,41 @@ fn content_type(path: &Path) -> &'static str {
         Some("woff2") => "font/woff2",
         Some("png") => "image/png",
         Some("svg") => "image/svg+xml",
+        Some("json") => "application/json",
         _ => "application/octet-stream",
     }
+}
+
+/// `file` as `gzip -9` makes it, made once per file and kept.
+fn gzipped(file: &Path, body: &[u8]) -> Option<Vec<u8>> {
+    static MADE: OnceLock<std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<u8>>>> =
+        OnceLock::new();
+    let made = MADE.get_or_init(Default::default);
+    if let Some(z) = made.lock().ok()?.get(file) {
+        return Some(z.clone());
+    }
+    let mut child = Command::new("gzip")
+        .args(["-9", "-c"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut input = child.stdin.take()?;
+    let body = body.to_vec();
+    let feed = std::thread::spawn(move || input.write_all(&body));
+    let out = child.wait_with_output().ok()?;
+    feed.join().ok()?.ok()?;
+    made.lock()
+        .ok()?
+        .insert(file.to_path_buf(), out.stdout.clone());
+    Some(out.stdout)
 }
 
 fn serve_one(
     mut stream: TcpStream,
     dist: &Path,
     prefix: &str,
+    gzip: bool,
     log: &std::sync::Mutex<Vec<String>>,
 ) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
@@ -91,9 +125,11 @@ fn serve_one(
     if reader.read_line(&mut request).is_err() {
         return;
     }
-    // Drain the headers.
-    let mut line = String::new();
+    // Drain the headers, noting whether the browser takes gzip.
+    let (mut line, mut takes_gzip) = (String::new(), false);
     while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+        let l = line.to_ascii_lowercase();
+        takes_gzip |= l.starts_with("accept-encoding:") && l.contains("gzip");
         line.clear();
     }
     let path = request
@@ -118,12 +154,20 @@ fn serve_one(
     let found = file
         .as_ref()
         .and_then(|f| std::fs::read(f).ok().map(|b| (b, content_type(f))));
-    let (status, body, ctype) = match found {
+    let (status, mut body, ctype) = match found {
         Some((b, t)) => ("200 OK", b, t),
         None => ("404 Not Found", b"not found".to_vec(), "text/plain"),
     };
+    let mut encoding = "";
+    let compressible = !matches!(ctype, "font/woff2" | "image/png" | "text/plain");
+    if gzip && takes_gzip && compressible {
+        if let Some(z) = file.as_ref().and_then(|f| gzipped(f, &body)) {
+            body = z;
+            encoding = "Content-Encoding: gzip\r\n";
+        }
+    }
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n{encoding}Content-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
         body.len()
     );
     let _ = stream.write_all(head.as_bytes());

@@ -470,3 +470,73 @@ fn decks_load_when_opened_and_a_failed_load_can_be_retried() {
     );
     assert!(b.url().ends_with("#/production/1"));
 }
+
+/// Boxes (x, y, width, height) and text of what a student sees on a deck's first slide.
+fn first_slide_boxes(b: &Browser) -> serde_json::Value {
+    b.js(
+        "const sel = ['.topbar .brand', '.topbar .deck-name', '.stage .kicker', '.stage .slide-title', '.stage .lead', ...[0, 1, 2].map(i => `.stage .stat:nth-child(${i + 1})`), '.bar-mid'];
+         return sel.map(s => { const e = document.querySelector(s); if (!e) return [s, null]; const r = e.getBoundingClientRect();
+           return [s, Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height), s === '.bar-mid' ? '' : e.textContent]; });",
+        json!([]),
+    )
+}
+
+/// The first slide written into the page at build time shows with no wasm at all (a phone
+/// still fetching it), in its fonts, and is the app's own first slide: the same text in the
+/// same boxes, at laptop and phone sizes; then the app takes its place, leaving one player.
+#[test]
+fn the_first_slide_shows_before_the_app_and_matches_it() {
+    for (w, h) in [LAPTOP, PHONE] {
+        let before = Browser::new(w, h);
+        before.cdp("Network.enable", json!({}));
+        before.cdp("Network.setBlockedURLs", json!({"urls": ["*.wasm"]}));
+        before.open("#/production/1");
+        before.wait(15, "the first slide in its fonts, without the app", |b| {
+            b.js(
+                "const h = document.querySelector('.app-shell .stage .slide-title'); return !!h && document.fonts.check(getComputedStyle(h).font, h.textContent) && document.fonts.status === 'loaded'",
+                json!([]),
+            ) == json!(true)
+        });
+        let shell = first_slide_boxes(&before);
+        assert!(
+            !before.exists(".counter"),
+            "no app: the player's counter is not there"
+        );
+        before.screenshot(&screenshot_dir().join(format!("deck/shell-{w}.png")));
+
+        let app = Browser::new(w, h);
+        app.open("#/production/1");
+        app.wait_counter("০১ / ২২");
+        app.wait(15, "the deck", |b| !b.exists(".player[aria-busy=true]"));
+        app.wait(15, "the fonts", |b| {
+            b.js("return document.fonts.status === 'loaded'", json!([])) == json!(true)
+        });
+        let drawn = first_slide_boxes(&app);
+        assert_eq!(
+            shell, drawn,
+            "at {w}×{h}: the shell differs from the app's first slide"
+        );
+        assert!(
+            drawn[3][5]
+                .as_str()
+                .is_some_and(|t| t.contains("প্রোডাকশনে Redis")),
+            "{drawn}"
+        );
+        assert!(!app.exists(".app-shell"), "the shell gave way to the app");
+        assert_eq!(
+            app.js(
+                "return document.querySelectorAll('.player').length",
+                json!([])
+            ),
+            json!(1)
+        );
+        assert_no_console_errors(&app);
+    }
+    // An address that is not a first slide gets no shell.
+    let b = laptop();
+    b.cdp("Network.enable", json!({}));
+    b.cdp("Network.setBlockedURLs", json!({"urls": ["*.wasm"]}));
+    b.open("#/production/3");
+    b.wait(10, "the page", |b| b.exists("noscript"));
+    assert!(!b.exists(".app-shell"));
+}

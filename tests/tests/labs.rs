@@ -439,7 +439,11 @@ fn the_app_works_from_a_sub_path() {
         ) == json!(true)
     });
     let requests = served.requests.lock().unwrap().clone();
-    for file in ["worker_bg.wasm", "noto-sans-bengali-400.woff2"] {
+    for file in [
+        "labs_bg.wasm",
+        "worker_bg.wasm",
+        "noto-sans-bengali-400.woff2",
+    ] {
         assert!(
             requests.iter().any(|r| r.ends_with(file)),
             "{file} not fetched: {requests:?}"
@@ -454,6 +458,41 @@ fn the_app_works_from_a_sub_path() {
         "fetched outside the sub-path: {outside:?}"
     );
     assert!(b.console_errors().is_empty());
+}
+
+/// The first load is the player alone: the labs module comes when a slide with a lab is next
+/// (fetched ahead, nothing drawn yet), the simulator when a lab first runs.
+#[test]
+fn labs_load_only_when_a_lab_is_near() {
+    let served = serve_dist("/");
+    let fetched = |file: &str| {
+        served
+            .requests
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|r| r.ends_with(file))
+    };
+    let b = laptop();
+    b.open_url(&format!("{}#/production/1", served.url));
+    b.wait_counter("০১ / ২২");
+    b.wait(15, "the deck", |b| !b.exists(".player[aria-busy=true]"));
+    assert!(!fetched("labs_bg.wasm") && !fetched("worker_bg.wasm"));
+    // Slide 6 holds the cache lab: from slide 5 the module is fetched ahead.
+    b.open_url(&format!("{}#/production/5", served.url));
+    b.wait_counter("০৫ / ২২");
+    b.wait(15, "the labs module fetched ahead", |_| {
+        fetched("labs_bg.wasm")
+    });
+    assert!(!b.exists(".lab"), "no lab is drawn on slide 5");
+    // (Slide 5 reveals its items one → at a time: go straight to 6.)
+    b.js("location.hash = '#/production/6'", json!([]));
+    b.wait_counter("০৬ / ২২");
+    b.wait(30, "the lab on slide 6", |b| {
+        b.exists(".stage .lab[data-lab=cache]") && !b.exists(".stage [aria-busy=true]")
+    });
+    assert!(fetched("worker_bg.wasm"));
+    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }
 
 /// The deck format's lab ids are the simulator's labs (each with its parameter fields).

@@ -6,7 +6,8 @@
 //!   `--redis <url>`, the release app through the proxy (`crates/proxy`) instead
 //! - `build`: release build into `dist/`
 //! - `test`: native tests, release build, end-to-end tests in headless Chromium
-//! - `bench`: size of the release app and browser timings, printed as figures
+//! - `bench`: size of the release app, browser timings, the simulator's and the proxy's
+//!   budgets (each against redis-benchmark in the same run), printed as figures
 //! - `fingerprints`: hashes of the seeds' 8-word runs, for the copied-prose test
 
 mod fingerprints;
@@ -45,7 +46,8 @@ const USAGE: &str = "usage: cargo xtask <command>
           (--redis URL: through the proxy, live mode against that Redis)
   build   release build into dist/
   test    native tests, release build, end-to-end tests in headless Chromium
-  bench   release size (gzip) and browser timings (first paint, key to next slide)
+  bench   release size (gzip), browser timings (first paint, key to next slide), the
+          simulator's and the proxy's figures against redis-benchmark
   setup   only install the build tools
   fingerprints [SEEDS_DIR]  hash the seeds' 8-word runs for the copied-prose test";
 
@@ -214,15 +216,20 @@ fn bench() -> Result<(), String> {
     let browser = tools::ensure_test_tools()?;
     release_build(&path)?;
     let dist = root().join("dist");
-    // The first load is the app's wasm and its JS glue; the simulator's worker (worker.js,
-    // worker_bg.wasm, worker_loader.js) comes only when a lab first needs it.
-    let (mut wasm, mut js, mut worker) = (0, 0, 0);
+    // The first load is the app's wasm and its JS glue; the labs module (labs.js,
+    // labs_bg.wasm) comes the first time a lab is shown, and the simulator's worker (worker.js,
+    // worker_bg.wasm, worker_loader.js) when a lab first needs a run.
+    let (mut wasm, mut js, mut worker, mut labs) = (0, 0, 0, 0);
     for entry in std::fs::read_dir(&dist).map_err(|e| format!("dist/: {e}"))? {
         let p = entry.map_err(|e| e.to_string())?.path();
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         let ext = p.extension().and_then(|e| e.to_str());
         if name.starts_with("worker") && matches!(ext, Some("wasm" | "js")) {
             worker += gzip_len(&p)?;
+            continue;
+        }
+        if name.starts_with("labs") && matches!(ext, Some("wasm" | "js")) {
+            labs += gzip_len(&p)?;
             continue;
         }
         match ext {
@@ -242,7 +249,11 @@ fn bench() -> Result<(), String> {
         if first <= 200_000 { "met" } else { "OVER" }
     );
     println!(
-        "simulator worker         {:>8.1} KB   (wasm + js + loader, fetched when a lab opens)",
+        "labs module              {:>8.1} KB   (wasm + js, fetched when a lab is first shown)",
+        kb(labs)
+    );
+    println!(
+        "simulator worker         {:>8.1} KB   (wasm + js + loader, fetched when a lab first runs)",
         kb(worker)
     );
     run(Command::new("cargo")
@@ -274,7 +285,29 @@ fn bench() -> Result<(), String> {
             case,
         ]))?;
     }
+    // The proxy's budgets against redis-benchmark in the same run: throughput (GET/SET, 50
+    // clients, no pipelining) as a share of redis-benchmark's, the latency it adds (p50/p99,
+    // measured side by side with direct requests), its memory per idle WebSocket.
+    println!("\n== proxy (crates/proxy), natively, loopback ==");
+    run(proxy_release(Command::new("cargo").args([
+        "run",
+        "--release",
+        "-q",
+        "-p",
+        "redislab-proxy",
+        "--example",
+        "bench",
+    ])))?;
     Ok(())
+}
+
+/// The proxy built for speed without the app's size-first release profile (fat LTO, one
+/// codegen unit, opt-level z for the dependencies), which takes long to build on a small
+/// machine and is slower.
+fn proxy_release(cmd: &mut Command) -> &mut Command {
+    cmd.env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
 }
 
 fn gzip_len(p: &Path) -> Result<usize, String> {
@@ -292,11 +325,10 @@ fn gzip_len(p: &Path) -> Result<usize, String> {
 fn serve_with_redis(path: &str, extra: &[String]) -> Result<(), String> {
     release_build(path)?;
     println!("xtask: serving dist/ and /ws at http://127.0.0.1:8080 (Ctrl-C stops)");
-    run(Command::new("cargo")
-        .args(["run", "--release", "-p", "redislab-proxy", "--"])
-        .args(extra)
-        .env("CARGO_PROFILE_RELEASE_LTO", "false")
-        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
-        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3")
-        .env("PATH", path))
+    run(proxy_release(
+        Command::new("cargo")
+            .args(["run", "--release", "-p", "redislab-proxy", "--"])
+            .args(extra)
+            .env("PATH", path),
+    ))
 }

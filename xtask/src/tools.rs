@@ -228,20 +228,39 @@ fn ensure_axe() -> Result<PathBuf, String> {
     }
 }
 
-/// Installs Debian's `redis-server` (7.x on bookworm) when it is not on PATH: the sim
-/// crate's differential test (`crates/sim/tests/redis_differential.rs`) starts its own.
+/// Installs Debian's `redis-server` (7.x on bookworm) and `redis-tools` when one of their
+/// commands is not on PATH: the sim crate's differential test
+/// (`crates/sim/tests/redis_differential.rs`) and the proxy's tests start their own
+/// `redis-server`; the proxy's cluster test (`crates/proxy/tests/cluster.rs`) makes a cluster
+/// with `redis-cli --cluster create`; the benches run `redis-benchmark`. (Debian's
+/// `redis-server` depends on `redis-tools`, which has `redis-cli` and `redis-benchmark`.)
 pub fn ensure_redis_server() -> Result<(), String> {
+    const NEEDED: [&str; 3] = ["redis-server", "redis-cli", "redis-benchmark"];
     let path = std::env::var("PATH").unwrap_or_default();
-    if version_of("redis-server", &path).is_some() {
+    let missing = || -> Vec<&str> {
+        NEEDED
+            .into_iter()
+            .filter(|c| version_of(c, &path).is_none())
+            .collect()
+    };
+    if missing().is_empty() {
         return Ok(());
     }
     if is_root() {
-        apt_install(&["redis-server"])?;
+        apt_install(&["redis-server", "redis-tools"])?;
     } else {
-        return Err("the sim crate's differential test needs Debian's package `redis-server` (as root: apt-get install redis-server)".into());
+        return Err(format!(
+            "the tests and benches need {} from Debian's packages `redis-server` and \
+             `redis-tools` (as root: apt-get install redis-server redis-tools)",
+            missing().join(", ")
+        ));
     }
-    if version_of("redis-server", &path).is_none() {
-        return Err("redis-server is still not on PATH after installing redis-server".into());
+    let still = missing();
+    if !still.is_empty() {
+        return Err(format!(
+            "{} still not on PATH after installing redis-server and redis-tools",
+            still.join(", ")
+        ));
     }
     Ok(())
 }

@@ -19,5 +19,6 @@ pub mod nav;
 pub mod parse;
 pub mod prose;
 pub mod route;
+pub mod shell;
 
 pub use model::*;

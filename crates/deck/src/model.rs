@@ -222,6 +222,13 @@ pub enum Block {
 }
 
 impl Slide {
+    /// Whether a live lab sits on this slide (`:::lab …`).
+    pub fn has_lab(&self) -> bool {
+        self.body
+            .iter()
+            .any(|b| matches!(b, Block::Container { kind, .. } if kind == "lab"))
+    }
+
     /// The title as one line of plain text (for announcements and the overview).
     pub fn title_text(&self) -> String {
         self.title.join(" ")

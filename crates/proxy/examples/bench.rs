@@ -4,14 +4,26 @@
 //! 2. the same load (50 clients, one request at a time each, SET then GET) through the proxy
 //!    — running as its own process, this example re-executed with `--serve` — over
 //!    WebSockets, with every request's round trip timed;
-//! 3. the same 50-client loop straight to Redis with the `redis` crate, so "added p99" compares
-//!    like with like (same client machinery, with and without the proxy);
-//! 4. the proxy's resident memory before and after 1,000 idle sessions.
+//! 3. the same 50-client loop straight to Redis with the `redis` crate (same client
+//!    machinery, with and without the proxy);
+//!
+//!    1–3 take turns in 5 rounds (a fifth of the requests each), so a change in the shared
+//!    machine's load falls on all three alike;
+//! 4. added latency, side by side: one client alternating a request straight to Redis and
+//!    the same request through the proxy (which goes first alternates too), so both see the
+//!    same machine at the same moment; the proxy's added p50/p99 is the difference of the
+//!    two distributions' p50/p99;
+//! 5. the proxy's resident memory (`/proc/<pid>/status` VmRSS) before and after 1,000 idle
+//!    sessions, divided by 1,000.
+//!
+//! It ends with the three budgets of issue 11, each "met" or "OVER".
 //!
 //! Run with (a release build; LTO off so it builds in reasonable time on a small machine):
 //! `CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
 //!  CARGO_PROFILE_RELEASE_OPT_LEVEL=3 cargo run --release -p redislab-proxy --example bench`
-//! Options: `--requests N` per test (default 100000).
+//! Options: `--requests N` per test (default 100000), `--probes N` for the side-by-side
+//! latency (default 20000), `--idle N` sessions (default 1000). `cargo xtask bench` runs it.
+//! `BENCH_PROXY_THREADS=n` gives the proxy's runtime n worker threads (default: one a core).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -23,33 +35,45 @@ use std::time::{Duration, Instant};
 use support::{RedisServer, Ws};
 
 const CLIENTS: usize = 50;
+/// Turns each contestant takes.
+const ROUNDS: usize = 5;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("--serve") {
         return serve(&args[2]);
     }
-    let requests: usize = args
-        .iter()
-        .position(|a| a == "--requests")
-        .and_then(|i| args.get(i + 1))
-        .map(|n| n.parse().expect("--requests N"))
-        .unwrap_or(100_000);
+    let opt = |name: &str, default: usize| -> usize {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .map(|n| n.parse().expect("a number"))
+            .unwrap_or(default)
+    };
+    let (requests, probes, idle) = (
+        opt("--requests", 100_000),
+        opt("--probes", 20_000),
+        opt("--idle", 1_000),
+    );
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(bench(requests));
+    rt.block_on(bench(requests, probes, idle));
 }
 
 /// The proxy as a child process: defaults, except the per-connection rate limit (a benchmark
 /// client sends thousands a second) and room for the idle-connection count.
 fn serve(redis_url: &str) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = std::env::var("BENCH_PROXY_THREADS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        rt.worker_threads(n);
+    }
+    let rt = rt.enable_all().build().unwrap();
     rt.block_on(async {
         let mut cfg = Config::new(redis_url);
         cfg.rate_per_sec = 1_000_000;
@@ -68,6 +92,22 @@ fn rss_kb(pid: u32) -> u64 {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+/// CPU time (user + system) a process has used so far, in ms (`/proc/<pid>/stat`, clock
+/// ticks of 10 ms).
+fn cpu_ms(pid: &str) -> f64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which is in parentheses): state is field 3; utime and
+    // stime are fields 14 and 15.
+    let rest = s.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    f.iter().sum::<u64>() as f64 * 10.0
 }
 
 fn pct(sorted: &[Duration], p: f64) -> f64 {
@@ -121,7 +161,10 @@ fn redis_benchmark(port: u16, requests: usize) -> Vec<(String, f64, f64, f64)> {
         .collect()
 }
 
-async fn through_proxy(addr: std::net::SocketAddr, op: &str, requests: usize) -> Run {
+/// Wall time and each request's latency.
+type Timed = (Duration, Vec<Duration>);
+
+async fn through_proxy(addr: std::net::SocketAddr, op: &str, requests: usize) -> Timed {
     let origin = format!("http://{addr}");
     let mut socks = Vec::new();
     for _ in 0..CLIENTS {
@@ -148,10 +191,10 @@ async fn through_proxy(addr: std::net::SocketAddr, op: &str, requests: usize) ->
         }
     }))
     .await;
-    summarize(t.elapsed(), lats.into_iter().flatten().collect())
+    (t.elapsed(), lats.into_iter().flatten().collect())
 }
 
-async fn direct(url: &str, op: &str, requests: usize) -> Run {
+async fn direct(url: &str, op: &str, requests: usize) -> Timed {
     let client = redis::Client::open(url).unwrap();
     let mut conns = Vec::new();
     for _ in 0..CLIENTS {
@@ -178,10 +221,51 @@ async fn direct(url: &str, op: &str, requests: usize) -> Run {
         }
     }))
     .await;
-    summarize(t.elapsed(), lats.into_iter().flatten().collect())
+    (t.elapsed(), lats.into_iter().flatten().collect())
 }
 
-async fn bench(requests: usize) {
+/// One client, `probes` rounds of SET then GET, each both straight to Redis and through the
+/// proxy, the order alternating: (direct, through the proxy) latencies.
+async fn side_by_side(
+    addr: std::net::SocketAddr,
+    url: &str,
+    probes: usize,
+) -> (Vec<Duration>, Vec<Duration>) {
+    let mut ws = Ws::connect(addr, Some(&format!("http://{addr}")))
+        .await
+        .unwrap();
+    let mut conn = redis::Client::open(url)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let (mut d, mut p) = (
+        Vec::with_capacity(2 * probes),
+        Vec::with_capacity(2 * probes),
+    );
+    for i in 0..probes {
+        for words in [&["SET", "probe", "xxx"][..], &["GET", "probe"][..]] {
+            for proxy_first in [i % 2 == 0, i % 2 == 1] {
+                let t = Instant::now();
+                if proxy_first {
+                    let v = ws.cmd(words).await;
+                    assert!(v.get("ok").is_some(), "{v}");
+                    p.push(t.elapsed());
+                } else {
+                    let mut cmd = redis::cmd(words[0]);
+                    for w in &words[1..] {
+                        cmd.arg(*w);
+                    }
+                    let _: redis::Value = cmd.query_async(&mut conn).await.unwrap();
+                    d.push(t.elapsed());
+                }
+            }
+        }
+    }
+    (d, p)
+}
+
+async fn bench(requests: usize, probes: usize, idle_n: usize) {
     let redis = RedisServer::start();
     let exe = std::env::current_exe().unwrap();
     let mut child = Command::new(exe)
@@ -201,63 +285,141 @@ async fn bench(requests: usize) {
         "machine: {} cores (shared)",
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
-    let rb = redis_benchmark(redis.port, requests);
     // Warm up the proxy (its first connection to Redis, allocator, caches).
     let _ = through_proxy(addr, "SET", 5_000).await;
-    println!();
-    println!("{:<42} {:>10} {:>9} {:>9}", "", "req/s", "p50 ms", "p99 ms");
-    for op in ["SET", "GET"] {
-        if let Some((_, rps, p50, p99)) = rb.iter().find(|r| r.0 == op) {
-            println!(
-                "{:<42} {rps:>10.0} {p50:>9.3} {p99:>9.3}",
-                format!("redis-benchmark {op}")
-            );
-        }
-        let d = direct(&redis.url(), op, requests).await;
-        println!(
-            "{:<42} {:>10.0} {:>9.3} {:>9.3}",
-            format!("direct, redis crate {op}"),
-            d.rps,
-            d.p50,
-            d.p99
-        );
-        let p = through_proxy(addr, op, requests).await;
-        println!(
-            "{:<42} {:>10.0} {:>9.3} {:>9.3}",
-            format!("through the proxy (WebSocket) {op}"),
-            p.rps,
-            p.p50,
-            p.p99
-        );
-        if let Some((_, rps, _, rb99)) = rb.iter().find(|r| r.0 == op) {
-            println!(
-                "  {op}: proxy throughput {:.0}% of redis-benchmark's; added p99 {:.3} ms vs the direct client, {:.3} ms vs redis-benchmark",
-                100.0 * p.rps / rps,
-                p.p99 - d.p99,
-                p.p99 - rb99
-            );
+    // The three contestants take turns, in rounds, so a change in the machine's load (it is
+    // shared) falls on all three alike.
+    let per = requests / ROUNDS;
+    let mut rb_secs = [0.0f64; 2];
+    let mut rb_pcts: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    let mut timed: [[Timed; 2]; 2] = Default::default(); // [direct, proxy][SET, GET]
+                                                         // CPU used during the proxy's turns: [the proxy, the benchmark client, redis-server].
+    let pids = [pid.to_string(), std::process::id().to_string(), redis.pid()];
+    let mut cpu = [0.0f64; 3];
+    for _round in 0..ROUNDS {
+        let rb = redis_benchmark(redis.port, per);
+        for (o, op) in ["SET", "GET"].into_iter().enumerate() {
+            if let Some((_, rps, p50, p99)) = rb.iter().find(|r| r.0 == op) {
+                rb_secs[o] += per as f64 / rps;
+                rb_pcts[o].push((*p50, *p99));
+            }
+            let d = direct(&redis.url(), op, per).await;
+            let before = pids.clone().map(|p| cpu_ms(&p));
+            let p = through_proxy(addr, op, per).await;
+            for (i, b) in before.iter().enumerate() {
+                cpu[i] += cpu_ms(&pids[i]) - b;
+            }
+            for (who, run) in [d, p].into_iter().enumerate() {
+                timed[who][o].0 += run.0;
+                timed[who][o].1.extend(run.1);
+            }
         }
     }
+    println!();
+    println!(
+        "{ROUNDS} rounds, each: redis-benchmark, then the direct client, then the proxy \
+         (redis-benchmark's p50/p99: the median of its rounds')"
+    );
+    println!("{:<42} {:>10} {:>9} {:>9}", "", "req/s", "p50 ms", "p99 ms");
+    let mut share: Vec<(&str, f64)> = Vec::new();
+    for (o, op) in ["SET", "GET"].into_iter().enumerate() {
+        let rb_rps = (per * ROUNDS) as f64 / rb_secs[o];
+        let median = |f: fn(&(f64, f64)) -> f64| {
+            let mut v: Vec<f64> = rb_pcts[o].iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(0.0)
+        };
+        println!(
+            "{:<42} {rb_rps:>10.0} {:>9.3} {:>9.3}",
+            format!("redis-benchmark {op}"),
+            median(|x| x.0),
+            median(|x| x.1)
+        );
+        let [d, p] = [0, 1].map(|who| {
+            let (wall, lat) = std::mem::take(&mut timed[who][o]);
+            summarize(wall, lat)
+        });
+        for (name, r) in [
+            ("direct, redis crate", &d),
+            ("through the proxy (WebSocket)", &p),
+        ] {
+            println!(
+                "{:<42} {:>10.0} {:>9.3} {:>9.3}",
+                format!("{name} {op}"),
+                r.rps,
+                r.p50,
+                r.p99
+            );
+        }
+        println!(
+            "  {op}: proxy throughput {:.0}% of redis-benchmark's ({:.0}% of the direct client's)",
+            100.0 * p.rps / rb_rps,
+            100.0 * p.rps / d.rps,
+        );
+        share.push((op, 100.0 * p.rps / rb_rps));
+    }
+    let total = (2 * per * ROUNDS) as f64;
+    println!(
+        "  CPU per request through the proxy: proxy {:.0} µs, benchmark client {:.0} µs, \
+         redis-server {:.0} µs (the machine has {} cores for all three, and other work)",
+        1000.0 * cpu[0] / total,
+        1000.0 * cpu[1] / total,
+        1000.0 * cpu[2] / total,
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
 
-    // Memory per idle connection: the proxy's RSS before and after 1,000 idle sessions.
+    // Added latency, side by side.
+    let (direct_lat, proxy_lat) = side_by_side(addr, &redis.url(), probes).await;
+    let d = summarize(Duration::from_secs(1), direct_lat);
+    let p = summarize(Duration::from_secs(1), proxy_lat);
+    let (add50, add99) = (p.p50 - d.p50, p.p99 - d.p99);
+    println!();
+    println!("side by side, 1 client, {probes} × (SET + GET) each way, alternating:");
+    println!("{:<42} {:>10} {:>9} {:>9}", "", "", "p50 ms", "p99 ms");
+    println!(
+        "{:<42} {:>10} {:>9.3} {:>9.3}",
+        "direct, redis crate", "", d.p50, d.p99
+    );
+    println!(
+        "{:<42} {:>10} {:>9.3} {:>9.3}",
+        "through the proxy (WebSocket)", "", p.p50, p.p99
+    );
+    println!("  added by the proxy: p50 {add50:+.3} ms, p99 {add99:+.3} ms");
+
+    // Memory per idle connection: the proxy's RSS before and after `idle_n` idle sessions
+    // (the pauses let the runtime settle; nothing waits on them).
     tokio::time::sleep(Duration::from_millis(500)).await;
     let before = rss_kb(pid);
     let origin = format!("http://{addr}");
     let mut idle = Vec::new();
-    for _ in 0..20 {
+    for _ in 0..idle_n.div_ceil(50) {
         let more =
             futures_util::future::join_all((0..50).map(|_| Ws::connect(addr, Some(&origin)))).await;
         idle.extend(more.into_iter().map(Result::unwrap));
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     let after = rss_kb(pid);
+    let per = (after.saturating_sub(before)) as f64 / idle.len() as f64;
     println!();
     println!(
-        "memory: proxy RSS {before} kB → {after} kB with {} idle sessions: {:.1} kB per idle connection",
+        "memory: proxy RSS {before} kB → {after} kB with {} idle sessions: {per:.1} kB per idle connection",
         idle.len(),
-        (after.saturating_sub(before)) as f64 / idle.len() as f64
     );
     drop(idle);
+
+    println!();
+    println!("budgets (issue 11):");
+    for (op, pct) in &share {
+        println!(
+            "  throughput {op} through the proxy ≥ 50% of redis-benchmark's: {pct:.0}% — {}",
+            if *pct >= 50.0 { "met" } else { "OVER" }
+        );
+    }
+    println!(
+        "  added latency at p99 ≤ 1 ms on loopback: {add99:+.3} ms (p50 {add50:+.3} ms) — {}",
+        if add99 <= 1.0 { "met" } else { "OVER" }
+    );
+    println!("  memory per idle connection: {per:.1} kB (measured, no budget)");
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -28,8 +28,11 @@ pub use commands::Limits;
 /// Everything configurable; `Config::new` gives the defaults the binary uses.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// `redis://host:port[/db]`.
-    pub redis_url: String,
+    /// `redis://[:password@]host:port[/db]`: one Redis; or several nodes of a Redis Cluster
+    /// to start from (the client learns the others).
+    pub redis: Vec<String>,
+    /// A Redis Cluster even when `redis` names one node (several always mean a cluster).
+    pub cluster: bool,
     /// The built app (trunk's `dist/`).
     pub dist: PathBuf,
     /// Origins allowed besides the proxy's own (`http(s)://<Host header>`).
@@ -61,8 +64,20 @@ pub struct Config {
 impl Config {
     /// The defaults, for Redis at `redis_url`.
     pub fn new(redis_url: impl Into<String>) -> Self {
+        Self::with_nodes(vec![redis_url.into()])
+    }
+
+    /// The defaults, for the Redis Cluster these nodes belong to.
+    pub fn cluster(nodes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let mut c = Self::with_nodes(nodes.into_iter().map(Into::into).collect());
+        c.cluster = true;
+        c
+    }
+
+    fn with_nodes(redis: Vec<String>) -> Self {
         Config {
-            redis_url: redis_url.into(),
+            redis,
+            cluster: false,
             dist: PathBuf::from("dist"),
             allow_origins: Vec::new(),
             limits: Limits::default(),
@@ -94,10 +109,10 @@ impl AppState {
     /// State for `config`. Nothing connects to Redis yet.
     ///
     /// # Errors
-    /// When `config.redis_url` is not a Redis URL.
+    /// When `config.redis` holds no Redis URL, or one that is not.
     pub fn new(config: Config) -> Result<Arc<Self>, redis::RedisError> {
         Ok(Arc::new(AppState {
-            backend: backend::Backend::new(&config.redis_url, config.timeout)?,
+            backend: backend::Backend::with_nodes(&config.redis, config.cluster, config.timeout)?,
             conns: Arc::new(Semaphore::new(config.max_connections)),
             shutdown: watch::Sender::new(false),
             config,

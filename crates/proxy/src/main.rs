@@ -2,7 +2,8 @@
 //! `cargo run --release -p redislab-proxy -- --redis redis://127.0.0.1:6379 --listen 127.0.0.1:8080`
 //! (after `cargo xtask build`, which puts the app in `dist/`).
 //!
-//! Options: `--redis URL` (default redis://127.0.0.1:6379), `--listen ADDR` (default
+//! Options: `--redis URL` (default redis://127.0.0.1:6379; repeated, or a comma list: the
+//! nodes of a Redis Cluster), `--cluster` (a cluster even with one node named), `--listen ADDR` (default
 //! 127.0.0.1:8080), `--dist DIR` (default dist), `--allow-origin URL` (repeatable),
 //! `--max-connections N`, `--rate N` (messages/s per connection), `--timeout-ms N`,
 //! `--idle-timeout-s N`. Logs follow `RUST_LOG` (default `redislab_proxy=info`).
@@ -12,17 +13,23 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use tracing_subscriber::EnvFilter;
 
-const USAGE: &str = "usage: redislab-proxy [--redis URL] [--listen ADDR] [--dist DIR] \
+const USAGE: &str =
+    "usage: redislab-proxy [--redis URL[,URL...]]... [--cluster] [--listen ADDR] [--dist DIR] \
 [--allow-origin URL]... [--max-connections N] [--rate N] [--timeout-ms N] [--idle-timeout-s N]";
 
 fn parse_args() -> Result<(Config, SocketAddr), String> {
     let mut cfg = Config::new("redis://127.0.0.1:6379");
     let mut listen: SocketAddr = "127.0.0.1:8080".parse().expect("a valid address");
     let mut args = std::env::args().skip(1);
+    let mut nodes: Vec<String> = Vec::new();
     while let Some(flag) = args.next() {
         if flag == "-h" || flag == "--help" {
             println!("{USAGE}");
             std::process::exit(0);
+        }
+        if flag == "--cluster" {
+            cfg.cluster = true;
+            continue;
         }
         let value = args
             .next()
@@ -32,7 +39,19 @@ fn parse_args() -> Result<(Config, SocketAddr), String> {
                 .map_err(|_| format!("{flag} takes a number, not `{v}`"))
         };
         match flag.as_str() {
-            "--redis" => cfg.redis_url = value,
+            "--redis" => {
+                let before = nodes.len();
+                nodes.extend(
+                    value
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|u| !u.is_empty())
+                        .map(String::from),
+                );
+                if nodes.len() == before {
+                    return Err(format!("--redis takes a Redis URL, not `{value}`\n{USAGE}"));
+                }
+            }
             "--listen" => {
                 listen = value
                     .parse()
@@ -49,6 +68,9 @@ fn parse_args() -> Result<(Config, SocketAddr), String> {
             "--idle-timeout-s" => cfg.idle_timeout = Duration::from_secs(num(&value)?),
             _ => return Err(format!("unknown option `{flag}`\n{USAGE}")),
         }
+    }
+    if !nodes.is_empty() {
+        cfg.redis = nodes;
     }
     Ok((cfg, listen))
 }
@@ -106,7 +128,12 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    tracing::info!(%listen, redis = %state.config.redis_url, "serving the app and /ws");
+    tracing::info!(
+        %listen,
+        redis = %state.config.redis.join(","),
+        cluster = state.backend.is_cluster(),
+        "serving the app and /ws"
+    );
     let st = state.clone();
     let served = axum::serve(listener, app(state.clone()))
         .with_graceful_shutdown(async move {

@@ -8,9 +8,10 @@
 //!
 //! Requests run concurrently (bounded in-flight count, a token-bucket rate); ordinary ones on
 //! the shared connection, blocking reads (with a bounded block time) on the session's own
-//! connection, so they hold up nobody else.
+//! connection, so they hold up nobody else. On a Redis Cluster that connection goes to the
+//! one node that owns the session's slot (see `backend`).
 
-use crate::backend::{self, Backend};
+use crate::backend::Backend;
 use crate::commands::{self, Echo, Prepared};
 use crate::protocol::{self, Code, ErrBody, Request, ServerMsg};
 use crate::AppState;
@@ -358,22 +359,9 @@ async fn execute(s: &Session, work: Work) -> Result<Value, ErrBody> {
                                           waiting; this one was not sent"
                                 .into(),
                         })?;
-                    if guard.is_none() {
-                        *guard = Some(
-                            backend
-                                .dedicated()
-                                .await
-                                .map_err(|e| backend::classify(&e, false))?,
-                        );
-                    }
-                    let conn = guard.as_mut().expect("just made");
-                    let r = backend::run_blocking(
-                        conn,
-                        &cmd,
-                        Duration::from_millis(ms),
-                        s.state.config.timeout,
-                    )
-                    .await;
+                    let r = backend
+                        .run_blocking(&mut guard, &cmd, Duration::from_millis(ms))
+                        .await;
                     if matches!(&r, Err(e) if e.code != Code::Redis) {
                         // Timed out or broken: drop it (closing it cancels the block).
                         guard.take();

@@ -3,14 +3,31 @@
 //! removes older files there. Trunk runs it before each build (a `pre_build` hook in
 //! `Trunk.toml`) and copies the folder into `dist/decks/`; `build.rs` compiles the matching
 //! index (same parser, same JSON, same hash) into the app.
+//!
+//! `deck-json --shell <decks folder>` writes each deck's first slide into the `index.html`
+//! trunk is about to publish (`$TRUNK_STAGING_DIR`; a `post_build` hook), see
+//! `redislab_deck::shell`.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, src] = args.as_slice() {
+        if flag == "--shell" {
+            return match shell(Path::new(src)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+    }
     let [src, out] = args.as_slice() else {
-        eprintln!("usage: deck-json <decks folder> <out folder>");
+        eprintln!(
+            "usage: deck-json <decks folder> <out folder> | deck-json --shell <decks folder>"
+        );
         return ExitCode::from(2);
     };
     match write(Path::new(src), Path::new(out)) {
@@ -47,4 +64,15 @@ fn write(src: &Path, out: &Path) -> Result<usize, String> {
         }
     }
     Ok(decks.len())
+}
+
+fn shell(src: &Path) -> Result<(), String> {
+    let dir = std::env::var_os("TRUNK_STAGING_DIR")
+        .ok_or("--shell runs as trunk's post_build hook (TRUNK_STAGING_DIR is not set)")?;
+    let index = Path::new(&dir).join("index.html");
+    let (decks, _) = redislab_deck::parse::load_dir(src)?;
+    let infos: Vec<_> = decks.iter().map(|d| d.info(&d.to_json())).collect();
+    let page = std::fs::read_to_string(&index).map_err(|e| format!("{}: {e}", index.display()))?;
+    let page = redislab_deck::shell::insert(&page, &infos)?;
+    std::fs::write(&index, page).map_err(|e| format!("{}: {e}", index.display()))
 }

@@ -26,7 +26,7 @@ pub fn free_port() -> u16 {
 }
 
 /// Whether a Redis answers PING on this port.
-fn ping(port: u16) -> bool {
+pub fn ping(port: u16) -> bool {
     use std::io::{Read, Write};
     let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
         return false;
@@ -103,7 +103,7 @@ impl RedisServer {
         format!("redis://127.0.0.1:{}", self.port)
     }
 
-    fn pid(&self) -> String {
+    pub fn pid(&self) -> String {
         self.child.as_ref().expect("running").id().to_string()
     }
 
@@ -140,11 +140,7 @@ impl RedisServer {
 
     /// A direct connection, for checking what reached Redis.
     pub async fn admin(&self) -> redis::aio::MultiplexedConnection {
-        redis::Client::open(self.url())
-            .unwrap()
-            .get_multiplexed_async_connection()
-            .await
-            .expect("admin connection")
+        connect(&self.url()).await
     }
 }
 
@@ -158,6 +154,15 @@ impl Drop for RedisServer {
         }
         self.kill();
     }
+}
+
+/// A direct connection to the Redis at `url`.
+pub async fn connect(url: &str) -> redis::aio::MultiplexedConnection {
+    redis::Client::open(url)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .expect("a direct connection to Redis")
 }
 
 /// Calls per command from `INFO commandstats` (calls, rejected and failed), `info` left out.

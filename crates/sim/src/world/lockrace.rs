@@ -165,33 +165,19 @@ impl Default for RaceConfig {
     }
 }
 
+/// The race's two workers, A then B, on lock `lock` (a live driver runs these same actors
+/// against a real Redis).
+pub fn workers(c: &RaceConfig) -> [LockWorker; 2] {
+    [("A", c.a_work_ms), ("B", c.b_work_ms)]
+        .map(|(name, work)| LockWorker::new(name, "lock", c.ttl_ms, work, c.release, c.jobs))
+}
+
 /// The race world for `seed` (not run yet).
 pub fn race(seed: u32, c: &RaceConfig) -> World<SimRedis> {
     let mut w = World::with_sim(seed);
-    w.add(
-        Box::new(LockWorker::new(
-            "A",
-            "lock",
-            c.ttl_ms,
-            c.a_work_ms,
-            c.release,
-            c.jobs,
-        )),
-        c.hop,
-        0,
-    );
-    w.add(
-        Box::new(LockWorker::new(
-            "B",
-            "lock",
-            c.ttl_ms,
-            c.b_work_ms,
-            c.release,
-            c.jobs,
-        )),
-        c.hop,
-        0,
-    );
+    for worker in workers(c) {
+        w.add(Box::new(worker), c.hop, 0);
+    }
     w
 }
 

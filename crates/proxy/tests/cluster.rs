@@ -1,0 +1,739 @@
+//! Scale-out on a Redis Cluster: three primaries from Debian's `redis-server`, made a cluster
+//! by `redis-cli --cluster create`, and two proxies in front of it.
+//!
+//! - The lock race runs live through the proxies and ends as the simulation says. A session
+//!   is one WebSocket with a namespace of its own, so two workers that contend for one lock
+//!   must share a session: both workers of a race are two concurrent request streams on one
+//!   WebSocket (the same `LockWorker` actors `world::lockrace` runs in the simulation, their
+//!   commands sent for real, in real time). Each race runs twice at once — one session on
+//!   each proxy, same key names — and a client that reconnects lands on the other proxy for
+//!   the next race; every run must end like the simulation.
+//! - Sessions on either proxy stay isolated; their keys spread over the nodes, each key on
+//!   the node that owns its slot (`CLUSTER KEYSLOT`, and `EXISTS` on every node); multi-key
+//!   commands, scripts (loaded on NOSCRIPT on the owning node) and blocking reads work.
+//! - A session's slot migrated to another node mid-session (`CLUSTER SETSLOT`, `MIGRATE`):
+//!   the proxy follows the `MOVED` and the session goes on, blocking reads included.
+
+mod support;
+
+use redis::aio::MultiplexedConnection;
+use redislab_proxy::backend::key_slot;
+use redislab_proxy::Config;
+use redislab_sim::redis::SCRIPTS;
+use redislab_sim::world::lockrace::{
+    self, race, stolen_releases, two_owner_moments, RaceConfig, Release,
+};
+use redislab_sim::world::{Action, Actor, Command, Ctx, Hop, Input, TraceEvent, What};
+use redislab_sim::{Mulberry32, Reply};
+use serde_json::{json, Value};
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::process::{Child, Command as Process, Stdio};
+use std::time::{Duration, Instant};
+use support::{code, free_port, ping, Proxy, Ws};
+
+/// A free port whose cluster bus port (+10000) is free too.
+fn free_cluster_port() -> u16 {
+    loop {
+        let p = free_port();
+        if p <= 55_000 && std::net::TcpListener::bind(("127.0.0.1", p + 10_000)).is_ok() {
+            return p;
+        }
+    }
+}
+
+/// One node: a `redis-server --cluster-enabled yes` in a directory of its own.
+struct Node {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Node {
+    /// `redis-server` on `port` with its cluster state in `dir`, once it answers PING;
+    /// `None` when it exits first (the port was taken).
+    fn spawn(port: u16, dir: &std::path::Path) -> Option<Child> {
+        let mut child = Process::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--cluster-enabled", "yes"])
+            .args(["--cluster-config-file", "nodes.conf"])
+            .args(["--cluster-node-timeout", "5000"])
+            .arg("--dir")
+            .arg(dir)
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts (apt-get install redis-server)");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if ping(port) {
+                return Some(child);
+            }
+            if let Ok(Some(_)) = child.try_wait() {
+                return None;
+            }
+            assert!(Instant::now() < deadline, "redis-server did not answer");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn start() -> Node {
+        for _attempt in 0..5 {
+            let port = free_cluster_port();
+            let dir = std::env::temp_dir()
+                .join(format!("redislab-cluster-{}-{port}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("a temp dir");
+            if let Some(child) = Node::spawn(port, &dir) {
+                return Node { child, port, dir };
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        panic!("no cluster node could start");
+    }
+
+    /// SIGKILL, then the same node again (same port, same `nodes.conf`: it rejoins with its
+    /// slots; its data is gone, nothing was saved).
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn restart(&mut self) {
+        self.child = Node::spawn(self.port, &self.dir).expect("the node restarts on its port");
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    async fn conn(&self) -> MultiplexedConnection {
+        support::connect(&self.url()).await
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Three primaries, no replicas, every slot assigned, `cluster_state:ok` on every node.
+struct Cluster {
+    nodes: Vec<Node>,
+}
+
+impl Cluster {
+    async fn start() -> Cluster {
+        let cli = Process::new("redis-cli").arg("--version").output();
+        assert!(
+            cli.is_ok_and(|o| o.status.success()),
+            "redis-cli is not installed (Debian's redis-tools, which redis-server pulls in)"
+        );
+        let nodes: Vec<Node> = (0..3).map(|_| Node::start()).collect();
+        let out = Process::new("redis-cli")
+            .arg("--cluster")
+            .arg("create")
+            .args(nodes.iter().map(|n| format!("127.0.0.1:{}", n.port)))
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .output()
+            .expect("redis-cli runs");
+        assert!(
+            out.status.success(),
+            "redis-cli --cluster create: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let c = Cluster { nodes };
+        c.wait_ok().await;
+        c
+    }
+
+    /// Waits for the state: every node sees the whole cluster, all slots served.
+    async fn wait_ok(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        for n in &self.nodes {
+            let mut conn = n.conn().await;
+            loop {
+                let info: String = redis::cmd("CLUSTER")
+                    .arg("INFO")
+                    .query_async(&mut conn)
+                    .await
+                    .unwrap();
+                let known: String = redis::cmd("CLUSTER")
+                    .arg("NODES")
+                    .query_async(&mut conn)
+                    .await
+                    .unwrap();
+                let connected = known.lines().filter(|l| l.contains(" connected")).count();
+                if info.contains("cluster_state:ok") && connected == 3 {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "cluster not ok: {info}");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    }
+
+    fn urls(&self) -> Vec<String> {
+        self.nodes.iter().map(Node::url).collect()
+    }
+
+    /// The node id and port of the primary that owns `slot`, as node 0 sees it.
+    async fn owner(&self, slot: u16) -> (String, u16) {
+        let mut c = self.nodes[0].conn().await;
+        let nodes: String = redis::cmd("CLUSTER")
+            .arg("NODES")
+            .query_async(&mut c)
+            .await
+            .unwrap();
+        for line in nodes.lines() {
+            let f: Vec<&str> = line.split(' ').collect();
+            let port: u16 = f[1]
+                .split(['@', ':'])
+                .nth(1)
+                .and_then(|p| p.parse().ok())
+                .unwrap();
+            for range in &f[8..] {
+                let (a, b) = range.split_once('-').unwrap_or((range, range));
+                if let (Ok(a), Ok(b)) = (a.parse::<u16>(), b.parse::<u16>()) {
+                    if (a..=b).contains(&slot) {
+                        return (f[0].to_string(), port);
+                    }
+                }
+            }
+        }
+        panic!("no node owns slot {slot}");
+    }
+
+    fn node(&self, port: u16) -> &Node {
+        self.nodes.iter().find(|n| n.port == port).unwrap()
+    }
+}
+
+/// Test config for a proxy in front of the cluster, knowing `urls` of its nodes.
+fn cluster_config(urls: Vec<String>) -> Config {
+    let mut c = Config::cluster(urls);
+    c.timeout = Duration::from_millis(2000);
+    c.limits.max_block_ms = 2000;
+    c
+}
+
+// ---- The lock race, live ----
+
+/// A reply of the protocol as the simulator's reply.
+fn reply_of(answer: &Value) -> Reply {
+    fn conv(v: &Value) -> Reply {
+        match v {
+            Value::Null => Reply::Nil,
+            Value::Number(n) => Reply::Integer(n.as_i64().unwrap()),
+            Value::String(s) => Reply::bulk(s.as_str()),
+            Value::Array(a) => Reply::Array(a.iter().map(conv).collect()),
+            Value::Object(o) if o.contains_key("status") => {
+                Reply::Status(o["status"].as_str().unwrap().to_string().into())
+            }
+            other => Reply::Error(other.to_string()),
+        }
+    }
+    match answer.get("ok") {
+        Some(v) => conv(v),
+        None => Reply::Error(answer["err"].to_string()),
+    }
+}
+
+/// An actor's command as a protocol message: `EVALSHA <sha> n keys… args…` of one of the
+/// server's scripts becomes `{"script": …}`; anything else `{"cmd": …}`.
+fn message(id: u64, cmd: &Command) -> Value {
+    let words: Vec<String> = cmd
+        .iter()
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect();
+    if words[0].eq_ignore_ascii_case("EVALSHA") {
+        let script = SCRIPTS
+            .iter()
+            .find(|s| s.sha1 == words[1])
+            .expect("a named script");
+        let n: usize = words[2].parse().unwrap();
+        return json!({"id": id, "script": script.name, "keys": &words[3..3 + n], "args": &words[3 + n..]});
+    }
+    json!({"id": id, "cmd": words})
+}
+
+/// Runs `actors` for real, in real time, as concurrent request streams on one session: each
+/// command goes out when its actor decides, each sleep or piece of work lasts its real
+/// milliseconds. Returns the trace in the simulation's form (times in ms since the start;
+/// a command's time is when its answer came back), so the simulation's readers apply.
+///
+/// Actors that start at the same moment in the simulation reach its Redis in the order they
+/// were added; the proxy runs a session's requests concurrently, so here actor `i + 1` starts
+/// once actor `i`'s first command has been answered (a millisecond or so later).
+async fn run_live(ws: &mut Ws, seed: u32, actors: Vec<Box<dyn Actor>>) -> Vec<TraceEvent> {
+    let t0 = Instant::now();
+    let now = || t0.elapsed().as_millis() as u64;
+    let mut rngs: Vec<Mulberry32> = (0..actors.len())
+        .map(|id| Mulberry32::new(seed.wrapping_add(0x9E37_79B9u32.wrapping_mul(id as u32 + 1))))
+        .collect();
+    let mut actors = actors;
+    let mut trace: Vec<TraceEvent> = Vec::new();
+    // What each actor waits for: an answer (by id) or a wake-up time.
+    let mut waiting_id: HashMap<u64, (usize, Command)> = HashMap::new();
+    let mut wakes: Vec<Option<Instant>> = vec![None; actors.len()];
+    let mut ready: Vec<(usize, Input)> = vec![(0, Input::Start)];
+    let mut started = 1;
+    let mut live = actors.len();
+    let mut next_id = 1_000u64;
+    let deadline = t0 + Duration::from_secs(60);
+    while live > 0 {
+        for (a, input) in std::mem::take(&mut ready) {
+            let mut ctx = Ctx {
+                now_ms: now(),
+                id: a,
+                rng: &mut rngs[a],
+            };
+            let action = actors[a].act(&input, &mut ctx);
+            trace.push(TraceEvent {
+                step: trace.len(),
+                at_ms: ctx.now_ms,
+                actor: a,
+                what: What::Act {
+                    input,
+                    action: action.clone(),
+                },
+            });
+            match action {
+                Action::Send { cmd } => {
+                    next_id += 1;
+                    ws.send_text(message(next_id, &cmd).to_string()).await;
+                    waiting_id.insert(next_id, (a, cmd));
+                }
+                Action::Sleep { ms } | Action::Work { ms, .. } => {
+                    wakes[a] = Some(Instant::now() + Duration::from_millis(ms));
+                }
+                Action::Done => live -= 1,
+            }
+        }
+        if live == 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the live race did not end");
+        let next_wake = wakes.iter().flatten().min().copied();
+        let sleep_until = next_wake.unwrap_or_else(|| Instant::now() + Duration::from_secs(10));
+        tokio::select! {
+            answer = ws.recv() => {
+                let answer = answer.expect("the session stays open");
+                let id = answer["id"].as_u64().expect("an answer to a request");
+                let (a, cmd) = waiting_id.remove(&id).expect("an answer to a request in flight");
+                let reply = reply_of(&answer);
+                assert!(!matches!(reply, Reply::Error(_)), "{answer}");
+                trace.push(TraceEvent {
+                    step: trace.len(),
+                    at_ms: now(),
+                    actor: a,
+                    what: What::Exec { cmd, reply: Some(reply.clone()) },
+                });
+                ready.push((a, Input::Reply { reply }));
+                if a + 1 == started && started < actors.len() {
+                    ready.push((started, Input::Start));
+                    started += 1;
+                }
+            }
+            () = tokio::time::sleep_until(sleep_until.into()) => {
+                let t = Instant::now();
+                for (a, w) in wakes.iter_mut().enumerate() {
+                    if w.is_some_and(|w| w <= t) {
+                        *w = None;
+                        ready.push((a, Input::Wake));
+                    }
+                }
+            }
+        }
+    }
+    trace
+}
+
+/// A's work outlasts the lock's TTL (a pause); B takes the lock once it has expired and is
+/// still working when A releases. Margins of hundreds of ms, so real time on a loaded
+/// machine ends the same way as virtual time.
+fn race_config(release: Release) -> RaceConfig {
+    RaceConfig {
+        ttl_ms: 2000,
+        a_work_ms: 3000,
+        b_work_ms: 1400,
+        release,
+        jobs: 1,
+        hop: Hop::symmetric(1),
+    }
+}
+
+fn workers(c: &RaceConfig) -> Vec<Box<dyn Actor>> {
+    lockrace::workers(c)
+        .into_iter()
+        .map(|w| Box::new(w) as Box<dyn Actor>)
+        .collect()
+}
+
+/// What a race ends with: (releases that removed the other's lock, two-owner moments,
+/// locks granted, the last reply of each worker's release).
+fn outcome(trace: &[TraceEvent]) -> (usize, usize, usize, Vec<Reply>) {
+    let grants = trace
+        .iter()
+        .filter(|e| {
+            matches!(&e.what, What::Exec { cmd, reply: Some(r) }
+                if cmd[0] == b"SET" && *r == Reply::ok())
+        })
+        .count();
+    let releases = (0..2)
+        .map(|a| {
+            trace
+                .iter()
+                .rev()
+                .find_map(|e| match &e.what {
+                    What::Exec {
+                        cmd,
+                        reply: Some(r),
+                    } if e.actor == a && (cmd[0] == b"DEL" || cmd[0] == b"EVALSHA") => {
+                        Some(r.clone())
+                    }
+                    _ => None,
+                })
+                .expect("each worker released")
+        })
+        .collect();
+    (
+        stolen_releases(trace).len(),
+        two_owner_moments(trace),
+        grants,
+        releases,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lock_race_live_through_two_proxies_ends_as_simulated() {
+    let cluster = Cluster::start().await;
+    // One proxy knows every node; the other only one of them and learns the rest.
+    let p1 = Proxy::start(cluster_config(cluster.urls())).await;
+    let p2 = Proxy::start(cluster_config(vec![cluster.nodes[1].url()])).await;
+    let seed = 7;
+    for (release, proxies) in [(Release::Del, [&p1, &p2]), (Release::Token, [&p2, &p1])] {
+        let cfg = race_config(release);
+        let mut sim = race(seed, &cfg);
+        sim.run(100_000);
+        let expected = outcome(sim.trace());
+        match release {
+            // Plain DEL: A's release removes B's lock while B works.
+            Release::Del => assert_eq!(
+                expected,
+                (1, 1, 2, vec![Reply::Integer(1), Reply::Integer(0)])
+            ),
+            // Token: A's release finds B's token and leaves the lock alone.
+            Release::Token => assert_eq!(
+                expected,
+                (0, 1, 2, vec![Reply::Integer(0), Reply::Integer(1)])
+            ),
+        }
+        // The same race at once on a session of each proxy, with the same key names; the
+        // next race reconnects and lands on the other proxy.
+        let mut sessions = [proxies[0].connect().await, proxies[1].connect().await];
+        assert_ne!(sessions[0].namespace(), sessions[1].namespace());
+        let [s0, s1] = &mut sessions;
+        let (t0, t1) = tokio::join!(
+            run_live(s0, seed, workers(&cfg)),
+            run_live(s1, seed, workers(&cfg))
+        );
+        for (i, t) in [t0, t1].iter().enumerate() {
+            assert_eq!(outcome(t), expected, "{release:?}, live run {i}: {t:#?}");
+        }
+    }
+}
+
+// ---- Sessions on a cluster ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_isolated_and_spread_over_the_nodes() {
+    let cluster = Cluster::start().await;
+    let p1 = Proxy::start(cluster_config(cluster.urls())).await;
+    let p2 = Proxy::start(cluster_config(cluster.urls())).await;
+    let mut node_conns = Vec::new();
+    for n in &cluster.nodes {
+        node_conns.push((n.port, n.conn().await));
+    }
+    let sha = SCRIPTS.iter().find(|s| s.name == "release").unwrap().sha1;
+    const N: usize = 24;
+    let mut sessions = Vec::new();
+    for i in 0..N {
+        sessions.push(if i % 2 == 0 {
+            p1.connect().await
+        } else {
+            p2.connect().await
+        });
+    }
+    let mut owners = BTreeSet::new();
+    for (i, s) in sessions.iter_mut().enumerate() {
+        let me = i.to_string();
+        // Multi-key commands and a script: all of a session's keys are in one slot.
+        s.ok(&["SET", "k", &me]).await;
+        s.ok(&["SET", "lock:x", &me, "NX", "PX", "60000"]).await;
+        assert_eq!(
+            s.ok(&["MGET", "k", "lock:x", "none"]).await,
+            json!([me, me, null])
+        );
+        s.ok(&["RPUSH", "q", "a", "b"]).await;
+        assert_eq!(
+            s.ok(&["LMOVE", "q", "done", "LEFT", "RIGHT"]).await,
+            json!("a")
+        );
+        assert_eq!(
+            s.script("release", &["lock:x"], &["other"]).await["ok"],
+            json!(0)
+        );
+        assert_eq!(
+            s.script("release", &["lock:x"], &[&me]).await["ok"],
+            json!(1)
+        );
+        assert_eq!(
+            s.ok(&["EXISTS", "k", "q", "done", "lock:x"]).await,
+            json!(3)
+        );
+        // A blocking read, on the session's own connection to the slot's node.
+        let id = s.start(&["BRPOP", "jobs", "2"]).await;
+        s.start(&["LPUSH", "jobs", "j1"]).await;
+        let (a, b) = (s.recv().await.unwrap(), s.recv().await.unwrap());
+        let (brpop, push) = if a["id"] == json!(id) { (a, b) } else { (b, a) };
+        assert_eq!(brpop["ok"], json!(["jobs", "j1"]), "{brpop}");
+        assert_eq!(push["ok"], json!(1), "{push}");
+
+        // Keyless commands (the cluster client sends PING to every node) and streams with a
+        // blocking group read.
+        assert_eq!(s.ok(&["PING"]).await, json!({"status": "PONG"}));
+        assert_eq!(s.ok(&["PUBLISH", "ch", "hi"]).await, json!(0));
+        s.ok(&["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"]).await;
+        let xid = s.ok(&["XADD", "s", "*", "job", &me]).await;
+        let r = s
+            .ok(&[
+                "XREADGROUP",
+                "GROUP",
+                "g",
+                "c",
+                "BLOCK",
+                "1000",
+                "STREAMS",
+                "s",
+                ">",
+            ])
+            .await;
+        assert_eq!(r, json!([["s", [[xid, ["job", me]]]]]));
+
+        // Where the keys are: the slot Redis computes is ours, and only its owner has them.
+        let ns = s.namespace();
+        let key = format!("{ns}k");
+        let slot: u16 = redis::cmd("CLUSTER")
+            .arg("KEYSLOT")
+            .arg(&key)
+            .query_async(&mut node_conns[0].1)
+            .await
+            .unwrap();
+        assert_eq!(slot, key_slot(key.as_bytes()));
+        let (_, owner) = cluster.owner(slot).await;
+        for (port, conn) in &mut node_conns {
+            let n: i64 = redis::cmd("EXISTS")
+                .arg(&key)
+                .arg(format!("{ns}done"))
+                .query_async(conn)
+                .await
+                .unwrap_or(0); // another node answers MOVED
+            assert_eq!(n, if *port == owner { 2 } else { 0 }, "{key} on {port}");
+        }
+        // The script was loaded (after NOSCRIPT) on the node that owns the slot.
+        let mut oc = cluster.node(owner).conn().await;
+        let loaded: Vec<i64> = redis::cmd("SCRIPT")
+            .arg("EXISTS")
+            .arg(sha)
+            .query_async(&mut oc)
+            .await
+            .unwrap();
+        assert_eq!(loaded, vec![1]);
+        owners.insert(owner);
+    }
+    // 24 random namespaces over 3 nodes: more than one node holds sessions (all on one node
+    // has probability 3 × 3⁻²⁴).
+    assert!(owners.len() >= 2, "{owners:?}");
+    // Isolation: every session still sees its own values only.
+    for (i, s) in sessions.iter_mut().enumerate() {
+        assert_eq!(s.ok(&["GET", "k"]).await, json!(i.to_string()));
+        assert_eq!(s.ok(&["LRANGE", "done", "0", "-1"]).await, json!(["a"]));
+    }
+    let namespaces: BTreeSet<String> = sessions.iter().map(Ws::namespace).collect();
+    assert_eq!(namespaces.len(), N);
+    for s in &mut sessions {
+        let foreign = namespaces.iter().find(|n| **n != s.namespace()).unwrap();
+        let v = s.cmd(&["GET", &format!("{foreign}k")]).await;
+        assert_eq!(code(&v), "NAMESPACE", "{v}");
+    }
+}
+
+/// Moves `slot` from the node at `from` to the node at `to`, keys and all.
+async fn migrate_slot(cluster: &Cluster, slot: u16, from: u16, to: u16) {
+    let (from_id, _) = cluster.owner(slot).await;
+    let mut src = cluster.node(from).conn().await;
+    let mut dst = cluster.node(to).conn().await;
+    let to_id: String = redis::cmd("CLUSTER")
+        .arg("MYID")
+        .query_async(&mut dst)
+        .await
+        .unwrap();
+    assert_ne!(from_id, to_id);
+    let _: () = redis::cmd("CLUSTER")
+        .arg("SETSLOT")
+        .arg(slot)
+        .arg("IMPORTING")
+        .arg(&from_id)
+        .query_async(&mut dst)
+        .await
+        .unwrap();
+    let _: () = redis::cmd("CLUSTER")
+        .arg("SETSLOT")
+        .arg(slot)
+        .arg("MIGRATING")
+        .arg(&to_id)
+        .query_async(&mut src)
+        .await
+        .unwrap();
+    loop {
+        let keys: Vec<String> = redis::cmd("CLUSTER")
+            .arg("GETKEYSINSLOT")
+            .arg(slot)
+            .arg(100)
+            .query_async(&mut src)
+            .await
+            .unwrap();
+        if keys.is_empty() {
+            break;
+        }
+        let _: () = redis::cmd("MIGRATE")
+            .arg("127.0.0.1")
+            .arg(to)
+            .arg("")
+            .arg(0)
+            .arg(5000)
+            .arg("KEYS")
+            .arg(&keys)
+            .query_async(&mut src)
+            .await
+            .unwrap();
+    }
+    for n in &cluster.nodes {
+        let mut c = n.conn().await;
+        let _: () = redis::cmd("CLUSTER")
+            .arg("SETSLOT")
+            .arg(slot)
+            .arg("NODE")
+            .arg(&to_id)
+            .query_async(&mut c)
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_survives_its_slot_moving_to_another_node() {
+    let cluster = Cluster::start().await;
+    let proxy = Proxy::start(cluster_config(cluster.urls())).await;
+    let mut s = proxy.connect().await;
+    let ns = s.namespace();
+    let slot = key_slot(ns.as_bytes());
+    s.ok(&["SET", "k", "before"]).await;
+    s.ok(&["RPUSH", "q", "1"]).await;
+    // The session's own connection exists, on the slot's node.
+    assert_eq!(s.ok(&["BRPOP", "q", "1"]).await, json!(["q", "1"]));
+    let (_, from) = cluster.owner(slot).await;
+    let to = cluster
+        .nodes
+        .iter()
+        .map(|n| n.port)
+        .find(|p| *p != from)
+        .unwrap();
+    migrate_slot(&cluster, slot, from, to).await;
+    assert_eq!(cluster.owner(slot).await.1, to);
+    // The proxy's slot map is stale: the node answers MOVED, the proxy follows it (the
+    // command had not run), for ordinary commands, bookkeeping and blocking reads alike.
+    // First a script: EVALSHA meets MOVED, then NOSCRIPT on the new node (SCRIPT LOAD and
+    // EVALSHA go there together).
+    let v = s.script("release", &["k"], &["before"]).await;
+    assert_eq!(v["ok"], json!(1), "{v}");
+    assert_eq!(s.ok(&["GET", "k"]).await, json!(null));
+    s.ok(&["SET", "k", "moved"]).await;
+    s.ok(&["SET", "k2", "after"]).await;
+    s.ok(&["RPUSH", "q", "2"]).await;
+    assert_eq!(s.ok(&["BRPOP", "q", "1"]).await, json!(["q", "2"]));
+    assert_eq!(
+        s.script("release", &["k2"], &["after"]).await["ok"],
+        json!(1)
+    );
+    let mut dst = cluster.node(to).conn().await;
+    let v: Option<String> = redis::cmd("GET")
+        .arg(format!("{ns}k"))
+        .query_async(&mut dst)
+        .await
+        .unwrap();
+    assert_eq!(
+        v.as_deref(),
+        Some("moved"),
+        "the session's keys are on the new owner"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_killed_and_restarted_the_proxy_recovers() {
+    let mut cluster = Cluster::start().await;
+    let mut cfg = cluster_config(cluster.urls());
+    cfg.timeout = Duration::from_millis(1000);
+    let proxy = Proxy::start(cfg).await;
+    let mut s = proxy.connect().await;
+    let slot = key_slot(s.namespace().as_bytes());
+    s.ok(&["SET", "k", "before"]).await;
+    s.ok(&["RPUSH", "q", "1"]).await;
+    assert_eq!(s.ok(&["BRPOP", "q", "1"]).await, json!(["q", "1"]));
+    let (_, owner) = cluster.owner(slot).await;
+    let i = cluster.nodes.iter().position(|n| n.port == owner).unwrap();
+    cluster.nodes[i].kill();
+    // While the session's node is gone: typed errors, at once or at the deadline.
+    let typed = ["UNAVAILABLE", "TIMEOUT", "UNKNOWN_OUTCOME"];
+    for words in [&["GET", "k"][..], &["SET", "k", "x"], &["BRPOP", "q", "1"]] {
+        let v = s.cmd(words).await;
+        assert!(typed.contains(&code(&v)), "{words:?} → {v}");
+        if words[0] == "GET" {
+            assert_eq!(code(&v), "UNAVAILABLE", "a read that could not run: {v}");
+        }
+    }
+    // The same node back on its port (empty): the proxy reconnects by itself, no restart.
+    cluster.nodes[i].restart();
+    cluster.wait_ok().await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v = s.cmd(&["SET", "k2", "after"]).await;
+        if v.get("ok").is_some() {
+            break;
+        }
+        assert!(typed.contains(&code(&v)), "{v}");
+        assert!(Instant::now() < deadline, "the proxy did not recover: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(s.ok(&["GET", "k2"]).await, json!("after"));
+    assert_eq!(
+        s.ok(&["GET", "k"]).await,
+        json!(null),
+        "the restarted node is empty"
+    );
+    s.ok(&["RPUSH", "q", "2"]).await;
+    assert_eq!(s.ok(&["BRPOP", "q", "1"]).await, json!(["q", "2"]));
+    assert_eq!(
+        s.script("release", &["k2"], &["after"]).await["ok"],
+        json!(1)
+    );
+    // A new session works too.
+    let mut t = proxy.connect().await;
+    t.ok(&["SET", "k", "new"]).await;
+}

@@ -1,0 +1,193 @@
+//! Where a lab goes in the app: [`LabHost`] holds its place, loads the labs module
+//! (`labs.js` + `labs_bg.wasm`, built from `src/bin/labs.rs`) the first time any lab is shown,
+//! and lets that module draw the lab inside it. The first load carries none of it: a deck's
+//! slides without labs never fetch it.
+//!
+//! The module is wasm-bindgen's `no-modules` output: `labs.js` declares a global
+//! `wasm_bindgen` initialiser, which runs the module's `main`; that `main` publishes
+//! `window.redislabLabs` (see `src/bin/labs.rs`). Both files are addressed relative to the
+//! page, so the app works under any sub-path.
+
+use crate::dom;
+use js_sys::{Array, Function, Promise, Reflect};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use yew::prelude::*;
+
+/// The labs module's script and wasm, beside `index.html`.
+const SCRIPT: &str = "labs.js";
+const WASM: &str = "labs_bg.wasm";
+/// What the module's `main` sets on `window`.
+const MOUNT: &str = "redislabLabs";
+
+thread_local! {
+    /// The script's loading and the wasm's start, shared by every lab on the page; forgotten
+    /// when they fail, so the next lab shown tries again.
+    static SCRIPT_LOAD: RefCell<Option<Promise>> = const { RefCell::new(None) };
+    static WASM_START: RefCell<Option<Promise>> = const { RefCell::new(None) };
+}
+
+/// The labs module's mount function, loading and starting the module the first time.
+async fn mount_fn() -> Result<Function, JsValue> {
+    let published =
+        || Reflect::get(&dom::window(), &MOUNT.into()).map(|f| f.dyn_into::<Function>());
+    if let Ok(Ok(f)) = published() {
+        return Ok(f);
+    }
+    let fail = |e: JsValue| {
+        SCRIPT_LOAD.with(|l| l.borrow_mut().take());
+        WASM_START.with(|l| l.borrow_mut().take());
+        e
+    };
+    let script = SCRIPT_LOAD.with(|l| l.borrow_mut().get_or_insert_with(add_script).clone());
+    JsFuture::from(script).await.map_err(fail)?;
+    let start = WASM_START.with(|l| {
+        let mut l = l.borrow_mut();
+        if l.is_none() {
+            *l = Some(start()?);
+        }
+        Ok::<_, JsValue>(l.clone())
+    });
+    let start = start.map_err(fail)?.ok_or(JsValue::NULL)?;
+    JsFuture::from(start).await.map_err(fail)?;
+    published()?.map_err(|_| fail(format!("{MOUNT} missing").into()))
+}
+
+/// Fetches and starts the labs module now, if it is not yet (a slide with a lab is next);
+/// a failure is forgotten, and the lab itself will try again and say so.
+pub fn prefetch() {
+    wasm_bindgen_futures::spawn_local(async {
+        let _ = mount_fn().await;
+    });
+}
+
+/// Adds `labs.js` to the page; resolves when it has run.
+fn add_script() -> Promise {
+    Promise::new(&mut |ok: Function, no: Function| {
+        let doc = dom::document();
+        let Ok(script) = doc.create_element("script") else {
+            let _ = no.call1(&JsValue::NULL, &"script".into());
+            return;
+        };
+        let _ = script.set_attribute("src", SCRIPT);
+        let _ = script.add_event_listener_with_callback("load", &ok);
+        let on_error = Closure::once_into_js(move || {
+            let _ = no.call1(&JsValue::NULL, &format!("{SCRIPT} did not load").into());
+        });
+        let _ = script.add_event_listener_with_callback("error", on_error.unchecked_ref());
+        if let Some(head) = doc.head() {
+            let _ = head.append_child(&script);
+        }
+    })
+}
+
+/// Starts the module's wasm through the `wasm_bindgen` global `labs.js` declared (a lexical
+/// global, which only a script's own scope can name, hence the one-line function).
+fn start() -> Result<Promise, JsValue> {
+    let glue = Function::new_no_args("return wasm_bindgen").call0(&JsValue::NULL)?;
+    let opts = js_sys::Object::new();
+    Reflect::set(&opts, &"module_or_path".into(), &WASM.into())?;
+    glue.unchecked_into::<Function>()
+        .call1(&JsValue::NULL, &opts)?
+        .dyn_into()
+}
+
+/// Props of [`LabHost`].
+#[derive(Properties, PartialEq)]
+pub struct LabHostProps {
+    /// Lab id.
+    pub id: AttrValue,
+    /// Its parameters (a deck's preset or the address's query).
+    #[prop_or_default]
+    pub query: AttrValue,
+    /// Inside a slide (compact, with a link to the full lab) rather than on its own page.
+    pub embedded: bool,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Phase {
+    Loading,
+    Shown,
+    Failed,
+}
+
+/// A lab's place: busy while the labs module loads, then the lab itself; a clear message if
+/// the module cannot be fetched (the rest of the page keeps working, and a button tries again).
+#[component]
+pub fn LabHost(props: &LabHostProps) -> Html {
+    let host = use_node_ref();
+    let phase = use_state_eq(|| Phase::Loading);
+    let attempt = use_state(|| 0u32);
+    {
+        let (host, phase) = (host.clone(), phase.clone());
+        let key = (
+            props.id.clone(),
+            props.query.clone(),
+            props.embedded,
+            *attempt,
+        );
+        use_effect_with(key, move |(id, query, embedded, _)| {
+            let gone = Rc::new(Cell::new(false));
+            let unmount: Rc<RefCell<Option<Function>>> = Rc::default();
+            phase.set(Phase::Loading);
+            let args = (id.to_string(), query.to_string(), *embedded);
+            {
+                let (gone, unmount) = (gone.clone(), unmount.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let mounted = mount_fn().await.and_then(|mount| {
+                        let el = host.cast::<web_sys::Element>().ok_or(JsValue::NULL)?;
+                        if gone.get() {
+                            return Ok(None);
+                        }
+                        let (id, query, embedded) = args;
+                        let argv = Array::of4(&el, &id.into(), &query.into(), &embedded.into());
+                        let undo = Reflect::apply(&mount, &JsValue::NULL, &argv)?;
+                        Ok(Some(undo.unchecked_into::<Function>()))
+                    });
+                    match mounted {
+                        Ok(Some(undo)) => {
+                            *unmount.borrow_mut() = Some(undo);
+                            phase.set(Phase::Shown);
+                        }
+                        Ok(None) => {}
+                        Err(e) => {
+                            web_sys::console::warn_2(&"labs module:".into(), &e);
+                            if !gone.get() {
+                                phase.set(Phase::Failed);
+                            }
+                        }
+                    }
+                });
+            }
+            move || {
+                gone.set(true);
+                if let Some(undo) = unmount.borrow_mut().take() {
+                    let _ = undo.call0(&JsValue::NULL);
+                }
+            }
+        });
+    }
+    let retry = {
+        let attempt = attempt.clone();
+        Callback::from(move |_| attempt.set(*attempt + 1))
+    };
+    let class = classes!("lab-host", props.embedded.then_some("embedded"));
+    html! {
+        <div class={class} data-lab-host={props.id.clone()}>
+            if *phase == Phase::Loading {
+                <p class="lab-loading" aria-busy="true" role="status">{"ল্যাব আসছে…"}</p>
+            }
+            if *phase == Phase::Failed {
+                <div class="lab-error" role="alert">
+                    <p>{"ল্যাবটা আনা গেল না — নেটওয়ার্ক দেখে আবার চেষ্টা করুন। স্লাইড আর ডেক আগের মতোই চলবে।"}</p>
+                    <button type="button" onclick={retry}>{"আবার চেষ্টা"}</button>
+                </div>
+            }
+            // The labs module draws in here; this app renders nothing inside it.
+            <div class="lab-mount" ref={host}></div>
+        </div>
+    }
+}
