@@ -17,6 +17,8 @@ pub fn view(id: &str, p: LabProps) -> Option<Html> {
         "stampede" => html! { <stampede::StampedeLab ..p /> },
         "cache" => html! { <cache::CacheLab ..p /> },
         "lock" => html! { <lock::LockLab ..p /> },
+        // Not a lab, but drawn the same way, so it stays out of the first load too.
+        "console" => html! { <crate::live::console::ConsoleView /> },
         _ => return None,
     })
 }

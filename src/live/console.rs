@@ -107,9 +107,32 @@ fn entry(e: &Entry) -> Html {
     }
 }
 
-/// The console page.
+/// The console page: the app draws its frame, the labs module (fetched the first time, as
+/// for a lab) draws the console itself ([`ConsoleView`]), so none of it weighs on the first
+/// load.
 #[component]
 pub fn ConsolePage() -> Html {
+    use_effect_with((), |_| {
+        dom::document().set_title("Redis কনসোল · Redis Lab");
+    });
+    html! {
+        <div class="lab-page console-page">
+            <header class="topbar">
+                <a class="brand" href="#/" title="সব ডেক"><span class="brand-mark" aria-hidden="true">{"◆"}</span>{" Redis Lab"}</a>
+                <span class="deck-name">{"Redis কনসোল"}</span>
+            </header>
+            <main class="lab-main console-main">
+                <h1 class="lab-title">{"Redis কনসোল"}</h1>
+                // `embedded`: the labs module starts no simulation worker for it.
+                <crate::labs::host::LabHost id="console" embedded={true} />
+            </main>
+        </div>
+    }
+}
+
+/// The console (drawn by the labs module into [`ConsolePage`]).
+#[component]
+pub fn ConsoleView() -> Html {
     let state = use_reducer(State::default);
     let socket = use_mut_ref(|| None::<Socket>);
     let history = use_mut_ref(|| (Vec::<String>::new(), 0usize));
@@ -117,7 +140,6 @@ pub fn ConsolePage() -> Html {
     {
         let (d, socket) = (state.dispatcher(), socket.clone());
         use_effect_with((), move |_| {
-            dom::document().set_title("Redis কনসোল · Redis Lab");
             let on = Callback::from(move |e: Event| d.dispatch(Action::Socket(e)));
             *socket.borrow_mut() = Socket::open(on);
             move || drop(socket.borrow_mut().take())
@@ -194,13 +216,7 @@ pub fn ConsolePage() -> Html {
     };
     let no_proxy = matches!(state.status, Some(LiveStatus::NoProxy));
     html! {
-        <div class="lab-page console-page">
-            <header class="topbar">
-                <a class="brand" href="#/" title="সব ডেক"><span class="brand-mark" aria-hidden="true">{"◆"}</span>{" Redis Lab"}</a>
-                <span class="deck-name">{"Redis কনসোল"}</span>
-            </header>
-            <main class="lab-main console-main">
-                <h1 class="lab-title">{"Redis কনসোল"}</h1>
+        <div class="console">
                 <p class="console-lead">
                     {"redis-cli-র মতো: একটা কমান্ড লিখে Enter চাপুন, আসল Redis-এর উত্তর redis-cli যেভাবে দেখায় সেভাবে আসবে, সঙ্গে আসা-যাওয়ার সময়। ↑/↓ দিয়ে আগের কমান্ড। আপনার key-গুলো এই সেশনের নিজস্ব জায়গায় থাকে; পুরো keyspace বা সার্ভার ছোঁয়া কমান্ড প্রক্সি ফিরিয়ে দেয়।"}
                 </p>
@@ -223,7 +239,6 @@ pub fn ConsolePage() -> Html {
                         autocapitalize="off" spellcheck="false" placeholder="SET k v" {onkeydown} />
                     <button class="tool" type="submit">{"চালান"}</button>
                 </form>
-            </main>
         </div>
     }
 }
