@@ -75,23 +75,23 @@ fn plot(r: &StreamsResult, i: usize) -> Html {
     let now = upto.last().map_or(0, |s| s.t);
     let x = now as f64 / end * 1000.0;
     html! {
-        <figure class="st-plot">
+        <figure class="sx-plot">
             <svg viewBox="0 0 1000 200" preserveAspectRatio="none" role="img"
                 aria-label={format!("XLEN আর pending, সময়ের সাথে — {} পর্যন্ত", secs(now))}>
-                <polyline class="st-xlen faint" points={pts(&r.samples, |s| s.xlen)} />
-                <polyline class="st-pend faint" points={pts(&r.samples, |s| s.pending)} />
-                <polyline class="st-xlen" points={pts(upto, |s| s.xlen)} />
-                <polyline class="st-pend" points={pts(upto, |s| s.pending)} />
+                <polyline class="sx-xlen faint" points={pts(&r.samples, |s| s.xlen)} />
+                <polyline class="sx-pend faint" points={pts(&r.samples, |s| s.pending)} />
+                <polyline class="sx-xlen" points={pts(upto, |s| s.xlen)} />
+                <polyline class="sx-pend" points={pts(upto, |s| s.pending)} />
                 if let Some(c) = r.crash_ms {
-                    <line class="st-crash" x1={format!("{:.1}", c as f64 / end * 1000.0)} x2={format!("{:.1}", c as f64 / end * 1000.0)} y1="0" y2="200" />
+                    <line class="sx-crash" x1={format!("{:.1}", c as f64 / end * 1000.0)} x2={format!("{:.1}", c as f64 / end * 1000.0)} y1="0" y2="200" />
                 }
-                <line class="st-cursor" x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1="0" y2="200" />
+                <line class="sx-cursor" x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1="0" y2="200" />
             </svg>
-            <figcaption class="st-legend">
-                <span class="st-key xlen">{"XLEN orders"}</span>
-                <span class="st-key pend">{"XPENDING (ack-হীন)"}</span>
-                if r.crash_ms.is_some() { <span class="st-key crash">{"ক্র্যাশ"}</span> }
-                <span class="st-axis">{ format!("০ – {} · সর্বোচ্চ {}", secs(r.end_ms), n(top as u64)) }</span>
+            <figcaption class="sx-legend">
+                <span class="sx-key xlen">{"XLEN orders"}</span>
+                <span class="sx-key pend">{"XPENDING (ack-হীন)"}</span>
+                if r.crash_ms.is_some() { <span class="sx-key crash">{"ক্র্যাশ"}</span> }
+                <span class="sx-axis">{ format!("০ – {} · সর্বোচ্চ {}", secs(r.end_ms), n(top as u64)) }</span>
             </figcaption>
         </figure>
     }
@@ -108,7 +108,7 @@ fn stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html {
 
 fn stats(c: &Counters, s: &Sample, embedded: bool) -> Html {
     html! {
-        <dl class="lk-stats st-stats">
+        <dl class="lk-stats sx-stats">
             { stat("xlen", "XLEN", s.xlen, false) }
             { stat("pending", "pending", s.pending, false) }
             { stat("delivered", "ডেলিভারি", c.delivered, false) }
@@ -151,13 +151,13 @@ fn log(rows: &[LogRow], now: u64) -> Html {
     let upto = rows.partition_point(|l| l.at_ms <= now);
     let from = upto.saturating_sub(LOG);
     html! {
-        <ol class="lk-log st-log" aria-label="Redis-এ পাঠানো কমান্ড" data-testid="streams-log">
+        <ol class="lk-log sx-log" aria-label="Redis-এ পাঠানো কমান্ড" data-testid="streams-log">
             { for rows[from..upto].iter().map(|l| html! {
                 <li class={classes!((!l.note.is_empty()).then_some("noted"))}>
                     <span class="lk-log-t">{ secs(l.at_ms) }</span>
                     <span class="lk-log-who">{ &l.actor }</span>
                     if l.cmd.is_empty() {
-                        <span class="st-log-note">{ &l.note }</span>
+                        <span class="sx-log-note">{ &l.note }</span>
                     } else {
                         <code class="lk-log-cmd" title={l.cmd.clone()}>{ &l.cmd }</code>
                         <code class="lk-log-reply" title={l.reply.clone()}>{ format!("→ {}", l.reply) }</code>
