@@ -17,6 +17,7 @@ pub mod lock;
 pub mod lru;
 pub mod sampling;
 pub mod stampede;
+pub mod streams;
 pub mod views;
 pub mod widgets;
 pub mod worker;
@@ -72,6 +73,11 @@ pub const LABS: &[Lab] = &[
         id: "lock",
         title: "লকের দৌড় — DEL, টোকেন, fencing",
         blurb: "দুই worker একই লক চায় — সাধারণ DEL অন্যের লক মোছে, টোকেন-স্ক্রিপ্ট আর fencing token তা ঠেকায়",
+    },
+    Lab {
+        id: "streams",
+        title: "Redis Streams — consumer group, XACK, XAUTOCLAIM",
+        blurb: "ব্যাচে পড়া, সেভ করে XACK, poison-এর dead-letter, মরা worker-এর ব্যাচ XAUTOCLAIM-এ — আর পাশে Pub/Sub, যা কেউ না শুনলে হারায়",
     },
 ];
 

@@ -4,7 +4,7 @@
 //! checks every listed lab has a view).
 
 use super::kit::LabProps;
-use super::{cache, eviction, jitter, lock, lru, sampling, stampede};
+use super::{cache, eviction, jitter, lock, lru, sampling, stampede, streams};
 use yew::prelude::*;
 
 /// The view of lab `id`, or `None` for an id no lab has.
@@ -17,6 +17,7 @@ pub fn view(id: &str, p: LabProps) -> Option<Html> {
         "stampede" => html! { <stampede::StampedeLab ..p /> },
         "cache" => html! { <cache::CacheLab ..p /> },
         "lock" => html! { <lock::LockLab ..p /> },
+        "streams" => html! { <streams::StreamsLab ..p /> },
         // Not a lab, but drawn the same way, so it stays out of the first load too.
         "console" => html! { <crate::live::console::ConsoleView /> },
         _ => return None,

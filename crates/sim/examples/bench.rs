@@ -12,7 +12,8 @@
 //! 200000` against a `redis-server` it starts on a free port printed beside it when both are
 //! installed. `cargo run -p redislab-sim --release --example bench -- redis` runs only (d).
 //! (e) The cache-engine lab: 6 instances, 10,000 requests (budget 50 ms); `-- cache` runs only
-//! (e).
+//! (e). (f) The streams lab: 1,000,000 entries through a group of 4 (budget 1 s); `-- streams`
+//! runs only (f).
 
 use redislab_sim::eviction::registry::{by_name, POLICIES};
 use redislab_sim::{eviction_table, run, EvictionConfig, EvictionTable, SimRedis, Spec, TraceSpec};
@@ -104,7 +105,33 @@ fn cache_engine() {
     );
 }
 
+/// (f) The streams lab: 1,000,000 entries `XADD … MAXLEN ~ 100000` through a consumer
+/// group of 4 (XREADGROUP COUNT 200, XACK), each also PUBLISHed (budget 1 s).
+fn streams_lab() {
+    use redislab_sim::labs::params::Params;
+    use redislab_sim::labs::streams;
+    let (p, _) = Params::from_query(streams::FIELDS, streams::BENCH_QUERY);
+    let p: streams::StreamsParams = p.typed();
+    let (t, r) = best_of(3, || streams::run(&p));
+    let c = r.counters;
+    println!(
+        "(f) streams lab, {} entries through a group of {} (MAXLEN ~ {}): {:.0} ms (budget 1000 ms: {}); {} commands, {} saved, {} lost",
+        c.produced,
+        p.workers,
+        p.maxlen,
+        t.as_secs_f64() * 1e3,
+        if t.as_secs_f64() <= 1.0 { "met" } else { "OVER" },
+        c.commands,
+        c.saved,
+        c.lost_trim
+    );
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("streams") {
+        streams_lab();
+        return;
+    }
     if std::env::args().nth(1).as_deref() == Some("redis") {
         simredis();
         return;

@@ -63,6 +63,15 @@ stampede and sampling are the labs' own fields, with the labs' ranges and defaul
              [--jobs 2] [--release del|token] [--heartbeat off|on] [--fencing off|on]
              [--dedup off|on] [--dedup-ex 900] [--pause-worker a|b] [--pause-at 200]
              [--pause 800] [--gap 20] [--seed 4]  (options override the preset)
+  streams    Redis Streams: producers XADD MAXLEN ~, a consumer group of workers
+             (XREADGROUP COUNT BLOCK, save, XACK), retry one by one, dead-letter,
+             a crash taken over by XAUTOCLAIM, trimming losses; Pub/Sub beside it
+             [--preset healthy|retry|poison|crash|crash-no-claim|trim|pubsub-away]
+             [--messages 5000] [--rate 500] [--producers 2] [--workers 4] [--count 200]
+             [--block 5000] [--save-ms 20] [--retry-ms 2] [--fail-rate 0]
+             [--poison-every 0] [--crash-worker 0] [--crash-at 3000] [--autoclaim on]
+             [--claim-idle 30000] [--claim-every 5000] [--maxlen 100000]
+             [--away-at 4000] [--away-ms 0] [--seed 17]  (options override the preset)
   policies   list the eviction policies
   redis      SimRedis: one command per line on stdin (redis-cli syntax), one JSON reply
              per line on stdout; '#advance <ms>' moves the virtual clock  [--seed 1]
@@ -105,6 +114,7 @@ fn dispatch(argv: &[String]) -> Result<String, CliError> {
         "sampling" => sampling_cmd(rest),
         "policies" => policies_cmd(rest),
         "lock" => lock_cmd(rest),
+        "streams" => streams_cmd(rest),
         "help" | "--help" | "-h" => Ok(USAGE.to_string()),
         other => Err(CliError(format!("unknown command '{other}'"))),
     }
@@ -440,12 +450,33 @@ fn cache_cmd(argv: &[String]) -> Result<String, CliError> {
 
 fn lock_cmd(argv: &[String]) -> Result<String, CliError> {
     use redislab_sim::labs::lock;
-    let a = parse_lab(argv, lock::FIELDS, &[], &["preset"], &["json"])?;
+    let (a, p) = preset_lab(argv, lock::FIELDS, lock::PRESETS)?;
+    let mut run = lock::LockRun::new(&p.typed());
+    while run.step() {}
+    Ok(emit(&a, run.text(), || run.result().to_json()))
+}
+
+fn streams_cmd(argv: &[String]) -> Result<String, CliError> {
+    use redislab_sim::labs::streams;
+    let (a, p) = preset_lab(argv, streams::FIELDS, streams::PRESETS)?;
+    let r = streams::run(&p.typed());
+    Ok(emit(&a, r.text(), || r.to_json()))
+}
+
+/// A lab's options over its `--preset`'s values (options override the preset).
+fn preset_lab(
+    argv: &[String],
+    fields: &'static [params::Field],
+    presets: &[redislab_sim::labs::lock::Preset],
+) -> Result<(Args, Params), CliError> {
+    let a = parse_lab(argv, fields, &[], &["preset"], &["json"])?;
     let base = match a.value("preset") {
         None => Vec::new(),
-        Some(id) => lock::preset(id)
+        Some(id) => presets
+            .iter()
+            .find(|p| p.id == id.trim())
             .ok_or_else(|| {
-                let ids: Vec<&str> = lock::PRESETS.iter().map(|p| p.id).collect();
+                let ids: Vec<&str> = presets.iter().map(|p| p.id).collect();
                 CliError(format!(
                     "--preset: unknown preset '{id}' ({})",
                     ids.join(", ")
@@ -456,15 +487,13 @@ fn lock_cmd(argv: &[String]) -> Result<String, CliError> {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
     };
-    let given = lock::FIELDS.iter().filter_map(|f| {
+    let given = fields.iter().filter_map(|f| {
         a.value(&flag(f.key))
             .map(|v| (f.key.to_string(), v.to_string()))
     });
-    let (p, errors) = Params::from_pairs(lock::FIELDS, base.into_iter().chain(given));
+    let (p, errors) = Params::from_pairs(fields, base.into_iter().chain(given));
     if let Some(e) = errors.first() {
         return Err(CliError(format!("--{}: {}", flag(&e.key), e.message)));
     }
-    let mut run = lock::LockRun::new(&p.typed());
-    while run.step() {}
-    Ok(emit(&a, run.text(), || run.result().to_json()))
+    Ok((a, p))
 }

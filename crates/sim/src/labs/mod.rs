@@ -11,5 +11,6 @@ pub mod jitter;
 pub mod lock;
 pub mod params;
 pub mod stampede;
+pub mod streams;
 pub mod ui;
 pub mod work;

@@ -43,7 +43,7 @@ pub struct Field {
     pub default: &'static str,
 }
 
-const fn int(
+pub(crate) const fn int(
     key: &'static str,
     label: &'static str,
     min: i64,
@@ -179,7 +179,7 @@ pub const HEALTH_NAMES: &[&str] = &["healthy", "slow", "down"];
 /// What the cache-engine lab finds in Redis at the start.
 pub const START_NAMES: &[&str] = &["empty", "fresh", "stale", "old-version", "corrupt"];
 
-const fn choice(
+pub(crate) const fn choice(
     key: &'static str,
     label: &'static str,
     words: &'static [&'static str],
@@ -450,6 +450,7 @@ pub fn fields(lab: &str) -> Option<&'static [Field]> {
         "stampede" => STAMPEDE,
         "cache" => CACHE,
         "lock" => super::lock::FIELDS,
+        "streams" => super::streams::FIELDS,
         _ => return None,
     })
 }
@@ -916,7 +917,7 @@ mod tests {
     #[test]
     fn every_lab_has_fields_with_valid_defaults() {
         for lab in [
-            "lru", "eviction", "sampling", "jitter", "stampede", "cache", "lock",
+            "lru", "eviction", "sampling", "jitter", "stampede", "cache", "lock", "streams",
         ] {
             let f = fields(lab).unwrap();
             for field in f {

@@ -53,6 +53,8 @@ pub enum Job {
         /// The proxy's WebSocket (`ws://…/ws`).
         url: String,
     },
+    /// The streams lab (samples, counters and the command log at the end).
+    Streams(super::streams::StreamsParams),
 }
 
 /// A message to the worker.
@@ -123,6 +125,8 @@ pub enum Output {
     Cache(Box<super::cache::CacheView>),
     /// The lock race.
     Lock(Box<super::lock::LockResult>),
+    /// The streams lab.
+    Streams(Box<super::streams::StreamsResult>),
 }
 
 /// What one message from the worker says.
@@ -158,6 +162,8 @@ const EVENTS: usize = 32_768;
 const CACHE_EVENTS: usize = 16_384;
 /// World events per lock-race unit of work.
 const LOCK_EVENTS: usize = 4_096;
+/// Streams-lab events per unit of work.
+const STREAM_EVENTS: usize = 8_192;
 
 enum Runner {
     Ready(Option<Output>),
@@ -170,6 +176,7 @@ enum Runner {
     Stampede(StampedeSet, StampedeConfig),
     Cache(Box<super::cache::PairRun>),
     Lock(Box<super::lock::LockRun>),
+    Streams(Box<super::streams::StreamsRun>),
 }
 
 /// One job being worked through, a unit at a time.
@@ -200,6 +207,7 @@ impl Work {
             Job::Cache(p) => Runner::Cache(Box::new(super::cache::PairRun::new(&p.config()))),
             Job::Lock(p) => Runner::Lock(Box::new(super::lock::LockRun::new(&p))),
             Job::LockLive { .. } => return Err("a live run is driven in real time".into()),
+            Job::Streams(p) => Runner::Streams(Box::new(super::streams::StreamsRun::new(&p))),
         };
         Ok(Work { run })
     }
@@ -267,6 +275,11 @@ impl Work {
                     out.push(Body::Done(Output::Lock(Box::new(r.result()))));
                 }
             }
+            Runner::Streams(r) => {
+                if r.steps(STREAM_EVENTS) {
+                    out.push(Body::Done(Output::Streams(Box::new(r.result()))));
+                }
+            }
         }
         if out.iter().any(|b| matches!(b, Body::Done(_))) {
             self.run = Runner::Ready(None);
@@ -286,6 +299,7 @@ impl Work {
             Runner::Stampede(s, _) => s.progress(),
             Runner::Cache(r) => r.progress(),
             Runner::Lock(r) => r.progress(),
+            Runner::Streams(r) => r.progress(),
         }
     }
 
@@ -384,6 +398,29 @@ mod tests {
         assert_eq!(runs, &want);
         assert!(text.contains("none              503      503       0       117"));
         assert_eq!(msgs.len(), 5);
+    }
+
+    #[test]
+    fn the_streams_lab_through_the_protocol_equals_its_run() {
+        let p = crate::labs::streams::StreamsParams {
+            crash_worker: 2,
+            ..Default::default()
+        };
+        let msgs = Work::new(Job::Streams(p.clone())).unwrap().run_to_end();
+        let Output::Streams(r) = done(&msgs) else {
+            panic!()
+        };
+        assert_eq!(**r, crate::labs::streams::run(&p));
+        assert!(r.counters.reclaimed > 0);
+        let s = serde_json::to_string(&FromWorker {
+            run: 1,
+            body: msgs[0].clone(),
+        })
+        .unwrap();
+        assert_eq!(
+            serde_json::from_str::<FromWorker>(&s).unwrap().body,
+            msgs[0]
+        );
     }
 
     #[test]

@@ -11,6 +11,10 @@
 //!   small hash's listpack keeps them);
 //! * sorted sets: ZADD (NX/XX/GT/LT/CH/INCR), ZCARD, ZRANGE (BYSCORE/REV/LIMIT/WITHSCORES),
 //!   ZRANGEBYSCORE, ZREMRANGEBYSCORE, ZSCORE, ZREM, ZINCRBY;
+//! * streams ([`streams`]): XADD (MAXLEN/MINID `~`/`=`, LIMIT, NOMKSTREAM), XLEN, XRANGE,
+//!   XREVRANGE, XTRIM, XDEL, XGROUP, XREAD and XREADGROUP (blocking in virtual time), XACK,
+//!   XPENDING, XCLAIM, XAUTOCLAIM;
+//! * pub/sub ([`pubsub`]): PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE;
 //! * EVALSHA / EVAL / SCRIPT LOAD of the named scripts in [`scripts`] (Lua source shown to
 //!   the student, semantics in Rust, real SHA1 so a real Redis agrees).
 //!
@@ -35,12 +39,15 @@ mod hashes;
 mod keys;
 mod lists;
 pub mod num;
+pub mod pubsub;
 mod reply;
 pub mod scripts;
+pub mod streams;
 mod zsets;
 
 pub use reply::Reply;
 pub use scripts::{Script, SCRIPTS};
+pub use streams::StreamId;
 
 use crate::rng::Mulberry32;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -117,6 +124,7 @@ pub(crate) enum Value {
     List(VecDeque<Vec<u8>>),
     Hash(Vec<(Vec<u8>, Vec<u8>)>),
     ZSet(ZSet),
+    Stream(Box<streams::Stream>),
 }
 
 impl Value {
@@ -126,6 +134,7 @@ impl Value {
             Value::List(_) => "list",
             Value::Hash(_) => "hash",
             Value::ZSet(_) => "zset",
+            Value::Stream(_) => "stream",
         }
     }
 }
@@ -150,6 +159,7 @@ pub(crate) enum End {
 enum BlockKind {
     Pop(End),
     Move { dst: Vec<u8>, from: End, to: End },
+    Stream(streams::StreamWait),
 }
 
 #[derive(Clone, Debug)]
@@ -189,14 +199,18 @@ pub struct SimRedis {
     timeouts: BTreeSet<(i64, ClientId)>,
     ready: VecDeque<Vec<u8>>,
     woken: Vec<Woken>,
+    pubsub: pubsub::PubSub,
 }
 
 type Handler = fn(&mut SimRedis, &[&[u8]]) -> Reply;
 type BlockHandler = fn(&mut SimRedis, &[&[u8]], Option<ClientId>) -> Exec;
+type ClientHandler = fn(&mut SimRedis, &[&[u8]], ClientId) -> Reply;
 
 enum Cmd {
     Plain(Handler),
     Block(BlockHandler),
+    /// Needs to know the client (pub/sub); [`SimRedis::call`] runs it as client 0.
+    Client(ClientHandler),
 }
 
 impl SimRedis {
@@ -220,6 +234,7 @@ impl SimRedis {
             timeouts: BTreeSet::new(),
             ready: VecDeque::new(),
             woken: Vec::new(),
+            pubsub: pubsub::PubSub::default(),
         }
     }
 
@@ -330,9 +345,11 @@ impl SimRedis {
         self.dispatch(&a, Some(client))
     }
 
-    /// Forgets a client (it disconnected): it stops waiting.
+    /// Forgets a client (it disconnected): it stops waiting and loses its subscriptions
+    /// and any message it had not read.
     pub fn disconnect(&mut self, client: ClientId) {
         self.unblock(client);
+        self.pubsub.forget(client);
     }
 
     fn dispatch(&mut self, a: &[&[u8]], client: Option<ClientId>) -> Exec {
@@ -394,15 +411,54 @@ impl SimRedis {
             b"evalsha" => (-3, Cmd::Plain(Self::evalsha)),
             b"eval" => (-3, Cmd::Plain(Self::eval)),
             b"script" => (-2, Cmd::Plain(Self::script)),
+            b"xadd" => (-5, Cmd::Plain(Self::xadd)),
+            b"xlen" => (2, Cmd::Plain(Self::xlen)),
+            b"xrange" => (-4, Cmd::Plain(Self::xrange)),
+            b"xrevrange" => (-4, Cmd::Plain(Self::xrevrange)),
+            b"xtrim" => (-4, Cmd::Plain(Self::xtrim)),
+            b"xdel" => (-3, Cmd::Plain(Self::xdel)),
+            b"xgroup" => (-2, Cmd::Plain(Self::xgroup)),
+            b"xack" => (-4, Cmd::Plain(Self::xack)),
+            b"xpending" => (-3, Cmd::Plain(Self::xpending)),
+            b"xclaim" => (-6, Cmd::Plain(Self::xclaim)),
+            b"xautoclaim" => (-6, Cmd::Plain(Self::xautoclaim)),
+            b"xread" => (-4, Cmd::Block(Self::xread)),
+            b"xreadgroup" => (-7, Cmd::Block(Self::xreadgroup)),
+            b"publish" => (3, Cmd::Plain(Self::publish)),
+            b"subscribe" => (-2, Cmd::Client(Self::subscribe)),
+            b"unsubscribe" => (-1, Cmd::Client(Self::unsubscribe)),
+            b"psubscribe" => (-2, Cmd::Client(Self::psubscribe)),
+            b"punsubscribe" => (-1, Cmd::Client(Self::punsubscribe)),
             _ => return Exec::Reply(unknown_command(a)),
         };
         let n = a.len() as i32;
         if (arity > 0 && n != arity) || n < -arity {
             return Exec::Reply(arity_error(lower));
         }
+        if let Some(c) = client {
+            if self.pubsub.subscribed(c) {
+                match lower {
+                    b"subscribe" | b"unsubscribe" | b"psubscribe" | b"punsubscribe" => {}
+                    b"ping" => {
+                        let msg = a.get(1).map_or(Vec::new(), |m| m.to_vec());
+                        return Exec::Reply(Reply::Array(vec![
+                            Reply::bulk("pong"),
+                            Reply::Bulk(msg),
+                        ]));
+                    }
+                    _ => {
+                        return Exec::Reply(Reply::Error(format!(
+                            "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
+                            String::from_utf8_lossy(lower)
+                        )))
+                    }
+                }
+            }
+        }
         let out = match cmd {
             Cmd::Plain(f) => Exec::Reply(f(self, a)),
             Cmd::Block(f) => f(self, a, client),
+            Cmd::Client(f) => Exec::Reply(f(self, a, client.unwrap_or(0))),
         };
         if !self.ready.is_empty() {
             self.serve_ready();
@@ -626,14 +682,42 @@ impl SimRedis {
         }
     }
 
+    /// The clients blocked on `key`, in the order they blocked.
+    pub(crate) fn waiters(&self, key: &[u8]) -> Vec<ClientId> {
+        self.waiting
+            .get(key)
+            .map(|q| q.iter().copied().collect())
+            .unwrap_or_default()
+    }
+
     /// `handleClientsBlockedOnKeys`: serve clients blocked on keys that got elements, each
     /// key's clients in the order they blocked, until the list runs out.
     fn serve_ready(&mut self) {
         while let Some(key) = self.ready.pop_front() {
-            while let Some(&client) = self.waiting.get(&key).and_then(|q| q.front()) {
+            if matches!(
+                self.lookup(&key),
+                Some(Entry {
+                    value: Value::Stream(_),
+                    ..
+                })
+            ) {
+                self.serve_stream_waiters(&key);
+                continue;
+            }
+            // Clients blocked on a list, in the order they blocked (stream readers skipped).
+            for client in self.waiters(&key) {
                 let has = matches!(self.lookup(&key), Some(Entry { value: Value::List(l), .. }) if !l.is_empty());
                 if !has {
                     break;
+                }
+                if matches!(
+                    self.blocked.get(&client),
+                    Some(Blocked {
+                        kind: BlockKind::Stream(_),
+                        ..
+                    }) | None
+                ) {
+                    continue;
                 }
                 let b = self.unblock(client).expect("a waiting client is blocked");
                 let reply = match b.kind {
@@ -642,6 +726,7 @@ impl SimRedis {
                         Reply::Array(vec![Reply::Bulk(key.clone()), Reply::Bulk(v)])
                     }
                     BlockKind::Move { dst, from, to } => self.lmove_generic(&key, &dst, from, to),
+                    BlockKind::Stream(_) => unreachable!("skipped above"),
                 };
                 self.woken.push(Woken {
                     client,
@@ -739,3 +824,6 @@ pub(crate) fn parse_end(s: &[u8]) -> Option<End> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_streams;

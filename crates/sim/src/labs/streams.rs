@@ -1,0 +1,1219 @@
+//! The streams lab (production slide 17, the chat's Redis Streams): producers, a consumer
+//! group and its workers, all speaking real SimRedis commands in virtual time, with Pub/Sub
+//! beside it for comparison.
+//!
+//! * Producers `XADD orders MAXLEN ~ <maxlen> * n <i>` at a steady rate (each message is
+//!   also `PUBLISH`ed on `orders.live`).
+//! * `XGROUP CREATE orders savers $ MKSTREAM`; N workers loop on
+//!   `XREADGROUP GROUP savers w<k> COUNT <count> BLOCK <block> STREAMS orders >`, which
+//!   blocks in virtual time until a producer adds something (or times out with nil).
+//! * A batch is saved to the database (an idempotent upsert by message number: a second
+//!   save of the same message is counted as a duplicate, not stored twice), then `XACK`ed.
+//! * A failed batch (a seeded failure rate, or a poison message inside it) is retried one
+//!   message at a time; a poison message goes to the dead-letter stream with its reason
+//!   (`XADD orders:dead * id <id> n <i> reason …`) and is then `XACK`ed.
+//! * One worker may crash after saving a batch but before its `XACK`: the batch stays in its
+//!   pending list. The others run `XAUTOCLAIM orders savers w<k> <idle> <cursor> COUNT <count>`
+//!   every few seconds and take over what has been idle that long — saved a second time
+//!   (the duplicates; the upsert keeps the data right).
+//! * `MAXLEN ~` trims whole stream nodes from the head. When workers fall behind, entries are
+//!   trimmed before anyone read them (lost), or while pending (XAUTOCLAIM then reports them
+//!   deleted: lost too).
+//! * Pub/Sub: a subscriber on `orders.live` that goes away for a while misses everything
+//!   published meanwhile (`PUBLISH` answers 0 receivers): nothing keeps it.
+//!
+//! XLEN and the group's pending count are sampled over virtual time; the command log keeps
+//! the first commands and every notable one (claims, dead letters, a crash, the first loss).
+//! [`StreamsRun`] steps one event at a time; [`run`] runs to the end, and a run stepped in
+//! any slice sizes equals it (tested below).
+
+use super::lock::Preset;
+use super::params::{choice, int, Field};
+use crate::redis::{Exec, Reply, SimRedis, StreamId};
+use crate::rng::Mulberry32;
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The stream.
+pub const STREAM: &str = "orders";
+/// The dead-letter stream.
+pub const DEAD: &str = "orders:dead";
+/// The consumer group.
+pub const GROUP: &str = "savers";
+/// The Pub/Sub channel.
+pub const CHANNEL: &str = "orders.live";
+/// Guard against a run that never ends.
+pub const MAX_EVENTS: u64 = 20_000_000;
+/// Commands kept in the log (the first ones and the notable ones).
+pub const LOG_MAX: usize = 400;
+
+const ON_OFF: &[&str] = &["on", "off"];
+
+/// The lab's fields with their ranges; the defaults are a healthy run.
+pub const FIELDS: &[Field] = &[
+    int("messages", "মোট মেসেজ", 1, 2_000_000, "5000"),
+    int("rate", "প্রতি সেকেন্ডে মেসেজ", 1, 1_000_000, "500"),
+    int("producers", "producer", 1, 16, "2"),
+    int("workers", "worker (consumer)", 1, 16, "4"),
+    int("count", "XREADGROUP COUNT", 1, 10_000, "200"),
+    int("block", "BLOCK (ms)", 0, 60_000, "5000"),
+    int("save_ms", "একটা ব্যাচ সেভ (ms)", 0, 60_000, "20"),
+    int("retry_ms", "একটা মেসেজ আবার সেভ (ms)", 0, 10_000, "2"),
+    int("fail_rate", "ব্যাচ সেভ ব্যর্থ (%)", 0, 100, "0"),
+    int(
+        "poison_every",
+        "প্রতি কতটায় একটা poison (0 = নেই)",
+        0,
+        1_000_000,
+        "0",
+    ),
+    int(
+        "crash_worker",
+        "কোন worker ক্র্যাশ করে (0 = কেউ না)",
+        0,
+        16,
+        "0",
+    ),
+    int("crash_at", "ক্র্যাশের সময় (ms)", 0, 3_600_000, "3000"),
+    choice("autoclaim", "XAUTOCLAIM", ON_OFF, "on"),
+    int(
+        "claim_idle",
+        "XAUTOCLAIM min-idle (ms)",
+        0,
+        3_600_000,
+        "30000",
+    ),
+    int(
+        "claim_every",
+        "XAUTOCLAIM কতক্ষণ পরপর (ms)",
+        100,
+        3_600_000,
+        "5000",
+    ),
+    int("maxlen", "MAXLEN ~ (0 = ছাঁটাই নেই)", 0, 10_000_000, "100000"),
+    int("away_at", "subscriber চলে যায় (ms)", 0, 3_600_000, "4000"),
+    int("away_ms", "subscriber কতক্ষণ নেই (ms)", 0, 3_600_000, "0"),
+    int("seed", "seed", 0, u32::MAX as i64, "17"),
+];
+
+/// The lab's parameters, typed (field by field as [`FIELDS`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct StreamsParams {
+    /// Messages produced in all.
+    pub messages: u64,
+    /// Messages per second, all producers together.
+    pub rate: u64,
+    /// Producers (message `i` comes from producer `i % producers`).
+    pub producers: u32,
+    /// Workers in the group.
+    pub workers: u32,
+    /// XREADGROUP COUNT.
+    pub count: u32,
+    /// XREADGROUP BLOCK, ms (0: wait for ever).
+    pub block: u64,
+    /// Saving one batch, ms.
+    pub save_ms: u64,
+    /// Saving one message on its own (the retry), ms.
+    pub retry_ms: u64,
+    /// Chance that a batch save fails, percent.
+    pub fail_rate: u32,
+    /// Every this many messages one is poison (0: none).
+    pub poison_every: u64,
+    /// The worker (1-based) that crashes (0: none).
+    pub crash_worker: u32,
+    /// It crashes after the first batch it saves at or after this time, ms, before XACK.
+    pub crash_at: u64,
+    /// `on`: workers run XAUTOCLAIM.
+    pub autoclaim: String,
+    /// XAUTOCLAIM's min-idle-time, ms.
+    pub claim_idle: u64,
+    /// How often each worker runs XAUTOCLAIM, ms.
+    pub claim_every: u64,
+    /// `MAXLEN ~` on XADD (0: no trimming).
+    pub maxlen: u64,
+    /// The subscriber leaves at, ms.
+    pub away_at: u64,
+    /// And is away for, ms (0: never leaves).
+    pub away_ms: u64,
+    /// Seed of the failures.
+    pub seed: u32,
+}
+
+impl Default for StreamsParams {
+    fn default() -> Self {
+        super::params::Params::defaults(FIELDS).typed()
+    }
+}
+
+/// The failure modes, one preset each.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        id: "healthy",
+        label: "সব ঠিকঠাক",
+        about: "ব্যাচে পড়ে সেভ, তারপর XACK — কিছু হারায় না, কিছু দুবার নয়",
+        pairs: &[
+            ("fail_rate", "0"),
+            ("poison_every", "0"),
+            ("crash_worker", "0"),
+            ("autoclaim", "on"),
+            ("away_ms", "0"),
+        ],
+    },
+    Preset {
+        id: "retry",
+        label: "ব্যাচ ব্যর্থ → একটা একটা করে",
+        about: "প্রতি তিনটে ব্যাচে একটা সেভ ব্যর্থ — তখন মেসেজগুলো একটা একটা করে আবার সেভ, প্রতিটার পরে XACK",
+        pairs: &[("fail_rate", "30"), ("poison_every", "0"), ("crash_worker", "0")],
+    },
+    Preset {
+        id: "poison",
+        label: "poison মেসেজ → dead-letter",
+        about: "যে মেসেজ কখনো সেভ হবে না সেটা কারণসহ orders:dead-এ যায়, তারপর XACK — লাইন আটকায় না",
+        pairs: &[("fail_rate", "0"), ("poison_every", "700"), ("crash_worker", "0")],
+    },
+    Preset {
+        id: "crash",
+        label: "worker ক্র্যাশ → XAUTOCLAIM",
+        about: "w2 সেভ করে XACK-এর আগেই মরে; ৩০ সেকেন্ড পরে অন্যরা XAUTOCLAIM করে — দুবার সেভ, কিন্তু idempotent",
+        pairs: &[
+            ("messages", "20000"),
+            ("rate", "5000"),
+            ("save_ms", "50"),
+            ("crash_worker", "2"),
+            ("crash_at", "1000"),
+            ("autoclaim", "on"),
+            ("fail_rate", "0"),
+            ("poison_every", "0"),
+        ],
+    },
+    Preset {
+        id: "crash-no-claim",
+        label: "ক্র্যাশ, XAUTOCLAIM ছাড়া",
+        about: "কেউ দাবি করে না — মরা worker-এর ব্যাচ চিরকাল pending-এ আটকে থাকে",
+        pairs: &[
+            ("messages", "20000"),
+            ("rate", "5000"),
+            ("save_ms", "50"),
+            ("crash_worker", "2"),
+            ("crash_at", "1000"),
+            ("autoclaim", "off"),
+            ("fail_rate", "0"),
+            ("poison_every", "0"),
+        ],
+    },
+    Preset {
+        id: "trim",
+        label: "পিছিয়ে পড়া + MAXLEN ~",
+        about: "producer দ্রুত, সেভ ধীর — জমে থাকা লাইন MAXLEN ~ 100000 ছাঁটে, না-পড়া মেসেজ হারায়",
+        pairs: &[
+            ("messages", "300000"),
+            ("rate", "50000"),
+            ("save_ms", "400"),
+            ("maxlen", "100000"),
+            ("crash_worker", "0"),
+            ("fail_rate", "0"),
+            ("poison_every", "0"),
+        ],
+    },
+    Preset {
+        id: "pubsub-away",
+        label: "Pub/Sub: কেউ না শুনলে",
+        about: "subscriber ৩ সেকেন্ড নেই — সেই সময়ের PUBLISH কেউ পায় না, Stream-এ সব থেকে যায়",
+        pairs: &[("away_at", "4000"), ("away_ms", "3000"), ("crash_worker", "0")],
+    },
+];
+
+/// The preset with this id.
+pub fn preset(id: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.id == id.trim())
+}
+
+/// The preset whose values `p` has, if any.
+pub fn preset_of(p: &super::params::Params) -> Option<&'static Preset> {
+    PRESETS
+        .iter()
+        .find(|pr| pr.pairs.iter().all(|(k, v)| p.get(k) == *v))
+}
+
+/// One command as Redis ran it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogRow {
+    /// When, ms.
+    pub at_ms: u64,
+    /// Who sent it (`p1`, `w3`, `sub`).
+    pub actor: String,
+    /// The command, as `redis-cli` would echo it (long ones shortened).
+    pub cmd: String,
+    /// The reply, shortened.
+    pub reply: String,
+    /// Why it is in the log when it is not one of the first commands.
+    pub note: String,
+}
+
+/// The state over time, one sample per interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sample {
+    /// When, ms.
+    pub t: u64,
+    /// XLEN orders.
+    pub xlen: u64,
+    /// The group's pending entries (XPENDING's count).
+    pub pending: u64,
+    /// The counters then.
+    pub counters: Counters,
+}
+
+/// What happened, counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counters {
+    /// Messages added to the stream.
+    pub produced: u64,
+    /// Entries handed to a worker (XREADGROUP and XAUTOCLAIM), re-deliveries included.
+    pub delivered: u64,
+    /// Messages in the database (each once).
+    pub saved: u64,
+    /// Saves of a message already saved (the upsert kept one copy).
+    pub duplicates: u64,
+    /// Entries taken over by XAUTOCLAIM.
+    pub reclaimed: u64,
+    /// Batches whose save failed.
+    pub failed_batches: u64,
+    /// Messages saved one at a time after a failed batch.
+    pub retried: u64,
+    /// Messages sent to the dead-letter stream.
+    pub dead: u64,
+    /// Entries trimmed before anyone read them.
+    pub lost_trim: u64,
+    /// Pending entries XAUTOCLAIM dropped from the group because a trim had deleted them
+    /// (their worker may still save them: Redis checks existence before idle time).
+    pub claim_deleted: u64,
+    /// Entries left in a dead worker's pending list (nobody claims them).
+    pub stuck: u64,
+    /// XACKed entries.
+    pub acked: u64,
+    /// PUBLISHes that reached the subscriber.
+    pub pubsub_delivered: u64,
+    /// PUBLISHes nobody received.
+    pub pubsub_lost: u64,
+    /// Commands sent.
+    pub commands: u64,
+}
+
+/// A finished (or partial) run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StreamsResult {
+    /// The parameters it ran with.
+    pub params: StreamsParams,
+    /// The state over time.
+    pub samples: Vec<Sample>,
+    /// The command log.
+    pub log: Vec<LogRow>,
+    /// The counters at the end.
+    pub counters: Counters,
+    /// When the worker crashed, ms.
+    pub crash_ms: Option<u64>,
+    /// When the run ended, ms.
+    pub end_ms: u64,
+    /// Whether every message ended saved, dead-lettered, lost or stuck.
+    pub settled: bool,
+}
+
+impl StreamsResult {
+    /// The counters at time `t` (the last sample at or before it).
+    pub fn so_far(&self, t: u64) -> Counters {
+        let i = self.samples.partition_point(|s| s.t <= t);
+        i.checked_sub(1)
+            .map_or_else(Counters::default, |i| self.samples[i].counters)
+    }
+
+    /// The JSON `labsim streams --json` prints.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "params": self.params,
+            "counters": self.counters,
+            "crashMs": self.crash_ms,
+            "endMs": self.end_ms,
+            "settled": self.settled,
+            "samples": self.samples,
+            "log": self.log,
+        })
+    }
+
+    /// The counters as text (`labsim streams`).
+    pub fn text(&self) -> String {
+        let p = &self.params;
+        let c = &self.counters;
+        let mut s = format!(
+            "streams: {} messages at {}/s from {} producers, {} workers COUNT {} BLOCK {}, save {} ms, retry {} ms, fail {}%, poison every {}, crash w{} at {} ms, autoclaim {} ({} ms idle, every {} ms), MAXLEN ~ {}, subscriber away {} ms at {} ms, seed {}\n",
+            p.messages, p.rate, p.producers, p.workers, p.count, p.block, p.save_ms, p.retry_ms,
+            p.fail_rate, p.poison_every, p.crash_worker, p.crash_at, p.autoclaim, p.claim_idle,
+            p.claim_every, p.maxlen, p.away_ms, p.away_at, p.seed
+        );
+        for (k, v) in [
+            ("produced", c.produced),
+            ("delivered", c.delivered),
+            ("saved", c.saved),
+            ("duplicates", c.duplicates),
+            ("reclaimed", c.reclaimed),
+            ("failed batches", c.failed_batches),
+            ("retried one by one", c.retried),
+            ("dead-lettered", c.dead),
+            ("lost to trim", c.lost_trim),
+            ("trimmed while pending", c.claim_deleted),
+            ("stuck in a dead worker's PEL", c.stuck),
+            ("acked", c.acked),
+            ("pub/sub delivered", c.pubsub_delivered),
+            ("pub/sub lost", c.pubsub_lost),
+            ("commands", c.commands),
+        ] {
+            s.push_str(&format!("  {k:<30}{v:>10}\n"));
+        }
+        s.push_str(&format!(
+            "  ended at {} ms ({})\n",
+            self.end_ms,
+            if self.settled { "settled" } else { "stopped" }
+        ));
+        s
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// Message `i` is produced.
+    Produce(u64),
+    /// Worker `k` continues.
+    Worker(usize),
+    /// The subscriber leaves or comes back.
+    Subscriber,
+    /// Take a sample.
+    Sample,
+}
+
+#[derive(Clone, Debug)]
+struct Msg {
+    id: StreamId,
+    n: u64,
+}
+
+#[derive(Clone, Debug)]
+enum WState {
+    /// Ready to read (or claim).
+    Idle,
+    /// In XREADGROUP BLOCK.
+    Blocked,
+    /// Saving a batch; done at the next wake-up.
+    Saving(Vec<Msg>),
+    /// Saving one message at a time: the batch and the next index.
+    Retrying(Vec<Msg>, usize),
+    /// Gone.
+    Crashed,
+}
+
+struct Worker {
+    state: WState,
+    next_claim: u64,
+    cursor: StreamId,
+}
+
+/// A step-able run of the lab.
+pub struct StreamsRun {
+    p: StreamsParams,
+    sim: SimRedis,
+    rng: Mulberry32,
+    queue: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    seq: u64,
+    /// Events in the queue other than samples.
+    live: u64,
+    now: u64,
+    events: u64,
+    workers: Vec<Worker>,
+    /// Per message: 0 new, 1 delivered, 2 saved, 3 dead.
+    state: Vec<u8>,
+    /// Messages below this index have been trimmed off the stream.
+    trim_front: u64,
+    away: bool,
+    /// `maxlen` as text, made once.
+    maxlen: String,
+    c: Counters,
+    samples: Vec<Sample>,
+    sample_every: u64,
+    log: Vec<LogRow>,
+    crash_ms: Option<u64>,
+    done: bool,
+    settled: bool,
+}
+
+const NEW: u8 = 0;
+const DELIVERED: u8 = 1;
+const SAVED: u8 = 2;
+const DEAD_LETTERED: u8 = 3;
+
+/// The producers' names.
+const PRODUCERS: [&str; 16] = [
+    "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11", "p12", "p13", "p14", "p15",
+    "p16",
+];
+
+/// Client ids: producers from 1, workers from 1000, the subscriber 9999.
+const SUBSCRIBER: u64 = 9_999;
+
+fn worker_client(k: usize) -> u64 {
+    1000 + k as u64
+}
+
+fn short(s: String, max: usize) -> String {
+    if s.chars().count() <= max {
+        s
+    } else {
+        let mut t: String = s.chars().take(max).collect();
+        t.push('…');
+        t
+    }
+}
+
+impl StreamsRun {
+    /// The run of `p` (nothing happened yet beyond creating the group).
+    pub fn new(p: &StreamsParams) -> Self {
+        let span = p.messages.saturating_mul(1000) / p.rate.max(1);
+        let mut r = StreamsRun {
+            p: p.clone(),
+            sim: SimRedis::new(p.seed),
+            rng: Mulberry32::new(p.seed ^ 0x5eed_57e4),
+            queue: BinaryHeap::new(),
+            seq: 0,
+            live: 0,
+            now: 0,
+            events: 0,
+            workers: (0..p.workers)
+                .map(|_| Worker {
+                    state: WState::Idle,
+                    next_claim: p.claim_every,
+                    cursor: StreamId::MIN,
+                })
+                .collect(),
+            state: vec![NEW; p.messages as usize],
+            trim_front: 0,
+            away: false,
+            maxlen: p.maxlen.to_string(),
+            c: Counters::default(),
+            samples: Vec::new(),
+            sample_every: (span / 300).max(100),
+            log: Vec::new(),
+            crash_ms: None,
+            done: false,
+            settled: false,
+        };
+        r.send(
+            "setup",
+            &["XGROUP", "CREATE", STREAM, GROUP, "$", "MKSTREAM"],
+            "",
+        );
+        r.send("sub", &["SUBSCRIBE", CHANNEL], "");
+        r.at(0, Ev::Sample);
+        for k in 0..r.workers.len() {
+            r.at(0, Ev::Worker(k));
+        }
+        if p.messages > 0 {
+            r.at(0, Ev::Produce(0));
+        }
+        if p.away_ms > 0 {
+            r.at(p.away_at, Ev::Subscriber);
+        }
+        r
+    }
+
+    fn at(&mut self, t: u64, ev: Ev) {
+        if ev != Ev::Sample {
+            self.live += 1;
+        }
+        self.queue.push(Reverse((t, self.seq, ev)));
+        self.seq += 1;
+    }
+
+    fn client_of(actor: &str) -> u64 {
+        match actor.as_bytes().first() {
+            Some(b'w') => worker_client(actor[1..].parse::<usize>().unwrap_or(1) - 1),
+            Some(b'p') => actor[1..].parse().unwrap_or(1),
+            Some(b's') if actor == "sub" => SUBSCRIBER,
+            _ => 0,
+        }
+    }
+
+    /// Sends one command; logs it if it is among the first or `note` says why.
+    fn send(&mut self, actor: &str, args: &[&str], note: &str) -> Exec {
+        self.c.commands += 1;
+        let out = self.sim.execute(Self::client_of(actor), args);
+        if self.log.len() < LOG_MAX && (self.c.commands <= 150 || !note.is_empty()) {
+            let reply = match &out {
+                Exec::Reply(r) => short(r.to_string(), 140),
+                Exec::Blocked => "(blocked)".into(),
+            };
+            self.log.push(LogRow {
+                at_ms: self.now,
+                actor: actor.into(),
+                cmd: short(args.join(" "), 140),
+                reply,
+                note: note.into(),
+            });
+        }
+        out
+    }
+
+    fn note(&mut self, actor: &str, what: &str) {
+        if self.log.len() < LOG_MAX {
+            self.log.push(LogRow {
+                at_ms: self.now,
+                actor: actor.into(),
+                cmd: String::new(),
+                reply: String::new(),
+                note: what.into(),
+            });
+        }
+    }
+
+    /// One event; false when the run is over.
+    pub fn step(&mut self) -> bool {
+        if self.done {
+            return false;
+        }
+        let next_q = self.queue.peek().map(|Reverse((t, _, _))| *t);
+        let next_t = self.sim.next_timeout_ms();
+        if self.live == 0 && next_t.is_none() {
+            // Only samples left: everyone waits for ever (BLOCK 0) or is gone.
+            return self.finish();
+        }
+        let t = match (next_q, next_t) {
+            (None, None) => return self.finish(),
+            (a, b) => a.unwrap_or(u64::MAX).min(b.unwrap_or(u64::MAX)),
+        };
+        self.events += 1;
+        if self.events > MAX_EVENTS || self.is_settled() {
+            return self.finish();
+        }
+        self.now = t;
+        if next_t == Some(t) && next_q.is_none_or(|q| q >= t) {
+            // A BLOCK timed out: nil to that worker.
+            self.sim.advance_to(t);
+            self.wake_blocked();
+            return true;
+        }
+        let Some(Reverse((_, _, ev))) = self.queue.pop() else {
+            return self.finish();
+        };
+        if ev != Ev::Sample {
+            self.live -= 1;
+        }
+        self.sim.advance_to(t);
+        self.wake_blocked();
+        match ev {
+            Ev::Produce(i) => self.produce(i),
+            Ev::Worker(k) => self.worker(k),
+            Ev::Subscriber => self.subscriber(),
+            Ev::Sample => self.sample(),
+        }
+        true
+    }
+
+    /// Up to `n` events; true when the run is over.
+    pub fn steps(&mut self, n: usize) -> bool {
+        for _ in 0..n {
+            if !self.step() {
+                break;
+            }
+        }
+        self.done
+    }
+
+    /// Over.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// How far along, 0..1 (an estimate until done).
+    pub fn progress(&self) -> f64 {
+        if self.done {
+            return 1.0;
+        }
+        let total = self.p.messages.max(1) as f64;
+        ((self.c.produced as f64 + self.c.saved as f64 + self.c.dead as f64) / (2.0 * total))
+            .min(0.99)
+    }
+
+    /// What the run shows so far.
+    pub fn result(&self) -> StreamsResult {
+        let mut c = self.c;
+        c.stuck = self.stuck();
+        let mut samples = self.samples.clone();
+        if samples.last().is_none_or(|s| s.t < self.now) {
+            samples.push(self.snapshot(c));
+        }
+        StreamsResult {
+            params: self.p.clone(),
+            samples,
+            log: self.log.clone(),
+            counters: c,
+            crash_ms: self.crash_ms,
+            end_ms: self.now,
+            settled: self.settled,
+        }
+    }
+
+    /// Entries in the pending lists of crashed workers when nobody will claim them.
+    fn stuck(&self) -> u64 {
+        if self.p.autoclaim == "on"
+            && self
+                .workers
+                .iter()
+                .any(|w| !matches!(w.state, WState::Crashed))
+        {
+            0
+        } else {
+            self.sim.stream_pending(STREAM.as_bytes(), GROUP.as_bytes())
+        }
+    }
+
+    fn is_settled(&self) -> bool {
+        let c = &self.c;
+        let stuck = self.stuck();
+        c.produced == self.p.messages
+            && c.saved + c.dead + c.lost_trim >= self.p.messages
+            && self.sim.stream_pending(STREAM.as_bytes(), GROUP.as_bytes()) == stuck
+            && self
+                .workers
+                .iter()
+                .all(|w| matches!(w.state, WState::Idle | WState::Blocked | WState::Crashed))
+    }
+
+    fn finish(&mut self) -> bool {
+        self.settled = self.is_settled();
+        let c = Counters {
+            stuck: self.stuck(),
+            ..self.c
+        };
+        self.c = c;
+        self.samples.push(self.snapshot(c));
+        self.done = true;
+        false
+    }
+
+    fn snapshot(&self, counters: Counters) -> Sample {
+        Sample {
+            t: self.now,
+            xlen: self.sim.stream_len(STREAM.as_bytes()),
+            pending: self.sim.stream_pending(STREAM.as_bytes(), GROUP.as_bytes()),
+            counters,
+        }
+    }
+
+    fn sample(&mut self) {
+        let s = self.snapshot(self.c);
+        self.samples.push(s);
+        self.at(self.now + self.sample_every, Ev::Sample);
+    }
+
+    fn produce(&mut self, i: u64) {
+        let (producers, maxlen_n, messages, rate) = (
+            self.p.producers,
+            self.p.maxlen,
+            self.p.messages,
+            self.p.rate,
+        );
+        let actor = PRODUCERS[(i % u64::from(producers)) as usize];
+        let n = i.to_string();
+        let maxlen = std::mem::take(&mut self.maxlen);
+        if maxlen_n > 0 {
+            self.send(
+                actor,
+                &["XADD", STREAM, "MAXLEN", "~", &maxlen, "*", "n", &n],
+                "",
+            );
+        } else {
+            self.send(actor, &["XADD", STREAM, "*", "n", &n], "");
+        }
+        self.maxlen = maxlen;
+        self.c.produced += 1;
+        // The stream holds exactly the last XLEN messages: the rest were trimmed.
+        let len = self.sim.stream_len(STREAM.as_bytes());
+        let front = self.c.produced - len;
+        while self.trim_front < front {
+            if self.state[self.trim_front as usize] == NEW {
+                self.c.lost_trim += 1;
+                if self.c.lost_trim == 1 {
+                    let m = format!(
+                        "ছাঁটাই: #{} কেউ পড়ার আগেই মুছে গেল (MAXLEN ~ {maxlen_n})",
+                        self.trim_front
+                    );
+                    self.note(actor, &m);
+                }
+            }
+            self.trim_front += 1;
+        }
+        let note = if self.away && self.c.pubsub_lost == 0 {
+            "কেউ শুনছে না"
+        } else {
+            ""
+        };
+        match self.send(actor, &["PUBLISH", CHANNEL, &n], note) {
+            Exec::Reply(Reply::Integer(0)) => self.c.pubsub_lost += 1,
+            _ => {
+                self.c.pubsub_delivered += 1;
+                self.sim.take_messages(SUBSCRIBER);
+            }
+        }
+        self.wake_blocked();
+        if i + 1 < messages {
+            let t = (i + 1) * 1000 / rate.max(1);
+            self.at(t, Ev::Produce(i + 1));
+        }
+    }
+
+    fn subscriber(&mut self) {
+        if self.away {
+            self.away = false;
+            self.send("sub", &["SUBSCRIBE", CHANNEL], "ফিরে এল");
+        } else {
+            self.away = true;
+            self.sim.disconnect(SUBSCRIBER);
+            self.note("sub", "subscriber চলে গেল (সংযোগ নেই)");
+            self.at(self.now + self.p.away_ms, Ev::Subscriber);
+        }
+    }
+
+    /// Blocked workers that got a reply (an XADD served them, or BLOCK timed out).
+    fn wake_blocked(&mut self) {
+        for w in self.sim.take_woken() {
+            let k = (w.client - 1000) as usize;
+            let batch = parse_entries(&w.reply);
+            self.got_batch(k, batch, false);
+        }
+    }
+
+    fn got_batch(&mut self, k: usize, batch: Vec<Msg>, claimed: bool) {
+        if batch.is_empty() {
+            self.workers[k].state = WState::Idle;
+            self.at(self.now, Ev::Worker(k));
+            return;
+        }
+        for m in &batch {
+            self.c.delivered += 1;
+            if claimed {
+                self.c.reclaimed += 1;
+            }
+            let s = &mut self.state[m.n as usize];
+            if *s == NEW {
+                *s = DELIVERED;
+            }
+        }
+        self.workers[k].state = WState::Saving(batch);
+        self.at(self.now + self.p.save_ms, Ev::Worker(k));
+    }
+
+    fn save(&mut self, n: u64) {
+        let s = &mut self.state[n as usize];
+        match *s {
+            SAVED => self.c.duplicates += 1,
+            _ => {
+                *s = SAVED;
+                self.c.saved += 1;
+            }
+        }
+    }
+
+    fn poison(&self, n: u64) -> bool {
+        self.p.poison_every > 0 && (n + 1) % self.p.poison_every == 0
+    }
+
+    fn worker(&mut self, k: usize) {
+        let me = format!("w{}", k + 1);
+        let state = std::mem::replace(&mut self.workers[k].state, WState::Idle);
+        match state {
+            WState::Crashed => self.workers[k].state = WState::Crashed,
+            WState::Blocked => self.workers[k].state = WState::Blocked,
+            WState::Idle => self.read(k, &me),
+            WState::Saving(batch) => {
+                let fails = batch.iter().any(|m| self.poison(m.n))
+                    || (self.p.fail_rate > 0 && self.rng.below(100) < self.p.fail_rate);
+                if fails {
+                    self.c.failed_batches += 1;
+                    if self.c.failed_batches == 1 {
+                        self.note(&me, "ব্যাচ সেভ ব্যর্থ — এবার একটা একটা করে");
+                    }
+                    self.workers[k].state = WState::Retrying(batch, 0);
+                    self.at(self.now + self.p.retry_ms, Ev::Worker(k));
+                    return;
+                }
+                for m in &batch {
+                    self.save(m.n);
+                }
+                let crash = self.p.crash_worker as usize == k + 1
+                    && self.crash_ms.is_none()
+                    && self.now >= self.p.crash_at;
+                if crash {
+                    self.crash_ms = Some(self.now);
+                    self.workers[k].state = WState::Crashed;
+                    self.sim.disconnect(worker_client(k));
+                    let m = format!("{me} ক্র্যাশ: {}টা মেসেজ সেভ হয়েছে, XACK হয়নি", batch.len());
+                    self.note(&me, &m);
+                    return;
+                }
+                let ids: Vec<String> = batch
+                    .iter()
+                    .map(|m| String::from_utf8(m.id.to_bytes()).expect("digits"))
+                    .collect();
+                let mut args = vec!["XACK", STREAM, GROUP];
+                args.extend(ids.iter().map(String::as_str));
+                if let Exec::Reply(Reply::Integer(n)) = self.send(&me, &args, "") {
+                    self.c.acked += n as u64;
+                }
+                self.read(k, &me);
+            }
+            WState::Retrying(batch, i) => {
+                let m = batch[i].clone();
+                let id = m.id.to_string();
+                if self.poison(m.n) {
+                    let reason = "poison: অর্ডারের টাকা ঋণাত্মক, সেভ হবে না";
+                    let n = m.n.to_string();
+                    let note = if self.c.dead < 3 { "dead-letter" } else { "" };
+                    self.send(
+                        &me,
+                        &["XADD", DEAD, "*", "id", &id, "n", &n, "reason", reason],
+                        note,
+                    );
+                    self.state[m.n as usize] = DEAD_LETTERED;
+                    self.c.dead += 1;
+                } else {
+                    self.save(m.n);
+                    self.c.retried += 1;
+                }
+                let note = if self.c.retried + self.c.dead <= 3 {
+                    "একটা একটা করে"
+                } else {
+                    ""
+                };
+                if let Exec::Reply(Reply::Integer(n)) =
+                    self.send(&me, &["XACK", STREAM, GROUP, &id], note)
+                {
+                    self.c.acked += n as u64;
+                }
+                if i + 1 < batch.len() {
+                    self.workers[k].state = WState::Retrying(batch, i + 1);
+                    self.at(self.now + self.p.retry_ms, Ev::Worker(k));
+                } else {
+                    self.read(k, &me);
+                }
+            }
+        }
+    }
+
+    /// XAUTOCLAIM when it is time, else XREADGROUP.
+    fn read(&mut self, k: usize, me: &str) {
+        let count = self.p.count.to_string();
+        if self.p.autoclaim == "on" && self.now >= self.workers[k].next_claim {
+            let idle = self.p.claim_idle.to_string();
+            let every = self.p.claim_every;
+            self.workers[k].next_claim = self.now + every;
+            let cursor = self.workers[k].cursor.to_string();
+            let args = [
+                "XAUTOCLAIM",
+                STREAM,
+                GROUP,
+                me,
+                &idle,
+                &cursor,
+                "COUNT",
+                &count,
+            ];
+            // Log the claims that take something over (decided after the reply).
+            self.c.commands += 1;
+            let Exec::Reply(reply) = self.sim.execute(worker_client(k), &args) else {
+                unreachable!("XAUTOCLAIM does not block")
+            };
+            let (next, batch, deleted) = parse_autoclaim(&reply);
+            self.workers[k].cursor = next;
+            if (!batch.is_empty() || !deleted.is_empty()) && self.log.len() < LOG_MAX {
+                self.log.push(LogRow {
+                    at_ms: self.now,
+                    actor: me.into(),
+                    cmd: args.join(" "),
+                    reply: short(reply.to_string(), 140),
+                    note: format!(
+                        "দখল: {}টা (আগে অন্য worker পেয়েছিল){}",
+                        batch.len(),
+                        if deleted.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", {}টা ছাঁটাই হয়ে গেছে", deleted.len())
+                        }
+                    ),
+                });
+            }
+            self.c.claim_deleted += deleted.len() as u64;
+            if !batch.is_empty() {
+                self.got_batch(k, batch, true);
+                return;
+            }
+        }
+        let block = self.p.block.to_string();
+        let args = [
+            "XREADGROUP",
+            "GROUP",
+            GROUP,
+            me,
+            "COUNT",
+            &count,
+            "BLOCK",
+            &block,
+            "STREAMS",
+            STREAM,
+            ">",
+        ];
+        match self.send(me, &args, "") {
+            Exec::Blocked => self.workers[k].state = WState::Blocked,
+            Exec::Reply(r) => {
+                let batch = parse_entries(&r);
+                self.got_batch(k, batch, false);
+            }
+        }
+    }
+}
+
+/// Entries of an XREADGROUP reply (`[[key, [[id, [f, v, …]], …]]]`) or nil.
+fn parse_entries(r: &Reply) -> Vec<Msg> {
+    let Reply::Array(streams) = r else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for s in streams {
+        if let Reply::Array(kv) = s {
+            if let Some(Reply::Array(entries)) = kv.get(1) {
+                out.extend(entries.iter().filter_map(entry_msg));
+            }
+        }
+    }
+    out
+}
+
+fn entry_msg(e: &Reply) -> Option<Msg> {
+    let Reply::Array(pair) = e else { return None };
+    let id = StreamId::parse(pair.first()?.as_bulk()?)?;
+    let Reply::Array(fields) = pair.get(1)? else {
+        return None;
+    };
+    let n = fields
+        .chunks(2)
+        .find(|f| f[0].as_bulk() == Some(b"n"))
+        .and_then(|f| f.get(1)?.as_bulk())
+        .and_then(|b| std::str::from_utf8(b).ok()?.parse().ok())?;
+    Some(Msg { id, n })
+}
+
+/// XAUTOCLAIM's `[cursor, entries, deleted ids]`.
+fn parse_autoclaim(r: &Reply) -> (StreamId, Vec<Msg>, Vec<StreamId>) {
+    let Reply::Array(parts) = r else {
+        return (StreamId::MIN, Vec::new(), Vec::new());
+    };
+    let cursor = parts
+        .first()
+        .and_then(Reply::as_bulk)
+        .and_then(StreamId::parse)
+        .unwrap_or(StreamId::MIN);
+    let entries = match parts.get(1) {
+        Some(Reply::Array(v)) => v.iter().filter_map(entry_msg).collect(),
+        _ => Vec::new(),
+    };
+    let deleted = match parts.get(2) {
+        Some(Reply::Array(v)) => v
+            .iter()
+            .filter_map(|x| StreamId::parse(x.as_bulk()?))
+            .collect(),
+        _ => Vec::new(),
+    };
+    (cursor, entries, deleted)
+}
+
+/// The budget's run: 1,000,000 entries, `MAXLEN ~ 100000`, a group of 4 that keeps up.
+pub const BENCH_QUERY: &str =
+    "messages=1000000&rate=500000&workers=4&count=200&save_ms=1&retry_ms=0";
+
+/// Runs `p` to the end.
+pub fn run(p: &StreamsParams) -> StreamsResult {
+    let mut r = StreamsRun::new(p);
+    while r.step() {}
+    r.result()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::labs::params::Params;
+
+    fn with(q: &str) -> StreamsParams {
+        let (p, e) = Params::from_query(FIELDS, q);
+        assert!(e.is_empty(), "{e:?}");
+        p.typed()
+    }
+
+    fn preset_params(id: &str, extra: &str) -> StreamsParams {
+        let pr = preset(id).expect("preset");
+        let mut q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        if !extra.is_empty() {
+            q.push(extra.into());
+        }
+        with(&q.join("&"))
+    }
+
+    /// The budget: 1,000,000 entries through a group of 4 (`cargo xtask bench` prints it).
+    #[test]
+    #[ignore = "a timing run; cargo xtask bench runs it in release"]
+    fn a_million_entries_through_four_consumers() {
+        let p = with(BENCH_QUERY);
+        let t = std::time::Instant::now();
+        let r = run(&p);
+        eprintln!("{:?} {}", t.elapsed(), r.text());
+        assert_eq!(r.counters.saved, 1_000_000);
+    }
+
+    #[test]
+    fn a_healthy_run_saves_everything_once() {
+        let r = run(&StreamsParams::default());
+        let c = r.counters;
+        assert!(r.settled, "{}", r.text());
+        assert_eq!(
+            (
+                c.produced,
+                c.saved,
+                c.duplicates,
+                c.dead,
+                c.lost_trim,
+                c.stuck
+            ),
+            (5000, 5000, 0, 0, 0, 0)
+        );
+        assert_eq!(c.acked, 5000);
+        assert_eq!(c.delivered, 5000);
+        assert_eq!(c.pubsub_delivered, 5000);
+        assert_eq!(r.samples.last().unwrap().pending, 0);
+        // The log starts with the group and the first commands as sent.
+        assert_eq!(r.log[0].cmd, "XGROUP CREATE orders savers $ MKSTREAM");
+        assert!(r.log.iter().any(|l| l
+            .cmd
+            .starts_with("XREADGROUP GROUP savers w1 COUNT 200 BLOCK 5000")));
+    }
+
+    #[test]
+    fn every_preset_shows_its_failure() {
+        let r = run(&preset_params("retry", ""));
+        assert!(r.counters.failed_batches > 0 && r.counters.retried > 0);
+        assert_eq!(r.counters.saved, 5000);
+        let r = run(&preset_params("poison", ""));
+        assert_eq!(r.counters.dead, 7, "{}", r.text());
+        assert_eq!(r.counters.saved + r.counters.dead, 5000);
+        assert!(r
+            .log
+            .iter()
+            .any(|l| l.cmd.starts_with("XADD orders:dead * id ")));
+        let r = run(&preset_params("crash", ""));
+        let c = r.counters;
+        assert!(r.crash_ms.is_some());
+        assert!(
+            c.reclaimed > 0 && c.duplicates == c.reclaimed,
+            "{}",
+            r.text()
+        );
+        assert_eq!((c.saved, c.stuck, c.lost_trim), (20_000, 0, 0));
+        assert!(r.end_ms >= r.crash_ms.unwrap() + 30_000);
+        let r = run(&preset_params("crash-no-claim", ""));
+        assert!(r.counters.stuck > 0 && r.counters.saved == 20_000 && r.counters.duplicates == 0);
+        assert_eq!(r.samples.last().unwrap().pending, r.counters.stuck);
+        let r = run(&preset_params("pubsub-away", ""));
+        // 3 s away at 500/s: 1500 publishes nobody heard; the stream kept all of them.
+        assert_eq!(r.counters.pubsub_lost, 1500);
+        assert_eq!(r.counters.saved, 5000);
+    }
+
+    #[test]
+    fn falling_behind_with_maxlen_loses_unread_entries() {
+        let r = run(&preset_params("trim", "messages=150000&rate=30000"));
+        let c = r.counters;
+        assert!(c.lost_trim > 0, "{}", r.text());
+        assert_eq!(c.saved + c.lost_trim, c.produced, "{}", r.text());
+        let peak = r.samples.iter().map(|s| s.xlen).max().unwrap();
+        // MAXLEN ~ keeps at least 100000 and less than one node (100 entries) more.
+        assert!((100_000..100_100).contains(&peak), "{peak}");
+        // Without trimming nothing is lost.
+        let r = run(&preset_params(
+            "trim",
+            "messages=150000&rate=30000&maxlen=0",
+        ));
+        assert_eq!((r.counters.lost_trim, r.counters.saved), (0, 150_000));
+    }
+
+    #[test]
+    fn stepped_in_any_slices_equals_the_run_to_the_end() {
+        for q in [
+            "",
+            "crash_worker=1&fail_rate=20&poison_every=333&away_ms=1500",
+        ] {
+            let p = with(q);
+            let want = run(&p);
+            for slice in [1, 7, 1000] {
+                let mut r = StreamsRun::new(&p);
+                while !r.steps(slice) {}
+                assert_eq!(r.result(), want, "slice {slice}");
+            }
+            // so_far at the end is the end counters; at 0 nothing has been saved.
+            assert_eq!(want.so_far(u64::MAX), want.counters);
+            assert_eq!(want.so_far(0).saved, 0);
+        }
+    }
+
+    /// With XAUTOCLAIM and no trimming no entry is lost, and the duplicates are exactly the
+    /// re-claimed entries (the crash comes after the save, before the XACK): over seeded
+    /// random crash schedules, worker counts and failure rates.
+    #[test]
+    fn autoclaim_loses_nothing_and_duplicates_are_the_reclaimed() {
+        let mut g = Mulberry32::new(2026);
+        let mut with_claims = 0;
+        for case in 0..40 {
+            let workers = 2 + g.below(5);
+            let messages = 500 + g.below(3000);
+            let rate = 100 + g.below(4000);
+            let span = u64::from(messages) * 1000 / u64::from(rate);
+            let q = format!(
+                "messages={messages}&rate={rate}&workers={workers}&count={}&save_ms={}&crash_worker={}&crash_at={}&fail_rate={}&poison_every={}&maxlen=0&claim_idle={}&claim_every={}&seed={}",
+                1 + g.below(300),
+                g.below(120),
+                1 + g.below(workers),
+                g.below(span as u32 + 1),
+                g.below(40),
+                [0, 97, 500][g.below(3) as usize],
+                1000 + g.below(40_000),
+                500 + g.below(6000),
+                g.next_u32(),
+            );
+            let r = run(&with(&q));
+            let c = r.counters;
+            assert!(r.settled, "case {case} {q}\n{}", r.text());
+            assert_eq!(c.lost_trim + c.stuck, 0, "case {case} {q}\n{}", r.text());
+            assert_eq!(
+                c.saved + c.dead,
+                c.produced,
+                "case {case} {q}\n{}",
+                r.text()
+            );
+            assert_eq!(c.duplicates, c.reclaimed, "case {case} {q}\n{}", r.text());
+            if c.reclaimed > 0 {
+                with_claims += 1;
+            }
+        }
+        assert!(
+            with_claims >= 10,
+            "only {with_claims} of 40 schedules had a take-over"
+        );
+    }
+}

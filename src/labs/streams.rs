@@ -1,0 +1,267 @@
+//! The streams lab (production slide 17, the chat's Redis Streams): producers `XADD … MAXLEN ~`,
+//! a consumer group whose workers read `COUNT 200 BLOCK 5000`, save and `XACK`; a failed batch
+//! retried one message at a time, poison to the dead-letter stream, a crashed worker's batch
+//! taken over by `XAUTOCLAIM`, trimming that loses unread entries; Pub/Sub beside it.
+//!
+//! It draws XLEN and the group's pending count over virtual time, the counters at the
+//! cursor, and the command log up to the cursor. Everything comes from
+//! `redislab_sim::labs::streams`, run in the simulation worker; the timeline walks its samples.
+
+use super::kit::{
+    failed_or_progress, use_timeline, use_work, Controls, Form, LabProps, ParamForm, TimeAction,
+};
+use redislab_deck::bn;
+use redislab_sim::labs::params::Params;
+use redislab_sim::labs::streams::{
+    preset_of, Counters, LogRow, Sample, StreamsParams, StreamsResult, FIELDS, PRESETS,
+};
+use redislab_sim::labs::ui::ParamState;
+use redislab_sim::labs::work::{Job, Output};
+use yew::prelude::*;
+
+/// Milliseconds per timeline tick.
+const TICK_MS: u32 = 120;
+/// Log rows shown (the newest up to the cursor).
+const LOG: usize = 12;
+
+fn n(v: u64) -> String {
+    bn::text(&v.to_string())
+}
+
+fn secs(ms: u64) -> String {
+    bn::text(&format!("{:.1} s", ms as f64 / 1000.0))
+}
+
+/// `preset=<id>` in a query stands for the preset's values (the query's own pairs win).
+fn expand_query(query: &str) -> String {
+    let mut head = Vec::new();
+    let mut rest = Vec::new();
+    for pair in query.split(['&', ' ']).filter(|s| !s.is_empty()) {
+        match pair.split_once('=') {
+            Some(("preset", v)) => match PRESETS.iter().find(|p| p.id == v.trim()) {
+                Some(p) => head.extend(p.pairs.iter().map(|(k, v)| format!("{k}={v}"))),
+                None => rest.push(pair.to_string()),
+            },
+            _ => rest.push(pair.to_string()),
+        }
+    }
+    head.extend(rest);
+    head.join("&")
+}
+
+/// XLEN and pending over time: the whole run faint, up to the cursor bright.
+fn plot(r: &StreamsResult, i: usize) -> Html {
+    let end = r.end_ms.max(1) as f64;
+    let top = r
+        .samples
+        .iter()
+        .map(|s| s.xlen.max(s.pending))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let pts = |v: &[Sample], f: fn(&Sample) -> u64| -> String {
+        v.iter()
+            .map(|s| {
+                format!(
+                    "{:.1},{:.1}",
+                    s.t as f64 / end * 1000.0,
+                    200.0 - f(s) as f64 / top * 190.0
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let upto = &r.samples[..=i.min(r.samples.len() - 1)];
+    let now = upto.last().map_or(0, |s| s.t);
+    let x = now as f64 / end * 1000.0;
+    html! {
+        <figure class="sx-plot">
+            <svg viewBox="0 0 1000 200" preserveAspectRatio="none" role="img"
+                aria-label={format!("XLEN আর pending, সময়ের সাথে — {} পর্যন্ত", secs(now))}>
+                <polyline class="sx-xlen faint" points={pts(&r.samples, |s| s.xlen)} />
+                <polyline class="sx-pend faint" points={pts(&r.samples, |s| s.pending)} />
+                <polyline class="sx-xlen" points={pts(upto, |s| s.xlen)} />
+                <polyline class="sx-pend" points={pts(upto, |s| s.pending)} />
+                if let Some(c) = r.crash_ms {
+                    <line class="sx-crash" x1={format!("{:.1}", c as f64 / end * 1000.0)} x2={format!("{:.1}", c as f64 / end * 1000.0)} y1="0" y2="200" />
+                }
+                <line class="sx-cursor" x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1="0" y2="200" />
+            </svg>
+            <figcaption class="sx-legend">
+                <span class="sx-key xlen">{"XLEN orders"}</span>
+                <span class="sx-key pend">{"XPENDING (ack-হীন)"}</span>
+                if r.crash_ms.is_some() { <span class="sx-key crash">{"ক্র্যাশ"}</span> }
+                <span class="sx-axis">{ format!("০ – {} · সর্বোচ্চ {}", secs(r.end_ms), n(top as u64)) }</span>
+            </figcaption>
+        </figure>
+    }
+}
+
+fn stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html {
+    html! {
+        <div class={classes!("lk-stat", key, (bad && v > 0).then_some("bad"))}>
+            <dt>{ label }</dt>
+            <dd data-testid={format!("streams-{key}")} data-n={v.to_string()}>{ n(v) }</dd>
+        </div>
+    }
+}
+
+fn stats(c: &Counters, s: &Sample, embedded: bool) -> Html {
+    html! {
+        <dl class="lk-stats sx-stats">
+            { stat("xlen", "XLEN", s.xlen, false) }
+            { stat("pending", "pending", s.pending, false) }
+            { stat("delivered", "ডেলিভারি", c.delivered, false) }
+            { stat("saved", "সেভ হলো", c.saved, false) }
+            { stat("duplicates", "দুবার সেভ", c.duplicates, true) }
+            { stat("dead", "dead-letter", c.dead, true) }
+            { stat("lost", "ছাঁটাইয়ে হারাল", c.lost_trim, true) }
+            { stat("pubsub-lost", "Pub/Sub-এ হারাল", c.pubsub_lost, true) }
+            if !embedded {
+                { stat("reclaimed", "XAUTOCLAIM-এ দখল", c.reclaimed, false) }
+                { stat("retried", "একটা একটা করে", c.retried, false) }
+                { stat("stuck", "মরা worker-এ আটকে", c.stuck, true) }
+                { stat("commands", "কমান্ড", c.commands, false) }
+            }
+        </dl>
+    }
+}
+
+/// The newest notable event up to `now`, in one line.
+fn now_line(r: &StreamsResult, now: u64) -> Html {
+    let last = r
+        .log
+        .iter()
+        .rev()
+        .find(|l| l.at_ms <= now && !l.note.is_empty());
+    match last {
+        None => html! { <p class="lk-now" data-testid="streams-now">{"producer লিখছে, worker-রা ব্যাচে পড়ছে, সেভ করে XACK দিচ্ছে"}</p> },
+        Some(l) => {
+            let bad = l.note.contains("ক্র্যাশ") || l.note.contains("ছাঁটাই") || l.note.contains("শুনছে না");
+            html! {
+                <p class={classes!("lk-now", bad.then_some("bad"))} data-testid="streams-now">
+                    <span class="lk-now-t">{ secs(l.at_ms) }</span>{ " " }{ format!("{} — {}", l.actor, l.note) }
+                </p>
+            }
+        }
+    }
+}
+
+fn log(rows: &[LogRow], now: u64) -> Html {
+    let upto = rows.partition_point(|l| l.at_ms <= now);
+    let from = upto.saturating_sub(LOG);
+    html! {
+        <ol class="lk-log sx-log" aria-label="Redis-এ পাঠানো কমান্ড" data-testid="streams-log">
+            { for rows[from..upto].iter().map(|l| html! {
+                <li class={classes!((!l.note.is_empty()).then_some("noted"))}>
+                    <span class="lk-log-t">{ secs(l.at_ms) }</span>
+                    <span class="lk-log-who">{ &l.actor }</span>
+                    if l.cmd.is_empty() {
+                        <span class="sx-log-note">{ &l.note }</span>
+                    } else {
+                        <code class="lk-log-cmd" title={l.cmd.clone()}>{ &l.cmd }</code>
+                        <code class="lk-log-reply" title={l.reply.clone()}>{ format!("→ {}", l.reply) }</code>
+                    }
+                </li>
+            }) }
+        </ol>
+    }
+}
+
+/// The streams lab.
+#[component]
+pub fn StreamsLab(props: &LabProps) -> Html {
+    let q = expand_query(&props.query);
+    let state = use_reducer(move || Form(ParamState::from_query(FIELDS, &q)));
+    {
+        let mounted = use_mut_ref(|| false);
+        let on_query = props.on_query.clone();
+        use_effect_with(state.good.to_query(), move |q| {
+            if std::mem::replace(&mut *mounted.borrow_mut(), true) {
+                on_query.emit(q.clone());
+            }
+        });
+    }
+    let set = {
+        let d = state.dispatcher();
+        Callback::from(move |a: (&'static str, String)| d.dispatch(a))
+    };
+    let params: Params = state.good.clone();
+    let typed: StreamsParams = params.typed();
+    let run = use_work(Some(Job::Streams(typed)));
+    let busy = run.busy();
+    let result = match run.done.as_deref() {
+        Some(Output::Streams(r)) => Some(r.as_ref()),
+        _ => None,
+    };
+    let frames = result.map_or(1, |r| r.samples.len().max(1));
+    let t = use_timeline(frames, TICK_MS);
+    {
+        let d = t.dispatcher();
+        use_effect_with(frames, move |&f| {
+            if f > 1 {
+                d.dispatch(TimeAction::End);
+            }
+        });
+    }
+    let embedded = props.embedded;
+    let current = preset_of(&params).map(|p| p.id);
+    let presets = html! {
+        <div class="lk-presets" role="group" aria-label="প্রিসেট">
+            <span class="lk-presets-label">{"প্রিসেট:"}</span>
+            { for PRESETS.iter().map(|pr| {
+                let set = set.clone();
+                let on = current == Some(pr.id);
+                let onclick = Callback::from(move |_: MouseEvent| {
+                    for (k, v) in pr.pairs {
+                        if let Some(f) = FIELDS.iter().find(|f| f.key == *k) {
+                            set.emit((f.key, v.to_string()));
+                        }
+                    }
+                });
+                html! {
+                    <button class={classes!("tool", "lk-preset", on.then_some("on"))} aria-pressed={on.to_string()}
+                        data-preset={pr.id} title={pr.about} {onclick}>{ pr.label }</button>
+                }
+            }) }
+            if embedded { { super::open_full("streams", &params.to_query()) } }
+        </div>
+    };
+    let view = match result {
+        None => failed_or_progress(&run),
+        Some(r) => {
+            let i = t.cursor.min(r.samples.len().saturating_sub(1));
+            let s = r.samples.get(i).copied().unwrap_or_default();
+            let label = format!("{} / {}", secs(s.t), secs(r.end_ms));
+            html! {
+                <>
+                    <Controls timeline={t.clone()} label={label} />
+                    { plot(r, i) }
+                    <div class="lk-status">
+                        { now_line(r, s.t) }
+                        { stats(&s.counters, &s, embedded) }
+                    </div>
+                    if !embedded { { log(&r.log, s.t) } }
+                </>
+            }
+        }
+    };
+    let form = html! { <ParamForm state={state.0.clone()} set={set.clone()} /> };
+    html! {
+        <div class={classes!("lab", "lab-streams", embedded.then_some("embedded"))} data-lab="streams" aria-busy={busy.to_string()}>
+            if !embedded {
+                <p class="lk-lead">
+                    {"producer লেখে "}<code>{"XADD orders MAXLEN ~ 100000 * n <i>"}</code>
+                    {"; consumer group-এর worker-রা পড়ে "}<code>{"XREADGROUP GROUP savers w1 COUNT 200 BLOCK 5000 STREAMS orders >"}</code>
+                    {", ডেটাবেসে সেভ করে তারপর XACK। পাশে একই মেসেজ PUBLISH — কেউ না শুনলে হারিয়ে যায়।"}
+                </p>
+            }
+            { presets }
+            if let Some(pr) = PRESETS.iter().find(|p| Some(p.id) == current).filter(|_| !embedded) {
+                <p class="lk-about">{ pr.about }</p>
+            }
+            if !embedded { { form } }
+            <div class="lk-main">{ view }</div>
+        </div>
+    }
+}
