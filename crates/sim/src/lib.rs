@@ -23,6 +23,7 @@ pub mod cli;
 pub mod eviction;
 pub mod jsfmt;
 pub mod labs;
+pub mod queue;
 pub mod redis;
 pub mod rng;
 pub mod world;
