@@ -249,9 +249,9 @@ fn bench() -> Result<(), String> {
         .env("REDISLAB_CHROMIUM", &browser.chromium)
         .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver))?;
     // The simulator's own budgets, natively: SimRedis against redis-benchmark in the same run,
-    // and the cache engine's 6-instance, 10,000-request run.
+    // the cache engine's 6-instance, 10,000-request run and the 5,00,000-token broadcast.
     println!("\n== simulator, natively ==");
-    for case in ["redis", "cache"] {
+    for case in ["redis", "cache", "broadcast"] {
         run(Command::new("cargo").args([
             "run",
             "--release",

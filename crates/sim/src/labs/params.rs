@@ -43,7 +43,7 @@ pub struct Field {
     pub default: &'static str,
 }
 
-const fn int(
+pub(crate) const fn int(
     key: &'static str,
     label: &'static str,
     min: i64,
@@ -179,7 +179,7 @@ pub const HEALTH_NAMES: &[&str] = &["healthy", "slow", "down"];
 /// What the cache-engine lab finds in Redis at the start.
 pub const START_NAMES: &[&str] = &["empty", "fresh", "stale", "old-version", "corrupt"];
 
-const fn choice(
+pub(crate) const fn choice(
     key: &'static str,
     label: &'static str,
     words: &'static [&'static str],
@@ -450,6 +450,7 @@ pub fn fields(lab: &str) -> Option<&'static [Field]> {
         "stampede" => STAMPEDE,
         "cache" => CACHE,
         "lock" => super::lock::FIELDS,
+        "broadcast" => super::broadcast::FIELDS,
         _ => return None,
     })
 }
@@ -639,6 +640,25 @@ impl Params {
                 return Err((
                     "cache",
                     "ক্যাশ মোট key-এর চেয়ে বড় হলে সব hit — key-এর চেয়ে ছোট দিন".into(),
+                ));
+            }
+        }
+        if let (Some(c), Some(t)) = (self.index("chunk"), self.index("tokens")) {
+            // The broadcast lab: batch jobs (× broadcast jobs without dedup) within a bound.
+            let num = |i: usize| self.values[i].parse::<u64>().unwrap_or(1).max(1);
+            let page = self.index("page").map_or(u64::MAX, num);
+            let per = num(c).min(page);
+            let copies = match (self.index("clicks"), self.index("dedup")) {
+                (Some(k), Some(d)) if self.values[d] == "off" => num(k),
+                _ => 1,
+            };
+            if num(t).div_ceil(per) * copies > super::broadcast::MAX_JOBS {
+                return Err((
+                    "chunk",
+                    format!(
+                        "ব্যাচ (টোকেন ÷ chunk, ক্লিক ধরে) {}-এর বেশি হলে হিসাব অনেক লম্বা — chunk বাড়ান বা টোকেন কমান",
+                        super::broadcast::MAX_JOBS
+                    ),
                 ));
             }
         }
@@ -857,7 +877,7 @@ mod tests {
     #[test]
     fn every_bad_value_of_every_lab_gets_a_bengali_message_and_changes_nothing() {
         let bengali = |m: &str| m.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c));
-        for lab in ["lru", "eviction", "sampling", "jitter", "stampede"] {
+        for lab in ["lru", "eviction", "sampling", "jitter", "stampede", "broadcast"] {
             let fields = fields(lab).unwrap();
             let good = Params::defaults(fields);
             let typed = typed_of(lab, &good);
@@ -908,6 +928,7 @@ mod tests {
             "eviction" => serde_json::to_value(p.typed::<EvictionParams>()),
             "sampling" => serde_json::to_value(p.typed::<SamplingParams>()),
             "jitter" => serde_json::to_value(p.typed::<JitterParams>()),
+            "broadcast" => serde_json::to_value(p.typed::<crate::labs::broadcast::BroadcastParams>()),
             _ => serde_json::to_value(p.typed::<StampedeParams>()),
         };
         v.expect("typed parameters serialise")
@@ -916,7 +937,7 @@ mod tests {
     #[test]
     fn every_lab_has_fields_with_valid_defaults() {
         for lab in [
-            "lru", "eviction", "sampling", "jitter", "stampede", "cache", "lock",
+            "lru", "eviction", "sampling", "jitter", "stampede", "cache", "lock", "broadcast",
         ] {
             let f = fields(lab).unwrap();
             for field in f {

@@ -44,6 +44,8 @@ pub enum Job {
     Cache(Box<super::params::CacheParams>),
     /// The lock race (the whole trace at the end).
     Lock(super::lock::LockParams),
+    /// The broadcast (seed 004): the naive loop or the queue.
+    Broadcast(Box<super::broadcast::BroadcastParams>),
 }
 
 /// A message to the worker.
@@ -110,6 +112,8 @@ pub enum Output {
     Cache(Box<super::cache::CacheView>),
     /// The lock race.
     Lock(Box<super::lock::LockResult>),
+    /// The broadcast.
+    Broadcast(Box<super::broadcast::BroadcastResult>),
 }
 
 /// What one message from the worker says.
@@ -145,6 +149,8 @@ const EVENTS: usize = 32_768;
 const CACHE_EVENTS: usize = 16_384;
 /// World events per lock-race unit of work.
 const LOCK_EVENTS: usize = 4_096;
+/// World events per broadcast unit of work.
+const BROADCAST_EVENTS: usize = 8_192;
 
 enum Runner {
     Ready(Option<Output>),
@@ -157,6 +163,7 @@ enum Runner {
     Stampede(StampedeSet, StampedeConfig),
     Cache(Box<super::cache::PairRun>),
     Lock(Box<super::lock::LockRun>),
+    Broadcast(Box<super::broadcast::BroadcastRun>),
 }
 
 /// One job being worked through, a unit at a time.
@@ -186,6 +193,9 @@ impl Work {
             Job::Stampede(p) => Runner::Stampede(StampedeSet::new(p.config()), p.config()),
             Job::Cache(p) => Runner::Cache(Box::new(super::cache::PairRun::new(&p.config()))),
             Job::Lock(p) => Runner::Lock(Box::new(super::lock::LockRun::new(&p))),
+            Job::Broadcast(p) => {
+                Runner::Broadcast(Box::new(super::broadcast::BroadcastRun::new(&p)))
+            }
         };
         Ok(Work { run })
     }
@@ -253,6 +263,11 @@ impl Work {
                     out.push(Body::Done(Output::Lock(Box::new(r.result()))));
                 }
             }
+            Runner::Broadcast(r) => {
+                if r.steps(BROADCAST_EVENTS) {
+                    out.push(Body::Done(Output::Broadcast(Box::new(r.result()))));
+                }
+            }
         }
         if out.iter().any(|b| matches!(b, Body::Done(_))) {
             self.run = Runner::Ready(None);
@@ -272,6 +287,7 @@ impl Work {
             Runner::Stampede(s, _) => s.progress(),
             Runner::Cache(r) => r.progress(),
             Runner::Lock(r) => r.progress(),
+            Runner::Broadcast(r) => r.progress(),
         }
     }
 

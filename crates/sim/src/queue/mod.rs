@@ -90,18 +90,20 @@ impl Keys {
     pub fn lock(&self, id: &str) -> String {
         format!("{}{id}:lock", self.prefix)
     }
-    /// The commands that add job `id` the way BullMQ's `addStandardJob` does: nothing when
-    /// the job's hash already exists (a job id is added once), else its hash and its id on the
-    /// wait list. Send `EXISTS` first and the rest only on reply 0.
-    pub fn add(&self, id: &str, name: &str, data: &str) -> (Command, [Command; 2]) {
-        let job = self.job(id);
-        (
-            cmd(&["EXISTS", &job]),
-            [
-                cmd(&["HSET", &job, "name", name, "data", data, "atm", "0"]),
-                cmd(&["LPUSH", &self.wait(), id]),
-            ],
-        )
+    /// The command that adds job `id` the way BullMQ's `addStandardJob` does, in one script:
+    /// nothing when the job's hash already exists (a job id is added once), else its hash and
+    /// its id on the wait list. Reply 1 when added.
+    pub fn add(&self, id: &str, name: &str, data: &str) -> Command {
+        cmd(&[
+            "EVALSHA",
+            scripts::ADD_JOB.sha1,
+            "2",
+            &self.job(id),
+            &self.wait(),
+            id,
+            name,
+            data,
+        ])
     }
 }
 
@@ -127,7 +129,7 @@ pub struct QueueConfig {
     pub limit_max: u32,
     /// Limiter window, ms.
     pub limit_ms: u64,
-    /// How long an idle worker blocks on the wait list, ms.
+    /// How long at most an idle worker blocks on the wait list, ms (BullMQ's `drainDelay`).
     pub block_ms: u64,
 }
 
@@ -141,7 +143,7 @@ impl Default for QueueConfig {
             max_stalled: 1,
             limit_max: 0,
             limit_ms: 1000,
-            block_ms: 1000,
+            block_ms: 5000,
         }
     }
 }
@@ -185,6 +187,8 @@ pub struct Running {
     pub pos: u64,
     /// Commands the processor queued to send one after the other.
     pub queue: VecDeque<Command>,
+    /// The last command the processor sent (to read its reply against).
+    pub sent: Option<Command>,
     /// The worker slot (actor) running it.
     pub slot: usize,
     /// When this run began, ms.
@@ -245,6 +249,11 @@ pub trait Processor {
     fn stalled(&mut self, id: &str, to_failed: bool, now_ms: u64);
     /// Nothing is left to do: the actors stop.
     fn finished(&self) -> bool;
+    /// The next time after `now` a delayed job becomes due, if known (BullMQ's delay marker
+    /// tells a blocked worker the same): an idle worker blocks no longer than that.
+    fn next_due(&self, _now_ms: u64) -> Option<u64> {
+        None
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,7 +267,8 @@ enum Phase {
     Lock,
     Attempt,
     Processing,
-    Release,
+    Renew,
+    Claim,
     Attempts,
     Moving,
     Down,
@@ -281,6 +291,8 @@ pub struct Slot<P: Processor> {
     result: Option<Result<(), String>>,
     decided: Option<Outcome>,
     restart_ms: u64,
+    renew_at: u64,
+    last_zrem: Option<String>,
 }
 
 impl<P: Processor> Slot<P> {
@@ -309,6 +321,8 @@ impl<P: Processor> Slot<P> {
             result: None,
             decided: None,
             restart_ms,
+            renew_at: 0,
+            last_zrem: None,
         }
     }
 
@@ -361,6 +375,14 @@ impl<P: Processor> Slot<P> {
 
     fn fetch(&mut self, now: u64) -> Action {
         let mut ms = self.cfg.block_ms;
+        // The first slot wakes for the next delayed job and promotes it; the others block the
+        // full time (a push wakes one of them), so a thousand idle slots do not all wake at
+        // every due time.
+        if self.slot == 0 {
+            if let Some(d) = self.proc_.borrow().next_due(now) {
+                ms = ms.min(d.saturating_sub(now).max(1));
+            }
+        }
         if let Some(c) = self.life.borrow().next_crash(now) {
             ms = ms.min(c.saturating_sub(now + 2));
         }
@@ -376,7 +398,20 @@ impl<P: Processor> Slot<P> {
         let Some(mut run) = self.run.take() else {
             return self.look(now);
         };
+        // The lock is renewed every half lock duration while the job runs (BullMQ's
+        // extendLock), between steps that await no reply.
+        if reply.is_none() && now >= self.renew_at {
+            self.renew_at = now + self.cfg.lock_ms / 2;
+            let lock = self.keys.lock(&run.id);
+            self.run = Some(run);
+            let ms = self.cfg.lock_ms.to_string();
+            return self.send(
+                Phase::Renew,
+                cmd(&["EVALSHA", scripts::EXTEND.sha1, "1", &lock, &self.token, &ms]),
+            );
+        }
         let step = self.proc_.borrow_mut().step(&mut run, reply, now);
+        let id = run.id.clone();
         self.run = Some(run);
         self.phase = Phase::Processing;
         match step {
@@ -387,12 +422,13 @@ impl<P: Processor> Slot<P> {
                 self.go_down(now)
             }
             Step::Finish(r) => {
-                // moveToFinished / moveToDelayed: the lock first (token-checked), then the move.
-                let id = self.run.as_ref().map(|r| r.id.clone()).unwrap_or_default();
+                // moveToFinished / moveToDelayed: whoever takes the id out of `active` owns
+                // the move (the stalled check may have taken it back already).
                 self.result = Some(r);
-                let lock = self.keys.lock(&id);
-                let c = cmd(&["EVALSHA", scripts::RELEASE.sha1, "1", &lock, &self.token]);
-                self.send(Phase::Release, c)
+                self.send(
+                    Phase::Claim,
+                    cmd(&["LREM", &self.keys.active(), "1", &id]),
+                )
             }
         }
     }
@@ -409,6 +445,12 @@ impl<P: Processor> Slot<P> {
         self.phase = Phase::Down;
         let back = self.life.borrow().down_at(now).unwrap_or(now + 1);
         Action::Sleep { ms: back - now }
+    }
+
+    /// The token-checked release of job `id`'s lock.
+    fn release(&self, id: &str) -> Command {
+        let lock = self.keys.lock(id);
+        cmd(&["EVALSHA", scripts::RELEASE.sha1, "1", &lock, &self.token])
     }
 
     fn moving(&mut self, now: u64) -> Action {
@@ -440,20 +482,32 @@ impl<P: Processor> Actor for Slot<P> {
         match (self.phase, reply) {
             (Phase::Idle | Phase::Down, _) => self.look(now),
             (Phase::Promote, Some(Reply::Array(ids))) if !ids.is_empty() => {
-                let (d, w) = (self.keys.delayed(), self.keys.wait());
+                // Each due id: ZREM it, and push it to wait only if this ZREM removed it (two
+                // workers may see the same due id; BullMQ does both in one script).
+                let d = self.keys.delayed();
                 for id in ids {
                     let id = String::from_utf8_lossy(id.as_bulk().unwrap_or_default()).into_owned();
                     self.out.push_back(cmd(&["ZREM", &d, &id]));
-                    self.out.push_back(cmd(&["LPUSH", &w, &id]));
                 }
                 let c = self.out.pop_front().expect("promote");
+                self.last_zrem = Some(String::from_utf8_lossy(&c[2]).into_owned());
                 self.send(Phase::Promoting, c)
             }
             (Phase::Promote, _) => self.limit_or_fetch(now),
-            (Phase::Promoting, _) => match self.out.pop_front() {
-                Some(c) => self.send(Phase::Promoting, c),
-                None => self.limit_or_fetch(now),
-            },
+            (Phase::Promoting, r) => {
+                if let (Some(1), Some(zrem)) = (r.and_then(Reply::as_int), self.last_zrem.take()) {
+                    self.out.push_front(cmd(&["LPUSH", &self.keys.wait(), &zrem]));
+                }
+                match self.out.pop_front() {
+                    Some(c) => {
+                        if c[0] == b"ZREM" {
+                            self.last_zrem = Some(String::from_utf8_lossy(&c[2]).into_owned());
+                        }
+                        self.send(Phase::Promoting, c)
+                    }
+                    None => self.limit_or_fetch(now),
+                }
+            }
             (Phase::Limit, Some(r)) => {
                 let n = r.as_int().unwrap_or(0);
                 let l = self.keys.limiter();
@@ -469,9 +523,18 @@ impl<P: Processor> Actor for Slot<P> {
                     self.fetch(now)
                 }
             }
+            (Phase::LimitTtl, Some(Reply::Integer(-1))) => {
+                // A counter without a TTL (its PEXPIRE was lost with a crashed worker; BullMQ
+                // sets both in one script): give it one, and look again.
+                let l = self.keys.limiter();
+                self.phase = Phase::Idle;
+                Action::Send {
+                    cmd: cmd(&["PEXPIRE", &l, &self.cfg.limit_ms.to_string()]),
+                }
+            }
             (Phase::LimitTtl, Some(r)) => match r.as_int() {
                 // PTTL: wait for the window to end (-1/-2: it just ended).
-                Some(ms) if ms > 1 || ms < 0 => {
+                Some(ms) if !(0..=1).contains(&ms) => {
                     if ms > 1 {
                         self.phase = Phase::Idle;
                         self.busy(now, ms as u64, None)
@@ -492,10 +555,12 @@ impl<P: Processor> Actor for Slot<P> {
                     stage: 0,
                     pos: 0,
                     queue: VecDeque::new(),
+                    sent: None,
                     slot: self.slot,
                     started_ms: now,
                 });
                 let ms = self.cfg.lock_ms.to_string();
+                self.renew_at = now + self.cfg.lock_ms / 2;
                 self.send(
                     Phase::Lock,
                     cmd(&["SET", &lock, &self.token, "PX", &ms]),
@@ -517,7 +582,8 @@ impl<P: Processor> Actor for Slot<P> {
                 self.process(None, now)
             }
             (Phase::Processing, r) => self.process(r, now),
-            (Phase::Release, Some(r)) => {
+            (Phase::Renew, _) => self.process(None, now),
+            (Phase::Claim, Some(r)) => {
                 if r.as_int() != Some(1) {
                     self.result = None;
                     self.end(Outcome::LockLost, now);
@@ -526,14 +592,13 @@ impl<P: Processor> Actor for Slot<P> {
                 let id = self.run.as_ref().map(|r| r.id.clone()).unwrap_or_default();
                 match self.result.take() {
                     Some(Ok(())) | None => {
-                        self.out
-                            .push_back(cmd(&["LREM", &self.keys.active(), "1", &id]));
                         self.out.push_back(cmd(&[
                             "ZADD",
                             &self.keys.completed(),
                             &now.to_string(),
                             &id,
                         ]));
+                        self.out.push_back(self.release(&id));
                         self.decided = Some(Outcome::Completed);
                         self.moving(now)
                     }
@@ -554,8 +619,6 @@ impl<P: Processor> Actor for Slot<P> {
                 let job = self.keys.job(&id);
                 self.out
                     .push_back(cmd(&["HSET", &job, "failedReason", &reason]));
-                self.out
-                    .push_back(cmd(&["LREM", &self.keys.active(), "1", &id]));
                 if made < self.cfg.attempts {
                     let due = now + backoff_ms(self.cfg.backoff_ms, made);
                     self.out.push_back(cmd(&[
@@ -577,6 +640,7 @@ impl<P: Processor> Actor for Slot<P> {
                     ]));
                     self.decided = Some(Outcome::Failed { reason });
                 }
+                self.out.push_back(self.release(&id));
                 self.moving(now)
             }
             (Phase::Moving, _) => self.moving(now),

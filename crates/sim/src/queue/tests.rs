@@ -85,7 +85,7 @@ fn world(fails: Vec<u32>, work_ms: u64, cfg: QueueConfig, life: Life) -> (World<
 
 fn add_jobs(w: &mut World<crate::SimRedis>, n: usize) {
     let keys = Keys::new("t");
-    // A producer actor: EXISTS, then HSET + LPUSH, per job.
+    // A producer actor: one add script per job.
     struct Producer {
         keys: Keys,
         n: usize,
@@ -98,8 +98,7 @@ fn add_jobs(w: &mut World<crate::SimRedis>, n: usize) {
         fn act(&mut self, _: &Input, _: &mut Ctx<'_>) -> Action {
             if self.out.is_empty() && self.n > 0 {
                 let id = format!("j{}", self.n);
-                let (_, rest) = self.keys.add(&id, "toy", "{}");
-                self.out.extend(rest);
+                self.out.push_back(self.keys.add(&id, "toy", "{}"));
                 self.n -= 1;
             }
             match self.out.pop_front() {
