@@ -4,6 +4,7 @@
 //! deck). [`LABS`] is the one table of labs; their parameter fields are the simulator's
 //! (`redislab_sim::labs::params::fields`), which `labsim` shares.
 
+pub mod broadcast;
 pub mod cache;
 pub mod eviction;
 pub mod jitter;
@@ -76,6 +77,12 @@ pub const LABS: &[Lab] = &[
         title: "লকের দৌড় — DEL, টোকেন, fencing",
         blurb: "দুই worker একই লক চায় — সাধারণ DEL অন্যের লক মোছে, টোকেন-স্ক্রিপ্ট আর fencing token তা ঠেকায়",
         view: |p| html! { <lock::LockLab ..p /> },
+    },
+    Lab {
+        id: "broadcast",
+        title: "এক ক্লিকে ৫ লাখ ডিভাইস — কিউ, ব্যাচ, রিট্রাই",
+        blurb: "API-র ভেতরে লুপ বনাম BullMQ-র মতো কিউ: cursor, ৫০০-র ব্যাচ, থ্রটল, dedup, backoff-এ রিট্রাই, মরা টোকেন, ওয়ার্কার ক্র্যাশ — কে পেল, কে দুবার, কে বাদ",
+        view: |p| html! { <broadcast::BroadcastLab ..p /> },
     },
 ];
 

@@ -403,34 +403,55 @@ impl Why {
     }
 }
 
-/// One run of one job: a row of the timeline.
+/// One run of one job: a row of the timeline. Its JSON names are one letter (`j` job, `b`
+/// batch, `a` attempt, `s` slot, `f` from, `t` to, `e` end, `w` why, `u` due, `d` delivered,
+/// `x` twice, `k` dead): a run has thousands of them, and the page parses them all at once.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub struct Attempt {
     /// Job id.
+    #[serde(rename = "j")]
     pub job: String,
     /// Batch number (0-based) for a batch job; `None` for the broadcast job.
+    #[serde(rename = "b")]
     pub batch: Option<u32>,
     /// Which run (1 = first).
+    #[serde(rename = "a")]
     pub attempt: u32,
     /// Worker slot.
+    #[serde(rename = "s")]
     pub slot: usize,
     /// Began, ms.
+    #[serde(rename = "f")]
     pub from_ms: u64,
     /// Ended, ms (the run's end while running).
+    #[serde(rename = "t")]
     pub to_ms: u64,
     /// How.
+    #[serde(rename = "e")]
     pub end: End,
     /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "w")]
     pub why: Option<Why>,
     /// When it runs again (a retry), ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "u")]
     pub due_ms: Option<u64>,
     /// Tokens FCM took from it.
+    #[serde(rename = "d")]
     pub delivered: u32,
     /// Of them, tokens that already had it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(rename = "x")]
     pub twice: u32,
     /// Dead tokens FCM reported.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(rename = "k")]
     pub dead: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One page read from Postgres by the broadcast job.
@@ -1496,7 +1517,7 @@ pub fn naive_result(p: &BroadcastParams) -> BroadcastResult {
 }
 
 /// Most commands kept in the log.
-const LOG_MAX: usize = 1_500;
+const LOG_MAX: usize = 600;
 
 fn analyse(b: &Bcast, w: &World<SimRedis>, life: &Life) -> BroadcastResult {
     let p = &b.p;
