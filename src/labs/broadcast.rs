@@ -198,7 +198,7 @@ fn page_chart(r: &BroadcastResult) -> Html {
 }
 
 /// Retries and incidents up to `t`, newest last (only the last few are drawn).
-fn incidents(r: &BroadcastResult, t: u64) -> Html {
+fn incidents(r: &BroadcastResult, t: u64, keep: usize) -> Html {
     enum Row<'a> {
         A(&'a Attempt),
         M(&'a redislab_sim::labs::broadcast::Moment),
@@ -219,7 +219,7 @@ fn incidents(r: &BroadcastResult, t: u64) -> Html {
         return html! { <p class="bc-calm" data-testid="bc-incidents">{"এ পর্যন্ত কোনো ফেল, রিট্রাই বা দুর্ঘটনা নেই"}</p> };
     }
     rows.sort_by_key(|r| r.0);
-    let from = rows.len().saturating_sub(INCIDENTS);
+    let from = rows.len().saturating_sub(keep);
     html! {
         <ol class="bc-incidents" data-testid="bc-incidents" aria-label="রিট্রাই আর ঘটনা">
             { for rows[from..].iter().map(|(_, row)| match row {
@@ -355,12 +355,19 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
         _ => None,
     };
     let frames = result.map_or(1, |r| r.frames.len().max(1));
+    // A new result opens on the whole run; the naive loop's on the moment its process dies
+    // (the seed's 3,214), with the rerun still to play.
+    let open_at = result.and_then(|r| {
+        (r.params.mode == "naive")
+            .then(|| r.frames.iter().position(|f| f.at_ms >= r.params.dies_at))
+            .flatten()
+    });
     let t = use_timeline(frames, TICK_MS);
     {
         let d = t.dispatcher();
-        use_effect_with(frames, move |&f| {
+        use_effect_with((frames, open_at), move |&(f, at)| {
             if f > 1 {
-                d.dispatch(TimeAction::End);
+                d.dispatch(at.map_or(TimeAction::End, TimeAction::Seek));
             }
         });
     }
@@ -437,10 +444,10 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
                     </dl>
                     if r.params.mode == "naive" && !embedded { { naive_note(r) } }
                     if r.params.mode == "queue" && embedded && r.params.paging != "cursor" { { page_chart(r) } }
-                    if r.params.mode == "queue" && !(embedded && r.params.paging != "cursor") {
+                    if r.params.mode == "queue" && !(embedded && (r.params.paging != "cursor" || c.retries + c.failed_jobs + c.stalled == 0)) {
                         <div class="bc-split">
                             { grid(r, now) }
-                            { incidents(r, now) }
+                            { incidents(r, now, if embedded { 3 } else { INCIDENTS }) }
                         </div>
                     }
                     if !embedded && r.params.mode == "queue" { { page_chart(r) } }
