@@ -8,7 +8,9 @@
 //! twice, lost, dead); the page cost of offset against cursor paging; and the Redis command
 //! log. Everything comes from `redislab_sim::labs::broadcast`, run in the simulation worker.
 
-use super::kit::{failed_or_progress, use_timeline, use_work, Controls, Form, LabProps, ParamForm, TimeAction};
+use super::kit::{
+    failed_or_progress, use_timeline, use_work, Controls, Form, LabProps, ParamForm, TimeAction,
+};
 use redislab_deck::bn;
 use redislab_sim::labs::broadcast::{
     expand_query, preset_of, Attempt, BroadcastParams, BroadcastResult, End, Frame, Why, FIELDS,
@@ -35,7 +37,10 @@ fn dur(ms: u64) -> String {
         return format!("{} ms", bn::text(&ms.to_string()));
     }
     if ms >= 3 * 3_600_000 {
-        return format!("{} ঘণ্টা", bn::text(&format!("{:.1}", ms as f64 / 3_600_000.0)));
+        return format!(
+            "{} ঘণ্টা",
+            bn::text(&format!("{:.1}", ms as f64 / 3_600_000.0))
+        );
     }
     let s = ms / 1000;
     let tenth = (ms % 1000) / 100;
@@ -45,7 +50,11 @@ fn dur(ms: u64) -> String {
         (s % 60).to_string()
     };
     if s >= 60 {
-        format!("{} মিনিট {} সেকেন্ড", bn::text(&(s / 60).to_string()), bn::text(&sec))
+        format!(
+            "{} মিনিট {} সেকেন্ড",
+            bn::text(&(s / 60).to_string()),
+            bn::text(&sec)
+        )
     } else {
         format!("{} সেকেন্ড", bn::text(&sec))
     }
@@ -94,8 +103,17 @@ fn cells(r: &BroadcastResult, t: u64) -> Vec<Cell> {
         };
     }
     // A batch the stalled check put in the failed set.
-    for m in r.moments.iter().filter(|m| m.kind == "failed" && m.at_ms <= t) {
-        if let Some(c) = m.job.as_ref().filter(|j| j.contains('-')).and_then(|_| out.get_mut(m.n as usize)) {
+    for m in r
+        .moments
+        .iter()
+        .filter(|m| m.kind == "failed" && m.at_ms <= t)
+    {
+        if let Some(c) = m
+            .job
+            .as_ref()
+            .filter(|j| j.contains('-'))
+            .and_then(|_| out.get_mut(m.n as usize))
+        {
             *c = Cell::Failed;
         }
     }
@@ -108,7 +126,13 @@ fn grid(r: &BroadcastResult, t: u64) -> Html {
     let n = cs.len().max(1);
     let cols = if n <= 100 { 20 } else { 50 };
     let rows = n.div_ceil(cols);
-    let mut paths = [String::new(), String::new(), String::new(), String::new(), String::new()];
+    let mut paths = [
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+    ];
     for (i, c) in cs.iter().enumerate() {
         let (x, y) = (i % cols, i / cols);
         let k = *c as usize;
@@ -150,7 +174,13 @@ fn sent_chart(r: &BroadcastResult, t: u64) -> Html {
         r.frames
             .iter()
             .filter(|x| x.at_ms <= t)
-            .map(|x| format!("{:.2},{:.2}", x.at_ms as f64 / end * 100.0, 40.0 - f(x) as f64 / total * 40.0))
+            .map(|x| {
+                format!(
+                    "{:.2},{:.2}",
+                    x.at_ms as f64 / end * 100.0,
+                    40.0 - f(x) as f64 / total * 40.0
+                )
+            })
             .collect::<Vec<_>>()
             .join(" ")
     };
@@ -168,13 +198,24 @@ fn page_chart(r: &BroadcastResult) -> Html {
     if costs.len() < 2 {
         return Html::default();
     }
-    let max = costs.iter().map(|c| c.offset_ms.max(c.cursor_ms)).max().unwrap_or(1).max(1) as f64;
+    let max = costs
+        .iter()
+        .map(|c| c.offset_ms.max(c.cursor_ms))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
     let n = costs.len() as f64;
     let line = |f: fn(&redislab_sim::labs::broadcast::PageCost) -> u64| -> String {
         costs
             .iter()
             .enumerate()
-            .map(|(i, c)| format!("{:.2},{:.2}", i as f64 / (n - 1.0) * 100.0, 30.0 - f(c) as f64 / max * 28.0))
+            .map(|(i, c)| {
+                format!(
+                    "{:.2},{:.2}",
+                    i as f64 / (n - 1.0) * 100.0,
+                    30.0 - f(c) as f64 / max * 28.0
+                )
+            })
             .collect::<Vec<_>>()
             .join(" ")
     };
@@ -232,8 +273,14 @@ fn incidents(r: &BroadcastResult, t: u64, keep: usize) -> Html {
 
 fn moment_row(m: &redislab_sim::labs::broadcast::Moment) -> Html {
     let say = match m.kind.as_str() {
-        "timeout" => format!("প্রক্সির টাইমআউট: অ্যাডমিন পেল 504, লুপ থামেনি — এ পর্যন্ত {} জন", g(m.n)),
-        "died" => format!("প্রসেস মরল — {} জন পেয়েছে, কারা পেয়েছে তার কোনো রেকর্ড নেই", g(m.n)),
+        "timeout" => format!(
+            "প্রক্সির টাইমআউট: অ্যাডমিন পেল 504, লুপ থামেনি — এ পর্যন্ত {} জন",
+            g(m.n)
+        ),
+        "died" => format!(
+            "প্রসেস মরল — {} জন পেয়েছে, কারা পেয়েছে তার কোনো রেকর্ড নেই",
+            g(m.n)
+        ),
         "rerun" => format!("আবার চালানো হলো — প্রথম {} জন আবার পাবে", g(m.n)),
         "outage" => format!("FCM আউটেজ শুরু ({} সেকেন্ড)", bn::text(&m.n.to_string())),
         "back" => "FCM আবার সাড়া দিচ্ছে".into(),
@@ -241,13 +288,22 @@ fn moment_row(m: &redislab_sim::labs::broadcast::Moment) -> Html {
         "restart" => "ওয়ার্কার আবার চালু".into(),
         "oom" => format!("OUT OF MEMORY — সব রো একসাথে {} MB", g(m.n)),
         "stalled" => match &m.job {
-            Some(j) if j.contains('-') => format!("stalled চেক: ব্যাচ {}-এর লক নেই — wait-এ ফেরত, আবার চলবে", g(m.n)),
+            Some(j) if j.contains('-') => format!(
+                "stalled চেক: ব্যাচ {}-এর লক নেই — wait-এ ফেরত, আবার চলবে",
+                g(m.n)
+            ),
             _ => "stalled চেক: ব্রডকাস্ট জবের লক নেই — wait-এ ফেরত".into(),
         },
-        "dup" => format!("ক্লিক {}: dedup key আগেই আছে (SET NX → nil) — নতুন জব নয়", bn::text(&m.n.to_string())),
+        "dup" => format!(
+            "ক্লিক {}: dedup key আগেই আছে (SET NX → nil) — নতুন জব নয়",
+            bn::text(&m.n.to_string())
+        ),
         _ => return Html::default(),
     };
-    let bad = matches!(m.kind.as_str(), "timeout" | "died" | "outage" | "crash" | "oom" | "rerun");
+    let bad = matches!(
+        m.kind.as_str(),
+        "timeout" | "died" | "outage" | "crash" | "oom" | "rerun"
+    );
     html! { <li class={classes!(bad.then_some("bad"))}><span class="bc-t">{ secs(m.at_ms) }</span>{ say }</li> }
 }
 
@@ -263,12 +319,26 @@ fn attempt_row(a: &Attempt) -> Html {
             bn::text(&a.attempt.to_string()),
             a.due_ms.map(secs).unwrap_or_default()
         ),
-        End::Failed => format!("{what}, চেষ্টা {}: {why} → শেষ চেষ্টা, failed set-এ কারণসহ", bn::text(&a.attempt.to_string())),
-        End::Crashed => format!("{what}: ওয়ার্কার মরল কাজের মাঝে{}", if a.delivered > 0 { format!(" — FCM আগেই {} টোকেন নিয়েছিল", g(u64::from(a.delivered))) } else { String::new() }),
+        End::Failed => format!(
+            "{what}, চেষ্টা {}: {why} → শেষ চেষ্টা, failed set-এ কারণসহ",
+            bn::text(&a.attempt.to_string())
+        ),
+        End::Crashed => format!(
+            "{what}: ওয়ার্কার মরল কাজের মাঝে{}",
+            if a.delivered > 0 {
+                format!(" — FCM আগেই {} টোকেন নিয়েছিল", g(u64::from(a.delivered)))
+            } else {
+                String::new()
+            }
+        ),
         End::LockLost => format!("{what}: লক আর নেই — ফল বাতিল"),
         _ => return Html::default(),
     };
-    let cls = if a.end == End::Failed || a.end == End::Crashed { "bad" } else { "retry" };
+    let cls = if a.end == End::Failed || a.end == End::Crashed {
+        "bad"
+    } else {
+        "retry"
+    };
     html! { <li class={cls}><span class="bc-t">{ secs(a.to_ms) }</span>{ say }</li> }
 }
 

@@ -17,7 +17,9 @@ fn native(query: &str) -> BroadcastResult {
 
 fn wait_idle(b: &Browser, scope: &str) {
     b.wait(60, "the broadcast lab to finish", |b| {
-        b.exists(&format!("{scope} .lab-broadcast[aria-busy=false] [data-testid=bc-delivered]"))
+        b.exists(&format!(
+            "{scope} .lab-broadcast[aria-busy=false] [data-testid=bc-delivered]"
+        ))
     });
 }
 
@@ -81,7 +83,11 @@ fn the_defaults_make_1000_calls_and_lose_nobody() {
         "return document.documentElement.scrollWidth > window.innerWidth",
         json!([]),
     );
-    assert_eq!(overflow, json!(false), "the page scrolls sideways at 360 px");
+    assert_eq!(
+        overflow,
+        json!(false),
+        "the page scrolls sideways at 360 px"
+    );
     phone.screenshot(&screenshot_dir().join("labs/broadcast-phone.png"));
     phone.js(
         "document.querySelector('.lab-broadcast .lab-controls').scrollIntoView()",
@@ -119,7 +125,9 @@ fn a_bad_parameter_gets_a_bengali_message_and_changes_nothing() {
     let b = Browser::new(1366, 768);
     b.open("#/lab/broadcast?chunk=0");
     wait_idle(&b, "");
-    let msg = b.text("[data-field=chunk] .field-error").unwrap_or_default();
+    let msg = b
+        .text("[data-field=chunk] .field-error")
+        .unwrap_or_default();
     assert!(msg.contains("পূর্ণসংখ্যা"), "{msg}");
     assert_eq!(n(&b, "", "calls"), 1000);
     b.js(
@@ -202,7 +210,10 @@ fn the_labs_in_the_broadcast_deck_fit_and_run() {
         assert!(b.exists(".stage .lab-broadcast .lab-open"));
         seen.push(slide);
     }
-    assert!(over_by.is_empty(), "slides that overflow (slide, px): {over_by:?}");
+    assert!(
+        over_by.is_empty(),
+        "slides that overflow (slide, px): {over_by:?}"
+    );
     assert_eq!(seen, [2, 4, 8, 12], "the slides that embed the lab");
     // The naive slide shows the seed's counter: 3,214 when the process dies at 642.8 s.
     b.open("#/broadcast/2");

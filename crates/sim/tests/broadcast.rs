@@ -23,15 +23,24 @@ fn golden_defaults() {
     let r = run(&BroadcastParams::default());
     let c = r.counters;
     assert_eq!((c.fcm_calls, c.calls_ok, c.calls_429), (1000, 1000, 0));
-    assert_eq!((c.delivered, c.sent_twice, c.lost, c.dead), (500_000, 0, 0, 0));
-    assert_eq!((c.jobs, c.broadcasts, c.retries, c.failed_jobs), (1001, 1, 0, 0));
+    assert_eq!(
+        (c.delivered, c.sent_twice, c.lost, c.dead),
+        (500_000, 0, 0, 0)
+    );
+    assert_eq!(
+        (c.jobs, c.broadcasts, c.retries, c.failed_jobs),
+        (1001, 1, 0, 0)
+    );
     assert!((100_000..=102_000).contains(&r.end_ms), "{}", r.end_ms);
     assert_eq!(r.end_ms, 100_867);
     assert_eq!(r.responses[0].ms, 40);
     assert!(r.responses[0].queued);
     // The animation ends where the run ends.
     let last = r.frames.last().unwrap();
-    assert_eq!((last.at_ms, last.delivered, last.calls), (r.end_ms, 500_000, 1000));
+    assert_eq!(
+        (last.at_ms, last.delivered, last.calls),
+        (r.end_ms, 500_000, 1000)
+    );
     // The command log shows BullMQ's keys.
     let log: Vec<&str> = r.commands.iter().map(|c| c.cmd.as_str()).collect();
     for want in [
@@ -43,7 +52,10 @@ fn golden_defaults() {
         "ZADD bull:push:completed",
         "INCR bull:push:limiter",
     ] {
-        assert!(log.iter().any(|c| c.starts_with(want)), "{want} not in the log");
+        assert!(
+            log.iter().any(|c| c.starts_with(want)),
+            "{want} not in the log"
+        );
     }
 }
 
@@ -84,16 +96,25 @@ fn golden_presets() {
     assert_eq!(n.calls_rejected, 300);
     // Two clicks, no dedup: two broadcasts, everyone twice.
     let d = c("preset=double-click");
-    assert_eq!((d.broadcasts, d.sent_twice, d.fcm_calls), (2, 500_000, 2000));
+    assert_eq!(
+        (d.broadcasts, d.sent_twice, d.fcm_calls),
+        (2, 500_000, 2000)
+    );
     // Three clicks with SET NX: one job.
     let d = c("preset=dedup");
     assert_eq!((d.broadcasts, d.dedup_refused, d.sent_twice), (1, 2, 0));
     // A 25 s outage without retries: 250 batches in the failed set, 1,25,000 never get it.
     let o = c("preset=no-retry");
-    assert_eq!((o.failed_jobs, o.lost, o.calls_unavailable), (250, 125_000, 250));
+    assert_eq!(
+        (o.failed_jobs, o.lost, o.calls_unavailable),
+        (250, 125_000, 250)
+    );
     // The same outage with 3 attempts: every batch retried once, nothing lost or twice.
     let o = c("preset=outage");
-    assert_eq!((o.retries, o.failed_jobs, o.lost, o.sent_twice), (250, 0, 0, 0));
+    assert_eq!(
+        (o.retries, o.failed_jobs, o.lost, o.sent_twice),
+        (250, 0, 0, 0)
+    );
     // A crash mid-call: ten batches were with FCM already; the stalled check takes them back
     // after their locks expire and they run again: 5,000 tokens twice, nobody lost.
     let k = c("preset=crash");
@@ -102,22 +123,38 @@ fn golden_presets() {
     let p = preset("preset=dead-tokens");
     let dead = (1..=p.tokens).filter(|&i| is_dead(p.seed, 20, i)).count() as u64;
     let t = c("preset=dead-tokens");
-    assert_eq!((t.dead, t.dead_marked, t.delivered + t.dead), (dead, dead, 500_000));
+    assert_eq!(
+        (t.dead, t.dead_marked, t.delivered + t.dead),
+        (dead, dead, 500_000)
+    );
     // Everything in memory: out of memory, the job stalls twice and fails.
     let l = run(&preset("preset=load-all"));
-    assert_eq!((l.counters.delivered, l.counters.stalled, l.counters.failed_jobs), (0, 2, 1));
+    assert_eq!(
+        (
+            l.counters.delivered,
+            l.counters.stalled,
+            l.counters.failed_jobs
+        ),
+        (0, 2, 1)
+    );
     assert!(l.moments.iter().any(|m| m.kind == "oom" && m.n == 600));
     // Offset paging: the last page is the slowest; cursor pages are all the same.
     let r = run(&preset("preset=paging"));
     let last = r.page_costs.last().unwrap();
-    assert_eq!((r.page_costs[0].offset_ms, last.offset_ms, last.cursor_ms), (40, 535, 40));
+    assert_eq!(
+        (r.page_costs[0].offset_ms, last.offset_ms, last.cursor_ms),
+        (40, 535, 40)
+    );
     assert_eq!(r.pages.last().unwrap().ms, 535);
 }
 
 /// attempts 3 waits 10 s and 20 s; the seed's 10 → 20 → 40 needs attempts 4.
 #[test]
 fn backoff_waits_10_20_then_40_with_four_attempts() {
-    for (attempts, want) in [(3u32, vec![10_000u64, 20_000]), (4, vec![10_000, 20_000, 40_000])] {
+    for (attempts, want) in [
+        (3u32, vec![10_000u64, 20_000]),
+        (4, vec![10_000, 20_000, 40_000]),
+    ] {
         let r = run(&preset(&format!(
             "tokens=5000&outage_at=0&outage=300&attempts={attempts}"
         )));
@@ -171,10 +208,18 @@ fn properties_over_random_crash_and_outage_schedules() {
         let r = run.result();
         let sends = run.sends();
         let c = r.counters;
-        assert_eq!(c.broadcasts, 1, "seed {s}: {} clicks made {} jobs", p.clicks, c.broadcasts);
+        assert_eq!(
+            c.broadcasts, 1,
+            "seed {s}: {} clicks made {} jobs",
+            p.clicks, c.broadcasts
+        );
         let valid = |i: u32| !is_dead(p.seed, p.dead, i);
-        let got = (1..=p.tokens).filter(|&i| valid(i) && sends[i as usize] >= 1).count() as u64;
-        let twice = (1..=p.tokens).filter(|&i| valid(i) && sends[i as usize] >= 2).count() as u64;
+        let got = (1..=p.tokens)
+            .filter(|&i| valid(i) && sends[i as usize] >= 1)
+            .count() as u64;
+        let twice = (1..=p.tokens)
+            .filter(|&i| valid(i) && sends[i as usize] >= 2)
+            .count() as u64;
         assert_eq!((c.delivered, c.sent_twice), (got, twice), "seed {s}");
         let dead = (1..=p.tokens).filter(|&i| !valid(i)).count() as u64;
         assert_eq!(c.delivered + c.lost + dead, u64::from(p.tokens), "seed {s}");
@@ -187,7 +232,9 @@ fn properties_over_random_crash_and_outage_schedules() {
             .chain(
                 r.moments
                     .iter()
-                    .filter(|m| m.kind == "failed" && m.job.as_deref().is_some_and(|j| j.contains('-')))
+                    .filter(|m| {
+                        m.kind == "failed" && m.job.as_deref().is_some_and(|j| j.contains('-'))
+                    })
                     .map(|m| m.n as u32),
             )
             .collect();
@@ -215,7 +262,11 @@ fn labsim_broadcast_json_is_the_library_result() {
         .args(["broadcast", "--preset", "naive", "--json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["naive"]["atDeath"], 3214);
     assert_eq!(v["counters"]["sentTwice"], 3214);
@@ -241,4 +292,3 @@ fn labsim_broadcast_json_is_the_library_result() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("হিসাব অনেক লম্বা"));
 }
-

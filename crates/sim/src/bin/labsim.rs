@@ -458,7 +458,13 @@ fn lock_cmd(argv: &[String]) -> Result<String, CliError> {
 
 fn broadcast_cmd(argv: &[String]) -> Result<String, CliError> {
     use redislab_sim::labs::broadcast;
-    let a = parse_lab(argv, broadcast::FIELDS, &[], &["preset"], &["json", "trace"])?;
+    let a = parse_lab(
+        argv,
+        broadcast::FIELDS,
+        &[],
+        &["preset"],
+        &["json", "trace"],
+    )?;
     let p = preset_params(&a, broadcast::FIELDS, broadcast::PRESETS)?;
     let mut run = broadcast::BroadcastRun::new(&p.typed());
     while run.step() {}

@@ -39,7 +39,9 @@
 
 use super::params::{choice, int, Field};
 use super::preset::{self, Preset};
-use crate::queue::{Keys, Life, Outcome, Processor, QueueConfig, Running, Slot, StalledCheck, Step};
+use crate::queue::{
+    Keys, Life, Outcome, Processor, QueueConfig, Running, Slot, StalledCheck, Step,
+};
 use crate::redis::{Reply, SimRedis};
 use crate::world::{cmd, show_cmd, Action, Actor, Command, Ctx, Hop, Input, What, World};
 use serde::{Deserialize, Serialize};
@@ -64,7 +66,13 @@ pub const FIELDS: &[Field] = &[
     int("tokens", "টোকেন (ডিভাইস)", 1_000, 2_000_000, "500000"),
     int("call_ms", "একটা FCM কল (ms)", 1, 10_000, "200"),
     int("proxy_timeout", "প্রক্সির টাইমআউট (s)", 1, 3_600, "30"),
-    int("dies_at", "লুপের প্রসেস মরে (ms)", 1_000, 100_000_000, "642800"),
+    int(
+        "dies_at",
+        "লুপের প্রসেস মরে (ms)",
+        1_000,
+        100_000_000,
+        "642800",
+    ),
     choice("rerun", "আবার চালানো", ON_OFF, "off"),
     int("log_ms", "লগ রো লেখা (ms)", 0, 10_000, "32"),
     choice("paging", "টোকেন আনা", &["all", "offset", "cursor"], "cursor"),
@@ -819,7 +827,8 @@ impl Bcast {
                     }
                     let n = run.pos;
                     let from = (n * u64::from(self.p.page)) as u32 + 1;
-                    let to = ((n + 1) * u64::from(self.p.page)).min(u64::from(self.p.tokens)) as u32;
+                    let to =
+                        ((n + 1) * u64::from(self.p.page)).min(u64::from(self.p.tokens)) as u32;
                     let ms = self.page_ms(n);
                     self.pages.push(Page {
                         n: n as u32,
@@ -835,7 +844,11 @@ impl Bcast {
                     run.pos += 1;
                     run.stage = 2;
                     let what = if self.p.paging == "offset" {
-                        format!("SELECT id … OFFSET {} LIMIT {}", n * u64::from(self.p.page), self.p.page)
+                        format!(
+                            "SELECT id … OFFSET {} LIMIT {}",
+                            n * u64::from(self.p.page),
+                            self.p.page
+                        )
                     } else {
                         format!("SELECT id … WHERE id > {} LIMIT {}", from - 1, self.p.page)
                     };
@@ -975,7 +988,11 @@ impl Bcast {
                 }
                 self.snap(now);
                 run.pos = u64::from(dead);
-                run.stage = if dead > 0 && self.p.mark_dead == "on" { 2 } else { 3 };
+                run.stage = if dead > 0 && self.p.mark_dead == "on" {
+                    2
+                } else {
+                    3
+                };
                 Step::Work {
                     ms: self.p.call_ms,
                     what: format!("sendEachForMulticast({n})"),
@@ -1008,7 +1025,11 @@ fn parse_range(data: &str) -> (u32, u32) {
     let num = |k: &str| -> u32 {
         data.split(k)
             .nth(1)
-            .map(|r| r.chars().take_while(char::is_ascii_digit).collect::<String>())
+            .map(|r| {
+                r.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+            })
             .and_then(|s| s.parse().ok())
             .unwrap_or(1)
     };
@@ -1123,7 +1144,9 @@ impl Api {
     fn click(&mut self, now: u64) -> Action {
         self.click += 1;
         self.clicked_at = now;
-        self.b.borrow_mut().moment(now, "click", u64::from(self.click));
+        self.b
+            .borrow_mut()
+            .moment(now, "click", u64::from(self.click));
         if self.p.dedup == "on" {
             self.stage = 1;
             let ex = self.p.dedup_ex.to_string();
@@ -1367,7 +1390,9 @@ impl BroadcastRun {
 
     /// The world's trace as text (`labsim broadcast --trace`).
     pub fn trace_text(&self) -> String {
-        self.world.as_ref().map_or_else(String::new, World::trace_text)
+        self.world
+            .as_ref()
+            .map_or_else(String::new, World::trace_text)
     }
 
     /// The exact per-token send counts (index = token id; 0 unused).
@@ -1425,7 +1450,11 @@ fn memory(p: &BroadcastParams) -> (u64, u64) {
 pub fn naive_result(p: &BroadcastParams) -> BroadcastResult {
     let nv = naive(p);
     let tokens = u64::from(p.tokens);
-    let dead_upto = |k: u64| (1..=k as u32).filter(|&i| is_dead(p.seed, p.dead, i)).count() as u64;
+    let dead_upto = |k: u64| {
+        (1..=k as u32)
+            .filter(|&i| is_dead(p.seed, p.dead, i))
+            .count() as u64
+    };
     let first = nv.at_death;
     let first_dead = dead_upto(first);
     let all_dead = dead_upto(tokens);
@@ -1450,7 +1479,11 @@ pub fn naive_result(p: &BroadcastParams) -> BroadcastResult {
         },
     ];
     let rerun = p.rerun == "on";
-    let end_ms = if rerun { p.dies_at + nv.total_ms } else { p.dies_at };
+    let end_ms = if rerun {
+        p.dies_at + nv.total_ms
+    } else {
+        p.dies_at
+    };
     if rerun {
         moments.push(Moment {
             at_ms: p.dies_at,
@@ -1460,9 +1493,17 @@ pub fn naive_result(p: &BroadcastParams) -> BroadcastResult {
         });
     }
     let counters = Counters {
-        delivered: if rerun { tokens - all_dead } else { first - first_dead },
+        delivered: if rerun {
+            tokens - all_dead
+        } else {
+            first - first_dead
+        },
         sent_twice: if rerun { first - first_dead } else { 0 },
-        lost: if rerun { 0 } else { tokens - all_dead - (first - first_dead) },
+        lost: if rerun {
+            0
+        } else {
+            tokens - all_dead - (first - first_dead)
+        },
         dead: if rerun { all_dead } else { first_dead },
         fcm_calls: if rerun { first + tokens } else { first },
         calls_ok: if rerun { first + tokens } else { first },
@@ -1548,7 +1589,9 @@ fn analyse(b: &Bcast, w: &World<SimRedis>, life: &Life) -> BroadcastResult {
         if commands.len() >= LOG_MAX {
             continue;
         }
-        let r = reply.as_ref().map_or_else(|| "(blocked)".to_string(), |r| r.to_string());
+        let r = reply
+            .as_ref()
+            .map_or_else(|| "(blocked)".to_string(), |r| r.to_string());
         let mut job = c.iter().skip(1).find_map(|x| job_of(x));
         if job.is_none() {
             if let Some(Reply::Bulk(x)) = reply {
@@ -1558,12 +1601,14 @@ fn analyse(b: &Bcast, w: &World<SimRedis>, life: &Life) -> BroadcastResult {
         let who = w.actor_name(e.actor);
         let interesting = match &job {
             Some(j) => keep.contains(j.as_str()),
-            None => who == "api" || who == "stalled-check" || {
-                let empty = matches!(reply, Some(Reply::Array(a)) if a.is_empty())
-                    || matches!(reply, Some(Reply::Nil));
-                routine += 1;
-                !empty && routine <= 60
-            },
+            None => {
+                who == "api" || who == "stalled-check" || {
+                    let empty = matches!(reply, Some(Reply::Array(a)) if a.is_empty())
+                        || matches!(reply, Some(Reply::Nil));
+                    routine += 1;
+                    !empty && routine <= 60
+                }
+            }
         };
         if interesting {
             commands.push(CmdRow {
@@ -1587,7 +1632,9 @@ fn analyse(b: &Bcast, w: &World<SimRedis>, life: &Life) -> BroadcastResult {
     }
     let mut c = b.c;
     c.commands = n_cmds;
-    let valid = (1..=p.tokens).filter(|&i| !is_dead(p.seed, p.dead, i)).count() as u64;
+    let valid = (1..=p.tokens)
+        .filter(|&i| !is_dead(p.seed, p.dead, i))
+        .count() as u64;
     c.lost = valid - c.delivered;
     // Frames: one a second (more apart on long runs, at most 400).
     let step = (end_ms.div_ceil(400)).max(1000).div_ceil(1000) * 1000;
@@ -1671,7 +1718,6 @@ fn analyse(b: &Bcast, w: &World<SimRedis>, life: &Life) -> BroadcastResult {
     }
 }
 
-
 impl BroadcastResult {
     /// The counters at time `t` (the frame at or before it).
     pub fn frame_at(&self, t: u64) -> Frame {
@@ -1736,10 +1782,18 @@ impl BroadcastResult {
                     r.click,
                     r.at_ms,
                     r.ms,
-                    if r.queued { "job added" } else { "dedup key taken, no job" }
+                    if r.queued {
+                        "job added"
+                    } else {
+                        "dedup key taken, no job"
+                    }
                 ));
             }
-            for a in self.attempts.iter().filter(|a| a.end != End::Completed || a.attempt > 1 || a.batch.is_none()) {
+            for a in self
+                .attempts
+                .iter()
+                .filter(|a| a.end != End::Completed || a.attempt > 1 || a.batch.is_none())
+            {
                 let what = match a.batch {
                     Some(n) => format!("batch {n}"),
                     None => "broadcast".into(),
@@ -1751,11 +1805,19 @@ impl BroadcastResult {
                     a.attempt,
                     a.slot + 1,
                     a.end,
-                    a.why.map(|w| format!(" ({})", w.reason(p.fcm_max))).unwrap_or_default(),
-                    a.due_ms.map(|d| format!(", next run at {d} ms")).unwrap_or_default(),
+                    a.why
+                        .map(|w| format!(" ({})", w.reason(p.fcm_max)))
+                        .unwrap_or_default(),
+                    a.due_ms
+                        .map(|d| format!(", next run at {d} ms"))
+                        .unwrap_or_default(),
                 ));
             }
-            for m in self.moments.iter().filter(|m| m.kind != "click" && m.kind != "failed") {
+            for m in self
+                .moments
+                .iter()
+                .filter(|m| m.kind != "click" && m.kind != "failed")
+            {
                 s.push_str(&format!("{:>9} ms  {} {}\n", m.at_ms, m.kind, m.n));
             }
         }
@@ -1798,7 +1860,10 @@ mod tests {
     #[test]
     fn defaults_are_the_fixed_preset_and_every_preset_is_valid() {
         assert_eq!(BroadcastParams::default(), preset_params("fixed"));
-        assert_eq!(preset_of(&Params::defaults(FIELDS)).map(|p| p.id), Some("fixed"));
+        assert_eq!(
+            preset_of(&Params::defaults(FIELDS)).map(|p| p.id),
+            Some("fixed")
+        );
         for pr in PRESETS {
             let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={}", pr.id)));
             assert!(errs.is_empty(), "{}: {errs:?}", pr.id);
@@ -1822,7 +1887,9 @@ mod tests {
     fn the_worker_protocol_gives_the_same_result() {
         use crate::labs::work::{Body, Job, Output, Work};
         let p = preset_params("dead-tokens");
-        let msgs = Work::new(Job::Broadcast(Box::new(p.clone()))).unwrap().run_to_end();
+        let msgs = Work::new(Job::Broadcast(Box::new(p.clone())))
+            .unwrap()
+            .run_to_end();
         let Some(Body::Done(Output::Broadcast(r))) = msgs.last() else {
             panic!("no result")
         };

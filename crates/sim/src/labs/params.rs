@@ -877,7 +877,14 @@ mod tests {
     #[test]
     fn every_bad_value_of_every_lab_gets_a_bengali_message_and_changes_nothing() {
         let bengali = |m: &str| m.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c));
-        for lab in ["lru", "eviction", "sampling", "jitter", "stampede", "broadcast"] {
+        for lab in [
+            "lru",
+            "eviction",
+            "sampling",
+            "jitter",
+            "stampede",
+            "broadcast",
+        ] {
             let fields = fields(lab).unwrap();
             let good = Params::defaults(fields);
             let typed = typed_of(lab, &good);
@@ -928,7 +935,9 @@ mod tests {
             "eviction" => serde_json::to_value(p.typed::<EvictionParams>()),
             "sampling" => serde_json::to_value(p.typed::<SamplingParams>()),
             "jitter" => serde_json::to_value(p.typed::<JitterParams>()),
-            "broadcast" => serde_json::to_value(p.typed::<crate::labs::broadcast::BroadcastParams>()),
+            "broadcast" => {
+                serde_json::to_value(p.typed::<crate::labs::broadcast::BroadcastParams>())
+            }
             _ => serde_json::to_value(p.typed::<StampedeParams>()),
         };
         v.expect("typed parameters serialise")
@@ -937,7 +946,14 @@ mod tests {
     #[test]
     fn every_lab_has_fields_with_valid_defaults() {
         for lab in [
-            "lru", "eviction", "sampling", "jitter", "stampede", "cache", "lock", "broadcast",
+            "lru",
+            "eviction",
+            "sampling",
+            "jitter",
+            "stampede",
+            "cache",
+            "lock",
+            "broadcast",
         ] {
             let f = fields(lab).unwrap();
             for field in f {

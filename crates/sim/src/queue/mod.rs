@@ -407,7 +407,14 @@ impl<P: Processor> Slot<P> {
             let ms = self.cfg.lock_ms.to_string();
             return self.send(
                 Phase::Renew,
-                cmd(&["EVALSHA", scripts::EXTEND.sha1, "1", &lock, &self.token, &ms]),
+                cmd(&[
+                    "EVALSHA",
+                    scripts::EXTEND.sha1,
+                    "1",
+                    &lock,
+                    &self.token,
+                    &ms,
+                ]),
             );
         }
         let step = self.proc_.borrow_mut().step(&mut run, reply, now);
@@ -425,10 +432,7 @@ impl<P: Processor> Slot<P> {
                 // moveToFinished / moveToDelayed: whoever takes the id out of `active` owns
                 // the move (the stalled check may have taken it back already).
                 self.result = Some(r);
-                self.send(
-                    Phase::Claim,
-                    cmd(&["LREM", &self.keys.active(), "1", &id]),
-                )
+                self.send(Phase::Claim, cmd(&["LREM", &self.keys.active(), "1", &id]))
             }
         }
     }
@@ -496,7 +500,8 @@ impl<P: Processor> Actor for Slot<P> {
             (Phase::Promote, _) => self.limit_or_fetch(now),
             (Phase::Promoting, r) => {
                 if let (Some(1), Some(zrem)) = (r.and_then(Reply::as_int), self.last_zrem.take()) {
-                    self.out.push_front(cmd(&["LPUSH", &self.keys.wait(), &zrem]));
+                    self.out
+                        .push_front(cmd(&["LPUSH", &self.keys.wait(), &zrem]));
                 }
                 match self.out.pop_front() {
                     Some(c) => {
@@ -561,10 +566,7 @@ impl<P: Processor> Actor for Slot<P> {
                 });
                 let ms = self.cfg.lock_ms.to_string();
                 self.renew_at = now + self.cfg.lock_ms / 2;
-                self.send(
-                    Phase::Lock,
-                    cmd(&["SET", &lock, &self.token, "PX", &ms]),
-                )
+                self.send(Phase::Lock, cmd(&["SET", &lock, &self.token, "PX", &ms]))
             }
             (Phase::Fetch, _) => self.look(now),
             (Phase::Lock, _) => {
@@ -621,23 +623,15 @@ impl<P: Processor> Actor for Slot<P> {
                     .push_back(cmd(&["HSET", &job, "failedReason", &reason]));
                 if made < self.cfg.attempts {
                     let due = now + backoff_ms(self.cfg.backoff_ms, made);
-                    self.out.push_back(cmd(&[
-                        "ZADD",
-                        &self.keys.delayed(),
-                        &due.to_string(),
-                        &id,
-                    ]));
+                    self.out
+                        .push_back(cmd(&["ZADD", &self.keys.delayed(), &due.to_string(), &id]));
                     self.decided = Some(Outcome::Retry {
                         reason,
                         due_ms: due,
                     });
                 } else {
-                    self.out.push_back(cmd(&[
-                        "ZADD",
-                        &self.keys.failed(),
-                        &now.to_string(),
-                        &id,
-                    ]));
+                    self.out
+                        .push_back(cmd(&["ZADD", &self.keys.failed(), &now.to_string(), &id]));
                     self.decided = Some(Outcome::Failed { reason });
                 }
                 self.out.push_back(self.release(&id));

@@ -57,7 +57,12 @@ impl Processor for Toy {
     }
 }
 
-fn world(fails: Vec<u32>, work_ms: u64, cfg: QueueConfig, life: Life) -> (World<crate::SimRedis>, Rc<RefCell<Toy>>) {
+fn world(
+    fails: Vec<u32>,
+    work_ms: u64,
+    cfg: QueueConfig,
+    life: Life,
+) -> (World<crate::SimRedis>, Rc<RefCell<Toy>>) {
     let keys = Keys::new("t");
     let mut w = World::with_sim(1);
     let toy = Rc::new(RefCell::new(Toy {
@@ -71,12 +76,26 @@ fn world(fails: Vec<u32>, work_ms: u64, cfg: QueueConfig, life: Life) -> (World<
     // Add the jobs straight into SimRedis (the producer is not what is tested here).
     let life = Rc::new(RefCell::new(life));
     w.add(
-        Box::new(Slot::new("w".into(), 0, keys.clone(), cfg.clone(), life.clone(), toy.clone(), 1000)),
+        Box::new(Slot::new(
+            "w".into(),
+            0,
+            keys.clone(),
+            cfg.clone(),
+            life.clone(),
+            toy.clone(),
+            1000,
+        )),
         Hop::symmetric(1),
         1,
     );
     w.add(
-        Box::new(StalledCheck::new("check".into(), keys.clone(), cfg, life, toy.clone())),
+        Box::new(StalledCheck::new(
+            "check".into(),
+            keys.clone(),
+            cfg,
+            life,
+            toy.clone(),
+        )),
         Hop::symmetric(1),
         1,
     );
@@ -143,12 +162,26 @@ fn a_failing_job_waits_10_then_20_seconds_and_then_succeeds() {
         Outcome::Retry { due_ms, .. } => due_ms,
         ref o => panic!("{o:?}"),
     };
-    assert!((fail1 + 10_000 - 10..=fail1 + 10_000).contains(&due(0)), "{:?}", t.ends);
-    assert!((fail2 + 20_000 - 10..=fail2 + 20_000).contains(&due(1)), "{:?}", t.ends);
+    assert!(
+        (fail1 + 10_000 - 10..=fail1 + 10_000).contains(&due(0)),
+        "{:?}",
+        t.ends
+    );
+    assert!(
+        (fail2 + 20_000 - 10..=fail2 + 20_000).contains(&due(1)),
+        "{:?}",
+        t.ends
+    );
     assert_eq!(t.ends[2].1, Outcome::Completed);
     // Each retry starts after its due time, within the blocking timeout (1 s).
-    assert!(starts[1].1 >= fail1 + 10_000 && starts[1].1 <= fail1 + 11_100, "{starts:?}");
-    assert!(starts[2].1 >= fail2 + 20_000 && starts[2].1 <= fail2 + 21_100, "{starts:?}");
+    assert!(
+        starts[1].1 >= fail1 + 10_000 && starts[1].1 <= fail1 + 11_100,
+        "{starts:?}"
+    );
+    assert!(
+        starts[2].1 >= fail2 + 20_000 && starts[2].1 <= fail2 + 21_100,
+        "{starts:?}"
+    );
     let trace = w.trace_text();
     assert!(trace.contains("ZADD bull:t:delayed"), "{trace}");
     assert!(trace.contains("ZADD bull:t:completed"));
@@ -162,7 +195,12 @@ fn after_the_last_attempt_the_job_is_in_the_failed_set() {
     w.run(100_000);
     let t = toy.borrow();
     assert_eq!(t.runs.len(), 3);
-    assert_eq!(t.ends[2].1, Outcome::Failed { reason: "boom".into() });
+    assert_eq!(
+        t.ends[2].1,
+        Outcome::Failed {
+            reason: "boom".into()
+        }
+    );
     let trace = w.trace_text();
     assert!(trace.contains("ZADD bull:t:failed"), "{trace}");
     assert!(trace.contains("HSET bull:t:j1 failedReason boom"));
@@ -184,7 +222,11 @@ fn a_crash_mid_job_is_taken_back_by_the_stalled_check_and_run_again() {
     assert_eq!(t.ends[0].1, Outcome::Crashed);
     assert_eq!(t.stalls.len(), 1, "{:?}", t.stalls);
     assert!(!t.stalls[0].1);
-    assert!(t.stalls[0].2 > 30_000 && t.stalls[0].2 < 70_000, "{:?}", t.stalls);
+    assert!(
+        t.stalls[0].2 > 30_000 && t.stalls[0].2 < 70_000,
+        "{:?}",
+        t.stalls
+    );
     assert_eq!(t.runs.len(), 2);
     assert_eq!(t.ends.last().unwrap().1, Outcome::Completed);
     let trace = w.trace_text();

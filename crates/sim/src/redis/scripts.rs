@@ -107,7 +107,10 @@ fn add_job(r: &mut SimRedis, keys: &[&[u8]], argv: &[&[u8]]) -> Result<Reply, St
     if call(r, &[b"exists", job])? == Reply::Integer(1) {
         return Ok(Reply::Integer(0));
     }
-    call(r, &[b"hset", job, b"name", name, b"data", data, b"atm", b"0"])?;
+    call(
+        r,
+        &[b"hset", job, b"name", name, b"data", data, b"atm", b"0"],
+    )?;
     call(r, &[b"lpush", wait, id])?;
     Ok(Reply::Integer(1))
 }
