@@ -8,6 +8,7 @@
 //! The views live in the labs module (`src/bin/labs.rs`), not in the app: the app shows a
 //! [`host::LabHost`] where a lab goes, which loads that module the first time and lets it draw.
 
+pub mod broadcast;
 pub mod cache;
 pub mod eviction;
 pub mod host;
@@ -78,6 +79,11 @@ pub const LABS: &[Lab] = &[
         id: "streams",
         title: "Redis Streams — consumer group, XACK, XAUTOCLAIM",
         blurb: "ব্যাচে পড়া, সেভ করে XACK, poison-এর dead-letter, মরা worker-এর ব্যাচ XAUTOCLAIM-এ — আর পাশে Pub/Sub, যা কেউ না শুনলে হারায়",
+    },
+    Lab {
+        id: "broadcast",
+        title: "এক ক্লিকে ৫ লাখ ডিভাইস — কিউ, ব্যাচ, রিট্রাই",
+        blurb: "API-র ভেতরে লুপ বনাম BullMQ-র মতো কিউ: cursor, ৫০০-র ব্যাচ, থ্রটল, dedup, backoff-এ রিট্রাই, মরা টোকেন, ওয়ার্কার ক্র্যাশ — কে পেল, কে দুবার, কে বাদ",
     },
 ];
 

@@ -135,9 +135,12 @@ fn now_line(r: &StreamsResult, now: u64) -> Html {
         .rev()
         .find(|l| l.at_ms <= now && !l.note.is_empty());
     match last {
-        None => html! { <p class="lk-now" data-testid="streams-now">{"producer লিখছে, worker-রা ব্যাচে পড়ছে, সেভ করে XACK দিচ্ছে"}</p> },
+        None => {
+            html! { <p class="lk-now" data-testid="streams-now">{"producer লিখছে, worker-রা ব্যাচে পড়ছে, সেভ করে XACK দিচ্ছে"}</p> }
+        }
         Some(l) => {
-            let bad = l.note.contains("ক্র্যাশ") || l.note.contains("ছাঁটাই") || l.note.contains("শুনছে না");
+            let bad =
+                l.note.contains("ক্র্যাশ") || l.note.contains("ছাঁটাই") || l.note.contains("শুনছে না");
             html! {
                 <p class={classes!("lk-now", bad.then_some("bad"))} data-testid="streams-now">
                     <span class="lk-now-t">{ secs(l.at_ms) }</span>{ " " }{ format!("{} — {}", l.actor, l.note) }

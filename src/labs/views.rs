@@ -4,7 +4,7 @@
 //! checks every listed lab has a view).
 
 use super::kit::LabProps;
-use super::{cache, eviction, jitter, lock, lru, sampling, stampede, streams};
+use super::{broadcast, cache, eviction, jitter, lock, lru, sampling, stampede, streams};
 use yew::prelude::*;
 
 /// The view of lab `id`, or `None` for an id no lab has.
@@ -18,6 +18,7 @@ pub fn view(id: &str, p: LabProps) -> Option<Html> {
         "cache" => html! { <cache::CacheLab ..p /> },
         "lock" => html! { <lock::LockLab ..p /> },
         "streams" => html! { <streams::StreamsLab ..p /> },
+        "broadcast" => html! { <broadcast::BroadcastLab ..p /> },
         // Not a lab, but drawn the same way, so it stays out of the first load too.
         "console" => html! { <crate::live::console::ConsoleView /> },
         _ => return None,

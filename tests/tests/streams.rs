@@ -24,7 +24,14 @@ fn preset_query(id: &str) -> String {
         .join("&")
 }
 
-const KEYS: [&str; 6] = ["saved", "duplicates", "dead", "lost", "pubsub-lost", "delivered"];
+const KEYS: [&str; 6] = [
+    "saved",
+    "duplicates",
+    "dead",
+    "lost",
+    "pubsub-lost",
+    "delivered",
+];
 
 fn want(c: &Counters) -> Vec<u64> {
     vec![
@@ -77,7 +84,10 @@ fn the_lab_page_computes_and_shows_the_counters() {
     b.click(".lab-streams .lab-controls button[aria-label='রিসেট']");
     b.wait(5, "the start", |b| shown(b, ".lab-streams")[0] == 0);
     let log = b.text("[data-testid=streams-log]").unwrap_or_default();
-    assert!(log.contains("XGROUP CREATE orders savers $ MKSTREAM"), "{log}");
+    assert!(
+        log.contains("XGROUP CREATE orders savers $ MKSTREAM"),
+        "{log}"
+    );
     // A step forward moves the counters to the next sample's.
     b.click(".lab-streams .lab-controls button[aria-label='এক ধাপ সামনে']");
     b.wait(5, "one step", |b| {
@@ -116,7 +126,11 @@ fn a_preset_from_the_address_runs_and_a_phone_sees_it() {
         "return document.documentElement.scrollWidth > window.innerWidth",
         json!([]),
     );
-    assert_eq!(overflow, json!(false), "the page scrolls sideways at 360 px");
+    assert_eq!(
+        overflow,
+        json!(false),
+        "the page scrolls sideways at 360 px"
+    );
     phone.js(
         "document.querySelector('.lab-streams .lab-controls').scrollIntoView()",
         json!([]),
@@ -133,7 +147,10 @@ fn a_bad_parameter_gets_a_bengali_message_and_changes_nothing() {
     let msg = b
         .text("[data-field=workers] .field-error")
         .unwrap_or_default();
-    assert!(msg.contains("১ থেকে ১৬") || msg.contains("1 থেকে 16"), "{msg}");
+    assert!(
+        msg.contains("১ থেকে ১৬") || msg.contains("1 থেকে 16"),
+        "{msg}"
+    );
     assert!(msg.contains("পূর্ণসংখ্যা"), "{msg}");
     let good = native(&preset_query("poison"));
     assert_eq!(shown(&b, ".lab-streams"), want(&good.counters));

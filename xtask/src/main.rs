@@ -270,10 +270,10 @@ fn bench() -> Result<(), String> {
         .env("REDISLAB_CHROMIUM", &browser.chromium)
         .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver))?;
     // The simulator's own budgets, natively: SimRedis against redis-benchmark in the same run,
-    // the cache engine's 6-instance, 10,000-request run, and the streams lab's 1,000,000
-    // entries through a group of 4.
+    // the cache engine's 6-instance, 10,000-request run, the streams lab's 1,000,000
+    // entries through a group of 4 and the 5,00,000-token broadcast.
     println!("\n== simulator, natively ==");
-    for case in ["redis", "cache", "streams"] {
+    for case in ["redis", "cache", "streams", "broadcast"] {
         run(Command::new("cargo").args([
             "run",
             "--release",

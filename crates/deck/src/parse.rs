@@ -39,7 +39,15 @@ pub const CONTAINERS: &[&str] = &[
 
 /// Live labs a deck can embed (`:::lab NAME key=value …`).
 pub const LABS: &[&str] = &[
-    "lru", "eviction", "sampling", "jitter", "stampede", "cache", "lock", "streams",
+    "lru",
+    "eviction",
+    "sampling",
+    "jitter",
+    "stampede",
+    "cache",
+    "lock",
+    "streams",
+    "broadcast",
 ];
 
 /// Diagram names the app knows how to draw (`:::diagram NAME`).

@@ -171,7 +171,9 @@ fn drop_wasm_preload(index: &str) -> String {
     let mut out = String::with_capacity(index.len());
     let mut rest = index;
     while let Some(at) = rest.find("<link rel=\"preload\"") {
-        let Some(len) = rest[at..].find('>') else { break };
+        let Some(len) = rest[at..].find('>') else {
+            break;
+        };
         let tag = &rest[at..at + len + 1];
         out.push_str(&rest[..at]);
         if !tag.contains("type=\"application/wasm\"") {
@@ -241,7 +243,10 @@ mod tests {
         let page = "<head><link rel=\"preload\" href=\"f.woff2\" as=\"font\"><link rel=\"modulepreload\" href=\"./a.js\"><link rel=\"preload\" href=\"./a_bg.wasm\" crossorigin=\"anonymous\" as=\"fetch\" type=\"application/wasm\"></head><body></body>";
         let out = insert(page, &[]).unwrap();
         assert!(!out.contains("a_bg.wasm"), "{out}");
-        assert!(out.contains("<link rel=\"preload\" href=\"f.woff2\" as=\"font\">"), "{out}");
+        assert!(
+            out.contains("<link rel=\"preload\" href=\"f.woff2\" as=\"font\">"),
+            "{out}"
+        );
         assert!(out.contains("modulepreload"), "{out}");
     }
 

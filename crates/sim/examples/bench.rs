@@ -13,7 +13,9 @@
 //! installed. `cargo run -p redislab-sim --release --example bench -- redis` runs only (d).
 //! (e) The cache-engine lab: 6 instances, 10,000 requests (budget 50 ms); `-- cache` runs only
 //! (e). (f) The streams lab: 1,000,000 entries through a group of 4 (budget 1 s); `-- streams`
-//! runs only (f).
+//! runs only (f). (g) The broadcast lab: the full 5,00,000-token broadcast with the defaults
+//! (budget 1 s), and the heaviest preset (everything at once, 1,000 worker slots);
+//! `-- broadcast` runs only (g).
 
 use redislab_sim::eviction::registry::{by_name, POLICIES};
 use redislab_sim::{eviction_table, run, EvictionConfig, EvictionTable, SimRedis, Spec, TraceSpec};
@@ -127,9 +129,41 @@ fn streams_lab() {
     );
 }
 
+/// (g) The broadcast lab: 5,00,000 tokens, the fixed configuration (budget 1 s natively).
+fn broadcast() {
+    use redislab_sim::labs::broadcast::{expand_query, run, BroadcastParams, FIELDS};
+    use redislab_sim::labs::params::Params;
+    let p = BroadcastParams::default();
+    let (t, r) = best_of(3, || run(&p));
+    println!(
+        "(g) broadcast, {} tokens, defaults: {:.1} ms (budget 1000 ms; {} FCM calls, {:.1} s simulated, {} Redis commands, sent twice {}, lost {})",
+        p.tokens,
+        t.as_secs_f64() * 1e3,
+        r.counters.fcm_calls,
+        r.end_ms as f64 / 1000.0,
+        r.counters.commands,
+        r.counters.sent_twice,
+        r.counters.lost
+    );
+    let heavy: BroadcastParams = Params::from_query(FIELDS, &expand_query("preset=all-at-once"))
+        .0
+        .typed();
+    let (t, r) = best_of(3, || run(&heavy));
+    println!(
+        "    all at once (1,000 worker slots, no throttle): {:.1} ms ({} FCM calls, {} Redis commands)",
+        t.as_secs_f64() * 1e3,
+        r.counters.fcm_calls,
+        r.counters.commands
+    );
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("streams") {
         streams_lab();
+        return;
+    }
+    if std::env::args().nth(1).as_deref() == Some("broadcast") {
+        broadcast();
         return;
     }
     if std::env::args().nth(1).as_deref() == Some("redis") {
@@ -180,6 +214,7 @@ fn main() {
     node_table(&table, native_ms);
     simredis();
     cache_engine();
+    broadcast();
 }
 
 /// (c): the seed's table by the seed's JavaScript under node.

@@ -24,6 +24,7 @@ pub mod eviction;
 pub mod jsfmt;
 pub mod labs;
 pub mod live;
+pub mod queue;
 pub mod redis;
 pub mod rng;
 pub mod world;

@@ -72,6 +72,14 @@ stampede and sampling are the labs' own fields, with the labs' ranges and defaul
              [--poison-every 0] [--crash-worker 0] [--crash-at 3000] [--autoclaim on]
              [--claim-idle 30000] [--claim-every 5000] [--maxlen 100000]
              [--away-at 4000] [--away-ms 0] [--seed 17]  (options override the preset)
+  broadcast  seed 004's broadcast: one notification to 5,00,000 devices, the naive loop in
+             the request or a BullMQ-style queue in SimRedis (paging, 500-token chunks, a
+             throttle, dedup, retries with backoff, dead tokens, a worker crash)
+             [--preset fixed|naive|queue|load-all|paging|no-chunks|chunks|all-at-once|
+             throttle|double-click|dedup|no-retry|outage|crash|dead-tokens]
+             [--mode naive|queue] [--tokens 500000] [--call-ms 200] [--chunk 500]
+             [--throttle 10] [--attempts 3] [--backoff 10000] [--outage 0] … (every field
+             of the lab, options override the preset) [--trace] (every event)
   policies   list the eviction policies
   redis      SimRedis: one command per line on stdin (redis-cli syntax), one JSON reply
              per line on stdout; '#advance <ms>' moves the virtual clock  [--seed 1]
@@ -115,6 +123,7 @@ fn dispatch(argv: &[String]) -> Result<String, CliError> {
         "policies" => policies_cmd(rest),
         "lock" => lock_cmd(rest),
         "streams" => streams_cmd(rest),
+        "broadcast" => broadcast_cmd(rest),
         "help" | "--help" | "-h" => Ok(USAGE.to_string()),
         other => Err(CliError(format!("unknown command '{other}'"))),
     }
@@ -450,7 +459,8 @@ fn cache_cmd(argv: &[String]) -> Result<String, CliError> {
 
 fn lock_cmd(argv: &[String]) -> Result<String, CliError> {
     use redislab_sim::labs::lock;
-    let (a, p) = preset_lab(argv, lock::FIELDS, lock::PRESETS)?;
+    let a = parse_lab(argv, lock::FIELDS, &[], &["preset"], &["json"])?;
+    let p = preset_params(&a, lock::FIELDS, lock::PRESETS)?;
     let mut run = lock::LockRun::new(&p.typed());
     while run.step() {}
     Ok(emit(&a, run.text(), || run.result().to_json()))
@@ -458,23 +468,44 @@ fn lock_cmd(argv: &[String]) -> Result<String, CliError> {
 
 fn streams_cmd(argv: &[String]) -> Result<String, CliError> {
     use redislab_sim::labs::streams;
-    let (a, p) = preset_lab(argv, streams::FIELDS, streams::PRESETS)?;
+    let a = parse_lab(argv, streams::FIELDS, &[], &["preset"], &["json"])?;
+    let p = preset_params(&a, streams::FIELDS, streams::PRESETS)?;
     let r = streams::run(&p.typed());
     Ok(emit(&a, r.text(), || r.to_json()))
 }
 
-/// A lab's options over its `--preset`'s values (options override the preset).
-fn preset_lab(
-    argv: &[String],
-    fields: &'static [params::Field],
-    presets: &[redislab_sim::labs::lock::Preset],
-) -> Result<(Args, Params), CliError> {
-    let a = parse_lab(argv, fields, &[], &["preset"], &["json"])?;
+fn broadcast_cmd(argv: &[String]) -> Result<String, CliError> {
+    use redislab_sim::labs::broadcast;
+    let a = parse_lab(
+        argv,
+        broadcast::FIELDS,
+        &[],
+        &["preset"],
+        &["json", "trace"],
+    )?;
+    let p = preset_params(&a, broadcast::FIELDS, broadcast::PRESETS)?;
+    let mut run = broadcast::BroadcastRun::new(&p.typed());
+    while run.step() {}
+    let r = run.result();
+    let mut text = if a.flag("trace") {
+        run.trace_text()
+    } else {
+        String::new()
+    };
+    text.push_str(&r.text());
+    Ok(emit(&a, text, || r.to_json()))
+}
+
+/// A lab's parameters from `--preset` (its pairs first) and the options given, checked as
+/// the lab checks them.
+fn preset_params(
+    a: &Args,
+    fields: &'static [Field],
+    presets: &'static [redislab_sim::labs::preset::Preset],
+) -> Result<Params, CliError> {
     let base = match a.value("preset") {
         None => Vec::new(),
-        Some(id) => presets
-            .iter()
-            .find(|p| p.id == id.trim())
+        Some(id) => redislab_sim::labs::preset::find(presets, id)
             .ok_or_else(|| {
                 let ids: Vec<&str> = presets.iter().map(|p| p.id).collect();
                 CliError(format!(
@@ -492,8 +523,8 @@ fn preset_lab(
             .map(|v| (f.key.to_string(), v.to_string()))
     });
     let (p, errors) = Params::from_pairs(fields, base.into_iter().chain(given));
-    if let Some(e) = errors.first() {
-        return Err(CliError(format!("--{}: {}", flag(&e.key), e.message)));
+    match errors.first() {
+        Some(e) => Err(CliError(format!("--{}: {}", flag(&e.key), e.message))),
+        None => Ok(p),
     }
-    Ok((a, p))
 }

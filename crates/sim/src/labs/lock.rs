@@ -230,18 +230,7 @@ impl LockParams {
     }
 }
 
-/// A named set of values for some fields.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Preset {
-    /// Id (`labsim lock --preset <id>`, `preset=<id>` in a query).
-    pub id: &'static str,
-    /// Button text, in Bengali.
-    pub label: &'static str,
-    /// What it shows, in Bengali.
-    pub about: &'static str,
-    /// The values it sets.
-    pub pairs: &'static [(&'static str, &'static str)],
-}
+pub use super::preset::Preset;
 
 /// The four presets of issue 9.
 pub const PRESETS: &[Preset] = &[
@@ -301,34 +290,17 @@ pub const PRESETS: &[Preset] = &[
 
 /// The preset with this id.
 pub fn preset(id: &str) -> Option<&'static Preset> {
-    PRESETS.iter().find(|p| p.id == id.trim())
+    super::preset::find(PRESETS, id)
 }
 
-/// Expands `preset=<id>` in a query (`&` or space separated) into the preset's pairs, placed
-/// first so the query's other pairs override them. An unknown preset is left as it is (the
-/// parameter check then reports it).
+/// Expands `preset=<id>` in a query into the preset's pairs ([`super::preset::expand`]).
 pub fn expand_query(query: &str) -> String {
-    let mut head = Vec::new();
-    let mut rest = Vec::new();
-    for pair in query.split(['&', ' ']).filter(|s| !s.is_empty()) {
-        match pair.split_once('=') {
-            Some(("preset", v)) if preset(v).is_some() => head.extend(
-                preset(v)
-                    .into_iter()
-                    .flat_map(|p| p.pairs.iter().map(|(k, v)| format!("{k}={v}"))),
-            ),
-            _ => rest.push(pair.to_string()),
-        }
-    }
-    head.extend(rest);
-    head.join("&")
+    super::preset::expand(PRESETS, query)
 }
 
 /// The preset whose values `p` has, if any.
 pub fn preset_of(p: &super::params::Params) -> Option<&'static Preset> {
-    PRESETS
-        .iter()
-        .find(|pr| pr.pairs.iter().all(|(k, v)| p.get(k) == *v))
+    super::preset::of(PRESETS, p)
 }
 
 /// Text of a critical-section piece of work in the trace.

@@ -5,11 +5,13 @@
 //! seed's preset, a run-to-end function, a step API for a UI that scrubs, the seed's table
 //! as text (to the last digit) and a JSON form.
 
+pub mod broadcast;
 pub mod cache;
 pub mod eviction;
 pub mod jitter;
 pub mod lock;
 pub mod params;
+pub mod preset;
 pub mod stampede;
 pub mod streams;
 pub mod ui;

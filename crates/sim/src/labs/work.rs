@@ -55,6 +55,8 @@ pub enum Job {
     },
     /// The streams lab (samples, counters and the command log at the end).
     Streams(super::streams::StreamsParams),
+    /// The broadcast (seed 004): the naive loop or the queue.
+    Broadcast(Box<super::broadcast::BroadcastParams>),
 }
 
 /// A message to the worker.
@@ -127,6 +129,8 @@ pub enum Output {
     Lock(Box<super::lock::LockResult>),
     /// The streams lab.
     Streams(Box<super::streams::StreamsResult>),
+    /// The broadcast.
+    Broadcast(Box<super::broadcast::BroadcastResult>),
 }
 
 /// What one message from the worker says.
@@ -164,6 +168,8 @@ const CACHE_EVENTS: usize = 16_384;
 const LOCK_EVENTS: usize = 4_096;
 /// Streams-lab events per unit of work.
 const STREAM_EVENTS: usize = 8_192;
+/// World events per broadcast unit of work.
+const BROADCAST_EVENTS: usize = 8_192;
 
 enum Runner {
     Ready(Option<Output>),
@@ -177,6 +183,7 @@ enum Runner {
     Cache(Box<super::cache::PairRun>),
     Lock(Box<super::lock::LockRun>),
     Streams(Box<super::streams::StreamsRun>),
+    Broadcast(Box<super::broadcast::BroadcastRun>),
 }
 
 /// One job being worked through, a unit at a time.
@@ -208,6 +215,9 @@ impl Work {
             Job::Lock(p) => Runner::Lock(Box::new(super::lock::LockRun::new(&p))),
             Job::LockLive { .. } => return Err("a live run is driven in real time".into()),
             Job::Streams(p) => Runner::Streams(Box::new(super::streams::StreamsRun::new(&p))),
+            Job::Broadcast(p) => {
+                Runner::Broadcast(Box::new(super::broadcast::BroadcastRun::new(&p)))
+            }
         };
         Ok(Work { run })
     }
@@ -280,6 +290,11 @@ impl Work {
                     out.push(Body::Done(Output::Streams(Box::new(r.result()))));
                 }
             }
+            Runner::Broadcast(r) => {
+                if r.steps(BROADCAST_EVENTS) {
+                    out.push(Body::Done(Output::Broadcast(Box::new(r.result()))));
+                }
+            }
         }
         if out.iter().any(|b| matches!(b, Body::Done(_))) {
             self.run = Runner::Ready(None);
@@ -300,6 +315,7 @@ impl Work {
             Runner::Cache(r) => r.progress(),
             Runner::Lock(r) => r.progress(),
             Runner::Streams(r) => r.progress(),
+            Runner::Broadcast(r) => r.progress(),
         }
     }
 

@@ -45,8 +45,18 @@ pub const EXTEND: Script = Script {
     run: extend,
 };
 
+/// A queue job added once (BullMQ's `addStandardJob`, cut to what the labs use): nothing if
+/// the job's hash exists, else its hash and its id pushed on the wait list, in one step.
+/// `KEYS[1]` job hash, `KEYS[2]` wait list; `ARGV` id, name, data. Returns 1 if added.
+pub const ADD_JOB: Script = Script {
+    name: "addjob",
+    source: r#"if redis.call("exists",KEYS[1]) == 1 then return 0 end redis.call("hset",KEYS[1],"name",ARGV[2],"data",ARGV[3],"atm","0") redis.call("lpush",KEYS[2],ARGV[1]) return 1"#,
+    sha1: "3c98afe8f817027a4c114a1897aab0a62b76aacc",
+    run: add_job,
+};
+
 /// Every registered script.
-pub const SCRIPTS: &[Script] = &[RELEASE, EXTEND];
+pub const SCRIPTS: &[Script] = &[RELEASE, EXTEND, ADD_JOB];
 
 /// The registered script with this SHA1 (any case) or name.
 pub fn find(sha_or_name: &[u8]) -> Option<&'static Script> {
@@ -85,6 +95,24 @@ fn extend(r: &mut SimRedis, keys: &[&[u8]], argv: &[&[u8]]) -> Result<Reply, Str
     } else {
         Ok(Reply::Integer(0))
     }
+}
+
+fn add_job(r: &mut SimRedis, keys: &[&[u8]], argv: &[&[u8]]) -> Result<Reply, String> {
+    let (Some(job), Some(wait)) = (keys.first(), keys.get(1)) else {
+        return Err(LUA_ARG_ERR.into());
+    };
+    let (Some(id), Some(name), Some(data)) = (argv.first(), argv.get(1), argv.get(2)) else {
+        return Err(LUA_ARG_ERR.into());
+    };
+    if call(r, &[b"exists", job])? == Reply::Integer(1) {
+        return Ok(Reply::Integer(0));
+    }
+    call(
+        r,
+        &[b"hset", job, b"name", name, b"data", data, b"atm", b"0"],
+    )?;
+    call(r, &[b"lpush", wait, id])?;
+    Ok(Reply::Integer(1))
 }
 
 const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
@@ -127,7 +155,7 @@ impl SimRedis {
         match SCRIPTS.iter().find(|s| a[1] == s.source.as_bytes()) {
             Some(s) => self.eval_generic(Some(s), a),
             None => Reply::err(
-                "ERR SimRedis runs only its registered scripts (the lock release and heartbeat)",
+                "ERR SimRedis runs only its registered scripts (the lock release, the heartbeat, the queue's add)",
             ),
         }
     }
@@ -142,7 +170,7 @@ impl SimRedis {
             return match SCRIPTS.iter().find(|s| a[2] == s.source.as_bytes()) {
                 Some(s) => Reply::bulk(s.sha1),
                 None => Reply::err(
-                    "ERR SimRedis runs only its registered scripts (the lock release and heartbeat)",
+                    "ERR SimRedis runs only its registered scripts (the lock release, the heartbeat, the queue's add)",
                 ),
             };
         }

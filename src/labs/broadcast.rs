@@ -1,0 +1,554 @@
+//! The broadcast lab (seed 004, steps 1–17): one notification to 5,00,000 devices — the loop
+//! inside the request against a BullMQ-style queue in SimRedis with cursor paging, 500-token
+//! batches, a throttle, dedup, retries with backoff, dead tokens and a worker crash.
+//!
+//! It draws, at the timeline's moment: sent / total and the time gone; what the API answered;
+//! a cell per batch coloured by its state (waiting, sent, waiting to retry, in the failed set);
+//! the retries and incidents with when each batch runs next; the counters (delivered, sent
+//! twice, lost, dead); the page cost of offset against cursor paging; and the Redis command
+//! log. Everything comes from `redislab_sim::labs::broadcast`, run in the simulation worker.
+
+use super::kit::{
+    failed_or_progress, use_timeline, use_work, Controls, Form, LabProps, ParamForm, TimeAction,
+};
+use redislab_deck::bn;
+use redislab_sim::labs::broadcast::{
+    expand_query, preset_of, Attempt, BroadcastParams, BroadcastResult, End, Frame, Why, FIELDS,
+    PRESETS,
+};
+use redislab_sim::labs::ui::ParamState;
+use redislab_sim::labs::work::{Job, Output};
+use yew::prelude::*;
+
+/// Milliseconds per timeline tick.
+const TICK_MS: u32 = 120;
+/// Commands shown in the log (the newest up to the cursor).
+const LOG: usize = 12;
+/// Incidents listed (the newest up to the cursor).
+const INCIDENTS: usize = 8;
+
+fn g(n: u64) -> String {
+    bn::grouped(n as i64)
+}
+
+/// `1 মিনিট 42.8 সেকেন্ড`, `27.8 ঘণ্টা`, `40 ms`.
+fn dur(ms: u64) -> String {
+    if ms < 1000 {
+        return format!("{} ms", bn::text(&ms.to_string()));
+    }
+    if ms >= 3 * 3_600_000 {
+        return format!(
+            "{} ঘণ্টা",
+            bn::text(&format!("{:.1}", ms as f64 / 3_600_000.0))
+        );
+    }
+    let s = ms / 1000;
+    let tenth = (ms % 1000) / 100;
+    let sec = if tenth > 0 {
+        format!("{}.{}", s % 60, tenth)
+    } else {
+        (s % 60).to_string()
+    };
+    if s >= 60 {
+        format!(
+            "{} মিনিট {} সেকেন্ড",
+            bn::text(&(s / 60).to_string()),
+            bn::text(&sec)
+        )
+    } else {
+        format!("{} সেকেন্ড", bn::text(&sec))
+    }
+}
+
+fn secs(ms: u64) -> String {
+    format!("{} s", bn::text(&format!("{:.1}", ms as f64 / 1000.0)))
+}
+
+fn why_text(w: Why) -> &'static str {
+    match w {
+        Why::DbTimeout => "Postgres-এ কানেকশন মেলেনি (টাইমআউট)",
+        Why::TooMany => "FCM পুরো কল ফিরিয়ে দিল: ৫০০-র বেশি টোকেন",
+        Why::Unavailable => "FCM সাড়া দেয়নি (আউটেজ)",
+        Why::Quota => "FCM: 429, কোটা পেরিয়েছে",
+    }
+}
+
+/// A batch's state at time `t`, from its runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cell {
+    Waiting,
+    Running,
+    Sent,
+    Retry,
+    Failed,
+}
+
+fn cells(r: &BroadcastResult, t: u64) -> Vec<Cell> {
+    let n = r.batches as usize;
+    let mut out = vec![Cell::Waiting; n];
+    for a in r.attempts.iter().filter(|a| a.from_ms <= t) {
+        let Some(b) = a.batch else { continue };
+        let Some(c) = out.get_mut(b as usize) else {
+            continue;
+        };
+        *c = if a.to_ms > t {
+            Cell::Running
+        } else {
+            match a.end {
+                End::Completed => Cell::Sent,
+                End::Retry | End::Crashed | End::LockLost => Cell::Retry,
+                End::Failed => Cell::Failed,
+                End::Running => Cell::Running,
+            }
+        };
+    }
+    // A batch the stalled check put in the failed set.
+    for m in r
+        .moments
+        .iter()
+        .filter(|m| m.kind == "failed" && m.at_ms <= t)
+    {
+        if let Some(c) = m
+            .job
+            .as_ref()
+            .filter(|j| j.contains('-'))
+            .and_then(|_| out.get_mut(m.n as usize))
+        {
+            *c = Cell::Failed;
+        }
+    }
+    out
+}
+
+/// One SVG path per state: a cell per batch, `cols` a row.
+fn grid(r: &BroadcastResult, t: u64) -> Html {
+    let cs = cells(r, t);
+    let n = cs.len().max(1);
+    let cols = if n <= 100 { 20 } else { 50 };
+    let rows = n.div_ceil(cols);
+    let mut paths = [
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+    ];
+    for (i, c) in cs.iter().enumerate() {
+        let (x, y) = (i % cols, i / cols);
+        let k = *c as usize;
+        paths[k].push_str(&format!("M{x} {y}h0.86v0.86h-0.86z"));
+    }
+    let class = ["wait", "run", "sent", "retry", "failed"];
+    let count = |c: Cell| cs.iter().filter(|x| **x == c).count();
+    html! {
+        <figure class="bc-grid-fig">
+            <svg class="bc-grid" viewBox={format!("0 0 {cols} {rows}")} preserveAspectRatio="xMinYMin meet" role="img"
+                aria-label={format!("{}টা ব্যাচ: পাঠানো {}, রিট্রাইয়ের অপেক্ষায় {}, failed set-এ {}", bn::text(&n.to_string()), bn::text(&count(Cell::Sent).to_string()), bn::text(&count(Cell::Retry).to_string()), bn::text(&count(Cell::Failed).to_string()))}>
+                { for paths.iter().zip(class).map(|(d, c)| html! { <path class={c} d={d.clone()} /> }) }
+            </svg>
+            <figcaption class="bc-legend">
+                <span class="k sent">{"পাঠানো"}</span>
+                <span class="k run">{"চলছে"}</span>
+                <span class="k retry">{"রিট্রাইয়ের অপেক্ষায়"}</span>
+                <span class="k failed">{"failed set"}</span>
+                <span class="k wait">{"বাকি"}</span>
+            </figcaption>
+        </figure>
+    }
+}
+
+fn stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html {
+    html! {
+        <div class={classes!("bc-stat", key, (bad && v > 0).then_some("bad"))}>
+            <dt>{ label }</dt>
+            <dd data-testid={format!("bc-{key}")} data-n={v.to_string()}>{ g(v) }</dd>
+        </div>
+    }
+}
+
+/// Sent over time, up to `t`.
+fn sent_chart(r: &BroadcastResult, t: u64) -> Html {
+    let end = r.end_ms.max(1) as f64;
+    let total = u64::from(r.params.tokens).max(1) as f64;
+    let pts = |f: fn(&Frame) -> u64| -> String {
+        r.frames
+            .iter()
+            .filter(|x| x.at_ms <= t)
+            .map(|x| {
+                format!(
+                    "{:.2},{:.2}",
+                    x.at_ms as f64 / end * 100.0,
+                    40.0 - f(x) as f64 / total * 40.0
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    html! {
+        <svg class="bc-chart" viewBox="0 0 100 40" preserveAspectRatio="none" aria-hidden="true">
+            <polyline class="sent" points={pts(|x| x.delivered)} />
+            <polyline class="twice" points={pts(|x| x.twice)} />
+        </svg>
+    }
+}
+
+/// Page cost both ways (offset grows, cursor stays flat).
+fn page_chart(r: &BroadcastResult) -> Html {
+    let costs = &r.page_costs;
+    if costs.len() < 2 {
+        return Html::default();
+    }
+    let max = costs
+        .iter()
+        .map(|c| c.offset_ms.max(c.cursor_ms))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let n = costs.len() as f64;
+    let line = |f: fn(&redislab_sim::labs::broadcast::PageCost) -> u64| -> String {
+        costs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                format!(
+                    "{:.2},{:.2}",
+                    i as f64 / (n - 1.0) * 100.0,
+                    30.0 - f(c) as f64 / max * 28.0
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let last = costs.last().copied().unwrap_or(costs[0]);
+    let chosen = r.params.paging.as_str();
+    html! {
+        <figure class="bc-pages" data-testid="bc-pages">
+            <svg viewBox="0 0 100 30" preserveAspectRatio="none" aria-hidden="true">
+                <polyline class={classes!("offset", (chosen == "offset").then_some("on"))} points={line(|c| c.offset_ms)} />
+                <polyline class={classes!("cursor", (chosen == "cursor").then_some("on"))} points={line(|c| c.cursor_ms)} />
+            </svg>
+            <figcaption>
+                { format!("প্রতি পেজের কোয়েরি ({} পেজ): ", bn::text(&costs.len().to_string())) }
+                <span class="offset">{ format!("offset — প্রথমটা {}, শেষটা (skip {}) {}", dur(costs[0].offset_ms), g(u64::from(r.params.page) * (costs.len() as u64 - 1)), dur(last.offset_ms)) }</span>
+                {" · "}
+                <span class="cursor">{ format!("cursor — সবগুলো {}", dur(last.cursor_ms)) }</span>
+                { format!(" · সব রো একসাথে: {} MB, প্রসেসের মেমোরি {} MB", g(r.memory_mb.0), g(r.params.heap_mb)) }
+            </figcaption>
+        </figure>
+    }
+}
+
+/// Retries and incidents up to `t`, newest last (only the last few are drawn).
+fn incidents(r: &BroadcastResult, t: u64, keep: usize) -> Html {
+    enum Row<'a> {
+        A(&'a Attempt),
+        M(&'a redislab_sim::labs::broadcast::Moment),
+    }
+    let mut rows: Vec<(u64, Row)> = r
+        .attempts
+        .iter()
+        .filter(|a| a.to_ms <= t && a.end != End::Completed && a.end != End::Running)
+        .map(|a| (a.to_ms, Row::A(a)))
+        .chain(
+            r.moments
+                .iter()
+                .filter(|m| m.at_ms <= t && !matches!(m.kind.as_str(), "click" | "failed"))
+                .map(|m| (m.at_ms, Row::M(m))),
+        )
+        .collect();
+    if rows.is_empty() {
+        return html! { <p class="bc-calm" data-testid="bc-incidents">{"এ পর্যন্ত কোনো ফেল, রিট্রাই বা দুর্ঘটনা নেই"}</p> };
+    }
+    rows.sort_by_key(|r| r.0);
+    let from = rows.len().saturating_sub(keep);
+    html! {
+        <ol class="bc-incidents" data-testid="bc-incidents" aria-label="রিট্রাই আর ঘটনা">
+            { for rows[from..].iter().map(|(_, row)| match row {
+                Row::A(a) => attempt_row(a),
+                Row::M(m) => moment_row(m),
+            }) }
+        </ol>
+    }
+}
+
+fn moment_row(m: &redislab_sim::labs::broadcast::Moment) -> Html {
+    let say = match m.kind.as_str() {
+        "timeout" => format!(
+            "প্রক্সির টাইমআউট: অ্যাডমিন পেল 504, লুপ থামেনি — এ পর্যন্ত {} জন",
+            g(m.n)
+        ),
+        "died" => format!(
+            "প্রসেস মরল — {} জন পেয়েছে, কারা পেয়েছে তার কোনো রেকর্ড নেই",
+            g(m.n)
+        ),
+        "rerun" => format!("আবার চালানো হলো — প্রথম {} জন আবার পাবে", g(m.n)),
+        "outage" => format!("FCM আউটেজ শুরু ({} সেকেন্ড)", bn::text(&m.n.to_string())),
+        "back" => "FCM আবার সাড়া দিচ্ছে".into(),
+        "crash" => "ওয়ার্কার প্রসেস ক্র্যাশ করল — হাতের জব active-এ আটকে, লক থাকা পর্যন্ত".into(),
+        "restart" => "ওয়ার্কার আবার চালু".into(),
+        "oom" => format!("OUT OF MEMORY — সব রো একসাথে {} MB", g(m.n)),
+        "stalled" => match &m.job {
+            Some(j) if j.contains('-') => format!(
+                "stalled চেক: ব্যাচ {}-এর লক নেই — wait-এ ফেরত, আবার চলবে",
+                g(m.n)
+            ),
+            _ => "stalled চেক: ব্রডকাস্ট জবের লক নেই — wait-এ ফেরত".into(),
+        },
+        "dup" => format!(
+            "ক্লিক {}: dedup key আগেই আছে (SET NX → nil) — নতুন জব নয়",
+            bn::text(&m.n.to_string())
+        ),
+        _ => return Html::default(),
+    };
+    let bad = matches!(
+        m.kind.as_str(),
+        "timeout" | "died" | "outage" | "crash" | "oom" | "rerun"
+    );
+    html! { <li class={classes!(bad.then_some("bad"))}><span class="bc-t">{ secs(m.at_ms) }</span>{ say }</li> }
+}
+
+fn attempt_row(a: &Attempt) -> Html {
+    let what = match a.batch {
+        Some(n) => format!("ব্যাচ {}", g(u64::from(n))),
+        None => "ব্রডকাস্ট জব".into(),
+    };
+    let why = a.why.map(why_text).unwrap_or("");
+    let say = match a.end {
+        End::Retry => format!(
+            "{what}, চেষ্টা {}: {why} → delayed set-এ, আবার চলবে {}-এ",
+            bn::text(&a.attempt.to_string()),
+            a.due_ms.map(secs).unwrap_or_default()
+        ),
+        End::Failed => format!(
+            "{what}, চেষ্টা {}: {why} → শেষ চেষ্টা, failed set-এ কারণসহ",
+            bn::text(&a.attempt.to_string())
+        ),
+        End::Crashed => format!(
+            "{what}: ওয়ার্কার মরল কাজের মাঝে{}",
+            if a.delivered > 0 {
+                format!(" — FCM আগেই {} টোকেন নিয়েছিল", g(u64::from(a.delivered)))
+            } else {
+                String::new()
+            }
+        ),
+        End::LockLost => format!("{what}: লক আর নেই — ফল বাতিল"),
+        _ => return Html::default(),
+    };
+    let cls = if a.end == End::Failed || a.end == End::Crashed {
+        "bad"
+    } else {
+        "retry"
+    };
+    html! { <li class={cls}><span class="bc-t">{ secs(a.to_ms) }</span>{ say }</li> }
+}
+
+fn log(r: &BroadcastResult, t: u64) -> Html {
+    let upto = r.commands.partition_point(|c| c.at_ms <= t);
+    let from = upto.saturating_sub(LOG);
+    html! {
+        <ol class="lk-log bc-log" aria-label="Redis-এ পাঠানো কমান্ড" data-testid="bc-log">
+            { for r.commands[from..upto].iter().map(|c| html! {
+                <li>
+                    <span class="lk-log-t">{ secs(c.at_ms) }</span>
+                    <span class="lk-log-who">{ &c.who }</span>
+                    <code class="lk-log-cmd" title={c.cmd.clone()}>{ &c.cmd }</code>
+                    <code class="lk-log-reply">{ format!("→ {}", c.reply) }</code>
+                </li>
+            }) }
+            if upto == 0 {
+                <li class="bc-log-empty">{ if r.params.mode == "naive" { "লুপটা Redis-এ কিছুই লেখে না — কে পেল, তার কোনো রেকর্ড নেই" } else { "এখনো কোনো কমান্ড নয়" } }</li>
+            }
+        </ol>
+    }
+}
+
+/// The line about the API's answer.
+fn answer(r: &BroadcastResult) -> Html {
+    if r.params.mode == "naive" {
+        return html! {
+            <p class="bc-answer bad" data-testid="bc-answer">
+                { format!("অ্যাডমিনের রিকোয়েস্ট {} ধরে খোলা — প্রক্সি কাটে {}-এ (504); পুরো লুপে লাগত {}", dur(r.naive.total_ms), dur(r.params.proxy_timeout * 1000), dur(r.naive.total_ms)) }
+            </p>
+        };
+    }
+    let first = r.responses.first();
+    html! {
+        <p class="bc-answer" data-testid="bc-answer">
+            { first.map(|a| format!("API উত্তর দিল {}-এ (200 OK) — জব কিউতে, পাঠাবে ওয়ার্কার", dur(a.ms))).unwrap_or_default() }
+            { format!(" · লুপ হলে: প্রক্সি কাটত {}-এ, পুরো কাজ {}", dur(r.params.proxy_timeout * 1000), dur(r.naive.total_ms)) }
+        </p>
+    }
+}
+
+/// Why the seed's 3,214 and 10 min 42 s agree.
+fn naive_note(r: &BroadcastResult) -> Html {
+    let p = &r.params;
+    html! {
+        <p class="bc-note" data-testid="bc-naive-note">
+            { format!(
+                "{} ÷ {} ms = {} কল; ঘড়ি যদি শুধু পুরো সেকেন্ড দেখায় ({} সেকেন্ড), হিসাব দাঁড়ায় {} — বাকি {}টা কল পরের ভগ্নাংশ সেকেন্ডে। তাই মূল লেখার ৩,২১৪ আর ১০ মিনিট ৪২ সেকেন্ড পরস্পরবিরোধী নয়। আর ৩০ সেকেন্ডের টাইমআউট কেবল অ্যাডমিনের কানেকশন কাটে; লুপটা চলতেই থাকে।",
+                dur(p.dies_at),
+                bn::text(&p.call_ms.to_string()),
+                g(r.naive.at_death),
+                g(p.dies_at / 1000),
+                g(r.naive.whole_seconds),
+                g(r.naive.at_death.saturating_sub(r.naive.whole_seconds)),
+            ) }
+        </p>
+    }
+}
+
+/// The broadcast lab.
+#[component]
+pub fn BroadcastLab(props: &LabProps) -> Html {
+    let q = expand_query(&props.query);
+    let state = use_reducer(move || Form(ParamState::from_query(FIELDS, &q)));
+    {
+        let mounted = use_mut_ref(|| false);
+        let on_query = props.on_query.clone();
+        use_effect_with(state.good.to_query(), move |q| {
+            if std::mem::replace(&mut *mounted.borrow_mut(), true) {
+                on_query.emit(q.clone());
+            }
+        });
+    }
+    let set = {
+        let d = state.dispatcher();
+        Callback::from(move |a: (&'static str, String)| d.dispatch(a))
+    };
+    let params = state.good.clone();
+    let typed: BroadcastParams = params.typed();
+    let run = use_work(Some(Job::Broadcast(Box::new(typed.clone()))));
+    let busy = run.busy();
+    let result = match run.done.as_deref() {
+        Some(Output::Broadcast(r)) => Some(r.as_ref()),
+        _ => None,
+    };
+    let frames = result.map_or(1, |r| r.frames.len().max(1));
+    // A new result opens on the whole run; the naive loop's on the moment its process dies
+    // (the seed's 3,214), with the rerun still to play.
+    let open_at = result.and_then(|r| {
+        (r.params.mode == "naive")
+            .then(|| r.frames.iter().position(|f| f.at_ms >= r.params.dies_at))
+            .flatten()
+    });
+    let t = use_timeline(frames, TICK_MS);
+    {
+        let d = t.dispatcher();
+        use_effect_with((frames, open_at), move |&(f, at)| {
+            if f > 1 {
+                d.dispatch(at.map_or(TimeAction::End, TimeAction::Seek));
+            }
+        });
+    }
+    let embedded = props.embedded;
+    let current = preset_of(&params).map(|p| p.id);
+    let presets = html! {
+        <div class="lk-presets" role="group" aria-label="প্রিসেট">
+            <span class="lk-presets-label">{"প্রিসেট:"}</span>
+            { for PRESETS.iter().filter(|pr| !embedded || Some(pr.id) == current).map(|pr| {
+                let set = set.clone();
+                let on = current == Some(pr.id);
+                let onclick = Callback::from(move |_: MouseEvent| {
+                    // A preset is its pairs over the defaults.
+                    for f in FIELDS.iter().filter(|f| f.key != "seed") {
+                        let v = pr.pairs.iter().find(|(k, _)| *k == f.key).map_or(f.default, |(_, v)| *v);
+                        set.emit((f.key, v.to_string()));
+                    }
+                });
+                html! {
+                    <button class={classes!("tool", "lk-preset", on.then_some("on"))} aria-pressed={on.to_string()}
+                        data-preset={pr.id} title={pr.about} {onclick}>{ pr.label }</button>
+                }
+            }) }
+            if embedded { { super::open_full("broadcast", &params.to_query()) } }
+        </div>
+    };
+    let view = match result {
+        None => failed_or_progress(&run),
+        Some(r) => {
+            let i = t.cursor.min(r.frames.len().saturating_sub(1));
+            let f = r.frames.get(i).copied().unwrap_or_default();
+            let now = f.at_ms;
+            let total = u64::from(r.params.tokens);
+            let sent_pct = (f.delivered as f64 / total.max(1) as f64 * 100.0).clamp(0.0, 100.0);
+            let label = format!("{} / {}", dur(now), dur(r.end_ms));
+            let c = &r.counters;
+            let at_end = i + 1 >= r.frames.len();
+            // The counters at the cursor: the frame's, and the totals at the end.
+            let lost = if at_end { c.lost } else { 0 };
+            html! {
+                <>
+                    <Controls timeline={t.clone()} label={label} />
+                    <div class="bc-progress" role="group" aria-label="পাঠানোর অগ্রগতি">
+                        <div class="bc-big">
+                            <span class="bc-big-label">{"পাঠানো হয়েছে"}</span>
+                            <span class="bc-big-n" data-testid="bc-sent" data-n={f.delivered.to_string()}>{ format!("{} / {}", g(f.delivered), g(total)) }</span>
+                        </div>
+                        <div class="bc-big">
+                            <span class="bc-big-label">{"সময় গেছে"}</span>
+                            <span class="bc-big-n" data-testid="bc-time" data-ms={now.to_string()}>{ dur(now) }</span>
+                        </div>
+                        <div class="bc-bar" aria-hidden="true"><div class="bc-bar-fill" style={format!("width: {sent_pct:.2}%")}></div></div>
+                        { sent_chart(r, now) }
+                    </div>
+                    if !(embedded && r.params.mode == "naive") { { answer(r) } }
+                    <dl class="bc-stats">
+                        { stat("delivered", "পৌঁছেছে", f.delivered, false) }
+                        { stat("twice", "দুবার পেয়েছে", f.twice, true) }
+                        { stat("lost", "কখনো পায়নি", lost, true) }
+                        { stat("calls", "FCM কল", f.calls, false) }
+                        if r.params.mode == "queue" {
+                            { stat("retries", "রিট্রাই", f.retries, false) }
+                            { stat("failed", "failed set", f.failed, true) }
+                            if !embedded || r.params.dead > 0 {
+                                { stat("dead", "মরা টোকেন নেভানো", f.marked, false) }
+                            }
+                            if !embedded {
+                                { stat("429", "429 উত্তর", c.calls_429, true) }
+                                { stat("stalled", "stalled থেকে ফেরত", c.stalled, false) }
+                                { stat("commands", "Redis কমান্ড", c.commands, false) }
+                            }
+                        }
+                        if embedded { { super::open_full("broadcast", &params.to_query()) } }
+                    </dl>
+                    if r.params.mode == "naive" && !embedded { { naive_note(r) } }
+                    if r.params.mode == "queue" && embedded && r.params.paging != "cursor" { { page_chart(r) } }
+                    if r.params.mode == "queue" && !(embedded && (r.params.paging != "cursor" || c.retries + c.failed_jobs + c.stalled == 0)) {
+                        <div class="bc-split">
+                            { grid(r, now) }
+                            { incidents(r, now, if embedded { 3 } else { INCIDENTS }) }
+                        </div>
+                    }
+                    if !embedded && r.params.mode == "queue" { { page_chart(r) } }
+                    if !embedded { { log(r, now) } }
+                </>
+            }
+        }
+    };
+    let form = html! { <ParamForm state={state.0.clone()} set={set.clone()} /> };
+    let has_errors = !state.0.errors.is_empty();
+    html! {
+        <div class={classes!("lab", "lab-broadcast", embedded.then_some("embedded"))} data-lab="broadcast" aria-busy={busy.to_string()}>
+            if !embedded {
+                <p class="lk-lead">
+                    {"একটা নোটিফিকেশন, ৫ লাখ ডিভাইস। নিচের প্রিসেটগুলো একে একে ভাঙন আর মেরামত দেখায়: API-র ভেতরে লুপ, কিউতে রেখে উত্তর, পেজিং, ৫০০-র ব্যাচ, থ্রটল, dedup, আউটেজে রিট্রাই, মরা টোকেন, ওয়ার্কার ক্র্যাশ। কিউ SimRedis-এ BullMQ-র মতো রাখা: "}
+                    <code>{"bull:push:wait"}</code>{", "}<code>{"active"}</code>{", "}<code>{"delayed"}</code>{", "}<code>{"failed"}</code>{"।"}
+                </p>
+            }
+            if !embedded {
+                { presets }
+                if let Some(pr) = PRESETS.iter().find(|p| Some(p.id) == current) {
+                    <p class="lk-about">{ pr.about }</p>
+                }
+            }
+            <div class="bc-main">{ view }</div>
+            if !embedded {
+                <details class="bc-form" open={has_errors}>
+                    <summary>{"সব প্যারামিটার — প্রতিটা সংখ্যা বদলানো যায়"}</summary>
+                    { form }
+                </details>
+            }
+        </div>
+    }
+}
