@@ -297,7 +297,7 @@ fn bench() -> Result<(), String> {
         "-p",
         "redislab-proxy",
         "--example",
-        "bench",
+        "proxy-bench",
     ])))?;
     Ok(())
 }

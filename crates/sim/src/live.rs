@@ -201,6 +201,7 @@ fn script_name(sha: &[u8]) -> Option<&'static str> {
     [
         (scripts::RELEASE.sha1, scripts::RELEASE.name),
         (scripts::EXTEND.sha1, scripts::EXTEND.name),
+        (scripts::ADD_JOB.sha1, scripts::ADD_JOB.name),
     ]
     .into_iter()
     .find(|(s, _)| sha.eq_ignore_ascii_case(s.as_bytes()))

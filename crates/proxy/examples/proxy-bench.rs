@@ -20,7 +20,7 @@
 //!
 //! Run with (a release build; LTO off so it builds in reasonable time on a small machine):
 //! `CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
-//!  CARGO_PROFILE_RELEASE_OPT_LEVEL=3 cargo run --release -p redislab-proxy --example bench`
+//!  CARGO_PROFILE_RELEASE_OPT_LEVEL=3 cargo run --release -p redislab-proxy --example proxy-bench`
 //! Options: `--requests N` per test (default 100000), `--probes N` for the side-by-side
 //! latency (default 20000), `--idle N` sessions (default 1000). `cargo xtask bench` runs it.
 //! `BENCH_PROXY_THREADS=n` gives the proxy's runtime n worker threads (default: one a core).
