@@ -79,7 +79,7 @@ fn the_lab_page_computes_and_shows_the_counters() {
     let saved = b.text("[data-testid=streams-saved]").unwrap_or_default();
     assert_eq!(saved, "৫০০০");
     // The plot and the log are on screen; the log shows the group being made.
-    let plot = b.rect(".st-plot svg").expect("the plot");
+    let plot = b.rect(".sx-plot svg").expect("the plot");
     assert!(plot.width > 600.0 && plot.height > 80.0, "{plot:?}");
     b.click(".lab-streams .lab-controls button[aria-label='রিসেট']");
     b.wait(5, "the start", |b| shown(b, ".lab-streams")[0] == 0);
@@ -113,7 +113,7 @@ fn a_preset_from_the_address_runs_and_a_phone_sees_it() {
     assert_eq!(shown(&b, ".lab-streams"), want(&c));
     let log = b.text("[data-testid=streams-log]").unwrap_or_default();
     assert!(log.contains("XAUTOCLAIM orders savers"), "{log}");
-    assert!(b.exists(".st-crash"), "the crash is marked on the plot");
+    assert!(b.exists(".sx-crash"), "the crash is marked on the plot");
     b.screenshot(&screenshot_dir().join("labs/streams-crash.png"));
 
     let phone = Browser::new(360, 740);
