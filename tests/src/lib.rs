@@ -665,9 +665,16 @@ impl Browser {
 
     /// Waits for the slide counter to read `expected`.
     pub fn wait_counter(&self, expected: &str) {
-        self.wait(15, &format!("counter `{expected}`"), |b| {
-            b.text(".counter").as_deref() == Some(expected)
-        });
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while self.text(".counter").as_deref() != Some(expected) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out after 15 s waiting for counter `{expected}`: it reads {:?} at {}",
+                self.text(".counter"),
+                self.url()
+            );
+            std::thread::sleep(Duration::from_millis(40));
+        }
     }
 
     /// Saves a PNG screenshot of the viewport.
