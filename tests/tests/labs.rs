@@ -329,10 +329,11 @@ fn heavy_labs_never_block_the_main_thread() {
         json!([]),
     );
     for (id, q) in heavy {
-        // Best of two openings: on a loaded 2-core machine the OS can stall the main thread
-        // mid-task; a lab that really blocks it does so every time.
+        // Best of three openings: on a loaded 2-core machine the OS can stall the main thread
+        // mid-task (two openings in a row did, at load 5.8); a lab that really blocks it does
+        // so every time.
         let mut attempts = Vec::new();
-        for _ in 0..2 {
+        for _ in 0..3 {
             // From a light page of the app (the home page's slide previews are heavy to take
             // down, and a deep link starts from an empty page).
             b.js("location.hash = '#/nope'", json!([]));
@@ -353,7 +354,7 @@ fn heavy_labs_never_block_the_main_thread() {
             }
             attempts.push(long);
         }
-        if attempts.len() == 2 {
+        if attempts.len() == 3 {
             // Wall-clock task lengths mean nothing when the machine runs several times more
             // threads than it has cores (a 5 ms task then takes 50 ms): say so plainly rather
             // than fail on the machine's account.

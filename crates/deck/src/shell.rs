@@ -124,7 +124,8 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 }
 
 /// What goes before `</body>`: a `<template>` per deck with a shell, and the few lines that
-/// show the one the address names (`#/<deck>`, `#/<deck>/1`, `#/<deck>/1.0`).
+/// show the one the address names (`#/<deck>`, `#/<deck>/1`, `#/<deck>/1.0`); on a lab's own
+/// page (`#/lab/…`) they start fetching the labs module beside the app instead of after it.
 pub fn snippet(decks: &[DeckInfo]) -> String {
     let mut out = String::from("<!-- Each deck's first slide, shown before the app arrives (crates/deck/src/shell.rs). -->\n");
     for d in decks {
@@ -140,6 +141,11 @@ pub fn snippet(decks: &[DeckInfo]) -> String {
         "  var m = /^#\\/([a-z0-9-]+)(\\/1(\\.0)?)?$/.exec(location.hash);\n",
         "  var t = m && document.querySelector('template[data-cover=\"' + m[1] + '\"]');\n",
         "  if (t) document.body.appendChild(t.content.cloneNode(true));\n",
+        "  if (/^#\\/lab\\//.test(location.hash)) [['labs.js', 'script'], ['labs_bg.wasm', 'fetch']].forEach(function (f) {\n",
+        "    var l = document.createElement('link'); l.rel = 'preload'; l.href = f[0]; l.as = f[1];\n",
+        "    if (f[1] === 'fetch') l.crossOrigin = 'anonymous';\n",
+        "    document.head.appendChild(l);\n",
+        "  });\n",
         "})();</script>\n"
     ));
     out
