@@ -156,8 +156,8 @@ fn the_heaviest_run_never_blocks_the_main_thread() {
         json!([]),
     );
     let mut attempts = Vec::new();
-    // Best of two openings, as in labs.rs: a loaded machine can stall any task once.
-    for _ in 0..2 {
+    // Best of three openings, as in labs.rs: a loaded machine can stall any task once.
+    for _ in 0..3 {
         // From a light page of the app, as in labs.rs (taking down the home page's slide
         // previews is the home page's cost, not the lab's).
         b.js("location.hash = '#/nope'", json!([]));
@@ -181,7 +181,7 @@ fn the_heaviest_run_never_blocks_the_main_thread() {
     let r = native(q);
     assert_eq!(n(&b, "", "lost"), r.counters.lost);
     assert!(r.counters.lost > 0);
-    assert!(attempts.len() < 2, "long main-thread tasks: {attempts:?}");
+    assert!(attempts.len() < 3, "long main-thread tasks: {attempts:?}");
 }
 
 /// Every slide of the broadcast deck with the lab: it computes, fits the slide (nothing
