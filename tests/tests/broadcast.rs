@@ -198,7 +198,9 @@ fn the_labs_in_the_broadcast_deck_fit_and_run() {
         if !b.exists(".stage [data-lab-host=broadcast]") {
             continue;
         }
-        b.wait(30, "the lab in its place", |b| b.exists(".stage .lab-broadcast"));
+        b.wait(30, "the lab in its place", |b| {
+            b.exists(".stage .lab-broadcast")
+        });
         wait_idle(&b, ".stage");
         let over = b
             .js(
