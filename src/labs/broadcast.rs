@@ -9,14 +9,13 @@
 //! log. Everything comes from `redislab_sim::labs::broadcast`, run in the simulation worker.
 
 use super::kit::{
-    failed_or_progress, use_timeline, use_work, Controls, Form, LabProps, ParamForm, TimeAction,
+    failed_or_progress, use_timeline, use_work, Controls, LabProps, ParamForm, TimeAction,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::broadcast::{
     expand_query, preset_of, Attempt, BroadcastParams, BroadcastResult, End, Frame, Why, FIELDS,
     PRESETS,
 };
-use redislab_sim::labs::ui::ParamState;
 use redislab_sim::labs::work::{Job, Output};
 use yew::prelude::*;
 
@@ -401,21 +400,8 @@ fn naive_note(r: &BroadcastResult) -> Html {
 /// The broadcast lab.
 #[component]
 pub fn BroadcastLab(props: &LabProps) -> Html {
-    let q = expand_query(&props.query);
-    let state = use_reducer(move || Form(ParamState::from_query(FIELDS, &q)));
-    {
-        let mounted = use_mut_ref(|| false);
-        let on_query = props.on_query.clone();
-        use_effect_with(state.good.to_query(), move |q| {
-            if std::mem::replace(&mut *mounted.borrow_mut(), true) {
-                on_query.emit(q.clone());
-            }
-        });
-    }
-    let set = {
-        let d = state.dispatcher();
-        Callback::from(move |a: (&'static str, String)| d.dispatch(a))
-    };
+    let super::kit::UseParams { state, set } =
+        super::kit::use_params(FIELDS, &expand_query(&props.query), props.on_query.clone());
     let params = state.good.clone();
     let typed: BroadcastParams = params.typed();
     let run = use_work(Some(Job::Broadcast(Box::new(typed.clone()))));

@@ -16,7 +16,7 @@
 //! table sets the simulation's prediction of the same (slowed) parameters beside it.
 
 use super::kit::{
-    failed_or_progress, use_timeline, use_work, Controls, Form, LabProps, ParamForm, TimeAction,
+    failed_or_progress, use_timeline, use_work, Controls, LabProps, ParamForm, TimeAction,
 };
 use crate::live::{use_live_lock, Indicator, LiveRun};
 use redislab_deck::bn;
@@ -24,7 +24,6 @@ use redislab_sim::labs::lock::{
     expand_query, preset_of, CmdKind, CmdRow, LockParams, LockResult, OwnerEnd, SegKind, FIELDS,
     NAMES, PRESETS,
 };
-use redislab_sim::labs::ui::ParamState;
 use redislab_sim::labs::work::{Job, Output};
 use redislab_sim::live::LiveStatus;
 use redislab_sim::redis::scripts;
@@ -449,21 +448,8 @@ fn LiveBar(props: &LiveBarProps) -> Html {
 #[component]
 pub fn LockLab(props: &LabProps) -> Html {
     // A preset in the query (`preset=token`, as a deck writes it) stands for its values.
-    let q = expand_query(&props.query);
-    let state = use_reducer(move || Form(ParamState::from_query(FIELDS, &q)));
-    {
-        let mounted = use_mut_ref(|| false);
-        let on_query = props.on_query.clone();
-        use_effect_with(state.good.to_query(), move |q| {
-            if std::mem::replace(&mut *mounted.borrow_mut(), true) {
-                on_query.emit(q.clone());
-            }
-        });
-    }
-    let set = {
-        let d = state.dispatcher();
-        Callback::from(move |a: (&'static str, String)| d.dispatch(a))
-    };
+    let super::kit::UseParams { state, set } =
+        super::kit::use_params(FIELDS, &expand_query(&props.query), props.on_query.clone());
     let params = state.good.clone();
     let typed: LockParams = params.typed();
     // Live mode: the same race against a real Redis, slowed `scale` times; the simulation

@@ -8,14 +8,13 @@
 //! `redislab_sim::labs::streams`, run in the simulation worker; the timeline walks its samples.
 
 use super::kit::{
-    failed_or_progress, use_timeline, use_work, Controls, Form, LabProps, ParamForm, TimeAction,
+    failed_or_progress, use_timeline, use_work, Controls, LabProps, ParamForm, TimeAction,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::params::Params;
 use redislab_sim::labs::streams::{
     preset_of, Counters, LogRow, Sample, StreamsParams, StreamsResult, FIELDS, PRESETS,
 };
-use redislab_sim::labs::ui::ParamState;
 use redislab_sim::labs::work::{Job, Output};
 use yew::prelude::*;
 
@@ -174,21 +173,8 @@ fn log(rows: &[LogRow], now: u64) -> Html {
 /// The streams lab.
 #[component]
 pub fn StreamsLab(props: &LabProps) -> Html {
-    let q = expand_query(&props.query);
-    let state = use_reducer(move || Form(ParamState::from_query(FIELDS, &q)));
-    {
-        let mounted = use_mut_ref(|| false);
-        let on_query = props.on_query.clone();
-        use_effect_with(state.good.to_query(), move |q| {
-            if std::mem::replace(&mut *mounted.borrow_mut(), true) {
-                on_query.emit(q.clone());
-            }
-        });
-    }
-    let set = {
-        let d = state.dispatcher();
-        Callback::from(move |a: (&'static str, String)| d.dispatch(a))
-    };
+    let super::kit::UseParams { state, set } =
+        super::kit::use_params(FIELDS, &expand_query(&props.query), props.on_query.clone());
     let params: Params = state.good.clone();
     let typed: StreamsParams = params.typed();
     let run = use_work(Some(Job::Streams(typed)));
