@@ -172,10 +172,21 @@ pub fn use_deck_control(props: &DeckViewProps, speaker: bool) -> DeckControl {
             move || drop(channel.borrow_mut().take())
         });
     }
-    // The address changed (back/forward, a typed link): follow it.
+    // The address changed (back/forward, a typed link): follow it. A change is counted when a
+    // render sees it, not by comparing effect deps: Yew's scheduler may yield between a render
+    // and its effects, so a move here (slide 11) and a Back (slide 10) can both render before
+    // either effect runs, and deps compared then (10 before, 10 now) would miss the Back.
     {
+        let seen = use_mut_ref(|| ((index, step), 0u64));
+        let generation = {
+            let mut s = seen.borrow_mut();
+            if s.0 != (index, step) {
+                *s = ((index, step), s.1 + 1);
+            }
+            s.1
+        };
         let go = go.clone();
-        use_effect_with((index, step), move |&(i, k)| go.emit(Action::At(i, k)));
+        use_effect_with(generation, move |_| go.emit(Action::At(index, step)));
     }
     // A typed slide number is forgotten after a pause.
     {
