@@ -37,6 +37,7 @@ async fn mount_fn() -> Result<Function, JsValue> {
     if let Ok(Ok(f)) = published() {
         return Ok(f);
     }
+    start_worker_early();
     let fail = |e: JsValue| {
         SCRIPT_LOAD.with(|l| l.borrow_mut().take());
         WASM_START.with(|l| l.borrow_mut().take());
@@ -62,6 +63,17 @@ pub fn prefetch() {
     wasm_bindgen_futures::spawn_local(async {
         let _ = mount_fn().await;
     });
+}
+
+/// Starts the simulation worker now, through the page's `redislabStartWorker` (written into
+/// `index.html` by `crates/deck/src/shell.rs`), so its wasm compiles while the labs module
+/// loads; the labs module adopts it. Without that function the labs module starts its own.
+fn start_worker_early() {
+    if let Ok(f) = Reflect::get(&dom::window(), &"redislabStartWorker".into()) {
+        if let Some(f) = f.dyn_ref::<Function>() {
+            let _ = f.call0(&JsValue::NULL);
+        }
+    }
 }
 
 /// Adds `labs.js` to the page; resolves when it has run.

@@ -89,16 +89,54 @@ fn fail_all(why: String) {
     }
 }
 
-fn spawn() -> Option<Worker> {
-    let worker = Worker::new(URL).ok()?;
+/// One message from the worker: an array of [`FromWorker`] per slice of its work (one task,
+/// so one render, here).
+fn on_text(text: &str) {
+    match serde_json::from_str::<Vec<FromWorker>>(text) {
+        Ok(msgs) => msgs.into_iter().for_each(deliver),
+        Err(e) => web_sys::console::error_1(&format!("lab worker: {e}").into()),
+    }
+}
+
+/// The worker the page started ahead of this module (`redislabEarlyWorker`, see
+/// `crates/deck/src/shell.rs`), with what it has said so far; `None` if there is none or it
+/// failed to start (then a fresh one is started and reports its own failure).
+fn adopt_early() -> Option<(Worker, Vec<String>)> {
+    let window = crate::dom::window();
+    let key = JsValue::from_str("redislabEarlyWorker");
+    let early = js_sys::Reflect::get(&window, &key).ok()?;
+    if early.is_undefined() || early.is_null() {
+        return None;
+    }
+    let _ = js_sys::Reflect::delete_property(window.unchecked_ref::<js_sys::Object>(), &key);
+    let field = |name: &str| js_sys::Reflect::get(&early, &name.into()).ok();
+    let worker = field("worker")?.dyn_into::<Worker>().ok()?;
+    let failed = field("failed").map(|f| js_sys::Array::from(&f).length() > 0);
+    if failed != Some(false) {
+        worker.terminate();
+        return None;
+    }
+    let held = field("held")
+        .map(|h| {
+            js_sys::Array::from(&h)
+                .iter()
+                .filter_map(|m| m.as_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    Some((worker, held))
+}
+
+/// The worker, with our handlers on it, and the messages it posted before this module took it
+/// over (to be read once the client is no longer borrowed).
+fn spawn() -> Option<(Worker, Vec<String>)> {
+    let (worker, held) = match adopt_early() {
+        Some(early) => early,
+        None => (Worker::new(URL).ok()?, Vec::new()),
+    };
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|e: MessageEvent| {
-        let Some(text) = e.data().as_string() else {
-            return;
-        };
-        // One array per slice of the worker's work: one task, so one render, here.
-        match serde_json::from_str::<Vec<FromWorker>>(&text) {
-            Ok(msgs) => msgs.into_iter().for_each(deliver),
-            Err(e) => web_sys::console::error_1(&format!("lab worker: {e}").into()),
+        if let Some(text) = e.data().as_string() {
+            on_text(&text);
         }
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -108,34 +146,39 @@ fn spawn() -> Option<Worker> {
     });
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();
-    Some(worker)
+    Some((worker, held))
+}
+
+/// Starts the worker if it is not running yet; returns what an adopted worker already said.
+fn ensure(c: &mut Client) -> Vec<String> {
+    if c.worker.is_some() {
+        return Vec::new();
+    }
+    let (worker, held) = spawn().unzip();
+    c.worker = worker;
+    held.unwrap_or_default()
 }
 
 /// Starts the worker now if it is not running yet, so its wasm loads while the page renders
 /// (a lab page calls it before its labs ask for their first runs).
 pub fn prepare() {
-    CLIENT.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.worker.is_none() {
-            c.worker = spawn();
-        }
-    });
+    let held = CLIENT.with(|c| ensure(&mut c.borrow_mut()));
+    held.iter().for_each(|m| on_text(m));
 }
 
 /// Starts `job` in the worker (starting the worker first if needed); `on` hears every
 /// message of the run until it is done or cancelled. Returns the run id.
 pub fn start(job: Job, on: impl Fn(Body) + 'static) -> u32 {
-    let (id, started) = CLIENT.with(|c| {
+    let (id, started, held) = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
-        if c.worker.is_none() {
-            c.worker = spawn();
-        }
+        let held = ensure(&mut c);
         c.next += 1;
         let id = c.next;
         c.handlers.insert(id, std::rc::Rc::new(Box::new(on)));
         c.send(ToWorker::Start { run: id, job });
-        (id, c.worker.is_some())
+        (id, c.worker.is_some(), held)
     });
+    held.iter().for_each(|m| on_text(m));
     if !started {
         fail_all("এই ব্রাউজারে Web Worker চালু করা গেল না".into());
     }

@@ -494,6 +494,25 @@ fn labs_load_only_when_a_lab_is_near() {
     });
     assert!(fetched("worker_bg.wasm"));
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+    // A lab's own page starts the worker before the labs module has loaded, and the module
+    // takes that worker over instead of starting a second one.
+    let loaders = || {
+        served
+            .requests
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| r.ends_with("worker_loader.js"))
+            .count()
+    };
+    let b = laptop();
+    let before = loaders();
+    b.open_url(&format!("{}#/lab/eviction", served.url));
+    b.wait(30, "the seed table", |b| {
+        b.exists("[data-testid=eviction-table]")
+    });
+    assert_eq!(loaders() - before, 1, "one worker for the page");
+    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }
 
 /// The deck format's lab ids are the simulator's labs (each with its parameter fields).

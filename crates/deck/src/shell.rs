@@ -126,6 +126,12 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 /// What goes before `</body>`: a `<template>` per deck with a shell, and the few lines that
 /// show the one the address names (`#/<deck>`, `#/<deck>/1`, `#/<deck>/1.0`); on a lab's own
 /// page (`#/lab/…`) they start fetching the labs module beside the app instead of after it.
+///
+/// They also define `redislabStartWorker`, which starts the simulation worker ahead of the
+/// labs module and keeps what it says (`redislabEarlyWorker`: the worker, the messages it has
+/// posted, its errors) until the labs module adopts it (`src/labs/worker.rs`): the worker's
+/// wasm then compiles while the labs module loads, not after. A lab's own page calls it at
+/// once; the app calls it where a lab is near (`src/labs/host.rs`).
 pub fn snippet(decks: &[DeckInfo]) -> String {
     let mut out = String::from("<!-- Each deck's first slide, shown before the app arrives (crates/deck/src/shell.rs). -->\n");
     for d in decks {
@@ -141,11 +147,22 @@ pub fn snippet(decks: &[DeckInfo]) -> String {
         "  var m = /^#\\/([a-z0-9-]+)(\\/1(\\.0)?)?$/.exec(location.hash);\n",
         "  var t = m && document.querySelector('template[data-cover=\"' + m[1] + '\"]');\n",
         "  if (t) document.body.appendChild(t.content.cloneNode(true));\n",
-        "  if (/^#\\/lab\\//.test(location.hash)) [['labs.js', 'script'], ['labs_bg.wasm', 'fetch']].forEach(function (f) {\n",
-        "    var l = document.createElement('link'); l.rel = 'preload'; l.href = f[0]; l.as = f[1];\n",
-        "    if (f[1] === 'fetch') l.crossOrigin = 'anonymous';\n",
-        "    document.head.appendChild(l);\n",
-        "  });\n",
+        "  window.redislabStartWorker = function () {\n",
+        "    if (window.redislabEarlyWorker || typeof Worker !== 'function') return;\n",
+        "    var e = { held: [], failed: [] };\n",
+        "    try { e.worker = new Worker('worker_loader.js'); } catch (x) { return; }\n",
+        "    e.worker.onmessage = function (m) { e.held.push(m.data); };\n",
+        "    e.worker.onerror = function (m) { e.failed.push(String(m.message)); };\n",
+        "    window.redislabEarlyWorker = e;\n",
+        "  };\n",
+        "  if (/^#\\/lab\\//.test(location.hash)) {\n",
+        "    [['labs.js', 'script'], ['labs_bg.wasm', 'fetch']].forEach(function (f) {\n",
+        "      var l = document.createElement('link'); l.rel = 'preload'; l.href = f[0]; l.as = f[1];\n",
+        "      if (f[1] === 'fetch') l.crossOrigin = 'anonymous';\n",
+        "      document.head.appendChild(l);\n",
+        "    });\n",
+        "    window.redislabStartWorker();\n",
+        "  }\n",
         "})();</script>\n"
     ));
     out
