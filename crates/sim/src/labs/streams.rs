@@ -29,7 +29,7 @@
 
 use super::lock::Preset;
 use super::params::{choice, int, Field};
-use crate::redis::{Exec, Reply, SimRedis, StreamId};
+use crate::redis::{Exec, RawExec, RawReply, Reply, SimRedis, StreamId};
 use crate::rng::Mulberry32;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -544,14 +544,15 @@ impl StreamsRun {
         }
     }
 
-    /// Sends one command; logs it if it is among the first or `note` says why.
-    fn send(&mut self, actor: &str, args: &[&str], note: &str) -> Exec {
+    /// Sends one command; logs it if it is among the first or `note` says why. The reply
+    /// comes back unrendered ([`RawReply`]): it is rendered as text only for the log.
+    fn send(&mut self, actor: &str, args: &[&str], note: &str) -> RawExec {
         self.c.commands += 1;
-        let out = self.sim.execute(Self::client_of(actor), args);
+        let out = self.sim.execute_raw(Self::client_of(actor), args);
         if self.log.len() < LOG_MAX && (self.c.commands <= 150 || !note.is_empty()) {
             let reply = match &out {
-                Exec::Reply(r) => short(r.to_string(), 140),
-                Exec::Blocked => "(blocked)".into(),
+                RawExec::Reply(r) => short(r.to_reply().to_string(), 140),
+                RawExec::Blocked => "(blocked)".into(),
             };
             self.log.push(LogRow {
                 at_ms: self.now,
@@ -679,10 +680,9 @@ impl StreamsRun {
 
     fn is_settled(&self) -> bool {
         let c = &self.c;
-        let stuck = self.stuck();
         c.produced == self.p.messages
             && c.saved + c.dead + c.lost_trim >= self.p.messages
-            && self.sim.stream_pending(STREAM.as_bytes(), GROUP.as_bytes()) == stuck
+            && self.sim.stream_pending(STREAM.as_bytes(), GROUP.as_bytes()) == self.stuck()
             && self
                 .workers
                 .iter()
@@ -724,16 +724,17 @@ impl StreamsRun {
             self.p.rate,
         );
         let actor = PRODUCERS[(i % u64::from(producers)) as usize];
-        let n = i.to_string();
+        let mut digits = [0u8; 20];
+        let n = decimal(i, &mut digits);
         let maxlen = std::mem::take(&mut self.maxlen);
         if maxlen_n > 0 {
             self.send(
                 actor,
-                &["XADD", STREAM, "MAXLEN", "~", &maxlen, "*", "n", &n],
+                &["XADD", STREAM, "MAXLEN", "~", &maxlen, "*", "n", n],
                 "",
             );
         } else {
-            self.send(actor, &["XADD", STREAM, "*", "n", &n], "");
+            self.send(actor, &["XADD", STREAM, "*", "n", n], "");
         }
         self.maxlen = maxlen;
         self.c.produced += 1;
@@ -758,11 +759,12 @@ impl StreamsRun {
         } else {
             ""
         };
-        match self.send(actor, &["PUBLISH", CHANNEL, &n], note) {
-            Exec::Reply(Reply::Integer(0)) => self.c.pubsub_lost += 1,
+        match integer(&self.send(actor, &["PUBLISH", CHANNEL, n], note)) {
+            Some(0) => self.c.pubsub_lost += 1,
             _ => {
                 self.c.pubsub_delivered += 1;
-                self.sim.take_messages(SUBSCRIBER);
+                // The subscriber reads what it got; the lab only counts it.
+                self.sim.clear_messages(SUBSCRIBER);
             }
         }
         self.wake_blocked();
@@ -786,9 +788,9 @@ impl StreamsRun {
 
     /// Blocked workers that got a reply (an XADD served them, or BLOCK timed out).
     fn wake_blocked(&mut self) {
-        for w in self.sim.take_woken() {
+        for w in self.sim.take_woken_raw() {
             let k = (w.client - 1000) as usize;
-            let batch = parse_entries(&w.reply);
+            let batch = read_entries(&w.reply);
             self.got_batch(k, batch, false);
         }
     }
@@ -861,13 +863,21 @@ impl StreamsRun {
                     self.note(&me, &m);
                     return;
                 }
-                let ids: Vec<String> = batch
-                    .iter()
-                    .map(|m| String::from_utf8(m.id.to_bytes()).expect("digits"))
-                    .collect();
-                let mut args = vec!["XACK", STREAM, GROUP];
-                args.extend(ids.iter().map(String::as_str));
-                if let Exec::Reply(Reply::Integer(n)) = self.send(&me, &args, "") {
+                // The IDs written one after another into one string, the words slices of it.
+                let mut text = String::with_capacity(batch.len() * 24);
+                let mut ends = Vec::with_capacity(batch.len());
+                for m in &batch {
+                    push_id(&mut text, m.id);
+                    ends.push(text.len());
+                }
+                let mut args = Vec::with_capacity(3 + batch.len());
+                args.extend(["XACK", STREAM, GROUP]);
+                let mut from = 0;
+                for &end in &ends {
+                    args.push(&text[from..end]);
+                    from = end;
+                }
+                if let Some(n) = integer(&self.send(&me, &args, "")) {
                     self.c.acked += n as u64;
                 }
                 self.read(k, &me);
@@ -895,9 +905,7 @@ impl StreamsRun {
                 } else {
                     ""
                 };
-                if let Exec::Reply(Reply::Integer(n)) =
-                    self.send(&me, &["XACK", STREAM, GROUP, &id], note)
-                {
+                if let Some(n) = integer(&self.send(&me, &["XACK", STREAM, GROUP, &id], note)) {
                     self.c.acked += n as u64;
                 }
                 if i + 1 < batch.len() {
@@ -973,29 +981,50 @@ impl StreamsRun {
             ">",
         ];
         match self.send(me, &args, "") {
-            Exec::Blocked => self.workers[k].state = WState::Blocked,
-            Exec::Reply(r) => {
-                let batch = parse_entries(&r);
+            RawExec::Blocked => self.workers[k].state = WState::Blocked,
+            RawExec::Reply(r) => {
+                let batch = read_entries(&r);
                 self.got_batch(k, batch, false);
             }
         }
     }
 }
 
-/// Entries of an XREADGROUP reply (`[[key, [[id, [f, v, …]], …]]]`) or nil.
-fn parse_entries(r: &Reply) -> Vec<Msg> {
-    let Reply::Array(streams) = r else {
+/// Entries of an XREADGROUP reply (`[[key, [[id, [f, v, …]], …]]]`), read without
+/// rendering it; nothing for nil (BLOCK timed out) or an error. An entry without an `n`
+/// field that reads as a number is skipped.
+fn read_entries(r: &RawReply) -> Vec<Msg> {
+    let RawReply::Read(read) = r else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for s in streams {
-        if let Reply::Array(kv) = s {
-            if let Some(Reply::Array(entries)) = kv.get(1) {
-                out.extend(entries.iter().filter_map(entry_msg));
-            }
-        }
+    read.entries()
+        .filter_map(|e| {
+            let n = e.field(b"n")?;
+            let n = std::str::from_utf8(n).ok()?.parse().ok()?;
+            Some(Msg { id: e.id, n })
+        })
+        .collect()
+}
+
+/// The value of an integer reply.
+fn integer(r: &RawExec) -> Option<i64> {
+    match r {
+        RawExec::Reply(RawReply::Tree(Reply::Integer(n))) => Some(*n),
+        _ => None,
     }
-    out
+}
+
+/// `n` in decimal, written into `buf`.
+fn decimal(n: u64, buf: &mut [u8; 20]) -> &str {
+    std::str::from_utf8(crate::redis::num::decimal(n, buf)).expect("ASCII digits")
+}
+
+/// Appends `ms-seq`.
+fn push_id(s: &mut String, id: StreamId) {
+    let mut d = [0u8; 20];
+    s.push_str(decimal(id.ms, &mut d));
+    s.push('-');
+    s.push_str(decimal(id.seq, &mut d));
 }
 
 fn entry_msg(e: &Reply) -> Option<Msg> {
