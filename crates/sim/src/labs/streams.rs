@@ -29,7 +29,7 @@
 
 use super::lock::Preset;
 use super::params::{choice, int, Field};
-use crate::redis::{Exec, RawExec, RawReply, Reply, SimRedis, StreamId};
+use crate::redis::{num, Exec, RawExec, RawReply, Reply, SimRedis, StreamId};
 use crate::rng::Mulberry32;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -546,7 +546,7 @@ impl StreamsRun {
 
     /// Sends one command; logs it if it is among the first or `note` says why. The reply
     /// comes back unrendered ([`RawReply`]): it is rendered as text only for the log.
-    fn send(&mut self, actor: &str, args: &[&str], note: &str) -> RawExec {
+    fn send<A: AsRef<[u8]>>(&mut self, actor: &str, args: &[A], note: &str) -> RawExec {
         self.c.commands += 1;
         let out = self.sim.execute_raw(Self::client_of(actor), args);
         if self.log.len() < LOG_MAX && (self.c.commands <= 150 || !note.is_empty()) {
@@ -557,7 +557,7 @@ impl StreamsRun {
             self.log.push(LogRow {
                 at_ms: self.now,
                 actor: actor.into(),
-                cmd: short(args.join(" "), 140),
+                cmd: short(words(args), 140),
                 reply,
                 note: note.into(),
             });
@@ -725,16 +725,15 @@ impl StreamsRun {
         );
         let actor = PRODUCERS[(i % u64::from(producers)) as usize];
         let mut digits = [0u8; 20];
-        let n = decimal(i, &mut digits);
+        let n = num::decimal(i, &mut digits);
         let maxlen = std::mem::take(&mut self.maxlen);
+        let stream = STREAM.as_bytes();
         if maxlen_n > 0 {
-            self.send(
-                actor,
-                &["XADD", STREAM, "MAXLEN", "~", &maxlen, "*", "n", n],
-                "",
-            );
+            let m = maxlen.as_bytes();
+            let args: [&[u8]; 8] = [b"XADD", stream, b"MAXLEN", b"~", m, b"*", b"n", n];
+            self.send(actor, &args, "");
         } else {
-            self.send(actor, &["XADD", STREAM, "*", "n", n], "");
+            self.send(actor, &[b"XADD", stream, b"*", b"n", n], "");
         }
         self.maxlen = maxlen;
         self.c.produced += 1;
@@ -759,7 +758,7 @@ impl StreamsRun {
         } else {
             ""
         };
-        match integer(&self.send(actor, &["PUBLISH", CHANNEL, n], note)) {
+        match integer(&self.send(actor, &[b"PUBLISH", CHANNEL.as_bytes(), n], note)) {
             Some(0) => self.c.pubsub_lost += 1,
             _ => {
                 self.c.pubsub_delivered += 1;
@@ -863,15 +862,15 @@ impl StreamsRun {
                     self.note(&me, &m);
                     return;
                 }
-                // The IDs written one after another into one string, the words slices of it.
-                let mut text = String::with_capacity(batch.len() * 24);
+                // The IDs written one after another into one buffer, the words slices of it.
+                let mut text = Vec::with_capacity(batch.len() * 24);
                 let mut ends = Vec::with_capacity(batch.len());
                 for m in &batch {
-                    push_id(&mut text, m.id);
+                    m.id.write_to(&mut text);
                     ends.push(text.len());
                 }
-                let mut args = Vec::with_capacity(3 + batch.len());
-                args.extend(["XACK", STREAM, GROUP]);
+                let mut args: Vec<&[u8]> = Vec::with_capacity(3 + batch.len());
+                args.extend([&b"XACK"[..], STREAM.as_bytes(), GROUP.as_bytes()]);
                 let mut from = 0;
                 for &end in &ends {
                     args.push(&text[from..end]);
@@ -999,11 +998,36 @@ fn read_entries(r: &RawReply) -> Vec<Msg> {
     };
     read.entries()
         .filter_map(|e| {
-            let n = e.field(b"n")?;
-            let n = std::str::from_utf8(n).ok()?.parse().ok()?;
+            let n = parse_u64(e.field(b"n")?)?;
             Some(Msg { id: e.id, n })
         })
         .collect()
+}
+
+/// `str::parse::<u64>` on bytes: an optional `+`, then at least one digit, no overflow.
+fn parse_u64(b: &[u8]) -> Option<u64> {
+    let d = b.strip_prefix(b"+").unwrap_or(b);
+    if d.is_empty() {
+        return None;
+    }
+    d.iter().try_fold(0u64, |n, &c| {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        n.checked_mul(10)?.checked_add(u64::from(c - b'0'))
+    })
+}
+
+/// The words of a command joined by spaces, as `redis-cli` echoes it.
+fn words<A: AsRef<[u8]>>(args: &[A]) -> String {
+    let mut s = String::new();
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(&String::from_utf8_lossy(a.as_ref()));
+    }
+    s
 }
 
 /// The value of an integer reply.
@@ -1012,19 +1036,6 @@ fn integer(r: &RawExec) -> Option<i64> {
         RawExec::Reply(RawReply::Tree(Reply::Integer(n))) => Some(*n),
         _ => None,
     }
-}
-
-/// `n` in decimal, written into `buf`.
-fn decimal(n: u64, buf: &mut [u8; 20]) -> &str {
-    std::str::from_utf8(crate::redis::num::decimal(n, buf)).expect("ASCII digits")
-}
-
-/// Appends `ms-seq`.
-fn push_id(s: &mut String, id: StreamId) {
-    let mut d = [0u8; 20];
-    s.push_str(decimal(id.ms, &mut d));
-    s.push('-');
-    s.push_str(decimal(id.seq, &mut d));
 }
 
 fn entry_msg(e: &Reply) -> Option<Msg> {
