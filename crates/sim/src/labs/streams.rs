@@ -1048,7 +1048,7 @@ fn entry_msg(e: &Reply) -> Option<Msg> {
         .chunks(2)
         .find(|f| f[0].as_bulk() == Some(b"n"))
         .and_then(|f| f.get(1)?.as_bulk())
-        .and_then(|b| std::str::from_utf8(b).ok()?.parse().ok())?;
+        .and_then(parse_u64)?;
     Some(Msg { id, n })
 }
 
@@ -1116,6 +1116,46 @@ mod tests {
         let r = run(&p);
         eprintln!("{:?} {}", t.elapsed(), r.text());
         assert_eq!(r.counters.saved, 1_000_000);
+    }
+
+    /// The byte parser of `n` reads exactly what `str::parse::<u64>` reads.
+    #[test]
+    fn parse_u64_is_strs() {
+        let mut g = Mulberry32::new(3);
+        let mut cases: Vec<Vec<u8>> = [
+            "",
+            "+",
+            "-",
+            "-0",
+            "+0",
+            "0",
+            "007",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+            " 1",
+            "1 ",
+            "1a",
+            "+-1",
+            "١",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        for _ in 0..2000 {
+            let len = g.below(22) as usize;
+            cases.push(
+                (0..len)
+                    .map(|_| b"0123456789+- x"[g.below(14) as usize])
+                    .collect(),
+            );
+        }
+        for c in cases {
+            let want = std::str::from_utf8(&c)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok());
+            assert_eq!(parse_u64(&c), want, "{:?}", String::from_utf8_lossy(&c));
+        }
     }
 
     #[test]
