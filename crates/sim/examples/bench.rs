@@ -35,6 +35,33 @@ fn best_of<T>(n: u32, mut f: impl FnMut() -> T) -> (Duration, T) {
     (best, last.expect("n ≥ 1"))
 }
 
+/// CPU time this thread has run so far (Linux: `/proc/thread-self/schedstat`, in ns), if
+/// the system tells: on a shared machine the wall clock also counts the time spent waiting
+/// for a core.
+fn thread_cpu() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+        .map(Duration::from_nanos)
+}
+
+/// [`best_of`] that also keeps the best CPU time of the runs (`None` if unknown).
+fn best_of_cpu<T>(n: u32, mut f: impl FnMut() -> T) -> (Duration, Option<Duration>, T) {
+    let mut cpu_best: Option<Duration> = None;
+    let (wall, v) = best_of(n, || {
+        let c0 = thread_cpu();
+        let v = f();
+        if let (Some(a), Some(b)) = (c0, thread_cpu()) {
+            let d = b.saturating_sub(a);
+            cpu_best = Some(cpu_best.map_or(d, |c| c.min(d)));
+        }
+        v
+    });
+    (wall, cpu_best, v)
+}
+
 fn find_seed() -> Option<PathBuf> {
     let starts = [
         std::env::current_dir().ok(),
@@ -114,15 +141,19 @@ fn streams_lab() {
     use redislab_sim::labs::streams;
     let (p, _) = Params::from_query(streams::FIELDS, streams::BENCH_QUERY);
     let p: streams::StreamsParams = p.typed();
-    let (t, r) = best_of(3, || streams::run(&p));
+    let (t, cpu, r) = best_of_cpu(3, || streams::run(&p));
     let c = r.counters;
+    // The budget is judged on CPU time where the system reports it (a loaded machine's
+    // wall clock counts the waits for a core too), else on the wall clock.
+    let judged = cpu.unwrap_or(t);
     println!(
-        "(f) streams lab, {} entries through a group of {} (MAXLEN ~ {}): {:.0} ms (budget 1000 ms: {}); {} commands, {} saved, {} lost",
+        "(f) streams lab, {} entries through a group of {} (MAXLEN ~ {}), best of 3: {:.0} ms wall, {} (budget 1000 ms: {}); {} commands, {} saved, {} lost",
         c.produced,
         p.workers,
         p.maxlen,
         t.as_secs_f64() * 1e3,
-        if t.as_secs_f64() <= 1.0 { "met" } else { "OVER" },
+        cpu.map_or("CPU time unknown".into(), |d| format!("{:.0} ms CPU", d.as_secs_f64() * 1e3)),
+        if judged.as_secs_f64() <= 1.0 { "met" } else { "OVER" },
         c.commands,
         c.saved,
         c.lost_trim

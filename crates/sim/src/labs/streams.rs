@@ -29,7 +29,7 @@
 
 use super::lock::Preset;
 use super::params::{choice, int, Field};
-use crate::redis::{Exec, Reply, SimRedis, StreamId};
+use crate::redis::{num, Exec, RawExec, RawReply, Reply, SimRedis, StreamId};
 use crate::rng::Mulberry32;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -544,19 +544,20 @@ impl StreamsRun {
         }
     }
 
-    /// Sends one command; logs it if it is among the first or `note` says why.
-    fn send(&mut self, actor: &str, args: &[&str], note: &str) -> Exec {
+    /// Sends one command; logs it if it is among the first or `note` says why. The reply
+    /// comes back unrendered ([`RawReply`]): it is rendered as text only for the log.
+    fn send<A: AsRef<[u8]>>(&mut self, actor: &str, args: &[A], note: &str) -> RawExec {
         self.c.commands += 1;
-        let out = self.sim.execute(Self::client_of(actor), args);
+        let out = self.sim.execute_raw(Self::client_of(actor), args);
         if self.log.len() < LOG_MAX && (self.c.commands <= 150 || !note.is_empty()) {
             let reply = match &out {
-                Exec::Reply(r) => short(r.to_string(), 140),
-                Exec::Blocked => "(blocked)".into(),
+                RawExec::Reply(r) => short(r.to_reply().to_string(), 140),
+                RawExec::Blocked => "(blocked)".into(),
             };
             self.log.push(LogRow {
                 at_ms: self.now,
                 actor: actor.into(),
-                cmd: short(args.join(" "), 140),
+                cmd: short(words(args), 140),
                 reply,
                 note: note.into(),
             });
@@ -679,10 +680,9 @@ impl StreamsRun {
 
     fn is_settled(&self) -> bool {
         let c = &self.c;
-        let stuck = self.stuck();
         c.produced == self.p.messages
             && c.saved + c.dead + c.lost_trim >= self.p.messages
-            && self.sim.stream_pending(STREAM.as_bytes(), GROUP.as_bytes()) == stuck
+            && self.sim.stream_pending(STREAM.as_bytes(), GROUP.as_bytes()) == self.stuck()
             && self
                 .workers
                 .iter()
@@ -724,16 +724,16 @@ impl StreamsRun {
             self.p.rate,
         );
         let actor = PRODUCERS[(i % u64::from(producers)) as usize];
-        let n = i.to_string();
+        let mut digits = [0u8; 20];
+        let n = num::decimal(i, &mut digits);
         let maxlen = std::mem::take(&mut self.maxlen);
+        let stream = STREAM.as_bytes();
         if maxlen_n > 0 {
-            self.send(
-                actor,
-                &["XADD", STREAM, "MAXLEN", "~", &maxlen, "*", "n", &n],
-                "",
-            );
+            let m = maxlen.as_bytes();
+            let args: [&[u8]; 8] = [b"XADD", stream, b"MAXLEN", b"~", m, b"*", b"n", n];
+            self.send(actor, &args, "");
         } else {
-            self.send(actor, &["XADD", STREAM, "*", "n", &n], "");
+            self.send(actor, &[b"XADD", stream, b"*", b"n", n], "");
         }
         self.maxlen = maxlen;
         self.c.produced += 1;
@@ -758,11 +758,12 @@ impl StreamsRun {
         } else {
             ""
         };
-        match self.send(actor, &["PUBLISH", CHANNEL, &n], note) {
-            Exec::Reply(Reply::Integer(0)) => self.c.pubsub_lost += 1,
+        match integer(&self.send(actor, &[b"PUBLISH", CHANNEL.as_bytes(), n], note)) {
+            Some(0) => self.c.pubsub_lost += 1,
             _ => {
                 self.c.pubsub_delivered += 1;
-                self.sim.take_messages(SUBSCRIBER);
+                // The subscriber reads what it got; the lab only counts it.
+                self.sim.clear_messages(SUBSCRIBER);
             }
         }
         self.wake_blocked();
@@ -786,9 +787,9 @@ impl StreamsRun {
 
     /// Blocked workers that got a reply (an XADD served them, or BLOCK timed out).
     fn wake_blocked(&mut self) {
-        for w in self.sim.take_woken() {
+        for w in self.sim.take_woken_raw() {
             let k = (w.client - 1000) as usize;
-            let batch = parse_entries(&w.reply);
+            let batch = read_entries(&w.reply);
             self.got_batch(k, batch, false);
         }
     }
@@ -861,13 +862,21 @@ impl StreamsRun {
                     self.note(&me, &m);
                     return;
                 }
-                let ids: Vec<String> = batch
-                    .iter()
-                    .map(|m| String::from_utf8(m.id.to_bytes()).expect("digits"))
-                    .collect();
-                let mut args = vec!["XACK", STREAM, GROUP];
-                args.extend(ids.iter().map(String::as_str));
-                if let Exec::Reply(Reply::Integer(n)) = self.send(&me, &args, "") {
+                // The IDs written one after another into one buffer, the words slices of it.
+                let mut text = Vec::with_capacity(batch.len() * 24);
+                let mut ends = Vec::with_capacity(batch.len());
+                for m in &batch {
+                    m.id.write_to(&mut text);
+                    ends.push(text.len());
+                }
+                let mut args: Vec<&[u8]> = Vec::with_capacity(3 + batch.len());
+                args.extend([&b"XACK"[..], STREAM.as_bytes(), GROUP.as_bytes()]);
+                let mut from = 0;
+                for &end in &ends {
+                    args.push(&text[from..end]);
+                    from = end;
+                }
+                if let Some(n) = integer(&self.send(&me, &args, "")) {
                     self.c.acked += n as u64;
                 }
                 self.read(k, &me);
@@ -895,9 +904,7 @@ impl StreamsRun {
                 } else {
                     ""
                 };
-                if let Exec::Reply(Reply::Integer(n)) =
-                    self.send(&me, &["XACK", STREAM, GROUP, &id], note)
-                {
+                if let Some(n) = integer(&self.send(&me, &["XACK", STREAM, GROUP, &id], note)) {
                     self.c.acked += n as u64;
                 }
                 if i + 1 < batch.len() {
@@ -973,29 +980,62 @@ impl StreamsRun {
             ">",
         ];
         match self.send(me, &args, "") {
-            Exec::Blocked => self.workers[k].state = WState::Blocked,
-            Exec::Reply(r) => {
-                let batch = parse_entries(&r);
+            RawExec::Blocked => self.workers[k].state = WState::Blocked,
+            RawExec::Reply(r) => {
+                let batch = read_entries(&r);
                 self.got_batch(k, batch, false);
             }
         }
     }
 }
 
-/// Entries of an XREADGROUP reply (`[[key, [[id, [f, v, …]], …]]]`) or nil.
-fn parse_entries(r: &Reply) -> Vec<Msg> {
-    let Reply::Array(streams) = r else {
+/// Entries of an XREADGROUP reply (`[[key, [[id, [f, v, …]], …]]]`), read without
+/// rendering it; nothing for nil (BLOCK timed out) or an error. An entry without an `n`
+/// field that reads as a number is skipped.
+fn read_entries(r: &RawReply) -> Vec<Msg> {
+    let RawReply::Read(read) = r else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for s in streams {
-        if let Reply::Array(kv) = s {
-            if let Some(Reply::Array(entries)) = kv.get(1) {
-                out.extend(entries.iter().filter_map(entry_msg));
-            }
-        }
+    read.entries()
+        .filter_map(|e| {
+            let n = parse_u64(e.field(b"n")?)?;
+            Some(Msg { id: e.id, n })
+        })
+        .collect()
+}
+
+/// `str::parse::<u64>` on bytes: an optional `+`, then at least one digit, no overflow.
+fn parse_u64(b: &[u8]) -> Option<u64> {
+    let d = b.strip_prefix(b"+").unwrap_or(b);
+    if d.is_empty() {
+        return None;
     }
-    out
+    d.iter().try_fold(0u64, |n, &c| {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        n.checked_mul(10)?.checked_add(u64::from(c - b'0'))
+    })
+}
+
+/// The words of a command joined by spaces, as `redis-cli` echoes it.
+fn words<A: AsRef<[u8]>>(args: &[A]) -> String {
+    let mut s = String::new();
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(&String::from_utf8_lossy(a.as_ref()));
+    }
+    s
+}
+
+/// The value of an integer reply.
+fn integer(r: &RawExec) -> Option<i64> {
+    match r {
+        RawExec::Reply(RawReply::Tree(Reply::Integer(n))) => Some(*n),
+        _ => None,
+    }
 }
 
 fn entry_msg(e: &Reply) -> Option<Msg> {
@@ -1008,7 +1048,7 @@ fn entry_msg(e: &Reply) -> Option<Msg> {
         .chunks(2)
         .find(|f| f[0].as_bulk() == Some(b"n"))
         .and_then(|f| f.get(1)?.as_bulk())
-        .and_then(|b| std::str::from_utf8(b).ok()?.parse().ok())?;
+        .and_then(parse_u64)?;
     Some(Msg { id, n })
 }
 
@@ -1076,6 +1116,46 @@ mod tests {
         let r = run(&p);
         eprintln!("{:?} {}", t.elapsed(), r.text());
         assert_eq!(r.counters.saved, 1_000_000);
+    }
+
+    /// The byte parser of `n` reads exactly what `str::parse::<u64>` reads.
+    #[test]
+    fn parse_u64_is_strs() {
+        let mut g = Mulberry32::new(3);
+        let mut cases: Vec<Vec<u8>> = [
+            "",
+            "+",
+            "-",
+            "-0",
+            "+0",
+            "0",
+            "007",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+            " 1",
+            "1 ",
+            "1a",
+            "+-1",
+            "١",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        for _ in 0..2000 {
+            let len = g.below(22) as usize;
+            cases.push(
+                (0..len)
+                    .map(|_| b"0123456789+- x"[g.below(14) as usize])
+                    .collect(),
+            );
+        }
+        for c in cases {
+            let want = std::str::from_utf8(&c)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok());
+            assert_eq!(parse_u64(&c), want, "{:?}", String::from_utf8_lossy(&c));
+        }
     }
 
     #[test]

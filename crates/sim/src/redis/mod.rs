@@ -47,7 +47,7 @@ mod zsets;
 
 pub use reply::Reply;
 pub use scripts::{Script, SCRIPTS};
-pub use streams::StreamId;
+pub use streams::{ReadEntry, StreamId, StreamRead};
 
 use crate::rng::Mulberry32;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -67,6 +67,89 @@ pub enum Exec {
     Reply(Reply),
     /// A blocking command is waiting; its reply comes later from [`SimRedis::take_woken`].
     Blocked,
+}
+
+/// A reply before it is rendered as a [`Reply`] tree ([`SimRedis::execute_raw`]). Most
+/// replies are trees already; a stream read and XADD's new ID are kept compact — IDs as
+/// numbers, the entries' fields in one buffer — so a client reading a million entries
+/// allocates per command, not per entry. [`RawReply::to_reply`] is exactly the tree
+/// [`SimRedis::execute`] answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RawReply {
+    /// Any reply, as a tree.
+    Tree(Reply),
+    /// A stream entry ID (XADD's reply): a bulk string `ms-seq`.
+    Id(StreamId),
+    /// XREAD / XREADGROUP's entries.
+    Read(StreamRead),
+}
+
+impl RawReply {
+    /// The reply as Redis sends it.
+    pub fn to_reply(&self) -> Reply {
+        match self {
+            RawReply::Tree(r) => r.clone(),
+            RawReply::Id(id) => Reply::Bulk(id.to_bytes()),
+            RawReply::Read(r) => r.to_reply(),
+        }
+    }
+
+    /// [`RawReply::to_reply`], reusing the tree when there is one.
+    pub fn into_reply(self) -> Reply {
+        match self {
+            RawReply::Tree(r) => r,
+            other => other.to_reply(),
+        }
+    }
+
+    /// The tree, if the reply is one (integers, errors, nil, …).
+    pub fn as_tree(&self) -> Option<&Reply> {
+        match self {
+            RawReply::Tree(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// [`Exec`] with the reply not yet rendered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RawExec {
+    /// Answered at once.
+    Reply(RawReply),
+    /// A blocking command is waiting ([`SimRedis::take_woken_raw`]).
+    Blocked,
+}
+
+impl RawExec {
+    /// The rendered outcome.
+    pub fn into_exec(self) -> Exec {
+        match self {
+            RawExec::Reply(r) => Exec::Reply(r.into_reply()),
+            RawExec::Blocked => Exec::Blocked,
+        }
+    }
+}
+
+/// [`Woken`] with the reply not yet rendered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawWoken {
+    /// The client that had blocked.
+    pub client: ClientId,
+    /// Its reply.
+    pub reply: RawReply,
+    /// Virtual time of the reply, in ms.
+    pub at_ms: u64,
+}
+
+impl RawWoken {
+    /// The rendered reply.
+    pub fn into_woken(self) -> Woken {
+        Woken {
+            client: self.client,
+            reply: self.reply.into_reply(),
+            at_ms: self.at_ms,
+        }
+    }
 }
 
 /// A reply to a client that was blocked.
@@ -198,17 +281,23 @@ pub struct SimRedis {
     waiting: BTreeMap<Vec<u8>, VecDeque<ClientId>>,
     timeouts: BTreeSet<(i64, ClientId)>,
     ready: VecDeque<Vec<u8>>,
-    woken: Vec<Woken>,
+    woken: Vec<RawWoken>,
     pubsub: pubsub::PubSub,
 }
 
 type Handler = fn(&mut SimRedis, &[&[u8]]) -> Reply;
 type BlockHandler = fn(&mut SimRedis, &[&[u8]], Option<ClientId>) -> Exec;
+type RawHandler = fn(&mut SimRedis, &[&[u8]]) -> RawReply;
+type RawBlockHandler = fn(&mut SimRedis, &[&[u8]], Option<ClientId>) -> RawExec;
 type ClientHandler = fn(&mut SimRedis, &[&[u8]], ClientId) -> Reply;
 
 enum Cmd {
     Plain(Handler),
     Block(BlockHandler),
+    /// Answers a compact reply (XADD).
+    Raw(RawHandler),
+    /// Blocks or answers a compact reply (XREAD, XREADGROUP).
+    RawBlock(RawBlockHandler),
     /// Needs to know the client (pub/sub); [`SimRedis::call`] runs it as client 0.
     Client(ClientHandler),
 }
@@ -292,11 +381,7 @@ impl SimRedis {
             if timeout.is_some_and(|d| d <= self.next_cron) {
                 let (_, client) = self.timeouts.pop_first().expect("peeked");
                 self.unblock(client);
-                self.woken.push(Woken {
-                    client,
-                    reply: Reply::Nil,
-                    at_ms: self.now,
-                });
+                self.wake(client, RawReply::Tree(Reply::Nil));
             } else {
                 self.active_expire_cycle();
                 self.next_cron = self
@@ -322,27 +407,46 @@ impl SimRedis {
     /// Replies to blocked clients produced since the last call, in the order they happened.
     pub fn take_woken(&mut self) -> Vec<Woken> {
         std::mem::take(&mut self.woken)
+            .into_iter()
+            .map(RawWoken::into_woken)
+            .collect()
+    }
+
+    /// [`SimRedis::take_woken`] with the replies not yet rendered.
+    pub fn take_woken_raw(&mut self) -> Vec<RawWoken> {
+        std::mem::take(&mut self.woken)
+    }
+
+    fn wake(&mut self, client: ClientId, reply: RawReply) {
+        self.woken.push(RawWoken {
+            client,
+            reply,
+            at_ms: self.now,
+        });
     }
 
     /// Runs one command for a client that may not block (like a Lua script or MULTI): a
     /// blocking command with nothing to pop answers nil at once.
     pub fn call(&mut self, args: &[&[u8]]) -> Reply {
         match self.dispatch(args, None) {
-            Exec::Reply(r) => r,
-            Exec::Blocked => Reply::Nil,
+            RawExec::Reply(r) => r.into_reply(),
+            RawExec::Blocked => Reply::Nil,
         }
     }
 
     /// [`SimRedis::call`] for a command given as text words, e.g. `&["SET", "k", "v"]`.
     pub fn cmd(&mut self, args: &[&str]) -> Reply {
-        let a: Vec<&[u8]> = args.iter().map(|s| s.as_bytes()).collect();
-        self.call(&a)
+        with_words(args, |a| self.call(a))
     }
 
     /// Runs one command for `client`; a blocking command may block it.
     pub fn execute<A: AsRef<[u8]>>(&mut self, client: ClientId, args: &[A]) -> Exec {
-        let a: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
-        self.dispatch(&a, Some(client))
+        self.execute_raw(client, args).into_exec()
+    }
+
+    /// [`SimRedis::execute`] with the reply not yet rendered as a tree (see [`RawReply`]).
+    pub fn execute_raw<A: AsRef<[u8]>>(&mut self, client: ClientId, args: &[A]) -> RawExec {
+        with_words(args, |a| self.dispatch(a, Some(client)))
     }
 
     /// Forgets a client (it disconnected): it stops waiting and loses its subscriptions
@@ -352,9 +456,10 @@ impl SimRedis {
         self.pubsub.forget(client);
     }
 
-    fn dispatch(&mut self, a: &[&[u8]], client: Option<ClientId>) -> Exec {
+    fn dispatch(&mut self, a: &[&[u8]], client: Option<ClientId>) -> RawExec {
+        let tree = |r: Reply| RawExec::Reply(RawReply::Tree(r));
         let Some(name) = a.first() else {
-            return Exec::Reply(Reply::err("ERR empty command"));
+            return tree(Reply::err("ERR empty command"));
         };
         let mut buf = [0u8; 20];
         let lower: &[u8] = if name.len() <= buf.len() {
@@ -411,7 +516,7 @@ impl SimRedis {
             b"evalsha" => (-3, Cmd::Plain(Self::evalsha)),
             b"eval" => (-3, Cmd::Plain(Self::eval)),
             b"script" => (-2, Cmd::Plain(Self::script)),
-            b"xadd" => (-5, Cmd::Plain(Self::xadd)),
+            b"xadd" => (-5, Cmd::Raw(Self::xadd)),
             b"xlen" => (2, Cmd::Plain(Self::xlen)),
             b"xrange" => (-4, Cmd::Plain(Self::xrange)),
             b"xrevrange" => (-4, Cmd::Plain(Self::xrevrange)),
@@ -422,18 +527,18 @@ impl SimRedis {
             b"xpending" => (-3, Cmd::Plain(Self::xpending)),
             b"xclaim" => (-6, Cmd::Plain(Self::xclaim)),
             b"xautoclaim" => (-6, Cmd::Plain(Self::xautoclaim)),
-            b"xread" => (-4, Cmd::Block(Self::xread)),
-            b"xreadgroup" => (-7, Cmd::Block(Self::xreadgroup)),
+            b"xread" => (-4, Cmd::RawBlock(Self::xread)),
+            b"xreadgroup" => (-7, Cmd::RawBlock(Self::xreadgroup)),
             b"publish" => (3, Cmd::Plain(Self::publish)),
             b"subscribe" => (-2, Cmd::Client(Self::subscribe)),
             b"unsubscribe" => (-1, Cmd::Client(Self::unsubscribe)),
             b"psubscribe" => (-2, Cmd::Client(Self::psubscribe)),
             b"punsubscribe" => (-1, Cmd::Client(Self::punsubscribe)),
-            _ => return Exec::Reply(unknown_command(a)),
+            _ => return tree(unknown_command(a)),
         };
         let n = a.len() as i32;
         if (arity > 0 && n != arity) || n < -arity {
-            return Exec::Reply(arity_error(lower));
+            return tree(arity_error(lower));
         }
         if let Some(c) = client {
             if self.pubsub.subscribed(c) {
@@ -441,13 +546,10 @@ impl SimRedis {
                     b"subscribe" | b"unsubscribe" | b"psubscribe" | b"punsubscribe" => {}
                     b"ping" => {
                         let msg = a.get(1).map_or(Vec::new(), |m| m.to_vec());
-                        return Exec::Reply(Reply::Array(vec![
-                            Reply::bulk("pong"),
-                            Reply::Bulk(msg),
-                        ]));
+                        return tree(Reply::Array(vec![Reply::bulk("pong"), Reply::Bulk(msg)]));
                     }
                     _ => {
-                        return Exec::Reply(Reply::Error(format!(
+                        return tree(Reply::Error(format!(
                             "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
                             String::from_utf8_lossy(lower)
                         )))
@@ -456,9 +558,14 @@ impl SimRedis {
             }
         }
         let out = match cmd {
-            Cmd::Plain(f) => Exec::Reply(f(self, a)),
-            Cmd::Block(f) => f(self, a, client),
-            Cmd::Client(f) => Exec::Reply(f(self, a, client.unwrap_or(0))),
+            Cmd::Plain(f) => tree(f(self, a)),
+            Cmd::Block(f) => match f(self, a, client) {
+                Exec::Reply(r) => tree(r),
+                Exec::Blocked => RawExec::Blocked,
+            },
+            Cmd::Raw(f) => RawExec::Reply(f(self, a)),
+            Cmd::RawBlock(f) => f(self, a, client),
+            Cmd::Client(f) => tree(f(self, a, client.unwrap_or(0))),
         };
         if !self.ready.is_empty() {
             self.serve_ready();
@@ -728,11 +835,7 @@ impl SimRedis {
                     BlockKind::Move { dst, from, to } => self.lmove_generic(&key, &dst, from, to),
                     BlockKind::Stream(_) => unreachable!("skipped above"),
                 };
-                self.woken.push(Woken {
-                    client,
-                    reply,
-                    at_ms: self.now,
-                });
+                self.wake(client, RawReply::Tree(reply));
             }
         }
     }
@@ -783,6 +886,23 @@ impl SimRedis {
         self.keys.clear();
         self.volatile.clear();
         Reply::ok()
+    }
+}
+
+/// Runs `f` on the words of `args` as byte slices, kept on the stack when there are at most
+/// 16 (every command the labs send but a long XACK), so a command costs no allocation for
+/// its argument vector.
+fn with_words<A: AsRef<[u8]>, R>(args: &[A], f: impl FnOnce(&[&[u8]]) -> R) -> R {
+    const N: usize = 16;
+    if args.len() <= N {
+        let mut words: [&[u8]; N] = [&[]; N];
+        for (w, a) in words.iter_mut().zip(args) {
+            *w = a.as_ref();
+        }
+        f(&words[..args.len()])
+    } else {
+        let words: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
+        f(&words)
     }
 }
 

@@ -5,6 +5,21 @@
 //! Hand-written because Rust's parsers are deliberately more lenient (`"+1"`, `"007"` and
 //! `"1e400"` parse) and `format!` has no `%g`; the rules here are a few lines of Redis' C.
 
+/// `n` in decimal, written at the end of `buf` (the digits without `fmt`'s machinery: the
+/// streams lab writes millions of numbers and IDs).
+pub fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}
+
 /// `string2ll`: an optional `-`, then `0` alone or digits not starting with `0`; no spaces,
 /// no `+`, at most 20 characters, within `i64`.
 pub fn parse_i64(s: &[u8]) -> Option<i64> {

@@ -21,7 +21,57 @@ pub(crate) struct PubSub {
     channels: BTreeMap<Vec<u8>, Vec<ClientId>>,
     patterns: Vec<(Vec<u8>, Vec<ClientId>)>,
     clients: BTreeMap<ClientId, Subs>,
-    inbox: BTreeMap<ClientId, Vec<Reply>>,
+    inbox: BTreeMap<ClientId, Inbox>,
+}
+
+/// A client's undelivered messages, kept compact (their bytes one after another in one
+/// buffer) until the client reads them as replies: a subscriber of a million messages
+/// costs no allocation per message.
+#[derive(Clone, Debug, Default)]
+struct Inbox {
+    bytes: Vec<u8>,
+    /// Per message: the pattern's length (`None`: a `message`, else a `pmessage`), the
+    /// channel's and the message's.
+    msgs: Vec<(Option<usize>, usize, usize)>,
+}
+
+impl Inbox {
+    fn push(&mut self, pattern: Option<&[u8]>, ch: &[u8], msg: &[u8]) {
+        if let Some(p) = pattern {
+            self.bytes.extend_from_slice(p);
+        }
+        self.bytes.extend_from_slice(ch);
+        self.bytes.extend_from_slice(msg);
+        self.msgs
+            .push((pattern.map(<[u8]>::len), ch.len(), msg.len()));
+    }
+
+    /// The messages as a client reads them, oldest first; the inbox is then empty.
+    fn take(&mut self) -> Vec<Reply> {
+        let mut at = 0;
+        let mut next = |n: usize| {
+            let b = self.bytes[at..at + n].to_vec();
+            at += n;
+            Reply::Bulk(b)
+        };
+        let out = self
+            .msgs
+            .iter()
+            .map(|&(pat, ch, msg)| {
+                Reply::Array(match pat {
+                    None => vec![Reply::bulk("message"), next(ch), next(msg)],
+                    Some(p) => vec![Reply::bulk("pmessage"), next(p), next(ch), next(msg)],
+                })
+            })
+            .collect();
+        self.clear();
+        out
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.msgs.clear();
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -117,11 +167,7 @@ impl PubSub {
         let mut n = 0;
         if let Some(list) = self.channels.get(ch) {
             for &c in list {
-                self.inbox.entry(c).or_default().push(Reply::Array(vec![
-                    Reply::bulk("message"),
-                    Reply::Bulk(ch.to_vec()),
-                    Reply::Bulk(msg.to_vec()),
-                ]));
+                self.inbox.entry(c).or_default().push(None, ch, msg);
                 n += 1;
             }
         }
@@ -130,12 +176,7 @@ impl PubSub {
                 continue;
             }
             for &c in list {
-                self.inbox.entry(c).or_default().push(Reply::Array(vec![
-                    Reply::bulk("pmessage"),
-                    Reply::Bulk(pat.clone()),
-                    Reply::Bulk(ch.to_vec()),
-                    Reply::Bulk(msg.to_vec()),
-                ]));
+                self.inbox.entry(c).or_default().push(Some(pat), ch, msg);
                 n += 1;
             }
         }
@@ -146,7 +187,20 @@ impl PubSub {
 impl SimRedis {
     /// Messages delivered to `client` since the last call, oldest first.
     pub fn take_messages(&mut self, client: ClientId) -> Vec<Reply> {
-        self.pubsub.inbox.remove(&client).unwrap_or_default()
+        self.pubsub
+            .inbox
+            .get_mut(&client)
+            .map_or_else(Vec::new, Inbox::take)
+    }
+
+    /// Empties `client`'s inbox without making replies of it (a subscriber that counts
+    /// what it receives and keeps nothing); how many messages it held.
+    pub fn clear_messages(&mut self, client: ClientId) -> usize {
+        self.pubsub.inbox.get_mut(&client).map_or(0, |ib| {
+            let n = ib.msgs.len();
+            ib.clear();
+            n
+        })
     }
 
     pub(crate) fn publish(&mut self, a: &[&[u8]]) -> Reply {

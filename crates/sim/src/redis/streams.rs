@@ -17,10 +17,10 @@
 
 use super::num::parse_i64;
 use super::{
-    arity_error, wrongtype, BlockKind, ClientId, Entry, Exec, Reply, SimRedis, Value, NOT_INT,
-    SYNTAX,
+    arity_error, wrongtype, BlockKind, ClientId, Entry, RawExec, RawReply, Reply, SimRedis, Value,
+    NOT_INT, SYNTAX,
 };
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
 /// `stream-node-max-entries` (Redis' default).
@@ -96,25 +96,20 @@ impl StreamId {
     /// in the streams lab's budget run).
     pub fn to_bytes(self) -> Vec<u8> {
         let mut v = Vec::with_capacity(24);
-        push_u64(&mut v, self.ms);
-        v.push(b'-');
-        push_u64(&mut v, self.seq);
+        self.write_to(&mut v);
         v
+    }
+
+    /// Appends `ms-seq` to `v`.
+    pub fn write_to(self, v: &mut Vec<u8>) {
+        push_u64(v, self.ms);
+        v.push(b'-');
+        push_u64(v, self.seq);
     }
 }
 
-fn push_u64(v: &mut Vec<u8>, mut n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    v.extend_from_slice(&buf[i..]);
+fn push_u64(v: &mut Vec<u8>, n: u64) {
+    v.extend_from_slice(super::num::decimal(n, &mut [0u8; 20]));
 }
 
 impl fmt::Display for StreamId {
@@ -123,14 +118,13 @@ impl fmt::Display for StreamId {
     }
 }
 
-/// Fields as one buffer: a 4-byte length before each.
-fn pack(fields: &[&[u8]]) -> Box<[u8]> {
-    let mut v = Vec::with_capacity(fields.iter().map(|f| f.len() + 4).sum());
+/// Appends fields to one buffer: a 4-byte length before each.
+fn pack_into(v: &mut Vec<u8>, fields: &[&[u8]]) {
+    v.reserve(fields.iter().map(|f| f.len() + 4).sum());
     for f in fields {
         v.extend_from_slice(&(f.len() as u32).to_le_bytes());
         v.extend_from_slice(f);
     }
-    v.into_boxed_slice()
 }
 
 fn unpack(mut b: &[u8]) -> impl Iterator<Item = &[u8]> {
@@ -292,10 +286,19 @@ fn lp_str(s: &[u8]) -> usize {
 #[derive(Clone, Debug)]
 struct Item {
     id: StreamId,
-    /// field, value, field, value, … each as a 4-byte length and its bytes, in one
-    /// allocation (a million entries are a million allocations, not three million).
-    fields: Box<[u8]>,
+    /// Its fields are `Node::buf[start..end]`: field, value, field, value, … each as a
+    /// 4-byte length and its bytes, in the node's one buffer (a node of 100 entries is
+    /// three allocations, not a hundred).
+    start: usize,
+    end: usize,
     deleted: bool,
+}
+
+/// An entry as a reader sees it: its ID and its packed fields.
+#[derive(Clone, Copy, Debug)]
+struct EntryRef<'a> {
+    id: StreamId,
+    fields: &'a [u8],
 }
 
 /// One radix-tree node: a listpack of entries delta-encoded against its master entry.
@@ -303,18 +306,28 @@ struct Item {
 struct Node {
     master: StreamId,
     master_fields: Box<[Vec<u8>]>,
+    /// Listpack bytes of the master fields (they never change).
+    master_bytes: usize,
     items: Vec<Item>,
+    /// The entries' fields, one after another (see [`Item`]).
+    buf: Vec<u8>,
     live: usize,
     /// Bytes of the entries (the master entry and counters are added by [`Node::bytes`]).
     items_bytes: usize,
 }
 
 impl Node {
-    fn new(id: StreamId, fields: &[&[u8]]) -> Self {
+    /// A node whose master entry is `fields`' names; room for as many entries and bytes as
+    /// `like` (the node before it: a stream's entries tend to look alike) holds, so filling
+    /// it rarely reallocates.
+    fn new(id: StreamId, fields: &[&[u8]], like: Option<&Node>) -> Self {
+        let master_fields: Box<[Vec<u8>]> = fields.iter().step_by(2).map(|f| f.to_vec()).collect();
         Node {
             master: id,
-            master_fields: fields.iter().step_by(2).map(|f| f.to_vec()).collect(),
-            items: Vec::new(),
+            master_bytes: master_fields.iter().map(|f| lp_str(f)).sum(),
+            master_fields,
+            items: Vec::with_capacity(like.map_or(0, |n| n.items.len())),
+            buf: Vec::with_capacity(like.map_or(0, |n| n.buf.len())),
             live: 0,
             items_bytes: 0,
         }
@@ -326,7 +339,7 @@ impl Node {
         7 + lp_int(self.live as i64)
             + lp_int(deleted as i64)
             + lp_int(self.master_fields.len() as i64)
-            + self.master_fields.iter().map(|f| lp_str(f)).sum::<usize>()
+            + self.master_bytes
             + lp_int(0)
             + self.items_bytes
     }
@@ -356,9 +369,12 @@ impl Node {
         }
         b += lp_int(lp_count);
         self.items_bytes += b;
+        let start = self.buf.len();
+        pack_into(&mut self.buf, fields);
         self.items.push(Item {
             id,
-            fields: pack(fields),
+            start,
+            end: self.buf.len(),
             deleted: false,
         });
         self.live += 1;
@@ -366,6 +382,13 @@ impl Node {
 
     fn last_id(&self) -> StreamId {
         self.items.last().map_or(self.master, |i| i.id)
+    }
+
+    fn entry(&self, it: &Item) -> EntryRef<'_> {
+        EntryRef {
+            id: it.id,
+            fields: &self.buf[it.start..it.end],
+        }
     }
 }
 
@@ -376,11 +399,16 @@ struct Nack {
     delivery_count: u64,
 }
 
+/// A consumer. Redis also keeps each consumer's own PEL as a radix tree; here a consumer
+/// only counts its entries, and its PEL is read off the group's (the entries whose NACK
+/// names it, in the same ID order): one ordered map to update per delivery and per XACK
+/// instead of two.
 #[derive(Clone, Debug)]
 struct Consumer {
     name: Vec<u8>,
     seen_time: i64,
-    pel: BTreeSet<StreamId>,
+    /// Entries of the group's PEL delivered to this consumer.
+    pending: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -416,7 +444,7 @@ impl Group {
             Consumer {
                 name: name.to_vec(),
                 seen_time: now,
-                pel: BTreeSet::new(),
+                pending: 0,
             },
         );
         Some(slot)
@@ -429,11 +457,23 @@ impl Group {
         }
     }
 
+    /// The IDs in the PEL of consumer `slot` from `start` on, in order.
+    fn consumer_pel(
+        &self,
+        slot: u32,
+        range: impl std::ops::RangeBounds<StreamId>,
+    ) -> impl Iterator<Item = StreamId> + '_ {
+        self.pel
+            .range(range)
+            .filter(move |(_, n)| n.consumer == slot)
+            .map(|(id, _)| *id)
+    }
+
     fn remove_nack(&mut self, id: StreamId) -> bool {
         match self.pel.remove(&id) {
             Some(n) => {
                 if let Some(c) = self.consumers.get_mut(&n.consumer) {
-                    c.pel.remove(&id);
+                    c.pending -= 1;
                 }
                 true
             }
@@ -450,10 +490,10 @@ impl Group {
             let old = n.consumer;
             n.consumer = slot;
             if let Some(c) = self.consumers.get_mut(&old) {
-                c.pel.remove(&id);
+                c.pending -= 1;
             }
             if let Some(c) = self.consumers.get_mut(&slot) {
-                c.pel.insert(id);
+                c.pending += 1;
             }
         }
     }
@@ -500,8 +540,11 @@ impl Stream {
         self.find(id).is_some()
     }
 
-    fn get(&self, id: StreamId) -> Option<&Item> {
-        self.find(id).map(|(n, i)| &self.nodes[n].items[i])
+    fn get(&self, id: StreamId) -> Option<EntryRef<'_>> {
+        self.find(id).map(|(n, i)| {
+            let node = &self.nodes[n];
+            node.entry(&node.items[i])
+        })
     }
 
     /// `streamAppendItem` once the ID is known to be greater than the last one.
@@ -512,7 +555,8 @@ impl Stream {
             Some(n) => n.bytes() + total >= NODE_MAX_BYTES || n.items.len() >= NODE_MAX_ENTRIES,
         };
         if need_new {
-            self.nodes.push_back(Node::new(id, fields));
+            let node = Node::new(id, fields, self.nodes.back());
+            self.nodes.push_back(node);
         }
         self.nodes.back_mut().expect("a node").push(id, fields);
         self.length += 1;
@@ -538,12 +582,12 @@ impl Stream {
 
     /// Live entries from `start` to `end` inclusive, `rev` from the end, at most `count`
     /// (0: all).
-    fn range(&self, start: StreamId, end: StreamId, rev: bool, count: usize) -> Vec<&Item> {
+    fn range(&self, start: StreamId, end: StreamId, rev: bool, count: usize) -> Vec<EntryRef<'_>> {
         let mut out = Vec::new();
         if start > end || self.nodes.is_empty() {
             return out;
         }
-        let full = |out: &Vec<&Item>| count != 0 && out.len() >= count;
+        let full = |out: &Vec<EntryRef>| count != 0 && out.len() >= count;
         if !rev {
             for node in self.nodes.range(self.node_for(start)..) {
                 if node.master > end {
@@ -555,7 +599,7 @@ impl Stream {
                         return out;
                     }
                     if !it.deleted {
-                        out.push(it);
+                        out.push(node.entry(it));
                         if full(&out) {
                             return out;
                         }
@@ -574,7 +618,7 @@ impl Stream {
                         return out;
                     }
                     if !it.deleted {
-                        out.push(it);
+                        out.push(node.entry(it));
                         if full(&out) {
                             return out;
                         }
@@ -646,15 +690,130 @@ impl Stream {
     }
 }
 
-fn entry_reply(it: &Item) -> Reply {
+fn entry_reply(it: EntryRef) -> Reply {
     Reply::Array(vec![
         it.id.reply(),
-        Reply::Array(
-            unpack(&it.fields)
-                .map(|f| Reply::Bulk(f.to_vec()))
-                .collect(),
-        ),
+        Reply::Array(unpack(it.fields).map(|f| Reply::Bulk(f.to_vec())).collect()),
     ])
+}
+
+/// An XREAD / XREADGROUP reply kept compact: per stream its key and entries, the entries'
+/// IDs as numbers and their fields copied into one buffer. [`StreamRead::to_reply`] renders
+/// the `[[key, [[id, [field, value, …]], …]], …]` tree Redis sends; a reader that only
+/// walks the entries ([`StreamRead::entries`]) costs no allocation per entry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StreamRead {
+    /// Per stream: its key and the end of its entries in `entries`.
+    streams: Vec<(Vec<u8>, usize)>,
+    entries: Vec<ReadItem>,
+    /// The entries' fields, packed as a stream node packs them.
+    buf: Vec<u8>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ReadItem {
+    id: StreamId,
+    /// `buf[start..end]`; `None`: the entry was deleted (`[id, nil]` in a history read).
+    fields: Option<(usize, usize)>,
+}
+
+/// One entry of a [`StreamRead`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadEntry<'a> {
+    /// The stream it was read from.
+    pub key: &'a [u8],
+    /// Its ID.
+    pub id: StreamId,
+    fields: Option<&'a [u8]>,
+}
+
+impl<'a> ReadEntry<'a> {
+    /// Field, value, field, value, …; `None` for an entry deleted since it was delivered
+    /// (a history read answers `[id, nil]` for it).
+    pub fn fields(&self) -> Option<impl Iterator<Item = &'a [u8]>> {
+        self.fields.map(unpack)
+    }
+
+    /// The value of the first field called `name`.
+    pub fn field(&self, name: &[u8]) -> Option<&'a [u8]> {
+        let mut it = self.fields()?;
+        while let Some(f) = it.next() {
+            let v = it.next();
+            if f == name {
+                return v;
+            }
+        }
+        None
+    }
+}
+
+impl StreamRead {
+    fn begin(&mut self, key: &[u8]) {
+        self.streams.push((key.to_vec(), self.entries.len()));
+    }
+
+    fn end(&mut self) {
+        if let Some(s) = self.streams.last_mut() {
+            s.1 = self.entries.len();
+        }
+    }
+
+    fn push(&mut self, e: EntryRef) {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(e.fields);
+        self.entries.push(ReadItem {
+            id: e.id,
+            fields: Some((start, self.buf.len())),
+        });
+    }
+
+    fn push_nil(&mut self, id: StreamId) {
+        self.entries.push(ReadItem { id, fields: None });
+    }
+
+    /// Streams in the reply.
+    pub fn streams(&self) -> usize {
+        self.streams.len()
+    }
+
+    /// Every entry of every stream, in reply order.
+    pub fn entries(&self) -> impl Iterator<Item = ReadEntry<'_>> {
+        let mut from = 0;
+        self.streams.iter().flat_map(move |(key, end)| {
+            let items = &self.entries[from..*end];
+            from = *end;
+            items.iter().map(move |it| ReadEntry {
+                key,
+                id: it.id,
+                fields: it.fields.map(|(a, b)| &self.buf[a..b]),
+            })
+        })
+    }
+
+    /// The reply as Redis sends it.
+    pub fn to_reply(&self) -> Reply {
+        let mut from = 0;
+        Reply::Array(
+            self.streams
+                .iter()
+                .map(|(key, end)| {
+                    let items = &self.entries[from..*end];
+                    from = *end;
+                    let entries = items
+                        .iter()
+                        .map(|it| match it.fields {
+                            Some((a, b)) => entry_reply(EntryRef {
+                                id: it.id,
+                                fields: &self.buf[a..b],
+                            }),
+                            None => Reply::Array(vec![it.id.reply(), Reply::Nil]),
+                        })
+                        .collect();
+                    Reply::Array(vec![Reply::Bulk(key.clone()), Reply::Array(entries)])
+                })
+                .collect(),
+        )
+    }
 }
 
 fn nogroup(key: &[u8], group: &[u8], tail: &str) -> Reply {
@@ -820,25 +979,33 @@ impl SimRedis {
         }
     }
 
-    pub(crate) fn xadd(&mut self, a: &[&[u8]]) -> Reply {
-        let args = match parse_add_or_trim(a, true) {
-            Ok(x) => x,
-            Err(e) => return e,
-        };
+    /// XADD; the new ID is kept as a number ([`RawReply::Id`]) until someone renders it.
+    pub(crate) fn xadd(&mut self, a: &[&[u8]]) -> RawReply {
+        match self.xadd_id(a) {
+            Ok(id) => RawReply::Id(id),
+            Err(e) => RawReply::Tree(e),
+        }
+    }
+
+    /// The new ID, or the reply when there is none (an error, or nil for NOMKSTREAM).
+    fn xadd_id(&mut self, a: &[&[u8]]) -> Result<StreamId, Reply> {
+        let args = parse_add_or_trim(a, true)?;
         let field_pos = args.idpos + 1;
         if a.len() < field_pos + 2 || (a.len() - field_pos) % 2 == 1 {
-            return arity_error(b"xadd");
+            return Err(arity_error(b"xadd"));
         }
         if let Some((id, true)) = args.id {
             if id == StreamId::MIN {
-                return Reply::err("ERR The ID specified in XADD must be greater than 0-0");
+                return Err(Reply::err(
+                    "ERR The ID specified in XADD must be greater than 0-0",
+                ));
             }
         }
         let now = self.mstime() as u64;
         let key = a[1];
         match self.stream_mut(key) {
-            Err(e) => return e,
-            Ok(None) if args.no_mkstream => return Reply::Nil,
+            Err(e) => return Err(e),
+            Ok(None) if args.no_mkstream => return Err(Reply::Nil),
             Ok(None) => self.store(key, Value::Stream(Box::default()), false),
             Ok(Some(_)) => {}
         }
@@ -846,9 +1013,9 @@ impl SimRedis {
             unreachable!("the stream was just found or made")
         };
         if s.last_id == StreamId::MAX {
-            return Reply::err(
+            return Err(Reply::err(
                 "ERR The stream has exhausted the last possible ID, unable to add more items",
-            );
+            ));
         }
         let id = match args.id {
             Some((id, true)) => Some(id),
@@ -871,14 +1038,14 @@ impl SimRedis {
         };
         let id = match id {
             Some(id) if id > s.last_id => id,
-            _ => return Reply::err(
+            _ => return Err(Reply::err(
                 "ERR The ID specified in XADD is equal or smaller than the target stream top item",
-            ),
+            )),
         };
         s.append(id, &a[field_pos..]);
         s.trim(&args.trim);
         self.signal_ready(key);
-        id.reply()
+        Ok(id)
     }
 
     pub(crate) fn xlen(&mut self, a: &[&[u8]]) -> Reply {
@@ -1132,10 +1299,8 @@ impl SimRedis {
                     return Reply::Integer(0);
                 };
                 let c = g.consumers.remove(&slot).expect("named consumer");
-                for id in &c.pel {
-                    g.pel.remove(id);
-                }
-                Reply::Integer(c.pel.len() as i64)
+                g.pel.retain(|_, n| n.consumer != slot);
+                Reply::Integer(c.pending as i64)
             }
             _ => syntax(),
         }
@@ -1215,11 +1380,11 @@ impl SimRedis {
                 .by_name
                 .values()
                 .filter_map(|slot| g.consumers.get(slot))
-                .filter(|c| !c.pel.is_empty())
+                .filter(|c| c.pending > 0)
                 .map(|c| {
                     Reply::Array(vec![
                         Reply::Bulk(c.name.clone()),
-                        Reply::Bulk(c.pel.len().to_string().into_bytes()),
+                        Reply::Bulk(c.pending.to_string().into_bytes()),
                     ])
                 })
                 .collect();
@@ -1231,13 +1396,13 @@ impl SimRedis {
             ]);
         }
         let ids: Vec<StreamId> = match consumer {
-            Some(name) => match g.by_name.get(name).and_then(|s| g.consumers.get(s)) {
+            Some(name) => match g.by_name.get(name).filter(|s| g.consumers.contains_key(s)) {
                 None => return Reply::Array(vec![]),
-                Some(c) => {
+                Some(&slot) => {
                     if start > end {
                         vec![]
                     } else {
-                        c.pel.range(start..=end).copied().collect()
+                        g.consumer_pel(slot, start..=end).collect()
                     }
                 }
             },
@@ -1377,7 +1542,7 @@ impl SimRedis {
             let slot = *consumer.get_or_insert_with(|| g.lookup_or_create(a[3], now));
             if fresh {
                 g.pel.get_mut(&id).expect("inserted").consumer = slot;
-                g.consumers.get_mut(&slot).expect("made").pel.insert(id);
+                g.consumers.get_mut(&slot).expect("made").pending += 1;
             } else {
                 g.reassign(id, slot);
             }
@@ -1497,16 +1662,16 @@ impl SimRedis {
         ])
     }
 
-    pub(crate) fn xread(&mut self, a: &[&[u8]], client: Option<ClientId>) -> Exec {
+    pub(crate) fn xread(&mut self, a: &[&[u8]], client: Option<ClientId>) -> RawExec {
         self.xread_generic(a, client, false)
     }
 
-    pub(crate) fn xreadgroup(&mut self, a: &[&[u8]], client: Option<ClientId>) -> Exec {
+    pub(crate) fn xreadgroup(&mut self, a: &[&[u8]], client: Option<ClientId>) -> RawExec {
         self.xread_generic(a, client, true)
     }
 
-    fn xread_generic(&mut self, a: &[&[u8]], client: Option<ClientId>, group_cmd: bool) -> Exec {
-        let r = |x: Reply| Exec::Reply(x);
+    fn xread_generic(&mut self, a: &[&[u8]], client: Option<ClientId>, group_cmd: bool) -> RawExec {
+        let r = |x: Reply| RawExec::Reply(RawReply::Tree(x));
         let mut timeout: Option<i64> = None;
         let mut count: usize = 0;
         let mut streams_arg = 0;
@@ -1605,7 +1770,7 @@ impl SimRedis {
             }
         }
         let now = self.mstime();
-        let mut out = Vec::new();
+        let mut out = StreamRead::default();
         for (k, gt) in ids.iter_mut().enumerate() {
             let key = a[streams_arg + k];
             let Ok(Some(s)) = self.stream_mut(key) else {
@@ -1635,21 +1800,19 @@ impl SimRedis {
                 continue;
             }
             let start = gt.incr().unwrap_or(StreamId::MIN);
-            let entries = match group {
-                Some((g, c)) => serve_group(s, g, c, start, count, noack, history, now),
-                None => s
-                    .range(start, StreamId::MAX, false, count)
-                    .into_iter()
-                    .map(entry_reply)
-                    .collect(),
-            };
-            out.push(Reply::Array(vec![
-                Reply::Bulk(key.to_vec()),
-                Reply::Array(entries),
-            ]));
+            out.begin(key);
+            match group {
+                Some((g, c)) => serve_group(s, g, c, start, count, noack, history, now, &mut out),
+                None => {
+                    for e in s.range(start, StreamId::MAX, false, count) {
+                        out.push(e);
+                    }
+                }
+            }
+            out.end();
         }
-        if !out.is_empty() {
-            return r(Reply::Array(out));
+        if out.streams() > 0 {
+            return RawExec::Reply(RawReply::Read(out));
         }
         match (timeout, client) {
             (Some(deadline), Some(c)) => {
@@ -1671,7 +1834,7 @@ impl SimRedis {
                     }
                 }
                 self.block(c, keys, BlockKind::Stream(wait), deadline);
-                Exec::Blocked
+                RawExec::Blocked
             }
             _ => r(Reply::Nil),
         }
@@ -1711,38 +1874,35 @@ impl SimRedis {
                 None => None,
             };
             let reply = match reply {
-                Some(e) => e,
+                Some(e) => RawReply::Tree(e),
                 None if s.last_id > gt => {
                     let start = gt.incr().unwrap_or(StreamId::MIN);
-                    let entries = match &w.group {
+                    let mut out = StreamRead::default();
+                    out.begin(key);
+                    match &w.group {
                         Some((g, c, noack)) => {
-                            serve_group(s, g, c, start, w.count, *noack, false, now)
+                            serve_group(s, g, c, start, w.count, *noack, false, now, &mut out)
                         }
-                        None => s
-                            .range(start, StreamId::MAX, false, w.count)
-                            .into_iter()
-                            .map(entry_reply)
-                            .collect(),
-                    };
-                    Reply::Array(vec![Reply::Array(vec![
-                        Reply::Bulk(key.to_vec()),
-                        Reply::Array(entries),
-                    ])])
+                        None => {
+                            for e in s.range(start, StreamId::MAX, false, w.count) {
+                                out.push(e);
+                            }
+                        }
+                    }
+                    out.end();
+                    RawReply::Read(out)
                 }
                 None => continue,
             };
             self.unblock(client);
-            self.woken.push(super::Woken {
-                client,
-                reply,
-                at_ms: self.now,
-            });
+            self.wake(client, reply);
         }
     }
 }
 
 /// `streamReplyWithRange` with a group: new entries go to the consumer's and the group's
 /// pending lists (unless NOACK); `history` serves the consumer's own pending list instead.
+/// The entries are appended to `out`.
 #[allow(clippy::too_many_arguments)]
 fn serve_group(
     s: &mut Stream,
@@ -1753,45 +1913,43 @@ fn serve_group(
     noack: bool,
     history: bool,
     now: i64,
-) -> Vec<Reply> {
+    out: &mut StreamRead,
+) {
     let g = s
         .groups
         .get_mut(group)
         .expect("the caller checked the group");
     let slot = g.lookup_or_create(consumer, now);
-    let mut out = Vec::new();
     if history {
-        let ids: Vec<StreamId> = g.consumers[&slot]
-            .pel
-            .range(start..)
+        let ids: Vec<StreamId> = g
+            .consumer_pel(slot, start..)
             .take(if count == 0 { usize::MAX } else { count })
-            .copied()
             .collect();
         for id in ids {
             match s.get(id) {
                 Some(it) => {
-                    out.push(entry_reply(it));
+                    out.push(it);
                     let g = s.groups.get_mut(group).expect("checked");
                     let n = g.pel.get_mut(&id).expect("in the consumer's PEL");
                     n.delivery_time = now;
                     n.delivery_count += 1;
                 }
-                None => out.push(Reply::Array(vec![id.reply(), Reply::Nil])),
+                None => out.push_nil(id),
             }
         }
-        return out;
+        return;
     }
-    let items: Vec<(StreamId, Reply)> = s
-        .range(start, StreamId::MAX, false, count)
-        .into_iter()
-        .map(|it| (it.id, entry_reply(it)))
-        .collect();
+    let first = out.entries.len();
+    for e in s.range(start, StreamId::MAX, false, count) {
+        out.push(e);
+    }
     let g = s.groups.get_mut(group).expect("checked");
-    for (id, reply) in items {
+    let mut fresh = 0;
+    for it in &out.entries[first..] {
+        let id = it.id;
         if id > g.last_id {
             g.last_id = id;
         }
-        out.push(reply);
         if noack {
             continue;
         }
@@ -1805,7 +1963,7 @@ fn serve_group(
                         delivery_count: 1,
                     },
                 );
-                g.consumers.get_mut(&slot).expect("made").pel.insert(id);
+                fresh += 1;
             }
             Some(n) => {
                 n.delivery_time = now;
@@ -1814,7 +1972,7 @@ fn serve_group(
             }
         }
     }
-    out
+    g.consumers.get_mut(&slot).expect("made").pending += fresh;
 }
 
 /// `XGROUP HELP` as Redis 7.0 prints it.

@@ -11,7 +11,7 @@ use super::*;
 fn r(s: &mut SimRedis, line: &str) -> Reply {
     let a = cli::split_args(line).expect("valid line");
     let a: Vec<&[u8]> = a.iter().map(Vec::as_slice).collect();
-    match s.dispatch(&a, Some(1)) {
+    match s.dispatch(&a, Some(1)).into_exec() {
         Exec::Reply(r) => r,
         Exec::Blocked => panic!("{line} blocked"),
     }
@@ -512,4 +512,162 @@ fn glob_matches_like_stringmatchlen() {
     assert!(!m(b"news.*", b"new"));
     assert!(m(b"*a*b", b"xxaxxb"));
     assert!(m(b"[abc", b"a"));
+}
+
+#[test]
+fn an_inbox_keeps_order_across_reads_and_clears() {
+    let mut s = SimRedis::new(1);
+    x(&mut s, 1, "SUBSCRIBE chat");
+    x(&mut s, 1, "PSUBSCRIBE c*");
+    s.cmd(&["PUBLISH", "chat", "a"]);
+    s.cmd(&["PUBLISH", "cafe", "b"]);
+    // Counted and dropped without being read: the next read starts after them.
+    assert_eq!(s.clear_messages(1), 3);
+    assert_eq!(s.clear_messages(1), 0);
+    assert_eq!(s.clear_messages(9), 0);
+    s.cmd(&["PUBLISH", "chat", ""]);
+    s.cmd(&["PUBLISH", "cafe", "long message"]);
+    let got: Vec<String> = s.take_messages(1).iter().map(|m| m.to_string()).collect();
+    assert_eq!(
+        got,
+        vec![
+            r#"["message", "chat", ""]"#,
+            r#"["pmessage", "c*", "chat", ""]"#,
+            r#"["pmessage", "c*", "cafe", "long message"]"#,
+        ]
+    );
+    assert!(s.take_messages(1).is_empty());
+}
+
+/// The fields of a rendered entry (`[id, [f, v, …]]` or `[id, nil]`).
+fn tree_entry(e: &Reply) -> (StreamId, Option<Vec<Vec<u8>>>) {
+    let Reply::Array(pair) = e else {
+        panic!("an entry is an array: {e}")
+    };
+    let id = StreamId::parse(pair[0].as_bulk().expect("bulk id")).expect("an ID");
+    let fields = match &pair[1] {
+        Reply::Nil => None,
+        Reply::Array(f) => Some(
+            f.iter()
+                .map(|b| b.as_bulk().expect("bulk").to_vec())
+                .collect(),
+        ),
+        other => panic!("fields: {other}"),
+    };
+    (id, fields)
+}
+
+/// Checks a compact read against its rendered tree: the same entries in the same order.
+fn same_entries(read: &StreamRead, tree: &Reply) -> usize {
+    let Reply::Array(streams) = tree else {
+        panic!("a read is an array: {tree}")
+    };
+    let mut want = Vec::new();
+    for st in streams {
+        let Reply::Array(kv) = st else { panic!("{st}") };
+        let key = kv[0].as_bulk().expect("key").to_vec();
+        let Reply::Array(entries) = &kv[1] else {
+            panic!("{st}")
+        };
+        want.extend(entries.iter().map(|e| (key.clone(), tree_entry(e))));
+    }
+    let got: Vec<_> = read
+        .entries()
+        .map(|e| {
+            let fields = e.fields().map(|f| f.map(<[u8]>::to_vec).collect());
+            (e.key.to_vec(), (e.id, fields))
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(read.streams(), streams.len());
+    // `field` finds the first value of a name.
+    for e in read.entries() {
+        if let Some(mut f) = e.fields() {
+            let first = f.next();
+            assert_eq!(first.and_then(|n| e.field(n)), f.next());
+        }
+    }
+    got.len()
+}
+
+/// Over seeded random histories of XADD (with `MAXLEN ~`), XDEL, XACK and reads — new
+/// entries, a consumer's history with deleted entries in it (`[id, nil]`), several streams
+/// at once, blocked readers woken by XADD or by their timeout — the compact reply
+/// (`execute_raw`, `take_woken_raw`) renders to exactly what `execute` and `take_woken`
+/// answer on a twin server, and its entries are the rendered tree's.
+#[test]
+fn compact_stream_reads_are_their_rendered_trees() {
+    let mut g = crate::rng::Mulberry32::new(10);
+    let (mut entries, mut nils, mut woken) = (0, 0, 0);
+    for case in 0..30 {
+        let mut s = SimRedis::new(case);
+        let mut twin = SimRedis::new(case);
+        for key in ["a", "b"] {
+            let c = format!("XGROUP CREATE {key} g $ MKSTREAM");
+            r(&mut s, &c);
+            r(&mut twin, &c);
+        }
+        let mut added: Vec<String> = Vec::new();
+        for step in 0..300 {
+            let key = ["a", "b"][g.below(2) as usize];
+            let some_id = |g: &mut crate::rng::Mulberry32| {
+                if added.is_empty() {
+                    "1-1".to_string()
+                } else {
+                    added[g.below(added.len() as u32) as usize].clone()
+                }
+            };
+            let line = match g.below(10) {
+                0..=3 => {
+                    let mut l = format!("XADD {key} MAXLEN ~ {} *", 20 + g.below(200));
+                    for f in 0..1 + g.below(3) {
+                        l.push_str(&format!(" f{} {}", f % 2, "v".repeat(g.below(6) as usize)));
+                    }
+                    l
+                }
+                4 => format!("XDEL {key} {}", some_id(&mut g)),
+                5 => format!(
+                    "XREADGROUP GROUP g c{} COUNT {} STREAMS a b > >",
+                    g.below(3),
+                    g.below(30)
+                ),
+                6 => format!("XREADGROUP GROUP g c{} STREAMS {key} 0", g.below(3)),
+                7 => format!("XREAD COUNT {} STREAMS a b 0 0", g.below(40)),
+                8 => format!("XACK {key} g {} {}", some_id(&mut g), some_id(&mut g)),
+                _ => format!(
+                    "XREADGROUP GROUP g c{} COUNT 5 BLOCK 3 STREAMS {key} >",
+                    3 + g.below(2)
+                ),
+            };
+            if step % 37 == 0 {
+                s.advance(1);
+                twin.advance(1);
+            }
+            let words = cli::split_args(&line).expect("valid line");
+            let client = 1 + u64::from(g.below(4));
+            let raw = s.execute_raw(client, &words);
+            let want = twin.execute(client, &words);
+            assert_eq!(raw.clone().into_exec(), want, "{line}");
+            if let RawExec::Reply(RawReply::Id(id)) = &raw {
+                added.push(id.to_string());
+            }
+            if let (RawExec::Reply(RawReply::Read(read)), Exec::Reply(tree)) = (&raw, &want) {
+                entries += same_entries(read, tree);
+                nils += read.entries().filter(|e| e.fields().is_none()).count();
+            }
+            let (got, want) = (s.take_woken_raw(), twin.take_woken());
+            assert_eq!(got.len(), want.len());
+            for (a, b) in got.into_iter().zip(want) {
+                if let RawReply::Read(read) = &a.reply {
+                    entries += same_entries(read, &b.reply);
+                    woken += 1;
+                }
+                assert_eq!(a.into_woken(), b);
+            }
+        }
+    }
+    assert!(
+        entries > 5000 && nils > 20 && woken > 20,
+        "{entries} entries, {nils} deleted, {woken} woken"
+    );
 }
