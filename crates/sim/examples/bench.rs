@@ -143,6 +143,12 @@ fn streams_lab() {
     let p: streams::StreamsParams = p.typed();
     let (t, cpu, r) = best_of_cpu(3, || streams::run(&p));
     let c = r.counters;
+    // The run the budget times must be the one it names: every entry produced and saved.
+    assert_eq!(
+        (c.produced, c.saved),
+        (1_000_000, 1_000_000),
+        "the benchmark run is not the budget's"
+    );
     // The budget is judged on CPU time where the system reports it (a loaded machine's
     // wall clock counts the waits for a core too), else on the wall clock.
     let judged = cpu.unwrap_or(t);

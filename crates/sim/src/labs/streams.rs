@@ -1107,17 +1107,6 @@ mod tests {
         with(&q.join("&"))
     }
 
-    /// The budget: 1,000,000 entries through a group of 4 (`cargo xtask bench` prints it).
-    #[test]
-    #[ignore = "a timing run; cargo xtask bench runs it in release"]
-    fn a_million_entries_through_four_consumers() {
-        let p = with(BENCH_QUERY);
-        let t = std::time::Instant::now();
-        let r = run(&p);
-        eprintln!("{:?} {}", t.elapsed(), r.text());
-        assert_eq!(r.counters.saved, 1_000_000);
-    }
-
     /// The byte parser of `n` reads exactly what `str::parse::<u64>` reads.
     #[test]
     fn parse_u64_is_strs() {
