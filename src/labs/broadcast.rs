@@ -476,8 +476,11 @@ fn mini_stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html 
 
 /// The form inside a slide: the controls, then one panel with sent / total and the time gone
 /// (animated as the lab plays), the counters this configuration is about, a strip of every
-/// batch, and the newest incident — with a link to the full lab.
-fn compact(r: &BroadcastResult, i: usize, query: &str) -> Html {
+/// batch, and the newest incident — with a link to the full lab. The API's answer and the page
+/// cost show where the slide's query names them (`clicks`, `mode=naive`, `paging`): the slide
+/// is about them there, and elsewhere they are the same as on every other slide.
+fn compact(r: &BroadcastResult, i: usize, query: &str, named: &[String]) -> Html {
+    let named = |k: &str| named.iter().any(|n| n == k);
     let f = r.frames.get(i).copied().unwrap_or_default();
     let now = f.at_ms;
     let p = &r.params;
@@ -502,15 +505,15 @@ fn compact(r: &BroadcastResult, i: usize, query: &str) -> Html {
         .iter()
         .filter(|x| x.queued && x.at_ms <= now)
         .count() as u64;
-    let answer = if queue {
+    let answer = (!queue || named("clicks")).then(|| if queue {
         r.responses
             .first()
             .map(|a| format!("{} (200)", dur(a.ms)))
             .unwrap_or_default()
     } else {
         format!("504, {}-এ", dur(p.proxy_timeout * 1000))
-    };
-    let pages = (queue && p.paging != "all" && r.page_costs.len() > 1).then(|| {
+    });
+    let pages = (queue && named("paging") && p.paging != "all" && r.page_costs.len() > 1).then(|| {
         let first = r.page_costs[0];
         let last = r.page_costs[r.page_costs.len() - 1];
         if p.paging == "offset" {
@@ -530,7 +533,9 @@ fn compact(r: &BroadcastResult, i: usize, query: &str) -> Html {
                     <span class="bc-mini-label">{"সময় গেছে"}</span>
                     <b data-testid="bc-time" data-ms={now.to_string()}>{ dur(now) }</b>
                 </span>
-                <span class="bc-stat answer"><span class="bc-mini-label">{"API-র উত্তর"}</span><b class={classes!((!queue).then_some("bad"))}>{ answer }</b></span>
+                if let Some(answer) = answer {
+                    <span class="bc-stat answer"><span class="bc-mini-label">{"API-র উত্তর"}</span><b class={classes!((!queue).then_some("bad"))}>{ answer }</b></span>
+                }
                 { mini_stat("twice", "দুবার", f.twice, true) }
                 { mini_stat("lost", "কখনো পায়নি", lost, true) }
                 { mini_stat("calls", "FCM কল", f.calls, false) }
@@ -583,6 +588,16 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
         });
     }
     let embedded = props.embedded;
+    // The fields a slide's query names (a preset's included): what the compact form is about.
+    let named: Vec<String> = if embedded {
+        expand_query(&props.query)
+            .split('&')
+            .filter_map(|kv| kv.split('=').next())
+            .map(str::to_string)
+            .collect()
+    } else {
+        Vec::new()
+    };
     let current = preset_of(&params).map(|p| p.id);
     let presets = html! {
         <div class="lk-presets" role="group" aria-label="প্রিসেট">
@@ -613,7 +628,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    { compact(r, i, &params.to_query()) }
+                    { compact(r, i, &params.to_query(), &named) }
                 </>
             }
         }
