@@ -121,6 +121,7 @@ fn cells(r: &BroadcastResult, t: u64) -> Vec<Cell> {
 
 /// One SVG path per state: a cell per batch, `cols` a row.
 fn grid(r: &BroadcastResult, t: u64) -> Html {
+    use std::fmt::Write;
     let cs = cells(r, t);
     let n = cs.len().max(1);
     let cols = if n <= 100 { 20 } else { 50 };
@@ -134,8 +135,7 @@ fn grid(r: &BroadcastResult, t: u64) -> Html {
     ];
     for (i, c) in cs.iter().enumerate() {
         let (x, y) = (i % cols, i / cols);
-        let k = *c as usize;
-        paths[k].push_str(&format!("M{x} {y}h0.86v0.86h-0.86z"));
+        let _ = write!(paths[*c as usize], "M{x} {y}h.86v.86h-.86z");
     }
     let class = ["wait", "run", "sent", "retry", "failed"];
     let count = |c: Cell| cs.iter().filter(|x| **x == c).count();
@@ -243,7 +243,8 @@ fn incidents(r: &BroadcastResult, t: u64, keep: usize) -> Html {
         A(&'a Attempt),
         M(&'a redislab_sim::labs::broadcast::Moment),
     }
-    let mut rows: Vec<(u64, Row)> = r
+    // (when, arrival order, row): the same order a stable sort by time gives.
+    let mut rows: Vec<((u64, usize), Row)> = r
         .attempts
         .iter()
         .filter(|a| a.to_ms <= t && a.end != End::Completed && a.end != End::Running)
@@ -254,12 +255,18 @@ fn incidents(r: &BroadcastResult, t: u64, keep: usize) -> Html {
                 .filter(|m| m.at_ms <= t && !matches!(m.kind.as_str(), "click" | "failed"))
                 .map(|m| (m.at_ms, Row::M(m))),
         )
+        .enumerate()
+        .map(|(i, (at, row))| ((at, i), row))
         .collect();
     if rows.is_empty() {
         return html! { <p class="bc-calm" data-testid="bc-incidents">{"এ পর্যন্ত কোনো ফেল, রিট্রাই বা দুর্ঘটনা নেই"}</p> };
     }
-    rows.sort_by_key(|r| r.0);
+    // Only the newest `keep` are drawn: pick them in linear time, then sort those few.
     let from = rows.len().saturating_sub(keep);
+    if from > 0 {
+        rows.select_nth_unstable_by_key(from, |r| r.0);
+    }
+    rows[from..].sort_by_key(|r| r.0);
     html! {
         <ol class="bc-incidents" data-testid="bc-incidents" aria-label="রিট্রাই আর ঘটনা">
             { for rows[from..].iter().map(|(_, row)| match row {
@@ -404,9 +411,11 @@ fn last_incident(r: &BroadcastResult, t: u64) -> Html {
         .iter()
         .filter(|a| a.to_ms <= t && a.end != End::Completed && a.end != End::Running)
         .max_by_key(|a| a.to_ms);
+    // Of moments at the same instant the first (the process dies, then the rerun starts).
     let moment = r
         .moments
         .iter()
+        .rev()
         .filter(|m| m.at_ms <= t && !matches!(m.kind.as_str(), "click" | "failed"))
         .max_by_key(|m| m.at_ms);
     let row = match (attempt, moment) {
@@ -619,10 +628,17 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             }) }
         </div>
     };
+    // Until the timeline has taken the new result's length, draw the position it opens on
+    // (not the start): the result is drawn once, not at the start and again a moment later.
+    let cursor = if t.frames == frames {
+        t.cursor
+    } else {
+        open_at.unwrap_or(frames.saturating_sub(1))
+    };
     let view = match result {
         None => failed_or_progress(&run),
         Some(r) if embedded => {
-            let i = t.cursor.min(r.frames.len().saturating_sub(1));
+            let i = cursor.min(r.frames.len().saturating_sub(1));
             let now = r.frames.get(i).map_or(0, |f| f.at_ms);
             let label = format!("{} / {}", dur(now), dur(r.end_ms));
             html! {
@@ -633,7 +649,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             }
         }
         Some(r) => {
-            let i = t.cursor.min(r.frames.len().saturating_sub(1));
+            let i = cursor.min(r.frames.len().saturating_sub(1));
             let f = r.frames.get(i).copied().unwrap_or_default();
             let now = f.at_ms;
             let total = u64::from(r.params.tokens);
