@@ -597,6 +597,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
         });
     }
     let embedded = props.embedded;
+    let form_open = use_state(|| false);
     // The fields a slide's query names (a preset's included): what the compact form is about.
     let named: Vec<String> = if embedded {
         expand_query(&props.query)
@@ -702,8 +703,16 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             }
         }
     };
-    let form = html! { <ParamForm state={state.0.clone()} set={set.clone()} /> };
     let has_errors = !state.0.errors.is_empty();
+    // The form's thirty-odd fields are drawn only while its box is open (or holds a message):
+    // closed, they were a third of the lab's elements, built on every opening for nobody.
+    let open = has_errors || *form_open;
+    let on_toggle = {
+        let form_open = form_open.clone();
+        Callback::from(move |e: Event| {
+            form_open.set(e.target_unchecked_into::<web_sys::Element>().has_attribute("open"));
+        })
+    };
     html! {
         <div class={classes!("lab", "lab-broadcast", embedded.then_some("embedded"))} data-lab="broadcast" aria-busy={busy.to_string()}>
             if !embedded {
@@ -720,9 +729,9 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             }
             <div class="bc-main">{ view }</div>
             if !embedded {
-                <details class="bc-form" open={has_errors}>
+                <details class="bc-form" {open} ontoggle={on_toggle}>
                     <summary>{"সব প্যারামিটার — প্রতিটা সংখ্যা বদলানো যায়"}</summary>
-                    { form }
+                    if open { <ParamForm state={state.0.clone()} set={set.clone()} /> }
                 </details>
             }
         </div>

@@ -69,6 +69,13 @@ fn the_defaults_make_1000_calls_and_lose_nobody() {
     b.screenshot(&screenshot_dir().join("labs/broadcast.png"));
     let log = b.text("[data-testid=bc-log]").unwrap_or_default();
     assert!(log.contains("bull:push:"), "{log}");
+    // The parameter box is drawn when opened: every field, on screen.
+    assert!(!b.exists(".bc-form [data-field=chunk]"));
+    b.click(".bc-form summary");
+    b.wait(5, "the fields", |b| {
+        b.rect(".bc-form [data-field=chunk] input")
+            .is_some_and(|r| r.width > 0.0 && r.height > 0.0)
+    });
     let axe = b.axe_serious();
     assert!(axe.is_empty(), "{axe:#?}");
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
