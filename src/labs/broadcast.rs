@@ -449,9 +449,19 @@ fn strip(r: &BroadcastResult, f: &Frame, t: u64) -> Html {
         cols = 1000;
         let total = u64::from(r.params.tokens).max(1);
         let w = |n: u64| (n as f64 / total as f64 * 1000.0).max(if n > 0 { 2.0 } else { 0.0 });
-        let _ = write!(paths[Cell::Sent as usize], "M0 0h{:.1}v1h-{:.1}z", w(f.delivered), w(f.delivered));
+        let _ = write!(
+            paths[Cell::Sent as usize],
+            "M0 0h{:.1}v1h-{:.1}z",
+            w(f.delivered),
+            w(f.delivered)
+        );
         if f.twice > 0 {
-            let _ = write!(paths[Cell::Failed as usize], "M0 0h{:.1}v1h-{:.1}z", w(f.twice), w(f.twice));
+            let _ = write!(
+                paths[Cell::Failed as usize],
+                "M0 0h{:.1}v1h-{:.1}z",
+                w(f.twice),
+                w(f.twice)
+            );
         }
     } else {
         let cs = cells(r, t);
@@ -514,23 +524,26 @@ fn compact(r: &BroadcastResult, i: usize, query: &str, named: &[String]) -> Html
         .iter()
         .filter(|x| x.queued && x.at_ms <= now)
         .count() as u64;
-    let answer = (!queue || named("clicks")).then(|| if queue {
-        r.responses
-            .first()
-            .map(|a| format!("{} (200)", dur(a.ms)))
-            .unwrap_or_default()
-    } else {
-        format!("504, {}-এ", dur(p.proxy_timeout * 1000))
-    });
-    let pages = (queue && named("paging") && p.paging != "all" && r.page_costs.len() > 1).then(|| {
-        let first = r.page_costs[0];
-        let last = r.page_costs[r.page_costs.len() - 1];
-        if p.paging == "offset" {
-            format!("{} → {}", dur(first.offset_ms), dur(last.offset_ms))
+    let answer = (!queue || named("clicks")).then(|| {
+        if queue {
+            r.responses
+                .first()
+                .map(|a| format!("{} (200)", dur(a.ms)))
+                .unwrap_or_default()
         } else {
-            format!("সবগুলো {}", dur(last.cursor_ms))
+            format!("504, {}-এ", dur(p.proxy_timeout * 1000))
         }
     });
+    let pages =
+        (queue && named("paging") && p.paging != "all" && r.page_costs.len() > 1).then(|| {
+            let first = r.page_costs[0];
+            let last = r.page_costs[r.page_costs.len() - 1];
+            if p.paging == "offset" {
+                format!("{} → {}", dur(first.offset_ms), dur(last.offset_ms))
+            } else {
+                format!("সবগুলো {}", dur(last.cursor_ms))
+            }
+        });
     html! {
         <div class="bc-mini" role="group" aria-label="পাঠানোর অগ্রগতি">
             <div class="bc-mini-row">
@@ -710,7 +723,10 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
     let on_toggle = {
         let form_open = form_open.clone();
         Callback::from(move |e: Event| {
-            form_open.set(e.target_unchecked_into::<web_sys::Element>().has_attribute("open"));
+            form_open.set(
+                e.target_unchecked_into::<web_sys::Element>()
+                    .has_attribute("open"),
+            );
         })
     };
     html! {
