@@ -192,7 +192,8 @@ fn the_heaviest_run_never_blocks_the_main_thread() {
 }
 
 /// Every slide of the broadcast deck with the lab: it computes, fits the slide (nothing
-/// below the stage's edge), links to the full lab, and no console errors.
+/// below the stage's edge), links to the full lab, and no console errors; the compact form's
+/// counters at each step are the simulator's, and its last line says what went wrong.
 #[test]
 fn the_labs_in_the_broadcast_deck_fit_and_run() {
     let b = Browser::new(1366, 768);
@@ -238,5 +239,55 @@ fn the_labs_in_the_broadcast_deck_fit_and_run() {
     assert_eq!(n(&b, ".stage", "delivered"), 3214);
     let sent = b.text(".stage [data-testid=bc-sent]").unwrap_or_default();
     assert_eq!(sent, "৩,২১৪ / ৫,০০,০০০");
+    let last = b
+        .text(".stage [data-testid=bc-incidents]")
+        .unwrap_or_default();
+    assert!(last.contains("প্রসেস মরল"), "{last}");
+    // Each step's counters are the simulator's, and what went wrong is said in a line.
+    let r = native("preset=no-chunks");
+    b.open("#/broadcast/7");
+    wait_idle(&b, ".stage");
+    assert_eq!(n(&b, ".stage", "failed"), r.counters.failed_jobs);
+    assert_eq!(n(&b, ".stage", "lost"), 500_000);
+    let last = b
+        .text(".stage [data-testid=bc-incidents]")
+        .unwrap_or_default();
+    assert!(last.contains("৫০০-র বেশি টোকেন"), "{last}");
+    let r = native("preset=all-at-once");
+    b.open("#/broadcast/9");
+    wait_idle(&b, ".stage");
+    assert_eq!(n(&b, ".stage", "lost"), r.counters.lost);
+    assert_eq!(n(&b, ".stage", "429"), r.counters.calls_429);
+    b.open("#/broadcast/11");
+    wait_idle(&b, ".stage");
+    assert_eq!(n(&b, ".stage", "twice"), 500_000);
+    assert_eq!(n(&b, ".stage", "jobs"), 2);
+    b.open("#/broadcast/12");
+    wait_idle(&b, ".stage");
+    assert_eq!(n(&b, ".stage", "twice"), 0);
+    assert_eq!(n(&b, ".stage", "jobs"), 1);
+    let r = native("preset=outage");
+    b.open("#/broadcast/16");
+    wait_idle(&b, ".stage");
+    assert_eq!(n(&b, ".stage", "retries"), r.counters.retries);
+    assert_eq!(n(&b, ".stage", "lost"), 0);
+    let r = native("preset=dead-tokens");
+    b.open("#/broadcast/18");
+    wait_idle(&b, ".stage");
+    assert_eq!(n(&b, ".stage", "dead"), r.counters.dead_marked);
+    // The strip of batches is drawn: on screen, as wide as the panel.
+    let strip = b.rect(".stage .bc-strip").expect("the strip");
+    let panel = b.rect(".stage .bc-mini").expect("the panel");
+    assert!(
+        strip.height >= 4.0 && strip.width > 0.9 * panel.width,
+        "{strip:?} in {panel:?}"
+    );
+    // Back to the start: nothing sent yet, the clock at zero.
+    b.click(".stage .lab-broadcast .lab-controls button[aria-label='রিসেট']");
+    b.wait(5, "the start", |b| n(b, ".stage", "delivered") == 0);
+    assert_eq!(
+        b.text(".stage [data-testid=bc-time]").as_deref(),
+        Some("০ ms")
+    );
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }
