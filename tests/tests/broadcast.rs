@@ -23,6 +23,12 @@ fn wait_idle(b: &Browser, scope: &str) {
     });
 }
 
+/// Slide `n` of the broadcast deck, its lab computed.
+fn open_slide(b: &Browser, n: usize) {
+    b.open(&format!("#/broadcast/{n}"));
+    wait_idle(b, ".stage");
+}
+
 fn n(b: &Browser, scope: &str, key: &str) -> u64 {
     let v = b.js(
         "const e = document.querySelector(arguments[0]); return e ? e.dataset.n : null;",
@@ -234,8 +240,7 @@ fn the_labs_in_the_broadcast_deck_fit_and_run() {
         "the slides that embed the lab"
     );
     // The naive slide shows the seed's counter: 3,214 when the process dies at 642.8 s.
-    b.open("#/broadcast/2");
-    wait_idle(&b, ".stage");
+    open_slide(&b, 2);
     assert_eq!(n(&b, ".stage", "delivered"), 3214);
     let sent = b.text(".stage [data-testid=bc-sent]").unwrap_or_default();
     assert_eq!(sent, "৩,২১৪ / ৫,০০,০০০");
@@ -245,8 +250,7 @@ fn the_labs_in_the_broadcast_deck_fit_and_run() {
     assert!(last.contains("প্রসেস মরল"), "{last}");
     // Each step's counters are the simulator's, and what went wrong is said in a line.
     let r = native("preset=no-chunks");
-    b.open("#/broadcast/7");
-    wait_idle(&b, ".stage");
+    open_slide(&b, 7);
     assert_eq!(n(&b, ".stage", "failed"), r.counters.failed_jobs);
     assert_eq!(n(&b, ".stage", "lost"), 500_000);
     let last = b
@@ -254,26 +258,21 @@ fn the_labs_in_the_broadcast_deck_fit_and_run() {
         .unwrap_or_default();
     assert!(last.contains("৫০০-র বেশি টোকেন"), "{last}");
     let r = native("preset=all-at-once");
-    b.open("#/broadcast/9");
-    wait_idle(&b, ".stage");
+    open_slide(&b, 9);
     assert_eq!(n(&b, ".stage", "lost"), r.counters.lost);
     assert_eq!(n(&b, ".stage", "429"), r.counters.calls_429);
-    b.open("#/broadcast/11");
-    wait_idle(&b, ".stage");
+    open_slide(&b, 11);
     assert_eq!(n(&b, ".stage", "twice"), 500_000);
     assert_eq!(n(&b, ".stage", "jobs"), 2);
-    b.open("#/broadcast/12");
-    wait_idle(&b, ".stage");
+    open_slide(&b, 12);
     assert_eq!(n(&b, ".stage", "twice"), 0);
     assert_eq!(n(&b, ".stage", "jobs"), 1);
     let r = native("preset=outage");
-    b.open("#/broadcast/16");
-    wait_idle(&b, ".stage");
+    open_slide(&b, 16);
     assert_eq!(n(&b, ".stage", "retries"), r.counters.retries);
     assert_eq!(n(&b, ".stage", "lost"), 0);
     let r = native("preset=dead-tokens");
-    b.open("#/broadcast/18");
-    wait_idle(&b, ".stage");
+    open_slide(&b, 18);
     assert_eq!(n(&b, ".stage", "dead"), r.counters.dead_marked);
     // The strip of batches is drawn: on screen, as wide as the panel.
     let strip = b.rect(".stage .bc-strip").expect("the strip");
