@@ -121,6 +121,7 @@ fn cells(r: &BroadcastResult, t: u64) -> Vec<Cell> {
 
 /// One SVG path per state: a cell per batch, `cols` a row.
 fn grid(r: &BroadcastResult, t: u64) -> Html {
+    use std::fmt::Write;
     let cs = cells(r, t);
     let n = cs.len().max(1);
     let cols = if n <= 100 { 20 } else { 50 };
@@ -134,8 +135,7 @@ fn grid(r: &BroadcastResult, t: u64) -> Html {
     ];
     for (i, c) in cs.iter().enumerate() {
         let (x, y) = (i % cols, i / cols);
-        let k = *c as usize;
-        paths[k].push_str(&format!("M{x} {y}h0.86v0.86h-0.86z"));
+        let _ = write!(paths[*c as usize], "M{x} {y}h.86v.86h-.86z");
     }
     let class = ["wait", "run", "sent", "retry", "failed"];
     let count = |c: Cell| cs.iter().filter(|x| **x == c).count();
@@ -243,7 +243,8 @@ fn incidents(r: &BroadcastResult, t: u64, keep: usize) -> Html {
         A(&'a Attempt),
         M(&'a redislab_sim::labs::broadcast::Moment),
     }
-    let mut rows: Vec<(u64, Row)> = r
+    // (when, arrival order, row): the same order a stable sort by time gives.
+    let mut rows: Vec<((u64, usize), Row)> = r
         .attempts
         .iter()
         .filter(|a| a.to_ms <= t && a.end != End::Completed && a.end != End::Running)
@@ -254,12 +255,18 @@ fn incidents(r: &BroadcastResult, t: u64, keep: usize) -> Html {
                 .filter(|m| m.at_ms <= t && !matches!(m.kind.as_str(), "click" | "failed"))
                 .map(|m| (m.at_ms, Row::M(m))),
         )
+        .enumerate()
+        .map(|(i, (at, row))| ((at, i), row))
         .collect();
     if rows.is_empty() {
         return html! { <p class="bc-calm" data-testid="bc-incidents">{"এ পর্যন্ত কোনো ফেল, রিট্রাই বা দুর্ঘটনা নেই"}</p> };
     }
-    rows.sort_by_key(|r| r.0);
+    // Only the newest `keep` are drawn: pick them in linear time, then sort those few.
     let from = rows.len().saturating_sub(keep);
+    if from > 0 {
+        rows.select_nth_unstable_by_key(from, |r| r.0);
+    }
+    rows[from..].sort_by_key(|r| r.0);
     html! {
         <ol class="bc-incidents" data-testid="bc-incidents" aria-label="রিট্রাই আর ঘটনা">
             { for rows[from..].iter().map(|(_, row)| match row {
@@ -397,6 +404,181 @@ fn naive_note(r: &BroadcastResult) -> Html {
     }
 }
 
+/// The newest incident up to `t` as one line, or a calm line before the first.
+fn last_incident(r: &BroadcastResult, t: u64) -> Html {
+    let attempt = r
+        .attempts
+        .iter()
+        .filter(|a| a.to_ms <= t && a.end != End::Completed && a.end != End::Running)
+        .max_by_key(|a| a.to_ms);
+    // Of moments at the same instant the first (the process dies, then the rerun starts).
+    let moment = r
+        .moments
+        .iter()
+        .rev()
+        .filter(|m| m.at_ms <= t && !matches!(m.kind.as_str(), "click" | "failed"))
+        .max_by_key(|m| m.at_ms);
+    let row = match (attempt, moment) {
+        (Some(a), Some(m)) if m.at_ms >= a.to_ms => moment_row(m),
+        (Some(a), _) => attempt_row(a),
+        (None, Some(m)) => moment_row(m),
+        (None, None) => html! { <li class="calm">{"এখনো কোনো ফেল, রিট্রাই বা দুর্ঘটনা নেই"}</li> },
+    };
+    html! { <ol class="bc-incidents bc-last" data-testid="bc-incidents" aria-label="সবশেষ ঘটনা">{ row }</ol> }
+}
+
+/// Whether the run has anything for [`last_incident`] at all (then its line is kept from the
+/// start, so the slide does not grow while the lab plays).
+fn has_incidents(r: &BroadcastResult) -> bool {
+    r.attempts
+        .iter()
+        .any(|a| a.end != End::Completed && a.end != End::Running)
+        || r.moments
+            .iter()
+            .any(|m| !matches!(m.kind.as_str(), "click" | "failed"))
+}
+
+/// A one-row strip: every batch coloured by its state at `t` (runs of one state are one
+/// rectangle, so a thousand batches stay a handful of path segments); for the naive loop, how
+/// far the loop got and how many of those were sent twice.
+fn strip(r: &BroadcastResult, f: &Frame, t: u64) -> Html {
+    use std::fmt::Write;
+    let mut paths: [String; 5] = Default::default();
+    let cols;
+    if r.params.mode == "naive" {
+        cols = 1000;
+        let total = u64::from(r.params.tokens).max(1);
+        let w = |n: u64| (n as f64 / total as f64 * 1000.0).max(if n > 0 { 2.0 } else { 0.0 });
+        let _ = write!(
+            paths[Cell::Sent as usize],
+            "M0 0h{:.1}v1h-{:.1}z",
+            w(f.delivered),
+            w(f.delivered)
+        );
+        if f.twice > 0 {
+            let _ = write!(
+                paths[Cell::Failed as usize],
+                "M0 0h{:.1}v1h-{:.1}z",
+                w(f.twice),
+                w(f.twice)
+            );
+        }
+    } else {
+        let cs = cells(r, t);
+        cols = cs.len().max(1);
+        let mut i = 0;
+        while i < cs.len() {
+            let c = cs[i];
+            let n = cs[i..].iter().take_while(|x| **x == c).count();
+            let _ = write!(paths[c as usize], "M{i} 0h{n}v1h-{n}z");
+            i += n;
+        }
+    }
+    let class = ["wait", "run", "sent", "retry", "failed"];
+    html! {
+        <svg class="bc-strip" viewBox={format!("0 0 {cols} 1")} preserveAspectRatio="none" aria-hidden="true">
+            <rect class="wait" width={cols.to_string()} height="1" />
+            { for paths.iter().zip(class).filter(|(d, _)| !d.is_empty()).map(|(d, c)| html! { <path class={c} d={d.clone()} /> }) }
+        </svg>
+    }
+}
+
+/// A counter of the compact form: a label and a number.
+fn mini_stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html {
+    html! {
+        <span class={classes!("bc-stat", key, (bad && v > 0).then_some("bad"))}>
+            <span class="bc-mini-label">{ label }</span>
+            <b data-testid={format!("bc-{key}")} data-n={v.to_string()}>{ g(v) }</b>
+        </span>
+    }
+}
+
+/// The form inside a slide: the controls, then one panel with sent / total and the time gone
+/// (animated as the lab plays), the counters this configuration is about, a strip of every
+/// batch, and the newest incident — with a link to the full lab. The API's answer and the page
+/// cost show where the slide's query names them (`clicks`, `mode=naive`, `paging`): the slide
+/// is about them there, and elsewhere they are the same as on every other slide.
+fn compact(r: &BroadcastResult, i: usize, query: &str, named: &[String]) -> Html {
+    let named = |k: &str| named.iter().any(|n| n == k);
+    let f = r.frames.get(i).copied().unwrap_or_default();
+    let now = f.at_ms;
+    let p = &r.params;
+    let c = &r.counters;
+    let total = u64::from(p.tokens);
+    let at_end = i + 1 >= r.frames.len();
+    let lost = if at_end { c.lost } else { 0 };
+    let queue = p.mode == "queue";
+    // What this configuration is about, counted up to the cursor.
+    let quota = r
+        .attempts
+        .iter()
+        .filter(|a| a.to_ms <= now && a.why == Some(Why::Quota))
+        .count() as u64;
+    let stalled = r
+        .moments
+        .iter()
+        .filter(|m| m.at_ms <= now && m.kind == "stalled")
+        .count() as u64;
+    let jobs = r
+        .responses
+        .iter()
+        .filter(|x| x.queued && x.at_ms <= now)
+        .count() as u64;
+    let answer = (!queue || named("clicks")).then(|| {
+        if queue {
+            r.responses
+                .first()
+                .map(|a| format!("{} (200)", dur(a.ms)))
+                .unwrap_or_default()
+        } else {
+            format!("504, {}-এ", dur(p.proxy_timeout * 1000))
+        }
+    });
+    let pages =
+        (queue && named("paging") && p.paging != "all" && r.page_costs.len() > 1).then(|| {
+            let first = r.page_costs[0];
+            let last = r.page_costs[r.page_costs.len() - 1];
+            if p.paging == "offset" {
+                format!("{} → {}", dur(first.offset_ms), dur(last.offset_ms))
+            } else {
+                format!("সবগুলো {}", dur(last.cursor_ms))
+            }
+        });
+    html! {
+        <div class="bc-mini" role="group" aria-label="পাঠানোর অগ্রগতি">
+            <div class="bc-mini-row">
+                <span class="bc-mini-big" data-testid="bc-delivered" data-n={f.delivered.to_string()}>
+                    <span class="bc-mini-label">{"পাঠানো"}</span>
+                    <b data-testid="bc-sent">{ format!("{} / {}", g(f.delivered), g(total)) }</b>
+                </span>
+                <span class="bc-mini-big">
+                    <span class="bc-mini-label">{"সময় গেছে"}</span>
+                    <b data-testid="bc-time" data-ms={now.to_string()}>{ dur(now) }</b>
+                </span>
+                if let Some(answer) = answer {
+                    <span class="bc-stat answer"><span class="bc-mini-label">{"API-র উত্তর"}</span><b class={classes!((!queue).then_some("bad"))}>{ answer }</b></span>
+                }
+                { mini_stat("twice", "দুবার", f.twice, true) }
+                { mini_stat("lost", "কখনো পায়নি", lost, true) }
+                { mini_stat("calls", "FCM কল", f.calls, false) }
+                if queue && p.clicks > 1 { { mini_stat("jobs", "জব", jobs, jobs > 1) } }
+                if let Some(pg) = pages {
+                    <span class={classes!("bc-stat", "pages", (p.paging == "offset").then_some("bad"))}><span class="bc-mini-label">{"পেজের কোয়েরি"}</span><b data-testid="bc-pages">{ pg }</b></span>
+                }
+                if queue && (p.outage > 0 || c.retries > 0) { { mini_stat("retries", "রিট্রাই", f.retries, false) } }
+                if queue && (p.outage > 0 || c.failed_jobs > 0) { { mini_stat("failed", "failed set", f.failed, true) } }
+                if c.calls_429 > 0 { { mini_stat("429", "429", quota, true) } }
+                if c.stalled > 0 { { mini_stat("stalled", "stalled", stalled, false) } }
+                if p.dead > 0 && p.mark_dead == "on" { { mini_stat("dead", "মরা টোকেন নেভানো", f.marked, false) } }
+                if p.dead > 0 && p.mark_dead != "on" { { mini_stat("dead", "মরা টোকেনে কল, নেভানো নয়", if at_end { c.dead } else { 0 }, true) } }
+                { super::open_full("broadcast", query) }
+            </div>
+            { strip(r, &f, now) }
+            if has_incidents(r) { { last_incident(r, now) } }
+        </div>
+    }
+}
+
 /// The broadcast lab.
 #[component]
 pub fn BroadcastLab(props: &LabProps) -> Html {
@@ -428,11 +610,22 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
         });
     }
     let embedded = props.embedded;
+    let form_open = use_state(|| false);
+    // The fields a slide's query names (a preset's included): what the compact form is about.
+    let named: Vec<String> = if embedded {
+        expand_query(&props.query)
+            .split('&')
+            .filter_map(|kv| kv.split('=').next())
+            .map(str::to_string)
+            .collect()
+    } else {
+        Vec::new()
+    };
     let current = preset_of(&params).map(|p| p.id);
     let presets = html! {
         <div class="lk-presets" role="group" aria-label="প্রিসেট">
             <span class="lk-presets-label">{"প্রিসেট:"}</span>
-            { for PRESETS.iter().filter(|pr| !embedded || Some(pr.id) == current).map(|pr| {
+            { for PRESETS.iter().map(|pr| {
                 let set = set.clone();
                 let on = current == Some(pr.id);
                 let onclick = Callback::from(move |_: MouseEvent| {
@@ -447,13 +640,30 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
                         data-preset={pr.id} title={pr.about} {onclick}>{ pr.label }</button>
                 }
             }) }
-            if embedded { { super::open_full("broadcast", &params.to_query()) } }
         </div>
+    };
+    // Until the timeline has taken the new result's length, draw the position it opens on
+    // (not the start): the result is drawn once, not at the start and again a moment later.
+    let cursor = if t.frames == frames {
+        t.cursor
+    } else {
+        open_at.unwrap_or(frames.saturating_sub(1))
     };
     let view = match result {
         None => failed_or_progress(&run),
+        Some(r) if embedded => {
+            let i = cursor.min(r.frames.len().saturating_sub(1));
+            let now = r.frames.get(i).map_or(0, |f| f.at_ms);
+            let label = format!("{} / {}", dur(now), dur(r.end_ms));
+            html! {
+                <>
+                    <Controls timeline={t.clone()} label={label} />
+                    { compact(r, i, &params.to_query(), &named) }
+                </>
+            }
+        }
         Some(r) => {
-            let i = t.cursor.min(r.frames.len().saturating_sub(1));
+            let i = cursor.min(r.frames.len().saturating_sub(1));
             let f = r.frames.get(i).copied().unwrap_or_default();
             let now = f.at_ms;
             let total = u64::from(r.params.tokens);
@@ -478,7 +688,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
                         <div class="bc-bar" aria-hidden="true"><div class="bc-bar-fill" style={format!("width: {sent_pct:.2}%")}></div></div>
                         { sent_chart(r, now) }
                     </div>
-                    if !(embedded && r.params.mode == "naive") { { answer(r) } }
+                    { answer(r) }
                     <dl class="bc-stats">
                         { stat("delivered", "পৌঁছেছে", f.delivered, false) }
                         { stat("twice", "দুবার পেয়েছে", f.twice, true) }
@@ -487,33 +697,38 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
                         if r.params.mode == "queue" {
                             { stat("retries", "রিট্রাই", f.retries, false) }
                             { stat("failed", "failed set", f.failed, true) }
-                            if !embedded || r.params.dead > 0 {
-                                { stat("dead", "মরা টোকেন নেভানো", f.marked, false) }
-                            }
-                            if !embedded {
-                                { stat("429", "429 উত্তর", c.calls_429, true) }
-                                { stat("stalled", "stalled থেকে ফেরত", c.stalled, false) }
-                                { stat("commands", "Redis কমান্ড", c.commands, false) }
-                            }
+                            { stat("dead", "মরা টোকেন নেভানো", f.marked, false) }
+                            { stat("429", "429 উত্তর", c.calls_429, true) }
+                            { stat("stalled", "stalled থেকে ফেরত", c.stalled, false) }
+                            { stat("commands", "Redis কমান্ড", c.commands, false) }
                         }
-                        if embedded { { super::open_full("broadcast", &params.to_query()) } }
                     </dl>
-                    if r.params.mode == "naive" && !embedded { { naive_note(r) } }
-                    if r.params.mode == "queue" && embedded && r.params.paging != "cursor" { { page_chart(r) } }
-                    if r.params.mode == "queue" && !(embedded && (r.params.paging != "cursor" || c.retries + c.failed_jobs + c.stalled == 0)) {
+                    if r.params.mode == "naive" { { naive_note(r) } }
+                    if r.params.mode == "queue" {
                         <div class="bc-split">
                             { grid(r, now) }
-                            { incidents(r, now, if embedded { 3 } else { INCIDENTS }) }
+                            { incidents(r, now, INCIDENTS) }
                         </div>
+                        { page_chart(r) }
                     }
-                    if !embedded && r.params.mode == "queue" { { page_chart(r) } }
-                    if !embedded { { log(r, now) } }
+                    { log(r, now) }
                 </>
             }
         }
     };
-    let form = html! { <ParamForm state={state.0.clone()} set={set.clone()} /> };
     let has_errors = !state.0.errors.is_empty();
+    // The form's thirty-odd fields are drawn only while its box is open (or holds a message):
+    // closed, they were a third of the lab's elements, built on every opening for nobody.
+    let open = has_errors || *form_open;
+    let on_toggle = {
+        let form_open = form_open.clone();
+        Callback::from(move |e: Event| {
+            form_open.set(
+                e.target_unchecked_into::<web_sys::Element>()
+                    .has_attribute("open"),
+            );
+        })
+    };
     html! {
         <div class={classes!("lab", "lab-broadcast", embedded.then_some("embedded"))} data-lab="broadcast" aria-busy={busy.to_string()}>
             if !embedded {
@@ -530,9 +745,9 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             }
             <div class="bc-main">{ view }</div>
             if !embedded {
-                <details class="bc-form" open={has_errors}>
+                <details class="bc-form" {open} ontoggle={on_toggle}>
                     <summary>{"সব প্যারামিটার — প্রতিটা সংখ্যা বদলানো যায়"}</summary>
-                    { form }
+                    if open { <ParamForm state={state.0.clone()} set={set.clone()} /> }
                 </details>
             }
         </div>

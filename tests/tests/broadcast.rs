@@ -23,6 +23,12 @@ fn wait_idle(b: &Browser, scope: &str) {
     });
 }
 
+/// Slide `n` of the broadcast deck, its lab computed.
+fn open_slide(b: &Browser, n: usize) {
+    b.open(&format!("#/broadcast/{n}"));
+    wait_idle(b, ".stage");
+}
+
 fn n(b: &Browser, scope: &str, key: &str) -> u64 {
     let v = b.js(
         "const e = document.querySelector(arguments[0]); return e ? e.dataset.n : null;",
@@ -69,6 +75,13 @@ fn the_defaults_make_1000_calls_and_lose_nobody() {
     b.screenshot(&screenshot_dir().join("labs/broadcast.png"));
     let log = b.text("[data-testid=bc-log]").unwrap_or_default();
     assert!(log.contains("bull:push:"), "{log}");
+    // The parameter box is drawn when opened: every field, on screen.
+    assert!(!b.exists(".bc-form [data-field=chunk]"));
+    b.click(".bc-form summary");
+    b.wait(5, "the fields", |b| {
+        b.rect(".bc-form [data-field=chunk] input")
+            .is_some_and(|r| r.width > 0.0 && r.height > 0.0)
+    });
     let axe = b.axe_serious();
     assert!(axe.is_empty(), "{axe:#?}");
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
@@ -185,7 +198,8 @@ fn the_heaviest_run_never_blocks_the_main_thread() {
 }
 
 /// Every slide of the broadcast deck with the lab: it computes, fits the slide (nothing
-/// below the stage's edge), links to the full lab, and no console errors.
+/// below the stage's edge), links to the full lab, and no console errors; the compact form's
+/// counters at each step are the simulator's, and its last line says what went wrong.
 #[test]
 fn the_labs_in_the_broadcast_deck_fit_and_run() {
     let b = Browser::new(1366, 768);
@@ -220,12 +234,59 @@ fn the_labs_in_the_broadcast_deck_fit_and_run() {
         over_by.is_empty(),
         "slides that overflow (slide, px): {over_by:?}"
     );
-    assert_eq!(seen, [2, 4, 8, 12], "the slides that embed the lab");
+    assert_eq!(
+        seen,
+        [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 17, 18],
+        "the slides that embed the lab"
+    );
     // The naive slide shows the seed's counter: 3,214 when the process dies at 642.8 s.
-    b.open("#/broadcast/2");
-    wait_idle(&b, ".stage");
+    open_slide(&b, 2);
     assert_eq!(n(&b, ".stage", "delivered"), 3214);
     let sent = b.text(".stage [data-testid=bc-sent]").unwrap_or_default();
     assert_eq!(sent, "৩,২১৪ / ৫,০০,০০০");
+    let last = b
+        .text(".stage [data-testid=bc-incidents]")
+        .unwrap_or_default();
+    assert!(last.contains("প্রসেস মরল"), "{last}");
+    // Each step's counters are the simulator's, and what went wrong is said in a line.
+    let r = native("preset=no-chunks");
+    open_slide(&b, 7);
+    assert_eq!(n(&b, ".stage", "failed"), r.counters.failed_jobs);
+    assert_eq!(n(&b, ".stage", "lost"), 500_000);
+    let last = b
+        .text(".stage [data-testid=bc-incidents]")
+        .unwrap_or_default();
+    assert!(last.contains("৫০০-র বেশি টোকেন"), "{last}");
+    let r = native("preset=all-at-once");
+    open_slide(&b, 9);
+    assert_eq!(n(&b, ".stage", "lost"), r.counters.lost);
+    assert_eq!(n(&b, ".stage", "429"), r.counters.calls_429);
+    open_slide(&b, 11);
+    assert_eq!(n(&b, ".stage", "twice"), 500_000);
+    assert_eq!(n(&b, ".stage", "jobs"), 2);
+    open_slide(&b, 12);
+    assert_eq!(n(&b, ".stage", "twice"), 0);
+    assert_eq!(n(&b, ".stage", "jobs"), 1);
+    let r = native("preset=outage");
+    open_slide(&b, 16);
+    assert_eq!(n(&b, ".stage", "retries"), r.counters.retries);
+    assert_eq!(n(&b, ".stage", "lost"), 0);
+    let r = native("preset=dead-tokens");
+    open_slide(&b, 18);
+    assert_eq!(n(&b, ".stage", "dead"), r.counters.dead_marked);
+    // The strip of batches is drawn: on screen, as wide as the panel.
+    let strip = b.rect(".stage .bc-strip").expect("the strip");
+    let panel = b.rect(".stage .bc-mini").expect("the panel");
+    assert!(
+        strip.height >= 4.0 && strip.width > 0.9 * panel.width,
+        "{strip:?} in {panel:?}"
+    );
+    // Back to the start: nothing sent yet, the clock at zero.
+    b.click(".stage .lab-broadcast .lab-controls button[aria-label='রিসেট']");
+    b.wait(5, "the start", |b| n(b, ".stage", "delivered") == 0);
+    assert_eq!(
+        b.text(".stage [data-testid=bc-time]").as_deref(),
+        Some("০ ms")
+    );
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }

@@ -475,8 +475,9 @@ fn labs_load_only_when_a_lab_is_near() {
             .any(|r| r.ends_with(file))
     };
     let b = laptop();
-    b.open_url(&format!("{}#/production/1", served.url));
-    b.wait_counter("০১ / ২২");
+    // Slide 3: neither it nor the next holds a lab (slide 2, the roles map, holds the queue).
+    b.open_url(&format!("{}#/production/3", served.url));
+    b.wait_counter("০৩ / ২২");
     b.wait(15, "the deck", |b| !b.exists(".player[aria-busy=true]"));
     assert!(!fetched("labs_bg.wasm") && !fetched("worker_bg.wasm"));
     // Slide 6 holds the cache lab: from slide 5 the module is fetched ahead.
@@ -534,7 +535,7 @@ fn deck_lab_ids_are_the_simulators_labs() {
 fn embedded_labs_fit_their_slides() {
     let b = laptop();
     let mut seen = 0;
-    for deck in ["eviction", "production"] {
+    for deck in ["eviction", "production", "broadcast"] {
         b.open(&format!("#/{deck}/1"));
         b.wait(15, "the first slide", |b| {
             b.text(".counter").is_some_and(|c| c.starts_with("০১ /"))
