@@ -37,7 +37,6 @@ async fn mount_fn() -> Result<Function, JsValue> {
     if let Ok(Ok(f)) = published() {
         return Ok(f);
     }
-    start_worker_early();
     let fail = |e: JsValue| {
         SCRIPT_LOAD.with(|l| l.borrow_mut().take());
         WASM_START.with(|l| l.borrow_mut().take());
@@ -58,7 +57,8 @@ async fn mount_fn() -> Result<Function, JsValue> {
 }
 
 /// Fetches and starts the labs module now, if it is not yet (a slide with a lab is next);
-/// a failure is forgotten, and the lab itself will try again and say so.
+/// a failure is forgotten, and the lab itself will try again and say so. The simulation
+/// worker is not started ahead: it waits until a lab is shown.
 pub fn prefetch() {
     wasm_bindgen_futures::spawn_local(async {
         let _ = mount_fn().await;
@@ -68,6 +68,7 @@ pub fn prefetch() {
 /// Starts the simulation worker now, through the page's `redislabStartWorker` (written into
 /// `index.html` by `crates/deck/src/shell.rs`), so its wasm compiles while the labs module
 /// loads; the labs module adopts it. Without that function the labs module starts its own.
+/// The console, drawn by the labs module too, has no use for it but starts it all the same.
 fn start_worker_early() {
     if let Ok(f) = Reflect::get(&dom::window(), &"redislabStartWorker".into()) {
         if let Some(f) = f.dyn_ref::<Function>() {
@@ -146,6 +147,9 @@ pub fn LabHost(props: &LabHostProps) -> Html {
             let unmount: Rc<RefCell<Option<Function>>> = Rc::default();
             phase.set(Phase::Loading);
             let args = (id.to_string(), query.to_string(), *embedded);
+            // A lab is shown: the worker starts now, beside the labs module if that is
+            // still loading (a prefetch fetches the module alone; see `prefetch`).
+            start_worker_early();
             {
                 let (gone, unmount) = (gone.clone(), unmount.clone());
                 wasm_bindgen_futures::spawn_local(async move {
