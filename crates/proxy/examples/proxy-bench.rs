@@ -3,12 +3,14 @@
 //! 1. `redis-benchmark -c 50 -P 1 -t set,get` against a fresh `redis-server` (the ceiling);
 //! 2. the same load (50 clients, one request at a time each, SET then GET) through the proxy
 //!    — running as its own process, this example re-executed with `--serve` — over
-//!    WebSockets, with every request's round trip timed;
+//!    WebSockets, with every request's round trip timed and every answer checked;
 //! 3. the same 50-client loop straight to Redis with the `redis` crate (same client
 //!    machinery, with and without the proxy);
 //!
 //!    1–3 take turns in 5 rounds (a fifth of the requests each), so a change in the shared
-//!    machine's load falls on all three alike;
+//!    machine's load falls on all three alike. The client of 2–3 runs on one thread, as
+//!    redis-benchmark does, and keeps its 50 connections (and so its 50 proxy sessions) for
+//!    the whole run: a GET reads the value its SET wrote, as redis-benchmark's GETs do;
 //! 4. added latency, side by side: one client alternating a request straight to Redis and
 //!    the same request through the proxy (which goes first alternates too), so both see the
 //!    same machine at the same moment; the proxy's added p50/p99 is the difference of the
@@ -24,6 +26,8 @@
 //! Options: `--requests N` per test (default 100000), `--probes N` for the side-by-side
 //! latency (default 20000), `--idle N` sessions (default 1000). `cargo xtask bench` runs it.
 //! `BENCH_PROXY_THREADS=n` gives the proxy's runtime n worker threads (default: one a core).
+//! `BENCH_PROXY_EXE=path` runs another build of this example as the proxy (its `--serve`):
+//! two proxies compared under the same client. The proxy exits when its stdin closes.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
