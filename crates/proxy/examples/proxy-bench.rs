@@ -3,12 +3,14 @@
 //! 1. `redis-benchmark -c 50 -P 1 -t set,get` against a fresh `redis-server` (the ceiling);
 //! 2. the same load (50 clients, one request at a time each, SET then GET) through the proxy
 //!    — running as its own process, this example re-executed with `--serve` — over
-//!    WebSockets, with every request's round trip timed;
+//!    WebSockets, with every request's round trip timed and every answer checked;
 //! 3. the same 50-client loop straight to Redis with the `redis` crate (same client
 //!    machinery, with and without the proxy);
 //!
 //!    1–3 take turns in 5 rounds (a fifth of the requests each), so a change in the shared
-//!    machine's load falls on all three alike;
+//!    machine's load falls on all three alike. The client of 2–3 runs on one thread, as
+//!    redis-benchmark does, and keeps its 50 connections (and so its 50 proxy sessions) for
+//!    the whole run: a GET reads the value its SET wrote, as redis-benchmark's GETs do;
 //! 4. added latency, side by side: one client alternating a request straight to Redis and
 //!    the same request through the proxy (which goes first alternates too), so both see the
 //!    same machine at the same moment; the proxy's added p50/p99 is the difference of the
@@ -24,10 +26,13 @@
 //! Options: `--requests N` per test (default 100000), `--probes N` for the side-by-side
 //! latency (default 20000), `--idle N` sessions (default 1000). `cargo xtask bench` runs it.
 //! `BENCH_PROXY_THREADS=n` gives the proxy's runtime n worker threads (default: one a core).
+//! `BENCH_PROXY_EXE=path` runs another build of this example as the proxy (its `--serve`):
+//! two proxies compared under the same client. The proxy exits when its stdin closes.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+use futures_util::{SinkExt, StreamExt};
 use redislab_proxy::{app, AppState, Config};
 use std::io::BufRead;
 use std::process::{Command, Stdio};
@@ -55,8 +60,9 @@ fn main() {
         opt("--probes", 20_000),
         opt("--idle", 1_000),
     );
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // The benchmark client runs on one thread, as redis-benchmark does: on a machine whose
+    // cores the proxy and Redis share, a client's extra threads only take turns with them.
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
@@ -73,6 +79,12 @@ fn serve(redis_url: &str) {
     {
         rt.worker_threads(n);
     }
+    // The benchmark holds this process' stdin: when it closes (the benchmark is done, or died
+    // without cleaning up), the proxy exits normally (so a `perf stat` around it reports).
+    std::thread::spawn(|| {
+        let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+        std::process::exit(0);
+    });
     let rt = rt.enable_all().build().unwrap();
     rt.block_on(async {
         let mut cfg = Config::new(redis_url);
@@ -82,7 +94,9 @@ fn serve(redis_url: &str) {
         let state = AppState::new(cfg).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         println!("LISTEN {}", listener.local_addr().unwrap());
-        axum::serve(listener, app(state)).await.unwrap();
+        axum::serve(redislab_proxy::nodelay(listener), app(state))
+            .await
+            .unwrap();
     });
 }
 
@@ -164,28 +178,106 @@ fn redis_benchmark(port: u16, requests: usize) -> Vec<(String, f64, f64, f64)> {
 /// Wall time and each request's latency.
 type Timed = (Duration, Vec<Duration>);
 
-async fn through_proxy(addr: std::net::SocketAddr, op: &str, requests: usize) -> Timed {
-    let origin = format!("http://{addr}");
-    let mut socks = Vec::new();
-    for _ in 0..CLIENTS {
-        socks.push(Ws::connect(addr, Some(&origin)).await.unwrap());
+/// The benchmark's WebSocket client: tungstenite with small buffers (its default 128 KiB read
+/// buffer is zeroed on every read: 40% of the client's CPU went to `memset`) and
+/// TCP_NODELAY, one request at a time; every answer is parsed and checked (its id, and `ok`
+/// with the value expected).
+struct Client {
+    ws: support::Stream,
+    next_id: u64,
+}
+
+#[derive(serde::Serialize)]
+struct Req<'a> {
+    id: u64,
+    cmd: &'a [&'a str],
+}
+
+#[derive(serde::Deserialize)]
+struct Answer {
+    id: u64,
+    ok: Option<serde_json::Value>,
+    err: Option<serde_json::Value>,
+}
+
+impl Client {
+    async fn connect(addr: std::net::SocketAddr) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        use tokio_tungstenite::tungstenite::http::HeaderValue;
+        use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+        let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+        req.headers_mut().insert(
+            "origin",
+            HeaderValue::from_str(&format!("http://{addr}")).unwrap(),
+        );
+        let cfg = WebSocketConfig::default()
+            .read_buffer_size(8 * 1024)
+            .write_buffer_size(0);
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(req, Some(cfg), true)
+            .await
+            .unwrap();
+        let mut c = Client { ws, next_id: 0 };
+        let hello = c.recv().await;
+        assert!(
+            hello.contains("\"hello\""),
+            "first message is hello: {hello}"
+        );
+        c
     }
-    let per = requests / CLIENTS;
+
+    async fn recv(&mut self) -> String {
+        use tokio_tungstenite::tungstenite::Message;
+        loop {
+            match self.ws.next().await {
+                Some(Ok(Message::Text(t))) => return t.as_str().to_string(),
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+                other => panic!("the proxy closed or failed: {other:?}"),
+            }
+        }
+    }
+
+    /// Sends `words`, waits for the answer, checks it is `ok: expect`.
+    async fn cmd(&mut self, words: &[&str], expect: &serde_json::Value) {
+        use tokio_tungstenite::tungstenite::Message;
+        self.next_id += 1;
+        let id = self.next_id;
+        let text = serde_json::to_string(&Req { id, cmd: words }).unwrap();
+        self.ws.send(Message::Text(text.into())).await.unwrap();
+        let t = self.recv().await;
+        let a: Answer = serde_json::from_str(&t).unwrap();
+        assert!(
+            a.id == id && a.err.is_none() && a.ok.as_ref() == Some(expect),
+            "{words:?} (id {id}): {t}"
+        );
+    }
+}
+
+/// What SET and GET answer, through the proxy and straight from Redis.
+fn expected(op: &str) -> serde_json::Value {
+    if op == "SET" {
+        serde_json::json!({"status": "OK"})
+    } else {
+        serde_json::json!("xxx")
+    }
+}
+
+async fn through_proxy(clients: &mut [Client], op: &str, requests: usize) -> Timed {
+    let per = requests / clients.len();
+    let want = expected(op);
     let t = Instant::now();
-    let lats = futures_util::future::join_all(socks.iter_mut().enumerate().map(|(c, s)| {
-        let op = op.to_string();
+    let lats = futures_util::future::join_all(clients.iter_mut().enumerate().map(|(c, s)| {
+        let want = &want;
         async move {
             let mut lat = Vec::with_capacity(per);
             let key = format!("key:{c}");
             for _ in 0..per {
                 let t = Instant::now();
-                let v = if op == "SET" {
-                    s.cmd(&["SET", &key, "xxx"]).await
+                if op == "SET" {
+                    s.cmd(&["SET", &key, "xxx"], want).await;
                 } else {
-                    s.cmd(&["GET", &key]).await
-                };
+                    s.cmd(&["GET", &key], want).await;
+                }
                 lat.push(t.elapsed());
-                assert!(v.get("ok").is_some(), "{v}");
             }
             lat
         }
@@ -194,33 +286,36 @@ async fn through_proxy(addr: std::net::SocketAddr, op: &str, requests: usize) ->
     (t.elapsed(), lats.into_iter().flatten().collect())
 }
 
-async fn direct(url: &str, op: &str, requests: usize) -> Timed {
-    let client = redis::Client::open(url).unwrap();
-    let mut conns = Vec::new();
-    for _ in 0..CLIENTS {
-        conns.push(client.get_multiplexed_async_connection().await.unwrap());
-    }
-    let per = requests / CLIENTS;
+async fn direct(
+    conns: &mut [redis::aio::MultiplexedConnection],
+    op: &str,
+    requests: usize,
+) -> Timed {
+    let per = requests / conns.len();
     let t = Instant::now();
-    let lats = futures_util::future::join_all(conns.iter_mut().enumerate().map(|(c, conn)| {
-        let op = op.to_string();
-        async move {
+    let lats =
+        futures_util::future::join_all(conns.iter_mut().enumerate().map(|(c, conn)| async move {
             let mut lat = Vec::with_capacity(per);
             let key = format!("key:{c}");
             for _ in 0..per {
                 let t = Instant::now();
-                let mut cmd = redis::cmd(&op);
+                let mut cmd = redis::cmd(op);
                 cmd.arg(&key);
                 if op == "SET" {
                     cmd.arg("xxx");
                 }
-                let _: redis::Value = cmd.query_async(conn).await.unwrap();
+                let v: redis::Value = cmd.query_async(conn).await.unwrap();
                 lat.push(t.elapsed());
+                let ok = if op == "SET" {
+                    v == redis::Value::Okay
+                } else {
+                    v == redis::Value::BulkString(b"xxx".to_vec())
+                };
+                assert!(ok, "{op} {key}: {v:?}");
             }
             lat
-        }
-    }))
-    .await;
+        }))
+        .await;
     (t.elapsed(), lats.into_iter().flatten().collect())
 }
 
@@ -231,14 +326,8 @@ async fn side_by_side(
     url: &str,
     probes: usize,
 ) -> (Vec<Duration>, Vec<Duration>) {
-    let mut ws = Ws::connect(addr, Some(&format!("http://{addr}")))
-        .await
-        .unwrap();
-    let mut conn = redis::Client::open(url)
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
+    let mut ws = Client::connect(addr).await;
+    let mut conn = direct_conn(url).await;
     let (mut d, mut p) = (
         Vec::with_capacity(2 * probes),
         Vec::with_capacity(2 * probes),
@@ -248,16 +337,19 @@ async fn side_by_side(
             for proxy_first in [i % 2 == 0, i % 2 == 1] {
                 let t = Instant::now();
                 if proxy_first {
-                    let v = ws.cmd(words).await;
-                    assert!(v.get("ok").is_some(), "{v}");
+                    ws.cmd(words, &expected(words[0])).await;
                     p.push(t.elapsed());
                 } else {
                     let mut cmd = redis::cmd(words[0]);
                     for w in &words[1..] {
                         cmd.arg(*w);
                     }
-                    let _: redis::Value = cmd.query_async(&mut conn).await.unwrap();
+                    let v: redis::Value = cmd.query_async(&mut conn).await.unwrap();
                     d.push(t.elapsed());
+                    assert!(
+                        matches!(v, redis::Value::Okay | redis::Value::BulkString(_)),
+                        "{v:?}"
+                    );
                 }
             }
         }
@@ -265,14 +357,44 @@ async fn side_by_side(
     (d, p)
 }
 
+/// A direct connection to Redis with TCP_NODELAY, as the proxy's own, and no response
+/// timeout (redis-benchmark has none; the WebSocket client has none).
+async fn direct_conn(url: &str) -> redis::aio::MultiplexedConnection {
+    let info = redis::Client::open(url)
+        .unwrap()
+        .get_connection_info()
+        .clone()
+        .set_tcp_settings(redis::io::tcp::TcpSettings::default().set_nodelay(true));
+    redis::Client::open(info)
+        .unwrap()
+        .get_multiplexed_async_connection_with_config(
+            &redis::AsyncConnectionConfig::new().set_response_timeout(None),
+        )
+        .await
+        .unwrap()
+}
+
 async fn bench(requests: usize, probes: usize, idle_n: usize) {
     let redis = RedisServer::start();
-    let exe = std::env::current_exe().unwrap();
+    // BENCH_PROXY_EXE: another build of this example to run as the proxy (its `--serve`), to
+    // compare two proxies under the same client.
+    let exe = std::env::var_os("BENCH_PROXY_EXE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::env::current_exe().unwrap());
+    // A panic aborts (the release profile): the redis-server goes with it.
+    let redis_pid = redis.pid();
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = Command::new("kill").arg(&redis_pid).status();
+        default_hook(info);
+    }));
     let mut child = Command::new(exe)
         .args(["--serve", &redis.url()])
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
+    let child_stdin = child.stdin.take();
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
@@ -285,8 +407,16 @@ async fn bench(requests: usize, probes: usize, idle_n: usize) {
         "machine: {} cores (shared)",
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
+    // The clients' connections, kept for the whole run (the proxy's sessions too, so a GET
+    // reads what the SET before it wrote, as redis-benchmark's does).
+    let mut clients = Vec::new();
+    let mut conns = Vec::new();
+    for _ in 0..CLIENTS {
+        clients.push(Client::connect(addr).await);
+        conns.push(direct_conn(&redis.url()).await);
+    }
     // Warm up the proxy (its first connection to Redis, allocator, caches).
-    let _ = through_proxy(addr, "SET", 5_000).await;
+    let _ = through_proxy(&mut clients, "SET", 5_000).await;
     // The three contestants take turns, in rounds, so a change in the machine's load (it is
     // shared) falls on all three alike.
     let per = requests / ROUNDS;
@@ -303,9 +433,9 @@ async fn bench(requests: usize, probes: usize, idle_n: usize) {
                 rb_secs[o] += per as f64 / rps;
                 rb_pcts[o].push((*p50, *p99));
             }
-            let d = direct(&redis.url(), op, per).await;
+            let d = direct(&mut conns, op, per).await;
             let before = pids.clone().map(|p| cpu_ms(&p));
-            let p = through_proxy(addr, op, per).await;
+            let p = through_proxy(&mut clients, op, per).await;
             for (i, b) in before.iter().enumerate() {
                 cpu[i] += cpu_ms(&pids[i]) - b;
             }
@@ -420,6 +550,14 @@ async fn bench(requests: usize, probes: usize, idle_n: usize) {
         if add99 <= 1.0 { "met" } else { "OVER" }
     );
     println!("  memory per idle connection: {per:.1} kB (measured, no budget)");
+    // Closing its stdin ends the proxy; killed if it has not ended within 5 s.
+    drop(child_stdin);
+    for _ in 0..100 {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let _ = child.kill();
     let _ = child.wait();
 }

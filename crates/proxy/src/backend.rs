@@ -18,6 +18,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnecti
 use redis::cluster::{ClusterClient, ClusterClientBuilder};
 use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{RoutingInfo, SingleNodeRoutingInfo};
+use redis::io::tcp::TcpSettings;
 use redis::{
     AsyncConnectionConfig, Cmd, ConnectionAddr, ErrorKind, RedisError, RedisResult,
     ServerErrorKind, Value,
@@ -96,6 +97,21 @@ impl Shared {
     }
 }
 
+/// TCP_NODELAY on every connection to Redis: a command is one small write, and with Nagle's
+/// algorithm a command written while an earlier one is unacknowledged would wait for the ACK.
+fn tcp_settings() -> TcpSettings {
+    TcpSettings::default().set_nodelay(true)
+}
+
+/// A client for the Redis at `url`, its connections with [`tcp_settings`].
+fn open(url: &str) -> Result<redis::Client, RedisError> {
+    let info = redis::Client::open(url)?
+        .get_connection_info()
+        .clone()
+        .set_tcp_settings(tcp_settings());
+    redis::Client::open(info)
+}
+
 /// Connections to one Redis or to a Redis Cluster.
 pub struct Backend {
     /// One Redis; on a cluster, the first seed node (its address and credentials are where
@@ -130,7 +146,7 @@ impl Backend {
     ) -> Result<Self, RedisError> {
         let clients = urls
             .iter()
-            .map(|u| redis::Client::open(u.as_str()))
+            .map(|u| open(u))
             .collect::<Result<Vec<_>, _>>()?;
         let mut clients = clients.into_iter();
         let client = clients.next().ok_or_else(|| {
@@ -142,6 +158,7 @@ impl Backend {
                     // Never resend: after a broken connection a write may have happened.
                     // MOVED is followed by `Shared` (it never ran).
                     .retries(0)
+                    .tcp_settings(tcp_settings())
                     .connection_timeout(Duration::from_millis(500))
                     .response_timeout(timeout + Duration::from_secs(1))
                     .build()

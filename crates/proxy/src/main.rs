@@ -135,7 +135,7 @@ async fn main() -> std::process::ExitCode {
         "serving the app and /ws"
     );
     let st = state.clone();
-    let served = axum::serve(listener, app(state.clone()))
+    let served = axum::serve(redislab_proxy::nodelay(listener), app(state.clone()))
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
             tracing::info!("shutting down: closing sessions");

@@ -16,15 +16,19 @@ use crate::commands::{self, Echo, Prepared};
 use crate::protocol::{self, Code, ErrBody, Request, ServerMsg};
 use crate::AppState;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::stream::FuturesUnordered;
+use futures_util::{FutureExt, SinkExt, StreamExt};
 use redis::aio::MultiplexedConnection;
 use redislab_sim::redis::SCRIPTS;
 use redislab_sim::Reply;
 use serde_json::{json, Value};
 use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::OwnedSemaphorePermit;
 
 /// Close codes (RFC 6455).
 const GOING_AWAY: u16 = 1001;
@@ -41,7 +45,6 @@ struct Session {
     track_key: String,
     tracked: Mutex<HashSet<Vec<u8>>>,
     blocking: tokio::sync::Mutex<Option<MultiplexedConnection>>,
-    in_flight: Arc<Semaphore>,
 }
 
 /// A token bucket: `rate` per second, at most `burst` at once.
@@ -94,8 +97,89 @@ fn text(m: &ServerMsg) -> Message {
     Message::Text(m.to_text().into())
 }
 
+/// A request in flight: its id, whether it writes (what a shutdown answers), its work.
+struct InFlight {
+    id: u64,
+    write: bool,
+    work: Pin<Box<dyn Future<Output = Result<Value, ErrBody>> + Send>>,
+}
+
+impl Future for InFlight {
+    type Output = (u64, Result<Value, ErrBody>);
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let id = self.id;
+        self.work.as_mut().poll(cx).map(|r| (id, r))
+    }
+}
+
+impl InFlight {
+    /// The answer when the proxy shuts down before Redis answered.
+    fn shutdown_answer(&self) -> ServerMsg {
+        ServerMsg::answer(
+            Some(self.id),
+            Err(if self.write {
+                ErrBody {
+                    code: Code::UnknownOutcome,
+                    message: "the server is shutting down; the write may or may not have happened"
+                        .into(),
+                }
+            } else {
+                ErrBody {
+                    code: Code::Unavailable,
+                    message: "the server is shutting down".into(),
+                }
+            }),
+        )
+    }
+}
+
+type Pending = FuturesUnordered<InFlight>;
+
+/// Answers at most this many finished requests in one write.
+const MAX_BATCH: usize = 64;
+
+/// Writes `first`, then the answers of any other requests already finished, and flushes once
+/// (one write to the socket for all of them), within WRITE_TIMEOUT: a client that stops
+/// reading is dropped. False when the socket is gone or too slow.
+async fn answer(socket: &mut WebSocket, pending: &mut Pending, first: Message) -> bool {
+    let all = async {
+        socket.feed(first).await?;
+        for _ in 0..MAX_BATCH {
+            match pending.next().now_or_never() {
+                Some(Some((id, r))) => socket.feed(text(&ServerMsg::answer(Some(id), r))).await?,
+                _ => break,
+            }
+        }
+        socket.flush().await
+    };
+    matches!(tokio::time::timeout(WRITE_TIMEOUT, all).await, Ok(Ok(())))
+}
+
+/// At a shutdown: what has finished gets its answer, everything else the shutdown error (the
+/// unfinished work is dropped). False when the socket is gone.
+async fn answer_shutdown(socket: &mut WebSocket, pending: &mut Pending, mut alive: bool) -> bool {
+    while let Some(Some((id, r))) = pending.next().now_or_never() {
+        if alive {
+            alive = answer(socket, pending, text(&ServerMsg::answer(Some(id), r))).await;
+        }
+    }
+    for f in std::mem::take(pending) {
+        if alive {
+            alive = answer(socket, &mut Pending::new(), text(&f.shutdown_answer())).await;
+        }
+    }
+    alive
+}
+
 /// Runs a session to its end. `_permit` holds one place under the connection cap.
-pub async fn run(socket: WebSocket, state: Arc<AppState>, _permit: OwnedSemaphorePermit) {
+///
+/// One task does all of a session's work: it reads a request, checks it and starts it (its
+/// Redis call joins the session's requests in flight, polled by this same task), and writes
+/// each answer when it is ready — several ready ones in one write. No task per request and no
+/// writer task: a plain command costs one wake-up of this task, not three hand-offs.
+/// Writing blocks reading: a client that does not read its answers stops being read.
+pub async fn run(mut socket: WebSocket, state: Arc<AppState>, _permit: OwnedSemaphorePermit) {
     let id = new_id();
     let cfg = &state.config;
     let s = Arc::new(Session {
@@ -103,25 +187,10 @@ pub async fn run(socket: WebSocket, state: Arc<AppState>, _permit: OwnedSemaphor
         track_key: format!("lab:{{{id}}}"),
         tracked: Mutex::new(HashSet::new()),
         blocking: tokio::sync::Mutex::new(None),
-        in_flight: Arc::new(Semaphore::new(cfg.max_in_flight)),
         state: state.clone(),
     });
     tracing::debug!(session = %id, "open");
-    let (mut sink, mut stream) = socket.split();
-    // Answers go through a bounded channel: a client that does not read stops being read.
-    let (tx, mut rx) = mpsc::channel::<Message>(cfg.max_in_flight + 8);
-    // A client that stops reading is dropped after WRITE_TIMEOUT: its session cannot pin
-    // a place under the connection cap (or its answers in memory) for ever.
-    let mut writer = tokio::spawn(async move {
-        while let Some(m) = rx.recv().await {
-            let last = matches!(m, Message::Close(_));
-            match tokio::time::timeout(WRITE_TIMEOUT, sink.send(m)).await {
-                Ok(Ok(())) if !last => {}
-                _ => break,
-            }
-        }
-        let _ = tokio::time::timeout(WRITE_TIMEOUT, sink.close()).await;
-    });
+    let mut pending = Pending::new();
 
     let hello = json!({
         "namespace": s.prefix,
@@ -143,43 +212,71 @@ pub async fn run(socket: WebSocket, state: Arc<AppState>, _permit: OwnedSemaphor
             "session_grace_ms": cfg.session_grace.as_millis() as u64,
         },
     });
-    let _ = tx.send(text(&ServerMsg::Hello { hello })).await;
+    let mut alive = answer(&mut socket, &mut pending, text(&ServerMsg::Hello { hello })).await;
 
-    let mut shutdown = state.shutdown.subscribe();
+    let mut shutdown_rx = state.shutdown.subscribe();
+    // One shutdown wait and one idle timer for the whole session (not one per message): the
+    // timer fires at the last message's time + the idle timeout, and is moved on if a message
+    // came since.
+    let shutdown = async move {
+        let _ = shutdown_rx.wait_for(|v| *v).await;
+    };
+    tokio::pin!(shutdown);
+    let mut shutting_down = false;
+    let mut last_message = tokio::time::Instant::now();
+    let idle = tokio::time::sleep_until(last_message + cfg.idle_timeout);
+    tokio::pin!(idle);
     let mut bucket = Bucket::new(cfg.rate_per_sec, cfg.burst);
     let ending = loop {
-        let next = tokio::select! {
-            _ = shutdown.wait_for(|v| *v) => break Some(close(GOING_AWAY, "server shutting down")),
-            m = tokio::time::timeout(cfg.idle_timeout, stream.next()) => m,
-        };
-        let msg = match next {
-            Err(_) => break Some(close(NORMAL, "idle timeout")),
-            Ok(None) | Ok(Some(Ok(Message::Close(_)))) => break None,
-            Ok(Some(Err(e))) => {
-                let big =
-                    e.to_string().contains("too long") || e.to_string().contains("Space limit");
-                break Some(if big {
-                    close(TOO_BIG, "message too big")
-                } else {
-                    close(POLICY, "protocol error")
-                });
+        if !alive {
+            break None;
+        }
+        tokio::select! {
+            biased;
+            () = &mut shutdown => {
+                shutting_down = true;
+                alive = answer_shutdown(&mut socket, &mut pending, alive).await;
+                break Some(close(GOING_AWAY, "server shutting down"));
             }
-            Ok(Some(Ok(m))) => m,
-        };
-        let answer = match msg {
-            Message::Text(t) => on_text(&s, &mut bucket, t.as_str(), &tx),
-            Message::Binary(_) => Some(ServerMsg::answer(
-                None,
-                Err(ErrBody {
-                    code: Code::BadRequest,
-                    message: "text messages only".into(),
-                }),
-            )),
-            _ => None, // ping/pong: axum answers pings itself
-        };
-        if let Some(a) = answer {
-            if tx.send(text(&a)).await.is_err() {
-                break None;
+            Some((id, r)) = pending.next(), if !pending.is_empty() => {
+                alive = answer(&mut socket, &mut pending, text(&ServerMsg::answer(Some(id), r))).await;
+            }
+            () = &mut idle => {
+                let due = last_message + cfg.idle_timeout;
+                if tokio::time::Instant::now() >= due {
+                    break Some(close(NORMAL, "idle timeout"));
+                }
+                idle.as_mut().reset(due);
+            }
+            next = socket.next() => {
+                let msg = match next {
+                    None | Some(Ok(Message::Close(_))) => break None,
+                    Some(Err(e)) => {
+                        let big =
+                            e.to_string().contains("too long") || e.to_string().contains("Space limit");
+                        break Some(if big {
+                            close(TOO_BIG, "message too big")
+                        } else {
+                            close(POLICY, "protocol error")
+                        });
+                    }
+                    Some(Ok(m)) => m,
+                };
+                last_message = tokio::time::Instant::now();
+                let refused = match msg {
+                    Message::Text(t) => on_text(&s, &mut bucket, t.as_str(), &mut pending),
+                    Message::Binary(_) => Some(ServerMsg::answer(
+                        None,
+                        Err(ErrBody {
+                            code: Code::BadRequest,
+                            message: "text messages only".into(),
+                        }),
+                    )),
+                    _ => None, // ping/pong: answered by the WebSocket itself
+                };
+                if let Some(a) = refused {
+                    alive = answer(&mut socket, &mut pending, text(&a)).await;
+                }
             }
         }
     };
@@ -188,29 +285,42 @@ pub async fn run(socket: WebSocket, state: Arc<AppState>, _permit: OwnedSemaphor
     // its deadline, and cut short by a shutdown).
     let wait =
         cfg.timeout + Duration::from_millis(cfg.limits.max_block_ms) + Duration::from_secs(1);
-    let _ = tokio::time::timeout(wait, s.in_flight.acquire_many(cfg.max_in_flight as u32)).await;
-    if let Some(c) = ending {
-        let _ = tokio::time::timeout(WRITE_TIMEOUT, tx.send(c)).await;
+    let until = tokio::time::Instant::now() + wait;
+    while !pending.is_empty() {
+        tokio::select! {
+            biased;
+            () = &mut shutdown, if !shutting_down => {
+                shutting_down = true;
+                alive = answer_shutdown(&mut socket, &mut pending, alive).await;
+            }
+            Some((id, r)) = pending.next() => {
+                if alive {
+                    alive = answer(&mut socket, &mut pending, text(&ServerMsg::answer(Some(id), r))).await;
+                }
+            }
+            () = tokio::time::sleep_until(until) => break,
+        }
     }
-    drop(tx);
-    if tokio::time::timeout(WRITE_TIMEOUT, &mut writer)
-        .await
-        .is_err()
-    {
-        writer.abort();
+    drop(pending);
+    if alive {
+        if let Some(c) = ending {
+            let _ = tokio::time::timeout(WRITE_TIMEOUT, socket.send(c)).await;
+        }
+        let _ = tokio::time::timeout(WRITE_TIMEOUT, socket.close()).await;
     }
+    drop(socket);
     s.blocking.lock().await.take();
     expire_tracked(&s).await;
     tracing::debug!(session = %id, "closed");
 }
 
-/// Handles one text message: an immediate answer (refused) or `None` (started; it will
-/// answer through `tx`).
+/// Handles one text message: an immediate answer (refused) or `None` (started: it joins
+/// `pending`, and is answered when it finishes).
 fn on_text(
     s: &Arc<Session>,
     bucket: &mut Bucket,
     t: &str,
-    tx: &mpsc::Sender<Message>,
+    pending: &mut Pending,
 ) -> Option<ServerMsg> {
     let cfg = &s.state.config;
     let allowed = bucket.take();
@@ -244,27 +354,17 @@ fn on_text(
         Ok(w) => w,
         Err(e) => return Some(ServerMsg::answer(Some(id), Err(e))),
     };
-    let Ok(permit) = s.in_flight.clone().try_acquire_owned() else {
+    if pending.len() >= cfg.max_in_flight {
         return refuse(
             Code::RateLimited,
             "too many requests in flight on this connection",
         );
-    };
+    }
     let s = s.clone();
-    let tx = tx.clone();
-    tokio::spawn(async move {
-        let mut shutdown = s.state.shutdown.subscribe();
-        let write = work.write();
-        let r = tokio::select! {
-            r = execute(&s, work) => r,
-            _ = shutdown.wait_for(|v| *v) => Err(if write {
-                ErrBody { code: Code::UnknownOutcome, message: "the server is shutting down; the write may or may not have happened".into() }
-            } else {
-                ErrBody { code: Code::Unavailable, message: "the server is shutting down".into() }
-            }),
-        };
-        let _ = tx.send(text(&ServerMsg::answer(Some(id), r))).await;
-        drop(permit);
+    pending.push(InFlight {
+        id,
+        write: work.write(),
+        work: Box::pin(async move { execute(&s, work).await }),
     });
     None
 }

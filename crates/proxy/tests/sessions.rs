@@ -210,6 +210,47 @@ async fn blocking_reads_are_bounded_and_hold_up_nobody() {
     assert!(t.elapsed() < Duration::from_millis(2500));
 }
 
+/// Requests sent one after another without waiting: each is answered exactly once with its
+/// own reply (answers that are ready together go out in one write), and another session is
+/// served meanwhile. (The in-flight bound: `reliability.rs`, Redis paused.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_requests_are_each_answered_once() {
+    let redis = RedisServer::start();
+    let mut cfg = config(&redis.url());
+    cfg.max_in_flight = 32;
+    let proxy = Proxy::start(cfg).await;
+    let mut a = proxy.connect().await;
+    let mut b = proxy.connect().await;
+    for round in 0..5 {
+        let mut incrs = std::collections::HashSet::new();
+        let mut gets = std::collections::HashSet::new();
+        for i in 0..32 {
+            if i % 4 == 3 {
+                gets.insert(a.start(&["GET", "fixed"]).await);
+            } else {
+                incrs.insert(a.start(&["INCR", "n"]).await);
+            }
+        }
+        // Another session is served meanwhile.
+        assert_eq!(b.ok(&["INCR", "m"]).await, json!(round + 1));
+        let mut values = Vec::new();
+        for _ in 0..32 {
+            let v = a.recv().await.unwrap();
+            let id = v["id"].as_u64().unwrap();
+            if incrs.remove(&id) {
+                values.push(v["ok"].as_i64().unwrap());
+            } else {
+                assert!(gets.remove(&id), "an answer to no request, or twice: {v}");
+                assert_eq!(v["ok"], json!(null), "{v}");
+            }
+        }
+        assert!(incrs.is_empty() && gets.is_empty());
+        values.sort_unstable();
+        let from = round * 24;
+        assert_eq!(values, ((from + 1)..=(from + 24)).collect::<Vec<_>>());
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sessions_keys_expire_after_it_ends() {
     let redis = RedisServer::start();

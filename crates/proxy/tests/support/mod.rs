@@ -204,7 +204,9 @@ impl Proxy {
         let addr = listener.local_addr().unwrap();
         let router = app(state.clone());
         let task = tokio::spawn(async move {
-            axum::serve(listener, router).await.unwrap();
+            axum::serve(redislab_proxy::nodelay(listener), router)
+                .await
+                .unwrap();
         });
         Proxy { addr, state, task }
     }
