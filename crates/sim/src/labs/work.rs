@@ -222,6 +222,14 @@ impl LiveDriver for super::streams::StreamsLive {
 }
 
 impl Job {
+    /// A run against a real Redis (driven by [`Job::into_live`], not by [`Work`]).
+    pub fn is_live(&self) -> bool {
+        matches!(
+            self,
+            Job::LockLive { .. } | Job::CacheLive { .. } | Job::StreamsLive { .. }
+        )
+    }
+
     /// A live job's driver and the proxy's address (`None`: not a live job).
     pub fn into_live(self) -> Option<(Box<dyn LiveDriver>, String)> {
         match self {
