@@ -273,7 +273,8 @@ pub fn StreamsLab(props: &LabProps) -> Html {
         Some(Output::Streams(r)) => Some(r.as_ref()),
         _ => None,
     };
-    let real = live.streams();
+    // A live run shows itself from its first sample of Redis' XLEN and XPENDING on.
+    let real = live.streams().filter(|r| !r.samples.is_empty());
     let result = real.or(predicted);
     let frames = result.map_or(1, |r| r.samples.len().max(1));
     let t = use_timeline(frames, TICK_MS);

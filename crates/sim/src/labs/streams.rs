@@ -425,6 +425,8 @@ enum WState {
 enum Then {
     /// Only logged.
     Nothing,
+    /// XGROUP CREATE: the run starts.
+    Start,
     /// XACK: the count acknowledged.
     Ack,
     /// Worker `k`'s XAUTOCLAIM.
@@ -577,22 +579,29 @@ impl StreamsRun {
 
     /// The group, the subscriber and the first events.
     fn setup(&mut self) {
+        let args = ["XGROUP", "CREATE", STREAM, GROUP, "$", "MKSTREAM"];
+        if self.io.is_some() {
+            // Live: nothing else goes out before the group exists (`$`: an XADD that Redis
+            // ran first would never reach the group).
+            self.c.commands += 1;
+            self.queue_live("setup", &args, "", Then::Start);
+            return;
+        }
+        self.send("setup", &args, "");
+        self.send("sub", &["SUBSCRIBE", CHANNEL], "");
+        self.start(0);
+    }
+
+    /// The first events, at `t`.
+    fn start(&mut self, t: u64) {
         let r = self;
         let p = r.p.clone();
-        r.send(
-            "setup",
-            &["XGROUP", "CREATE", STREAM, GROUP, "$", "MKSTREAM"],
-            "",
-        );
-        if r.io.is_none() {
-            r.send("sub", &["SUBSCRIBE", CHANNEL], "");
-        }
-        r.at(0, Ev::Sample);
+        r.at(t, Ev::Sample);
         for k in 0..r.workers.len() {
-            r.at(0, Ev::Worker(k));
+            r.at(t, Ev::Worker(k));
         }
         if p.messages > 0 {
-            r.at(0, Ev::Produce(0));
+            r.at(t, Ev::Produce(0));
         }
         if p.away_ms > 0 && r.io.is_none() {
             r.at(p.away_at, Ev::Subscriber);
@@ -700,6 +709,7 @@ impl StreamsRun {
         };
         match sent.then {
             Then::Nothing => {}
+            Then::Start => self.start(self.now),
             Then::Ack => {
                 let n = int(&reply);
                 self.c.acked += n;
