@@ -174,6 +174,23 @@ fn side_card(
     }
 }
 
+/// The whole log's commands counted by name, `GET 140 SET 25 …` (what a test compares with
+/// the real Redis' own command statistics).
+fn by_command(side: &CacheSide) -> String {
+    let mut n: Vec<(&str, u32)> = Vec::new();
+    for l in &side.log {
+        let name = l.cmd.split(' ').next().unwrap_or_default();
+        match n.iter_mut().find(|(k, _)| *k == name) {
+            Some((_, c)) => *c += 1,
+            None => n.push((name, 1)),
+        }
+    }
+    n.iter()
+        .map(|(k, c)| format!("{k} {c}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn log_view(side: &CacheSide, t: u64, live: bool) -> Html {
     let upto = side.log.partition_point(|l| l.at <= t);
     let from = upto.saturating_sub(LOG_LINES);
@@ -185,7 +202,8 @@ fn log_view(side: &CacheSide, t: u64, live: bool) -> Html {
     html! {
         <div class="ce-log-wrap">
             <h3 class="ce-log-title">{ title }</h3>
-            <ol class={classes!("ce-log", live.then_some("live"))} data-testid="cache-log" tabindex="0" aria-label="কমান্ড লগ">
+            <ol class={classes!("ce-log", live.then_some("live"))} data-testid="cache-log" tabindex="0" aria-label="কমান্ড লগ"
+                data-by-command={by_command(side)}>
                 { for side.log[from..upto].iter().rev().map(|l| {
                     let bad = l.reply.starts_with("timeout") || l.reply == "ECONNREFUSED";
                     html! {
