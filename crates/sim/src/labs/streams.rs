@@ -456,13 +456,16 @@ struct LiveIo {
     sent: Vec<Option<Sent>>,
     /// Replies outstanding other than blocking reads and samples.
     busy: usize,
-    /// The last sample's XLEN, waiting for its XPENDING.
-    xlen: Option<u64>,
+    /// Samples waiting for their other half: (the XLEN's tag, XLEN, XPENDING). The two
+    /// replies may come in either order, and a sample's after a later one's.
+    halves: Vec<(usize, Option<u64>, Option<u64>)>,
+    /// The XLEN tag of the newest sample taken.
+    newest: Option<usize>,
     /// Entries delivered to a worker and not acknowledged, as the workers count them.
     pending: u64,
     /// The final sample was asked for.
     closing: bool,
-    /// The final sample's XPENDING.
+    /// The final sample's XLEN tag.
     last: Option<usize>,
     /// The final sample came: over.
     over: bool,
@@ -734,32 +737,51 @@ impl StreamsRun {
                     self.got_batch(k, batch, false);
                 }
             }
-            Then::Xlen => {
-                if let Some(io) = self.io.as_mut() {
-                    io.xlen = Some(int(&reply));
-                }
-            }
+            Then::Xlen => self.half(tag, Some(int(&reply)), None),
             Then::Xpending => {
                 let pending = match &reply {
                     Reply::Array(a) => a.first().map_or(0, int),
                     _ => 0,
                 };
-                let xlen = self.io.as_mut().and_then(|io| io.xlen.take()).unwrap_or(0);
-                let mut counters = self.c;
-                counters.stuck = self.stuck();
-                self.samples.push(Sample {
-                    t: self.now,
-                    xlen,
-                    pending,
-                    counters,
-                });
-                if let Some(io) = self.io.as_mut() {
-                    if io.last == Some(tag) {
-                        io.over = true;
-                    }
-                }
+                self.half(tag.saturating_sub(1), None, Some(pending));
             }
         }
+    }
+
+    /// Live: one half of the sample whose XLEN has tag `id`; with both, the sample is taken
+    /// (unless a newer one was).
+    fn half(&mut self, id: usize, xlen: Option<u64>, pending: Option<u64>) {
+        let stuck = self.stuck();
+        let Some(io) = self.io.as_mut() else { return };
+        let i = match io.halves.iter().position(|h| h.0 == id) {
+            Some(i) => i,
+            None => {
+                io.halves.push((id, None, None));
+                io.halves.len() - 1
+            }
+        };
+        let h = &mut io.halves[i];
+        h.1 = h.1.or(xlen);
+        h.2 = h.2.or(pending);
+        let (Some(xlen), Some(pending)) = (h.1, h.2) else {
+            return;
+        };
+        io.halves.swap_remove(i);
+        if io.last == Some(id) {
+            io.over = true;
+        }
+        if io.newest.is_some_and(|n| n > id) {
+            return;
+        }
+        io.newest = Some(id);
+        let mut counters = self.c;
+        counters.stuck = stuck;
+        self.samples.push(Sample {
+            t: self.now,
+            xlen,
+            pending,
+            counters,
+        });
     }
 
     fn note(&mut self, actor: &str, what: &str) {
@@ -1416,7 +1438,7 @@ impl StreamsLive {
             r.queue_live("", &["XLEN", STREAM], "", Then::Xlen);
             r.queue_live("", &["XPENDING", STREAM, GROUP], "", Then::Xpending);
             if let Some(io) = r.io.as_mut() {
-                io.last = Some(io.sent.len() - 1);
+                io.last = Some(io.sent.len() - 2);
             }
         }
         if r.io.as_ref().is_some_and(|io| io.over) && !r.done {
