@@ -296,7 +296,7 @@ fn compare(v: &CacheView, done: bool) -> Html {
 /// What a live run runs, in one line.
 fn live_note(c: &CacheConfig, asked: &CacheConfig) -> String {
     let mut s = format!(
-        "আসল Redis-এ ছোট করে চলে: একসাথে {} জন, মোট {}টি অনুরোধ (প্রক্সি এক সংযোগ থেকে সেকেন্ডে ২০০ কমান্ড নেয়); ডানে আসল Redis, বাঁয়ে একই সেটিংয়ের সিমুলেশন।",
+        "আসল Redis-এ ছোট করে চলে: একসাথে {} জন, মোট {}টি অনুরোধ (প্রক্সি এক সংযোগ থেকে সেকেন্ডে ২০০ কমান্ড নেয়); একই সেটিংয়ের সিমুলেশন আর আসল Redis-এর রান পাশাপাশি।",
         bn::text(&c.concurrent.to_string()),
         bn::text(&c.requests.to_string())
     );
