@@ -254,20 +254,22 @@ pub fn StreamsLab(props: &LabProps) -> Html {
     let typed: StreamsParams = params.typed();
     let sw = use_live_switch();
     let live_on_page = *sw.on && !props.embedded;
-    // Live: the simulation of the same scaled-down run is the prediction.
-    let sim_params = if live_on_page {
-        typed.for_live(*sw.scale)
-    } else {
-        typed
-    };
-    let run = use_work(Some(Job::Streams(sim_params.clone())));
+    let small = typed.for_live(*sw.scale);
     let live = use_live(
         live_on_page.then(|| Job::StreamsLive {
-            params: sim_params.clone(),
+            params: small.clone(),
             url: ws_url(),
         }),
         *sw.attempt,
     );
+    // Live: the simulation of the same scaled-down run is the prediction; a live run that
+    // could not start leaves the lab simulating its own parameters.
+    let sim_params = if live_on_page && (live.failed.is_none() || live.part.is_some()) {
+        small.clone()
+    } else {
+        typed
+    };
+    let run = use_work(Some(Job::Streams(sim_params)));
     let busy = run.busy() || (live_on_page && !live.done);
     let predicted = match run.done.as_deref() {
         Some(Output::Streams(r)) => Some(r.as_ref()),
@@ -347,7 +349,7 @@ pub fn StreamsLab(props: &LabProps) -> Html {
             }
             if !embedded { { form } }
             if !embedded {
-                <LivePanel switch={sw.clone()} live={live.clone()} note={AttrValue::from(live_note(&sim_params))} />
+                <LivePanel switch={sw.clone()} live={live.clone()} note={AttrValue::from(live_note(&small))} />
             }
             <div class="lk-main">{ view }</div>
         </div>
