@@ -388,7 +388,7 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     b.screenshot(&dir.join("lock-live-compare-1366x768.png"));
     b.set_viewport(360, 740);
     b.js(
-        "document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'start'})",
+        "document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'center'})",
         json!([]),
     );
     b.screenshot(&dir.join("lock-live-360x740.png"));
@@ -667,7 +667,7 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     b.screenshot(&dir.join("cache-live-compare-1366x768.png"));
     b.set_viewport(360, 740);
     b.js(
-        "document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'start'})",
+        "document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'center'})",
         json!([]),
     );
     b.screenshot(&dir.join("cache-live-360x740.png"));
@@ -731,7 +731,7 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     b.screenshot(&dir.join("streams-live-compare-1366x768.png"));
     b.set_viewport(360, 740);
     b.js(
-        "document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'start'})",
+        "document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'center'})",
         json!([]),
     );
     b.screenshot(&dir.join("streams-live-360x740.png"));
@@ -761,7 +761,17 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
         });
         let msg = b.text("[data-testid=live-msg]").unwrap_or_default();
         assert!(msg.contains("Redis সাড়া দিচ্ছে না") && msg.contains("সিমুলেশন"), "{msg}");
-        b.wait(60, "the simulation after the failure", |b| b.exists(ready));
+        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            b.wait(60, "the simulation after the failure", |b| b.exists(ready))
+        }));
+        if ok.is_err() {
+            b.screenshot(&dir.join(format!("{lab}-stuck-after-failure.png")));
+            panic!(
+                "{lab}: {:?} {:?}",
+                b.js("return document.querySelector('.lab').outerHTML.slice(0, 3000)", json!([])),
+                b.console_errors()
+            );
+        }
         assert!(!b.exists("[data-testid=live-compare]"), "{lab}");
         b.screenshot(&dir.join(format!("{lab}-redis-down-1366x768.png")));
     }
