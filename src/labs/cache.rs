@@ -20,7 +20,7 @@ use super::kit::{
     failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
     TimeAction,
 };
-use crate::live::bar::{use_live_switch, LivePanel};
+use crate::live::bar::{counts_table, use_live_switch, CountRow, LivePanel};
 use crate::live::{use_live, ws_url};
 use redislab_deck::bn;
 use redislab_sim::labs::cache::{
@@ -230,67 +230,36 @@ fn log_view(side: &CacheSide, t: u64, live: bool) -> Html {
 /// The simulation's prediction beside the real run: requests per path, queries, commands.
 fn compare(v: &CacheView, done: bool) -> Html {
     let (sim, real) = (&v.off.counts, &v.on.counts);
-    let mut rows: Vec<(String, String, u32, u32)> = vec![(
-        "hits".into(),
+    let row =
+        |k: &str, label: String, a: u32, b: u32| (k.to_string(), label, u64::from(a), u64::from(b));
+    let mut rows: Vec<CountRow> = vec![row(
+        "hits",
         "ক্যাশ থেকে (FRESH + STALE)".into(),
         sim.path(Path::Fresh) + sim.path(Path::Stale),
         real.path(Path::Fresh) + real.path(Path::Stale),
     )];
     rows.extend(Path::ALL.iter().map(|&p| {
-        (
-            p.name().to_ascii_lowercase(),
+        row(
+            &p.name().to_ascii_lowercase(),
             format!("{} — {}", p.name(), about(p).1),
             sim.path(p),
             real.path(p),
         )
     }));
     rows.extend([
-        ("db".into(), "DB কোয়েরি".into(), sim.db, real.db),
-        (
-            "peak".into(),
-            "একসাথে সর্বোচ্চ".into(),
-            sim.peak_db,
-            real.peak_db,
-        ),
-        (
-            "commands".into(),
-            "Redis কমান্ড".into(),
-            sim.commands,
-            real.commands,
-        ),
-        (
-            "answered".into(),
-            "উত্তর".into(),
-            sim.requests(),
-            real.requests(),
-        ),
+        row("db", "DB কোয়েরি".into(), sim.db, real.db),
+        row("peak", "একসাথে সর্বোচ্চ".into(), sim.peak_db, real.peak_db),
+        row("commands", "Redis কমান্ড".into(), sim.commands, real.commands),
+        row("answered", "উত্তর".into(), sim.requests(), real.requests()),
     ]);
     let n = |v: u32| bn::text(&v.to_string());
-    html! {
-        <div class="live-compare-box ce-compare">
-            <table class="live-compare" data-testid="live-compare">
-                <caption>{ if done { "সিমুলেশনের পূর্বাভাস বনাম আসল Redis" } else { "সিমুলেশনের পূর্বাভাস বনাম আসল Redis (চলছে)" } }</caption>
-                <thead><tr><td></td><th scope="col">{"সিমুলেশন"}</th><th scope="col">{"আসল Redis"}</th></tr></thead>
-                <tbody>
-                    { for rows.iter().map(|(key, label, a, b)| html! {
-                        <tr data-row={key.clone()} data-same={(a == b).to_string()} class={classes!((done && a != b).then_some("differs"))}>
-                            <th scope="row">{ label.clone() }</th>
-                            <td data-side="sim" data-n={a.to_string()}>{ n(*a) }</td>
-                            <td data-side="real" data-n={b.to_string()}>{ n(*b) }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-            if done {
-                <p class="live-verdict" data-testid="live-verdict">
-                    { format!(
-                        "আসল Redis-এ {} অনুরোধে DB কোয়েরি {}টি, সিমুলেশন বলেছিল {}টি — সময় আসল ঘড়ির, তাই এক-আধটা এদিক-ওদিক হতে পারে।",
-                        n(real.requests()), n(real.db), n(sim.db)
-                    ) }
-                </p>
-            }
-        </div>
-    }
+    let verdict = format!(
+        "আসল Redis-এ {} অনুরোধে DB কোয়েরি {}টি, সিমুলেশন বলেছিল {}টি — সময় আসল ঘড়ির, তাই এক-আধটা এদিক-ওদিক হতে পারে।",
+        n(real.requests()),
+        n(real.db),
+        n(sim.db)
+    );
+    counts_table("ce-compare", &rows, done, verdict)
 }
 
 /// What a live run runs, in one line.

@@ -18,7 +18,7 @@
 use super::kit::{
     failed_or_progress, use_timeline, use_work, Controls, LabProps, ParamForm, TimeAction,
 };
-use crate::live::bar::{use_live_switch, LivePanel};
+use crate::live::bar::{counts_table, use_live_switch, CountRow, LivePanel};
 use crate::live::{use_live, ws_url};
 use redislab_deck::bn;
 use redislab_sim::labs::params::Params;
@@ -206,31 +206,18 @@ fn compare(sim: &StreamsResult, real: &StreamsResult, done: bool) -> Html {
         ("acked", "XACK হলো", a.acked, b.acked),
         ("stuck", "মরা worker-এ আটকে", a.stuck, b.stuck),
     ];
-    html! {
-        <div class="live-compare-box sx-compare">
-            <table class="live-compare" data-testid="live-compare">
-                <caption>{ if done { "সিমুলেশনের পূর্বাভাস বনাম আসল Redis" } else { "সিমুলেশনের পূর্বাভাস বনাম আসল Redis (চলছে)" } }</caption>
-                <thead><tr><td></td><th scope="col">{"সিমুলেশন"}</th><th scope="col">{"আসল Redis"}</th></tr></thead>
-                <tbody>
-                    { for rows.iter().map(|(key, label, x, y)| html! {
-                        <tr data-row={*key} data-same={(x == y).to_string()} class={classes!((done && x != y).then_some("differs"))}>
-                            <th scope="row">{ *label }</th>
-                            <td data-side="sim" data-n={x.to_string()}>{ n(*x) }</td>
-                            <td data-side="real" data-n={y.to_string()}>{ n(*y) }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-            if done {
-                <p class="live-verdict" data-testid="live-verdict">
-                    { format!(
-                        "শেষে আসল Redis-এ XLEN {}, XPENDING {} — সিমুলেশন বলেছিল {} আর {}।",
-                        n(lr.xlen), n(lr.pending), n(ls.xlen), n(ls.pending)
-                    ) }
-                </p>
-            }
-        </div>
-    }
+    let rows: Vec<CountRow> = rows
+        .iter()
+        .map(|(k, label, x, y)| (k.to_string(), label.to_string(), *x, *y))
+        .collect();
+    let verdict = format!(
+        "শেষে আসল Redis-এ XLEN {}, XPENDING {} — সিমুলেশন বলেছিল {} আর {}।",
+        n(lr.xlen),
+        n(lr.pending),
+        n(ls.xlen),
+        n(ls.pending)
+    );
+    counts_table("sx-compare", &rows, done, verdict)
 }
 
 /// What a live run runs, in one line.

@@ -104,3 +104,33 @@ pub fn LivePanel(props: &LivePanelProps) -> Html {
         </>
     }
 }
+
+/// One row of [`counts_table`]: its key (`data-row`), its label, the simulation's number and
+/// the real run's.
+pub type CountRow = (String, String, u64, u64);
+
+/// The simulation's prediction beside the real run, a number a row, and once the run is
+/// over the verdict under it (`data-testid=live-verdict`). `class` is the lab's own box class.
+pub fn counts_table(class: &'static str, rows: &[CountRow], done: bool, verdict: String) -> Html {
+    let n = |v: u64| bn::text(&v.to_string());
+    html! {
+        <div class={classes!("live-compare-box", class)}>
+            <table class="live-compare" data-testid="live-compare">
+                <caption>{ if done { "সিমুলেশনের পূর্বাভাস বনাম আসল Redis" } else { "সিমুলেশনের পূর্বাভাস বনাম আসল Redis (চলছে)" } }</caption>
+                <thead><tr><td></td><th scope="col">{"সিমুলেশন"}</th><th scope="col">{"আসল Redis"}</th></tr></thead>
+                <tbody>
+                    { for rows.iter().map(|(key, label, a, b)| html! {
+                        <tr data-row={key.clone()} data-same={(a == b).to_string()} class={classes!((done && a != b).then_some("differs"))}>
+                            <th scope="row">{ label.clone() }</th>
+                            <td data-side="sim" data-n={a.to_string()}>{ n(*a) }</td>
+                            <td data-side="real" data-n={b.to_string()}>{ n(*b) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+            if done {
+                <p class="live-verdict" data-testid="live-verdict">{ verdict }</p>
+            }
+        </div>
+    }
+}

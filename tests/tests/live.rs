@@ -233,7 +233,72 @@ fn compared(b: &Browser, row: &str, side: &str) -> u64 {
     .unwrap()
 }
 
-/// The round trips shown in the log `log`, ms.
+/// A live lab after its run: accessible, no console errors, screenshots of the lab and its
+/// comparison at 1366×768 and 360×740, and the comparison inside a phone's width.
+fn looks_right(b: &Browser, dir: &std::path::Path, lab: &str) {
+    let axe = b.axe_serious();
+    assert!(axe.is_empty(), "{lab} accessibility: {axe:#?}");
+    assert_no_console_errors(b);
+    let show = |css: &str, at: &str| {
+        b.js(
+            "document.querySelector(arguments[0]).scrollIntoView({block: arguments[1]})",
+            json!([css, at]),
+        );
+    };
+    b.screenshot(&dir.join(format!("{lab}-live-1366x768.png")));
+    show("[data-testid=live-compare]", "center");
+    b.screenshot(&dir.join(format!("{lab}-live-compare-1366x768.png")));
+    b.set_viewport(360, 740);
+    show("[data-testid=live-bar]", "center");
+    b.screenshot(&dir.join(format!("{lab}-live-360x740.png")));
+    show("[data-testid=live-compare]", "start");
+    b.screenshot(&dir.join(format!("{lab}-live-compare-360x740.png")));
+    let table = b.rect("[data-testid=live-compare]").expect("the table");
+    assert!(
+        table.x >= 0.0 && table.x + table.width <= 360.5,
+        "{lab}: {table:?}"
+    );
+}
+
+/// A lab whose live run cannot start (`state`: `no-proxy` or `redis-down`): once its
+/// simulation (`ready`) is on screen the switch is turned on; the indicator and a message
+/// say what is wrong (`says`) and that the lab simulates, and it does.
+fn fails_and_simulates(
+    b: &Browser,
+    dir: &std::path::Path,
+    lab: &str,
+    ready: &str,
+    state: &str,
+    says: &str,
+) {
+    b.wait(60, "the simulation", |b| b.exists(ready));
+    b.click("[data-testid=live-switch]");
+    b.wait(30, "the indicator and the message", |b| {
+        data(b, "[data-testid=live-indicator]", "state").as_deref() == Some(state)
+            && b.exists("[data-testid=live-msg]")
+    });
+    let msg = b.text("[data-testid=live-msg]").unwrap_or_default();
+    assert!(
+        msg.contains(says) && msg.contains("সিমুলেশন"),
+        "{lab}: {msg}"
+    );
+    let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        b.wait(60, "the simulation after the failure", |b| b.exists(ready))
+    }));
+    if ok.is_err() {
+        b.screenshot(&dir.join(format!("{lab}-stuck-after-failure.png")));
+        panic!(
+            "{lab} stayed busy after the failure: {:?} {:?}",
+            b.js(
+                "return document.querySelector('.lab').outerHTML.slice(0, 3000)",
+                json!([])
+            ),
+            b.console_errors()
+        );
+    }
+}
+
+/// The round trips shown by the elements `css` (a log's), ms.
 fn round_trips(b: &Browser, css: &str) -> Vec<f64> {
     b.js(
         "return [...document.querySelectorAll(arguments[0])].map(e => e.textContent)",
@@ -317,22 +382,7 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     let log = b.text("[data-testid=lock-log]").unwrap_or_default();
     assert!(log.contains("DEL lock:campaign:42"), "{log}");
     assert!(log.contains("→ (integer) 1"), "{log}");
-    let rtts = b.js(
-        "return [...document.querySelectorAll('[data-testid=lock-log] .lk-log-rtt')].map(e => e.textContent)",
-        json!([]),
-    );
-    let rtts: Vec<f64> = rtts
-        .as_array()
-        .expect("round trips")
-        .iter()
-        .map(|t| {
-            let t = t.as_str().unwrap();
-            t.strip_suffix(" ms")
-                .unwrap_or_else(|| panic!("{t}"))
-                .parse()
-                .unwrap()
-        })
-        .collect();
+    let rtts = round_trips(&b, "[data-testid=lock-log] .lk-log-rtt");
     assert!(!rtts.is_empty(), "no round trips in the log: {log}");
     assert!(rtts.iter().all(|&ms| ms > 0.0 && ms < 1000.0), "{rtts:?}");
     // The same ending as the simulation (of the same race, twice as slow), side by side.
@@ -547,26 +597,27 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
             "cache",
             ".lab-cache[aria-busy=false] [data-testid=cache-on-db]",
             "[data-testid=cache-on-db]",
-            redislab_sim::labs::cache::pair(&Default::default()).on.counts.db.to_string(),
+            redislab_sim::labs::cache::pair(&Default::default())
+                .on
+                .counts
+                .db
+                .to_string(),
         ),
         (
             "streams",
             ".lab-streams[aria-busy=false] [data-testid=streams-saved]",
             "[data-testid=streams-saved]",
-            redislab_deck::bn::text(&redislab_sim::labs::streams::run(&Default::default()).counters.saved.to_string()),
+            redislab_deck::bn::text(
+                &redislab_sim::labs::streams::run(&Default::default())
+                    .counters
+                    .saved
+                    .to_string(),
+            ),
         ),
     ] {
         b.set_viewport(1366, 768);
         b.open(&format!("#/lab/{lab}"));
-        b.wait(60, "the simulation", |b| b.exists(ready));
-        b.click("[data-testid=live-switch]");
-        b.wait(20, "the no-proxy message", |b| {
-            data(b, "[data-testid=live-indicator]", "state").as_deref() == Some("no-proxy")
-                && b.exists("[data-testid=live-msg]")
-        });
-        let msg = b.text("[data-testid=live-msg]").unwrap_or_default();
-        assert!(msg.contains("প্রক্সি নেই") && msg.contains("সিমুলেশন"), "{msg}");
-        b.wait(60, "the simulation after the failure", |b| b.exists(ready));
+        fails_and_simulates(&b, &dir, lab, ready, "no-proxy", "প্রক্সি নেই");
         assert_eq!(b.text(counter), Some(want), "{lab}");
         b.screenshot(&dir.join(format!("{lab}-no-proxy-1366x768.png")));
         b.set_viewport(360, 740);
@@ -618,7 +669,10 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
         b.text("[data-testid=cache-real-db]").as_deref(),
         Some(real_db.to_string().as_str())
     );
-    assert!((1..=3).contains(&real_db), "every layer on: {real_db} queries");
+    assert!(
+        (1..=3).contains(&real_db),
+        "every layer on: {real_db} queries"
+    );
     assert_eq!(compared(&b, "miss", "real"), 0);
     // Every command the lab logged reached the real Redis: its own command statistics. SET
     // exactly; GET once more for each script (`release` and `extend` read the lock with a
@@ -644,40 +698,25 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     );
     assert_eq!(call("set"), log("set"), "{why}");
     assert_eq!(call("get"), log("get") + log("evalsha"), "{why}");
-    assert!(call("evalsha") >= log("evalsha") && log("evalsha") > 0, "{why}");
+    assert!(
+        call("evalsha") >= log("evalsha") && log("evalsha") > 0,
+        "{why}"
+    );
     assert!(log("get") >= 120, "{why}");
     // The last envelope an instance wrote is in Redis, in the session's namespace.
     let k = one_key(live.rport, "lab:{*}:cache:course-catalog");
     let envelope = redis(live.rport, &["GET", &k]);
-    assert!(envelope.text().starts_with(r#"{"version":2,"freshUntil":"#), "{envelope:?}");
+    assert!(
+        envelope.text().starts_with(r#"{"version":2,"freshUntil":"#),
+        "{envelope:?}"
+    );
     let log = b.text("[data-testid=cache-log]").unwrap_or_default();
     assert!(log.contains("GET cache:course-catalog"), "{log}");
     let rtts = round_trips(&b, "[data-testid=cache-log] .ce-rtt");
     assert!(!rtts.is_empty(), "no round trips: {log}");
     assert!(rtts.iter().all(|&ms| ms > 0.0 && ms < 1000.0), "{rtts:?}");
     assert!(b.exists(".ce-card.ce-sim") && b.exists(".ce-card.ce-real"));
-    let axe = b.axe_serious();
-    assert!(axe.is_empty(), "accessibility: {axe:#?}");
-    assert_no_console_errors(&b);
-    b.screenshot(&dir.join("cache-live-1366x768.png"));
-    b.js(
-        "document.querySelector('[data-testid=live-compare]').scrollIntoView({block: 'center'})",
-        json!([]),
-    );
-    b.screenshot(&dir.join("cache-live-compare-1366x768.png"));
-    b.set_viewport(360, 740);
-    b.js(
-        "document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'center'})",
-        json!([]),
-    );
-    b.screenshot(&dir.join("cache-live-360x740.png"));
-    b.js(
-        "document.querySelector('[data-testid=live-compare]').scrollIntoView({block: 'start'})",
-        json!([]),
-    );
-    b.screenshot(&dir.join("cache-live-compare-360x740.png"));
-    let table = b.rect("[data-testid=live-compare]").expect("the table");
-    assert!(table.x >= 0.0 && table.x + table.width <= 360.5, "{table:?}");
+    looks_right(&b, &dir, "cache");
 
     // The streams lab: a worker crashes after saving, XAUTOCLAIM takes its batch over.
     b.set_viewport(1366, 768);
@@ -701,7 +740,10 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     assert_eq!(compared(&b, "saved", "sim"), sim.counters.saved);
     assert_eq!(compared(&b, "produced", "real"), small.messages);
     assert_eq!(compared(&b, "saved", "real"), small.messages);
-    let (dups, claimed) = (compared(&b, "duplicates", "real"), compared(&b, "reclaimed", "real"));
+    let (dups, claimed) = (
+        compared(&b, "duplicates", "real"),
+        compared(&b, "reclaimed", "real"),
+    );
     assert!(claimed > 0 && dups == claimed, "{dups} {claimed}");
     // XLEN and XPENDING on screen are Redis' own: ask it directly.
     let k = one_key(live.rport, "lab:{*}:orders");
@@ -711,37 +753,29 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     assert_eq!(compared(&b, "pending", "real"), pending);
     assert_eq!((xlen, pending), (small.messages, 0));
     let calls = command_calls(live.rport);
-    assert_eq!(calls.get("xadd").copied(), Some(small.messages), "{calls:?}");
-    assert!(calls.get("xautoclaim").copied().unwrap_or(0) > 0, "{calls:?}");
-    assert!(calls.get("xreadgroup").copied().unwrap_or(0) > 0, "{calls:?}");
+    assert_eq!(
+        calls.get("xadd").copied(),
+        Some(small.messages),
+        "{calls:?}"
+    );
+    assert!(
+        calls.get("xautoclaim").copied().unwrap_or(0) > 0,
+        "{calls:?}"
+    );
+    assert!(
+        calls.get("xreadgroup").copied().unwrap_or(0) > 0,
+        "{calls:?}"
+    );
     let log = b.text("[data-testid=streams-log]").unwrap_or_default();
     assert!(log.contains("XACK orders savers"), "{log}");
     let rtts = round_trips(&b, "[data-testid=streams-log] .lk-log-rtt");
     assert!(!rtts.is_empty(), "no round trips: {log}");
     let note = b.text("[data-testid=live-note]").unwrap_or_default();
-    assert!(note.contains("২০০টি মেসেজ") && note.contains("Pub/Sub"), "{note}");
-    let axe = b.axe_serious();
-    assert!(axe.is_empty(), "accessibility: {axe:#?}");
-    assert_no_console_errors(&b);
-    b.screenshot(&dir.join("streams-live-1366x768.png"));
-    b.js(
-        "document.querySelector('[data-testid=live-compare]').scrollIntoView({block: 'center'})",
-        json!([]),
+    assert!(
+        note.contains("২০০টি মেসেজ") && note.contains("Pub/Sub"),
+        "{note}"
     );
-    b.screenshot(&dir.join("streams-live-compare-1366x768.png"));
-    b.set_viewport(360, 740);
-    b.js(
-        "document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'center'})",
-        json!([]),
-    );
-    b.screenshot(&dir.join("streams-live-360x740.png"));
-    b.js(
-        "document.querySelector('[data-testid=live-compare]').scrollIntoView({block: 'start'})",
-        json!([]),
-    );
-    b.screenshot(&dir.join("streams-live-compare-360x740.png"));
-    let table = b.rect("[data-testid=live-compare]").expect("the table");
-    assert!(table.x >= 0.0 && table.x + table.width <= 360.5, "{table:?}");
+    looks_right(&b, &dir, "streams");
 
     // Redis gone: both labs say so and keep simulating.
     let mut live = live;
@@ -749,29 +783,17 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     let _ = live.redis.wait();
     b.set_viewport(1366, 768);
     for (lab, ready) in [
-        ("cache", ".lab-cache[aria-busy=false] [data-testid=cache-on-db]"),
-        ("streams", ".lab-streams[aria-busy=false] [data-testid=streams-saved]"),
+        (
+            "cache",
+            ".lab-cache[aria-busy=false] [data-testid=cache-on-db]",
+        ),
+        (
+            "streams",
+            ".lab-streams[aria-busy=false] [data-testid=streams-saved]",
+        ),
     ] {
         b.open_url(&format!("{}#/lab/{lab}", live.url));
-        b.wait(60, "the simulation", |b| b.exists(ready));
-        b.click("[data-testid=live-switch]");
-        b.wait(30, "the indicator to say Redis is unavailable", |b| {
-            data(b, "[data-testid=live-indicator]", "state").as_deref() == Some("redis-down")
-                && b.exists("[data-testid=live-msg]")
-        });
-        let msg = b.text("[data-testid=live-msg]").unwrap_or_default();
-        assert!(msg.contains("Redis সাড়া দিচ্ছে না") && msg.contains("সিমুলেশন"), "{msg}");
-        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            b.wait(60, "the simulation after the failure", |b| b.exists(ready))
-        }));
-        if ok.is_err() {
-            b.screenshot(&dir.join(format!("{lab}-stuck-after-failure.png")));
-            panic!(
-                "{lab}: {:?} {:?}",
-                b.js("return document.querySelector('.lab').outerHTML.slice(0, 3000)", json!([])),
-                b.console_errors()
-            );
-        }
+        fails_and_simulates(&b, &dir, lab, ready, "redis-down", "Redis সাড়া দিচ্ছে না");
         assert!(!b.exists("[data-testid=live-compare]"), "{lab}");
         b.screenshot(&dir.join(format!("{lab}-redis-down-1366x768.png")));
     }

@@ -147,79 +147,57 @@ pub trait LiveDriver {
     /// The result at the end.
     fn output(&self) -> Output;
     /// Least time between two snapshots, ms.
-    fn snapshot_ms(&self) -> f64 {
-        100.0
-    }
+    fn snapshot_ms(&self) -> f64;
 }
 
-impl LiveDriver for super::lock::LockLive {
-    fn advance(&mut self, now_ms: u64) -> Vec<(usize, crate::world::Command)> {
-        super::lock::LockLive::advance(self, now_ms)
-    }
-    fn arrived(&mut self, tag: usize, reply: crate::Reply, now_ms: u64, rtt_us: u32) {
-        super::lock::LockLive::arrived(self, tag, reply, now_ms, rtt_us);
-    }
-    fn next_at(&self) -> Option<u64> {
-        super::lock::LockLive::next_at(self)
-    }
-    fn is_done(&self) -> bool {
-        super::lock::LockLive::is_done(self)
-    }
-    fn snapshot(&self) -> Part {
-        Part::LiveLock(Box::new(self.result()))
-    }
-    fn output(&self) -> Output {
-        Output::Lock(Box::new(self.result()))
-    }
+/// [`LiveDriver`] for a live run type whose own methods have the trait's names: `$snap`
+/// and `$out` make its snapshot and output from it, every `$ms` milliseconds at most.
+macro_rules! live_driver {
+    ($t:ty, $snap:expr, $out:expr, $ms:expr) => {
+        impl LiveDriver for $t {
+            fn advance(&mut self, now_ms: u64) -> Vec<(usize, crate::world::Command)> {
+                <$t>::advance(self, now_ms)
+            }
+            fn arrived(&mut self, tag: usize, reply: crate::Reply, now_ms: u64, rtt_us: u32) {
+                <$t>::arrived(self, tag, reply, now_ms, rtt_us);
+            }
+            fn next_at(&self) -> Option<u64> {
+                <$t>::next_at(self)
+            }
+            fn is_done(&self) -> bool {
+                <$t>::is_done(self)
+            }
+            fn snapshot(&self) -> Part {
+                $snap(self)
+            }
+            fn output(&self) -> Output {
+                $out(self)
+            }
+            fn snapshot_ms(&self) -> f64 {
+                $ms
+            }
+        }
+    };
 }
 
-impl LiveDriver for super::cache::CacheLive {
-    fn advance(&mut self, now_ms: u64) -> Vec<(usize, crate::world::Command)> {
-        super::cache::CacheLive::advance(self, now_ms)
-    }
-    fn arrived(&mut self, tag: usize, reply: crate::Reply, now_ms: u64, rtt_us: u32) {
-        super::cache::CacheLive::arrived(self, tag, reply, now_ms, rtt_us);
-    }
-    fn next_at(&self) -> Option<u64> {
-        super::cache::CacheLive::next_at(self)
-    }
-    fn is_done(&self) -> bool {
-        super::cache::CacheLive::is_done(self)
-    }
-    fn snapshot(&self) -> Part {
-        Part::LiveCache(Box::new(self.view()))
-    }
-    fn output(&self) -> Output {
-        Output::Cache(Box::new(self.view()))
-    }
-    fn snapshot_ms(&self) -> f64 {
-        250.0
-    }
-}
-
-impl LiveDriver for super::streams::StreamsLive {
-    fn advance(&mut self, now_ms: u64) -> Vec<(usize, crate::world::Command)> {
-        super::streams::StreamsLive::advance(self, now_ms)
-    }
-    fn arrived(&mut self, tag: usize, reply: crate::Reply, now_ms: u64, rtt_us: u32) {
-        super::streams::StreamsLive::arrived(self, tag, reply, now_ms, rtt_us);
-    }
-    fn next_at(&self) -> Option<u64> {
-        super::streams::StreamsLive::next_at(self)
-    }
-    fn is_done(&self) -> bool {
-        super::streams::StreamsLive::is_done(self)
-    }
-    fn snapshot(&self) -> Part {
-        Part::LiveStreams(Box::new(self.result()))
-    }
-    fn output(&self) -> Output {
-        Output::Streams(Box::new(self.result()))
-    }
-    fn snapshot_ms(&self) -> f64 {
-        250.0
-    }
-}
+live_driver!(
+    super::lock::LockLive,
+    |r: &super::lock::LockLive| Part::LiveLock(Box::new(r.result())),
+    |r: &super::lock::LockLive| Output::Lock(Box::new(r.result())),
+    100.0
+);
+live_driver!(
+    super::cache::CacheLive,
+    |r: &super::cache::CacheLive| Part::LiveCache(Box::new(r.view())),
+    |r: &super::cache::CacheLive| Output::Cache(Box::new(r.view())),
+    250.0
+);
+live_driver!(
+    super::streams::StreamsLive,
+    |r: &super::streams::StreamsLive| Part::LiveStreams(Box::new(r.result())),
+    |r: &super::streams::StreamsLive| Output::Streams(Box::new(r.result())),
+    250.0
+);
 
 impl Job {
     /// A run against a real Redis (driven by [`Job::into_live`], not by [`Work`]).
