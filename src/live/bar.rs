@@ -89,7 +89,7 @@ pub fn LivePanel(props: &LivePanelProps) -> Html {
                 }
             </div>
             if on {
-                if let Some(note) = props.note.clone() {
+                if let Some(note) = props.note.clone().filter(|_| live.failed.is_none() || live.part.is_some()) {
                     <p class="live-note" data-testid="live-note">{ note }</p>
                 }
                 if let Some(why) = live.failed.clone() {
