@@ -1346,6 +1346,10 @@ impl PairRun {
 pub struct CacheLive {
     run: CacheRun,
     predicted: CacheResult,
+    /// The starting entry's SET has not been answered: nobody reads before it is in place
+    /// (the proxy runs a session's requests concurrently, so order on the wire is not
+    /// order in Redis).
+    seeding: bool,
 }
 
 impl CacheLive {
@@ -1366,6 +1370,7 @@ impl CacheLive {
         r.out.config = *cfg;
         r.seed_entry();
         CacheLive {
+            seeding: !r.outbox.is_empty(),
             run: r,
             predicted: run(cfg),
         }
@@ -1373,11 +1378,12 @@ impl CacheLive {
 
     /// Runs everything due by `now_ms`; the commands to send now: (op, command).
     pub fn advance(&mut self, now_ms: u64) -> Vec<(usize, Command)> {
-        while self
-            .run
-            .queue
-            .peek()
-            .is_some_and(|Reverse(s)| s.at <= now_ms)
+        while !self.seeding
+            && self
+                .run
+                .queue
+                .peek()
+                .is_some_and(|Reverse(s)| s.at <= now_ms)
         {
             self.run.step();
         }
@@ -1392,6 +1398,9 @@ impl CacheLive {
             return;
         }
         r.waiting = r.waiting.saturating_sub(1);
+        if r.ops[op].quiet {
+            self.seeding = false;
+        }
         r.now = r.now.max(now_ms);
         r.out.end_ms = r.now;
         if !r.ops[op].quiet {
@@ -1405,6 +1414,9 @@ impl CacheLive {
 
     /// When something is next due (`None`: waiting for replies only, or done).
     pub fn next_at(&self) -> Option<u64> {
+        if self.seeding {
+            return None;
+        }
         self.run.queue.peek().map(|Reverse(s)| s.at)
     }
 
