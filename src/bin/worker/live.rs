@@ -165,6 +165,11 @@ impl Live {
     pub fn cancel(&mut self) {
         self.over = true;
         self.clear_timer();
+        // The socket may still fire (its close event comes later) after the worker has
+        // dropped this run and its closures: detach them first.
+        self.ws.set_onopen(None);
+        self.ws.set_onmessage(None);
+        self.ws.set_onclose(None);
         let _ = self.ws.close();
     }
 
