@@ -7,7 +7,8 @@
 //! output at the end — one JSON array per slice. Between slices it yields to its event loop (a `MessageChannel` ping,
 //! which unlike `setTimeout` is never clamped), so a cancel or a newer run is read at once.
 //!
-//! Live jobs ([`Job::LockLive`]) are not sliced: each opens its own WebSocket to the proxy and
+//! Live jobs ([`redislab_sim::labs::work::Job::is_live`]: the lock race, the cache engine, the streams lab) are not
+//! sliced: each opens its own WebSocket to the proxy and
 //! runs in real time ([`live`]), beside the simulations.
 //!
 //! Why a second binary over gloo-worker / yew-agent: the protocol is three serde enums in
@@ -17,7 +18,7 @@
 #[path = "worker/live.rs"]
 mod live;
 
-use redislab_sim::labs::work::{Body, FromWorker, Job, ToWorker, Work};
+use redislab_sim::labs::work::{Body, FromWorker, ToWorker, Work};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -76,12 +77,12 @@ impl Worker {
     fn receive(&mut self, text: &str) {
         self.lives.retain(|l| !l.borrow().is_over());
         match serde_json::from_str::<ToWorker>(text) {
-            Ok(ToWorker::Start {
-                run,
-                job: Job::LockLive { params, url },
-            }) => self
-                .lives
-                .extend(live::Live::start(run, &self.scope, &params, &url)),
+            Ok(ToWorker::Start { run, job }) if job.is_live() => {
+                if let Some((driver, url)) = job.into_live() {
+                    self.lives
+                        .extend(live::Live::start(run, &self.scope, driver, &url));
+                }
+            }
             Ok(ToWorker::Start { run, job }) => match Work::new(job) {
                 Ok(work) => self.queue.push_back(Run {
                     id: run,

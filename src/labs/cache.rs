@@ -7,13 +7,25 @@
 //! most at once, stale answers, time spent waiting); below, the command log (time, instance,
 //! command, reply) newest first at the cursor, and `labsim cache`'s table for the same run.
 //! The runs come from `redislab-sim`'s `labs::cache`, computed in the simulation worker.
+//!
+//! Live mode (its own page only): the "আসল Redis" switch runs the chosen layers' instances
+//! against a real Redis through the proxy (in the worker, [`crate::live::use_live`]) — real
+//! `GET`, `SET … PX`, `SET lock:… NX PX`, `DEL`, the named `extend`/`release` scripts — at a
+//! chosen time scale, with the counts scaled down to what one proxy connection carries. The
+//! pair then shows the simulation's prediction of the same config beside the real run, a
+//! table sets their counts side by side, and the log shows Redis' real replies with round
+//! trips.
 
 use super::kit::{
     failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
     TimeAction,
 };
+use crate::live::bar::{counts_table, use_live_switch, CountRow, LivePanel};
+use crate::live::{use_live, ws_url};
 use redislab_deck::bn;
-use redislab_sim::labs::cache::{CacheSide, CacheView, Counts, Layers, Path, VIEW_FRAMES};
+use redislab_sim::labs::cache::{
+    CacheConfig, CacheSide, CacheView, Counts, Health, Layers, Path, VIEW_FRAMES,
+};
 use redislab_sim::labs::params::{CacheParams, CACHE};
 use redislab_sim::labs::work::{Job, Output};
 use yew::prelude::*;
@@ -162,13 +174,36 @@ fn side_card(
     }
 }
 
-fn log_view(side: &CacheSide, t: u64) -> Html {
+/// The whole log's commands counted by name, `GET 140 SET 25 …` (what a test compares with
+/// the real Redis' own command statistics).
+fn by_command(side: &CacheSide) -> String {
+    let mut n: Vec<(&str, u32)> = Vec::new();
+    for l in &side.log {
+        let name = l.cmd.split(' ').next().unwrap_or_default();
+        match n.iter_mut().find(|(k, _)| *k == name) {
+            Some((_, c)) => *c += 1,
+            None => n.push((name, 1)),
+        }
+    }
+    n.iter()
+        .map(|(k, c)| format!("{k} {c}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn log_view(side: &CacheSide, t: u64, live: bool) -> Html {
     let upto = side.log.partition_point(|l| l.at <= t);
     let from = upto.saturating_sub(LOG_LINES);
+    let title = if live {
+        "আসল Redis-এর কমান্ড লগ — উত্তর আর আসা-যাওয়ার সময়, নতুনটা উপরে"
+    } else {
+        "কমান্ড লগ — নতুনটা উপরে, কার্সর পর্যন্ত"
+    };
     html! {
         <div class="ce-log-wrap">
-            <h3 class="ce-log-title">{"কমান্ড লগ — নতুনটা উপরে, কার্সর পর্যন্ত"}</h3>
-            <ol class="ce-log" data-testid="cache-log" tabindex="0" aria-label="কমান্ড লগ">
+            <h3 class="ce-log-title">{ title }</h3>
+            <ol class={classes!("ce-log", live.then_some("live"))} data-testid="cache-log" tabindex="0" aria-label="কমান্ড লগ"
+                data-by-command={by_command(side)}>
                 { for side.log[from..upto].iter().rev().map(|l| {
                     let bad = l.reply.starts_with("timeout") || l.reply == "ECONNREFUSED";
                     html! {
@@ -177,6 +212,9 @@ fn log_view(side: &CacheSide, t: u64) -> Html {
                             <span class="ce-who">{ format!("api-{}", l.inst + 1) }</span>
                             <code class="ce-cmd">{ l.cmd.clone() }</code>
                             <code class="ce-reply">{ l.reply.clone() }</code>
+                            if let Some(us) = l.rtt_us {
+                                <span class="ce-rtt" data-testid="cache-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
+                            }
                         </li>
                     }
                 }) }
@@ -189,23 +227,86 @@ fn log_view(side: &CacheSide, t: u64) -> Html {
     }
 }
 
+/// The simulation's prediction beside the real run: requests per path, queries, commands.
+fn compare(v: &CacheView, done: bool) -> Html {
+    let (sim, real) = (&v.off.counts, &v.on.counts);
+    let row =
+        |k: &str, label: String, a: u32, b: u32| (k.to_string(), label, u64::from(a), u64::from(b));
+    let mut rows: Vec<CountRow> = vec![row(
+        "hits",
+        "ক্যাশ থেকে (FRESH + STALE)".into(),
+        sim.path(Path::Fresh) + sim.path(Path::Stale),
+        real.path(Path::Fresh) + real.path(Path::Stale),
+    )];
+    rows.extend(Path::ALL.iter().map(|&p| {
+        row(
+            &p.name().to_ascii_lowercase(),
+            format!("{} — {}", p.name(), about(p).1),
+            sim.path(p),
+            real.path(p),
+        )
+    }));
+    rows.extend([
+        row("db", "DB কোয়েরি".into(), sim.db, real.db),
+        row("peak", "একসাথে সর্বোচ্চ".into(), sim.peak_db, real.peak_db),
+        row("commands", "Redis কমান্ড".into(), sim.commands, real.commands),
+        row("answered", "উত্তর".into(), sim.requests(), real.requests()),
+    ]);
+    let n = |v: u32| bn::text(&v.to_string());
+    let verdict = format!(
+        "আসল Redis-এ {} অনুরোধে DB কোয়েরি {}টি, সিমুলেশন বলেছিল {}টি — সময় আসল ঘড়ির, তাই এক-আধটা এদিক-ওদিক হতে পারে।",
+        n(real.requests()),
+        n(real.db),
+        n(sim.db)
+    );
+    counts_table("ce-compare", &rows, done, verdict)
+}
+
+/// What a live run runs, in one line.
+fn live_note(c: &CacheConfig, asked: &CacheConfig) -> String {
+    let mut s = format!(
+        "আসল Redis-এ ছোট করে চলে: একসাথে {} জন, মোট {}টি অনুরোধ (প্রক্সি এক সংযোগ থেকে সেকেন্ডে ২০০ কমান্ড নেয়); একই সেটিংয়ের সিমুলেশন আর আসল Redis-এর রান পাশাপাশি।",
+        bn::text(&c.concurrent.to_string()),
+        bn::text(&c.requests.to_string())
+    );
+    if asked.redis != Health::Healthy {
+        s.push_str(" Redis ধীর বা বন্ধ — সেটা কেবল সিমুলেশনে; আসল Redis যেমন আছে তেমনই উত্তর দেয়।");
+    }
+    s
+}
+
 /// The cache-engine lab.
 #[component]
 pub fn CacheLab(props: &LabProps) -> Html {
     let p = use_params(CACHE, &props.query, props.on_query.clone());
     let params = p.state.good.clone();
     let typed: CacheParams = params.typed();
-    let run = use_work(Some(Job::Cache(Box::new(typed))));
-    let busy = run.busy();
-    let view = match run.done.as_deref() {
-        Some(Output::Cache(v)) => Some(v.as_ref()),
+    let run = use_work(Some(Job::Cache(Box::new(typed.clone()))));
+    let sw = use_live_switch();
+    let live_on_page = *sw.on && !props.embedded;
+    let asked = typed.config();
+    let live_cfg = asked.for_live(*sw.scale);
+    let live = use_live(
+        live_on_page.then(|| Job::CacheLive {
+            config: live_cfg,
+            url: ws_url(),
+        }),
+        *sw.attempt,
+    );
+    let real = live.cache();
+    let busy = run.busy() || (live_on_page && !live.done);
+    let view = match (real, run.done.as_deref()) {
+        (Some(v), _) => Some(v),
+        (None, Some(Output::Cache(v))) => Some(v.as_ref()),
         _ => None,
     };
     let frames = if view.is_some() { VIEW_FRAMES + 1 } else { 1 };
     let t = use_timeline(frames, TICK_MS);
     {
+        // A new result (and each snapshot of a live run) opens on the whole run.
         let d = t.dispatcher();
-        use_effect_with(frames, move |&f| {
+        let key = (frames, real.map(|v| v.end_ms));
+        use_effect_with(key, move |&(f, _)| {
             if f > 1 {
                 d.dispatch(TimeAction::End);
             }
@@ -244,20 +345,30 @@ pub fn CacheLab(props: &LabProps) -> Html {
                 bn::text(&off.to_string()),
                 bn::text(&on.to_string())
             );
+            let is_live = real.is_some();
+            let (left, right) = if is_live {
+                (
+                    ("sim", "সিমুলেশনের পূর্বাভাস".to_string()),
+                    ("real", format!("আসল Redis · {on_title}")),
+                )
+            } else {
+                (("off", "সব স্তর বন্ধ".to_string()), ("on", on_title))
+            };
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    if !props.embedded { <p class="ce-take" data-testid="cache-take">{ take }</p> }
+                    if !props.embedded && !is_live { <p class="ce-take" data-testid="cache-take">{ take }</p> }
                     <div class="ce-pair">
-                        { side_card(v, &v.off, "off", "সব স্তর বন্ধ".into(), frame, top, props.embedded) }
-                        { side_card(v, &v.on, "on", on_title, frame, top, props.embedded) }
+                        { side_card(v, &v.off, left.0, left.1, frame, top, props.embedded) }
+                        { side_card(v, &v.on, right.0, right.1, frame, top, props.embedded) }
                     </div>
+                    if is_live { { compare(v, live.done) } }
                     <div class="ce-foot">
                         { legend(props.embedded) }
                         if props.embedded { { super::open_full("cache", &params.to_query()) } }
                     </div>
                     if !props.embedded {
-                        { log_view(&v.on, at) }
+                        { log_view(&v.on, at, is_live) }
                         <pre class="ce-table" data-testid="cache-table" data-table={v.table.clone()} tabindex="0" aria-label="labsim cache-এর টেবিল, একই রান">{ v.table.clone() }</pre>
                     }
                 </>
@@ -277,6 +388,9 @@ pub fn CacheLab(props: &LabProps) -> Html {
                 </p>
             }
             { form }
+            if !props.embedded {
+                <LivePanel switch={sw.clone()} live={live.clone()} note={AttrValue::from(live_note(&live_cfg, &asked))} />
+            }
             { body }
         </div>
     }

@@ -11,21 +11,21 @@
 //! walks the run's trace one entry at a time.
 //!
 //! Live mode (its own page only): the "আসল Redis" switch runs the same workers against a real
-//! Redis through the proxy ([`crate::live::use_live_lock`], in the worker), at a chosen time
+//! Redis through the proxy ([`crate::live::use_live`], in the worker), at a chosen time
 //! scale; the timeline, counters and log then show the real race (with round trips), and a
 //! table sets the simulation's prediction of the same (slowed) parameters beside it.
 
 use super::kit::{
     failed_or_progress, use_timeline, use_work, Controls, LabProps, ParamForm, TimeAction,
 };
-use crate::live::{use_live_lock, Indicator, LiveRun};
+use crate::live::bar::{use_live_switch, LivePanel};
+use crate::live::{use_live, ws_url};
 use redislab_deck::bn;
 use redislab_sim::labs::lock::{
     expand_query, preset_of, CmdKind, CmdRow, LockParams, LockResult, OwnerEnd, SegKind, FIELDS,
     NAMES, PRESETS,
 };
 use redislab_sim::labs::work::{Job, Output};
-use redislab_sim::live::LiveStatus;
 use redislab_sim::redis::scripts;
 use yew::prelude::*;
 
@@ -325,9 +325,6 @@ fn scripts_used(p: &LockParams) -> Html {
     }
 }
 
-/// Time scales of the live race: how many times slower than the lab's milliseconds.
-const SCALES: &[u64] = &[1, 2, 4];
-
 fn grants(r: &LockResult) -> String {
     let g: Vec<&str> = r.outcome().grants.iter().map(|&a| NAMES[a]).collect();
     if g.is_empty() {
@@ -398,61 +395,6 @@ fn compare(sim: &LockResult, real: &LockResult, done: bool) -> Html {
     }
 }
 
-/// Props of [`LiveBar`].
-#[derive(Properties, PartialEq)]
-struct LiveBarProps {
-    on: bool,
-    scale: u64,
-    live: LiveRun,
-    on_toggle: Callback<bool>,
-    on_scale: Callback<u64>,
-    on_again: Callback<()>,
-}
-
-/// The "real Redis" switch, the time scale and the connection indicator.
-#[component]
-fn LiveBar(props: &LiveBarProps) -> Html {
-    let onchange = {
-        let cb = props.on_toggle.clone();
-        Callback::from(move |e: Event| {
-            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-            cb.emit(el.checked());
-        })
-    };
-    let on_scale = {
-        let cb = props.on_scale.clone();
-        Callback::from(move |e: Event| {
-            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            cb.emit(el.value().parse().unwrap_or(1));
-        })
-    };
-    let again = {
-        let cb = props.on_again.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(()))
-    };
-    let status = props.on.then(|| props.live.status.clone()).flatten();
-    html! {
-        <div class="live-bar" data-testid="live-bar">
-            <label class="live-switch">
-                <input type="checkbox" role="switch" checked={props.on} data-testid="live-switch" {onchange} />
-                <span>{"আসল Redis"}</span>
-            </label>
-            <label class="live-scale">
-                <span>{"সময় ধীর"}</span>
-                <select data-testid="live-scale" onchange={on_scale}>
-                    { for SCALES.iter().map(|&k| html! {
-                        <option value={k.to_string()} selected={k == props.scale}>{ format!("×{}", bn::text(&k.to_string())) }</option>
-                    }) }
-                </select>
-            </label>
-            <Indicator {status} />
-            if props.on && props.live.done {
-                <button class="tool" data-testid="live-again" onclick={again}>{"আবার চালান"}</button>
-            }
-        </div>
-    }
-}
-
 /// The lock-race lab.
 #[component]
 pub fn LockLab(props: &LabProps) -> Html {
@@ -463,17 +405,21 @@ pub fn LockLab(props: &LabProps) -> Html {
     let typed: LockParams = params.typed();
     // Live mode: the same race against a real Redis, slowed `scale` times; the simulation
     // of the slowed parameters is its prediction.
-    let live_on = use_state_eq(|| false);
-    let scale = use_state_eq(|| 1u64);
-    let attempt = use_state_eq(|| 0u32);
-    let live_on_page = *live_on && !props.embedded;
+    let sw = use_live_switch();
+    let live_on_page = *sw.on && !props.embedded;
     let sim_params = if live_on_page {
-        typed.slowed(*scale)
+        typed.slowed(*sw.scale)
     } else {
         typed.clone()
     };
     let run = use_work(Some(Job::Lock(sim_params.clone())));
-    let live = use_live_lock(live_on_page.then(|| sim_params.clone()), *attempt);
+    let live = use_live(
+        live_on_page.then(|| Job::LockLive {
+            params: sim_params.clone(),
+            url: ws_url(),
+        }),
+        *sw.attempt,
+    );
     let busy = run.busy() || (live_on_page && !live.done);
     let predicted = match run.done.as_deref() {
         Some(Output::Lock(r)) => Some(r.as_ref()),
@@ -481,7 +427,7 @@ pub fn LockLab(props: &LabProps) -> Html {
     };
     // The timeline draws the real race when there is one, the simulation otherwise (also
     // when live mode found no proxy: the lab stays usable).
-    let real = live.result.as_deref();
+    let real = live.lock();
     let result = real.or(predicted);
     let frames = result.map_or(1, |r| r.steps + 1);
     // The lanes' geometry, once per result (the timeline only filters it).
@@ -596,20 +542,7 @@ pub fn LockLab(props: &LabProps) -> Html {
             }
             if !embedded { { form } }
             if !embedded {
-                <LiveBar on={*live_on} scale={*scale} live={live.clone()}
-                    on_toggle={{ let s = live_on.clone(); Callback::from(move |v| s.set(v)) }}
-                    on_scale={{ let s = scale.clone(); Callback::from(move |v| s.set(v)) }}
-                    on_again={{ let a = attempt.clone(); Callback::from(move |_| a.set(*a + 1)) }} />
-                if live_on_page {
-                    if let Some(why) = live.failed.clone() {
-                        <p class="live-msg" role="alert" data-testid="live-msg">
-                            { why }
-                            if !matches!(live.status, Some(LiveStatus::Lost(_))) || real.is_none() {
-                                <span class="live-msg-sim">{" নিচের দৌড়টা সিমুলেশন।"}</span>
-                            }
-                        </p>
-                    }
-                }
+                <LivePanel switch={sw.clone()} live={live.clone()} />
             }
             <div class="lk-body">
                 <div class="lk-main">{ view }</div>

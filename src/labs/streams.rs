@@ -6,10 +6,20 @@
 //! It draws XLEN and the group's pending count over virtual time, the counters at the
 //! cursor, and the command log up to the cursor. Everything comes from
 //! `redislab_sim::labs::streams`, run in the simulation worker; the timeline walks its samples.
+//!
+//! Live mode (its own page only): the "আসল Redis" switch runs the same producers and workers
+//! against a real Redis through the proxy (in the worker, [`crate::live::use_live`]) with the
+//! counts scaled down (the lab says so): `XGROUP CREATE … MKSTREAM`, `XADD … MAXLEN ~`,
+//! `XREADGROUP … COUNT … BLOCK` (the proxy bounds the block and runs it on the session's own
+//! connection), `XACK`, `XAUTOCLAIM`, the dead-letter `XADD`. The plot then draws Redis' own
+//! `XLEN` and `XPENDING`, sampled as it runs, the log shows the real replies with round trips,
+//! and a table sets the simulation of the same scaled-down run beside the real counts.
 
 use super::kit::{
     failed_or_progress, use_timeline, use_work, Controls, LabProps, ParamForm, TimeAction,
 };
+use crate::live::bar::{counts_table, use_live_switch, CountRow, LivePanel};
+use crate::live::{use_live, ws_url};
 use redislab_deck::bn;
 use redislab_sim::labs::params::Params;
 use redislab_sim::labs::streams::{
@@ -87,6 +97,7 @@ fn plot(r: &StreamsResult, i: usize) -> Html {
                 <line class="sx-cursor" x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1="0" y2="200" />
             </svg>
             <figcaption class="sx-legend">
+                if r.live { <span class="sx-key real">{"আসল Redis:"}</span> }
                 <span class="sx-key xlen">{"XLEN orders"}</span>
                 <span class="sx-key pend">{"XPENDING (ack-হীন)"}</span>
                 if r.crash_ms.is_some() { <span class="sx-key crash">{"ক্র্যাশ"}</span> }
@@ -149,11 +160,16 @@ fn now_line(r: &StreamsResult, now: u64) -> Html {
     }
 }
 
-fn log(rows: &[LogRow], now: u64) -> Html {
+fn log(rows: &[LogRow], now: u64, live: bool) -> Html {
     let upto = rows.partition_point(|l| l.at_ms <= now);
     let from = upto.saturating_sub(LOG);
+    let label = if live {
+        "আসল Redis-এ পাঠানো কমান্ড, তার উত্তর আর আসা-যাওয়ার সময়"
+    } else {
+        "Redis-এ পাঠানো কমান্ড"
+    };
     html! {
-        <ol class="lk-log sx-log" aria-label="Redis-এ পাঠানো কমান্ড" data-testid="streams-log">
+        <ol class={classes!("lk-log", "sx-log", live.then_some("live"))} aria-label={label} data-testid="streams-log">
             { for rows[from..upto].iter().map(|l| html! {
                 <li class={classes!((!l.note.is_empty()).then_some("noted"))}>
                     <span class="lk-log-t">{ secs(l.at_ms) }</span>
@@ -163,11 +179,57 @@ fn log(rows: &[LogRow], now: u64) -> Html {
                     } else {
                         <code class="lk-log-cmd" title={l.cmd.clone()}>{ &l.cmd }</code>
                         <code class="lk-log-reply" title={l.reply.clone()}>{ format!("→ {}", l.reply) }</code>
+                        if let Some(us) = l.rtt_us {
+                            <span class="lk-log-rtt" data-testid="streams-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
+                        }
                     }
                 </li>
             }) }
         </ol>
     }
+}
+
+/// The simulation's prediction beside the real run: Redis' XLEN and XPENDING, and what the
+/// workers counted.
+fn compare(sim: &StreamsResult, real: &StreamsResult, done: bool) -> Html {
+    let last = |r: &StreamsResult| r.samples.last().copied().unwrap_or_default();
+    let (ls, lr) = (last(sim), last(real));
+    let (a, b) = (&sim.counters, &real.counters);
+    let rows = [
+        ("xlen", "XLEN orders", ls.xlen, lr.xlen),
+        ("pending", "XPENDING (ack-হীন)", ls.pending, lr.pending),
+        ("produced", "XADD হলো", a.produced, b.produced),
+        ("saved", "সেভ হলো", a.saved, b.saved),
+        ("duplicates", "দুবার সেভ", a.duplicates, b.duplicates),
+        ("reclaimed", "XAUTOCLAIM-এ দখল", a.reclaimed, b.reclaimed),
+        ("dead", "dead-letter", a.dead, b.dead),
+        ("acked", "XACK হলো", a.acked, b.acked),
+        ("stuck", "মরা worker-এ আটকে", a.stuck, b.stuck),
+    ];
+    let rows: Vec<CountRow> = rows
+        .iter()
+        .map(|(k, label, x, y)| (k.to_string(), label.to_string(), *x, *y))
+        .collect();
+    let verdict = format!(
+        "শেষে আসল Redis-এ XLEN {}, XPENDING {} — সিমুলেশন বলেছিল {} আর {}।",
+        n(lr.xlen),
+        n(lr.pending),
+        n(ls.xlen),
+        n(ls.pending)
+    );
+    counts_table("sx-compare", &rows, done, verdict)
+}
+
+/// What a live run runs, in one line.
+fn live_note(p: &StreamsParams) -> String {
+    format!(
+        "আসল Redis-এ ছোট করে চলে: {}টি মেসেজ, সেকেন্ডে {}টি, {}টি worker, BLOCK {} ms (প্রক্সি এক সেশনে একবারে একটাই blocking read চালায়, তাই worker-রা পালা করে পড়ে), XAUTOCLAIM {} ms অলস হলে; Pub/Sub কেবল সিমুলেশনে (প্রক্সি দিয়ে SUBSCRIBE চলে না)। পাশের সংখ্যা একই ছোট রানের সিমুলেশন।",
+        n(p.messages),
+        n(p.rate),
+        n(u64::from(p.workers)),
+        n(p.block),
+        n(p.claim_idle)
+    )
 }
 
 /// The streams lab.
@@ -177,12 +239,32 @@ pub fn StreamsLab(props: &LabProps) -> Html {
         super::kit::use_params(FIELDS, &expand_query(&props.query), props.on_query.clone());
     let params: Params = state.good.clone();
     let typed: StreamsParams = params.typed();
-    let run = use_work(Some(Job::Streams(typed)));
-    let busy = run.busy();
-    let result = match run.done.as_deref() {
+    let sw = use_live_switch();
+    let live_on_page = *sw.on && !props.embedded;
+    let small = typed.for_live(*sw.scale);
+    let live = use_live(
+        live_on_page.then(|| Job::StreamsLive {
+            params: small.clone(),
+            url: ws_url(),
+        }),
+        *sw.attempt,
+    );
+    // Live: the simulation of the same scaled-down run is the prediction; a live run that
+    // could not start leaves the lab simulating its own parameters.
+    let sim_params = if live_on_page && (live.failed.is_none() || live.part.is_some()) {
+        small.clone()
+    } else {
+        typed
+    };
+    let run = use_work(Some(Job::Streams(sim_params)));
+    let busy = run.busy() || (live_on_page && !live.done);
+    let predicted = match run.done.as_deref() {
         Some(Output::Streams(r)) => Some(r.as_ref()),
         _ => None,
     };
+    // A live run shows itself from its first sample of Redis' XLEN and XPENDING on.
+    let real = live.streams().filter(|r| !r.samples.is_empty());
+    let result = real.or(predicted);
     let frames = result.map_or(1, |r| r.samples.len().max(1));
     let t = use_timeline(frames, TICK_MS);
     {
@@ -230,7 +312,10 @@ pub fn StreamsLab(props: &LabProps) -> Html {
                         { now_line(r, s.t) }
                         { stats(&s.counters, &s, embedded) }
                     </div>
-                    if !embedded { { log(&r.log, s.t) } }
+                    if let (Some(sim), Some(real)) = (predicted, real) {
+                        { compare(sim, real, live.done) }
+                    }
+                    if !embedded { { log(&r.log, s.t, r.live) } }
                 </>
             }
         }
@@ -250,6 +335,9 @@ pub fn StreamsLab(props: &LabProps) -> Html {
                 <p class="lk-about">{ pr.about }</p>
             }
             if !embedded { { form } }
+            if !embedded {
+                <LivePanel switch={sw.clone()} live={live.clone()} note={AttrValue::from(live_note(&small))} />
+            }
             <div class="lk-main">{ view }</div>
         </div>
     }

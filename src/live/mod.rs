@@ -1,18 +1,22 @@
 //! Server mode in the app: the labs' "real Redis" switch and the console.
 //!
 //! A live lab run happens in the simulation worker, which already holds the actors: the lab
-//! asks for a live job ([`use_live_lock`]) and the worker opens its own WebSocket to the proxy
-//! beside the page ([`redislab_sim::live::ws_url`]), drives the same workers in real time and
-//! sends back its connection state and the race so far. The console ([`console`]) talks to
+//! asks for a live job ([`use_live`]) and the worker opens its own WebSocket to the proxy
+//! beside the page ([`redislab_sim::live::ws_url`]), drives the same actors in real time and
+//! sends back its connection state and the run so far. [`bar::LivePanel`] is every lab's
+//! switch, time scale and indicator. The console ([`console`]) talks to
 //! the proxy from the page through [`socket`]. [`Indicator`] shows either connection's state.
 //! With no proxy (a static host, `trunk serve`) both say so and the lab stays in simulation.
 
+pub mod bar;
 pub mod console;
 pub mod socket;
 
 use crate::labs::worker;
-use redislab_sim::labs::lock::{LockParams, LockResult};
-use redislab_sim::labs::work::{Body, Job, Output, Part};
+use redislab_sim::labs::cache::CacheView;
+use redislab_sim::labs::lock::LockResult;
+use redislab_sim::labs::streams::StreamsResult;
+use redislab_sim::labs::work::{Body, Job, Part};
 use redislab_sim::live::LiveStatus;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -29,8 +33,8 @@ pub struct LiveRun {
     run: u64,
     /// The connection, once the worker has said.
     pub status: Option<LiveStatus>,
-    /// The race so far (the last snapshot).
-    pub result: Option<Rc<LockResult>>,
+    /// The run so far (the last snapshot, or the result).
+    pub part: Option<Rc<Part>>,
     /// It ended.
     pub done: bool,
     /// Why it stopped early (no proxy, Redis gone), in Bengali.
@@ -60,9 +64,11 @@ impl Reducible for LiveRun {
                 let mut s = (*self).clone();
                 match body {
                     Body::Part(Part::LiveStatus(st)) => s.status = Some(st),
-                    Body::Part(Part::LiveLock(r)) => s.result = Some(Rc::new(*r)),
-                    Body::Done(Output::Lock(r)) => {
-                        s.result = Some(Rc::new(*r));
+                    Body::Part(p) => s.part = Some(Rc::new(p)),
+                    Body::Done(o) => {
+                        if let Some(p) = Part::from_output(o) {
+                            s.part = Some(Rc::new(p));
+                        }
                         s.done = true;
                     }
                     Body::Failed(why) => {
@@ -81,24 +87,46 @@ thread_local! {
     static RUNS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Runs the lock race of `params` live (`None`: not live). A new value (or a new `attempt`)
-/// cancels the run in flight, which closes its socket.
+impl LiveRun {
+    /// The lock race so far.
+    pub fn lock(&self) -> Option<&LockResult> {
+        match self.part.as_deref() {
+            Some(Part::LiveLock(r)) => Some(r),
+            _ => None,
+        }
+    }
+    /// The cache engine so far, beside its prediction.
+    pub fn cache(&self) -> Option<&CacheView> {
+        match self.part.as_deref() {
+            Some(Part::LiveCache(v)) => Some(v),
+            _ => None,
+        }
+    }
+    /// The streams lab so far.
+    pub fn streams(&self) -> Option<&StreamsResult> {
+        match self.part.as_deref() {
+            Some(Part::LiveStreams(r)) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// Runs the live `job` (`None`: not live; a job's `url` is the proxy's, [`ws_url`]). A new
+/// job (or a new `attempt`) cancels the run in flight, which closes its socket.
 #[hook]
-pub fn use_live_lock(params: Option<LockParams>, attempt: u32) -> LiveRun {
+pub fn use_live(job: Option<Job>, attempt: u32) -> LiveRun {
     let state = use_reducer(LiveRun::default);
+    let on = job.is_some();
     {
         let d = state.dispatcher();
-        use_effect_with((params.clone(), attempt), move |(params, _)| {
-            let id = params.clone().map(|params| {
+        use_effect_with((job, attempt), move |(job, _)| {
+            let id = job.clone().map(|job| {
                 let run = RUNS.with(|r| {
                     r.set(r.get() + 1);
                     r.get()
                 });
                 d.dispatch(LiveAction::Start(run));
-                let url = ws_url();
-                worker::start(Job::LockLive { params, url }, move |b| {
-                    d.dispatch(LiveAction::Body(run, b))
-                })
+                worker::start(job, move |b| d.dispatch(LiveAction::Body(run, b)))
             });
             move || {
                 if let Some(id) = id {
@@ -107,7 +135,7 @@ pub fn use_live_lock(params: Option<LockParams>, attempt: u32) -> LiveRun {
             }
         });
     }
-    if params.is_some() {
+    if on {
         (*state).clone()
     } else {
         LiveRun::default()

@@ -2,10 +2,12 @@
 //! serves the built app and its WebSocket, a real `redis-server` started here on a free port
 //! behind it. The lock lab's "real Redis" switch runs the race live — the indicator says
 //! connected, the log shows real replies with round trips, and it ends as the simulation
-//! predicts; the console runs commands and shows the proxy's refusals in Bengali; and with no
+//! predicts; the console runs commands and shows the proxy's refusals in Bengali; the cache
+//! engine and the streams lab run live too, and what they show is checked against the real
+//! Redis itself (INFO commandstats, XLEN, XPENDING on a direct connection); and with no
 //! proxy (the harness' static server) the switch says so and the lab keeps simulating.
 
-use redislab_e2e::{free_port, key, screenshot_dir, Browser};
+use redislab_e2e::{assert_no_console_errors, free_port, key, screenshot_dir, Browser};
 use redislab_sim::labs::lock::{expand_query, run, LockResult, FIELDS};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
@@ -72,6 +74,7 @@ fn proxy_binary() -> PathBuf {
 /// A real `redis-server` and the proxy in front of it serving `dist/`; both stopped on drop.
 struct Live {
     url: String,
+    rport: u16,
     redis: Child,
     proxy: Child,
 }
@@ -113,6 +116,7 @@ impl Live {
         wait_port(pport, false, "the proxy");
         Live {
             url: format!("http://127.0.0.1:{pport}/"),
+            rport,
             redis,
             proxy,
         }
@@ -126,6 +130,191 @@ impl Drop for Live {
         let _ = self.redis.kill();
         let _ = self.redis.wait();
     }
+}
+
+/// A RESP reply, as far as these tests read them.
+#[derive(Debug, Clone, PartialEq)]
+enum Resp {
+    Text(String),
+    Int(i64),
+    Nil,
+    Array(Vec<Resp>),
+}
+
+impl Resp {
+    fn int(&self) -> i64 {
+        match self {
+            Resp::Int(n) => *n,
+            other => panic!("not an integer: {other:?}"),
+        }
+    }
+    fn text(&self) -> &str {
+        match self {
+            Resp::Text(t) => t,
+            other => panic!("not text: {other:?}"),
+        }
+    }
+    fn items(&self) -> &[Resp] {
+        match self {
+            Resp::Array(a) => a,
+            other => panic!("not an array: {other:?}"),
+        }
+    }
+}
+
+fn read_resp(r: &mut impl std::io::BufRead) -> Resp {
+    let mut line = String::new();
+    r.read_line(&mut line).expect("a reply line");
+    let line = line.trim_end();
+    let (kind, rest) = line.split_at(1);
+    match kind {
+        "+" => Resp::Text(rest.to_string()),
+        "-" => panic!("Redis error: {rest}"),
+        ":" => Resp::Int(rest.parse().unwrap()),
+        "$" if rest == "-1" => Resp::Nil,
+        "$" => {
+            let n: usize = rest.parse().unwrap();
+            let mut buf = vec![0; n + 2];
+            r.read_exact(&mut buf).unwrap();
+            buf.truncate(n);
+            Resp::Text(String::from_utf8(buf).unwrap())
+        }
+        "*" if rest == "-1" => Resp::Nil,
+        "*" => {
+            let n: usize = rest.parse().unwrap();
+            Resp::Array((0..n).map(|_| read_resp(r)).collect())
+        }
+        _ => panic!("unexpected reply {line}"),
+    }
+}
+
+/// One command on a direct connection to the test's own Redis (no proxy in between).
+fn redis(port: u16, args: &[&str]) -> Resp {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("redis");
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok();
+    let mut req = format!("*{}\r\n", args.len());
+    for a in args {
+        req.push_str(&format!("${}\r\n{a}\r\n", a.len()));
+    }
+    s.write_all(req.as_bytes()).unwrap();
+    read_resp(&mut std::io::BufReader::new(s))
+}
+
+/// `INFO commandstats` as command → calls.
+fn command_calls(port: u16) -> std::collections::HashMap<String, u64> {
+    let info = redis(port, &["INFO", "commandstats"]);
+    info.text()
+        .lines()
+        .filter_map(|l| {
+            let (name, rest) = l.strip_prefix("cmdstat_")?.split_once(':')?;
+            let calls = rest.split(',').find_map(|kv| kv.strip_prefix("calls="))?;
+            Some((name.to_string(), calls.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The one key matching `pattern` (a session's namespaced key).
+fn one_key(port: u16, pattern: &str) -> String {
+    let keys = redis(port, &["KEYS", pattern]);
+    let keys = keys.items();
+    assert_eq!(keys.len(), 1, "{pattern}: {keys:?}");
+    keys[0].text().to_string()
+}
+
+/// The number in the live comparison table: row `row`, side `sim` or `real`.
+fn compared(b: &Browser, row: &str, side: &str) -> u64 {
+    data(
+        b,
+        &format!("[data-testid=live-compare] tr[data-row={row}] td[data-side={side}]"),
+        "n",
+    )
+    .unwrap_or_else(|| panic!("no {side} {row} in the comparison"))
+    .parse()
+    .unwrap()
+}
+
+/// A live lab after its run: accessible, no console errors, screenshots of the lab and its
+/// comparison at 1366×768 and 360×740, and the comparison inside a phone's width.
+fn looks_right(b: &Browser, dir: &std::path::Path, lab: &str) {
+    let axe = b.axe_serious();
+    assert!(axe.is_empty(), "{lab} accessibility: {axe:#?}");
+    assert_no_console_errors(b);
+    let show = |css: &str, at: &str| {
+        b.js(
+            "document.querySelector(arguments[0]).scrollIntoView({block: arguments[1]})",
+            json!([css, at]),
+        );
+    };
+    b.screenshot(&dir.join(format!("{lab}-live-1366x768.png")));
+    show("[data-testid=live-compare]", "center");
+    b.screenshot(&dir.join(format!("{lab}-live-compare-1366x768.png")));
+    b.set_viewport(360, 740);
+    show("[data-testid=live-bar]", "center");
+    b.screenshot(&dir.join(format!("{lab}-live-360x740.png")));
+    show("[data-testid=live-compare]", "start");
+    b.screenshot(&dir.join(format!("{lab}-live-compare-360x740.png")));
+    let table = b.rect("[data-testid=live-compare]").expect("the table");
+    assert!(
+        table.x >= 0.0 && table.x + table.width <= 360.5,
+        "{lab}: {table:?}"
+    );
+}
+
+/// A lab whose live run cannot start (`state`: `no-proxy` or `redis-down`): once its
+/// simulation (`ready`) is on screen the switch is turned on; the indicator and a message
+/// say what is wrong (`says`) and that the lab simulates, and it does.
+fn fails_and_simulates(
+    b: &Browser,
+    dir: &std::path::Path,
+    lab: &str,
+    ready: &str,
+    state: &str,
+    says: &str,
+) {
+    b.wait(60, "the simulation", |b| b.exists(ready));
+    b.click("[data-testid=live-switch]");
+    b.wait(30, "the indicator and the message", |b| {
+        data(b, "[data-testid=live-indicator]", "state").as_deref() == Some(state)
+            && b.exists("[data-testid=live-msg]")
+    });
+    let msg = b.text("[data-testid=live-msg]").unwrap_or_default();
+    assert!(
+        msg.contains(says) && msg.contains("সিমুলেশন"),
+        "{lab}: {msg}"
+    );
+    let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        b.wait(60, "the simulation after the failure", |b| b.exists(ready))
+    }));
+    if ok.is_err() {
+        b.screenshot(&dir.join(format!("{lab}-stuck-after-failure.png")));
+        panic!(
+            "{lab} stayed busy after the failure: {:?} {:?}",
+            b.js(
+                "return document.querySelector('.lab').outerHTML.slice(0, 3000)",
+                json!([])
+            ),
+            b.console_errors()
+        );
+    }
+}
+
+/// The round trips shown by the elements `css` (a log's), ms.
+fn round_trips(b: &Browser, css: &str) -> Vec<f64> {
+    b.js(
+        "return [...document.querySelectorAll(arguments[0])].map(e => e.textContent)",
+        json!([css]),
+    )
+    .as_array()
+    .expect("round trips")
+    .iter()
+    .map(|t| {
+        let t = t.as_str().unwrap();
+        t.strip_suffix(" ms")
+            .unwrap_or_else(|| panic!("{t}"))
+            .parse()
+            .unwrap()
+    })
+    .collect()
 }
 
 fn data(b: &Browser, css: &str, key: &str) -> Option<String> {
@@ -193,22 +382,7 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     let log = b.text("[data-testid=lock-log]").unwrap_or_default();
     assert!(log.contains("DEL lock:campaign:42"), "{log}");
     assert!(log.contains("→ (integer) 1"), "{log}");
-    let rtts = b.js(
-        "return [...document.querySelectorAll('[data-testid=lock-log] .lk-log-rtt')].map(e => e.textContent)",
-        json!([]),
-    );
-    let rtts: Vec<f64> = rtts
-        .as_array()
-        .expect("round trips")
-        .iter()
-        .map(|t| {
-            let t = t.as_str().unwrap();
-            t.strip_suffix(" ms")
-                .unwrap_or_else(|| panic!("{t}"))
-                .parse()
-                .unwrap()
-        })
-        .collect();
+    let rtts = round_trips(&b, "[data-testid=lock-log] .lk-log-rtt");
     assert!(!rtts.is_empty(), "no round trips in the log: {log}");
     assert!(rtts.iter().all(|&ms| ms > 0.0 && ms < 1000.0), "{rtts:?}");
     // The same ending as the simulation (of the same race, twice as slow), side by side.
@@ -264,7 +438,7 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     b.screenshot(&dir.join("lock-live-compare-1366x768.png"));
     b.set_viewport(360, 740);
     b.js(
-        "document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'start'})",
+        "document.querySelector('[data-testid=live-bar]').scrollIntoView({block: 'center'})",
         json!([]),
     );
     b.screenshot(&dir.join("lock-live-360x740.png"));
@@ -417,6 +591,38 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
     b.screenshot(&dir.join("lock-no-proxy-1366x768.png"));
     b.set_viewport(360, 740);
     b.screenshot(&dir.join("lock-no-proxy-360x740.png"));
+    // The cache engine and the streams lab say the same, and keep simulating.
+    for (lab, ready, counter, want) in [
+        (
+            "cache",
+            ".lab-cache[aria-busy=false] [data-testid=cache-on-db]",
+            "[data-testid=cache-on-db]",
+            redislab_sim::labs::cache::pair(&Default::default())
+                .on
+                .counts
+                .db
+                .to_string(),
+        ),
+        (
+            "streams",
+            ".lab-streams[aria-busy=false] [data-testid=streams-saved]",
+            "[data-testid=streams-saved]",
+            redislab_deck::bn::text(
+                &redislab_sim::labs::streams::run(&Default::default())
+                    .counters
+                    .saved
+                    .to_string(),
+            ),
+        ),
+    ] {
+        b.set_viewport(1366, 768);
+        b.open(&format!("#/lab/{lab}"));
+        fails_and_simulates(&b, &dir, lab, ready, "no-proxy", "প্রক্সি নেই");
+        assert_eq!(b.text(counter), Some(want), "{lab}");
+        b.screenshot(&dir.join(format!("{lab}-no-proxy-1366x768.png")));
+        b.set_viewport(360, 740);
+        b.screenshot(&dir.join(format!("{lab}-no-proxy-360x740.png")));
+    }
     // The console says the same.
     b.open("#/console");
     b.wait(20, "the console's no-proxy message", |b| {
@@ -426,4 +632,169 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
         data(&b, "[data-testid=live-indicator]", "state").as_deref(),
         Some("no-proxy")
     );
+}
+
+#[test]
+fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
+    use redislab_sim::labs::cache::{self, CacheConfig};
+    use redislab_sim::labs::streams::{self, StreamsParams, FIELDS as SFIELDS, PRESETS};
+    let live = Live::start();
+    let b = Browser::new(1366, 768);
+    let dir = screenshot_dir().join("live");
+
+    // The cache engine: the default layers, live at ×1.
+    b.open_url(&format!("{}#/lab/cache", live.url));
+    b.wait(60, "the cache lab's simulation", |b| {
+        b.exists(".lab-cache[aria-busy=false] [data-testid=cache-on-db]")
+    });
+    redis(live.rport, &["CONFIG", "RESETSTAT"]);
+    b.click("[data-testid=live-switch]");
+    b.wait(20, "the indicator to say connected", |b| {
+        data(b, "[data-testid=live-indicator]", "state").as_deref() == Some("connected")
+    });
+    let note = b.text("[data-testid=live-note]").unwrap_or_default();
+    assert!(note.contains("১২০টি অনুরোধ"), "{note}");
+    b.wait(60, "the live cache run to end", |b| {
+        b.exists(".lab-cache[aria-busy=false] [data-testid=live-verdict]")
+    });
+    let cfg = CacheConfig::default().for_live(1);
+    let sim = cache::run(&cfg);
+    // The prediction is the simulation of the same scaled-down config.
+    assert_eq!(compared(&b, "db", "sim"), u64::from(sim.counts.db));
+    assert_eq!(compared(&b, "answered", "sim"), 120);
+    assert_eq!(compared(&b, "answered", "real"), 120);
+    // The real side's counters are the real run's, on its card too.
+    let real_db = compared(&b, "db", "real");
+    assert_eq!(
+        b.text("[data-testid=cache-real-db]").as_deref(),
+        Some(real_db.to_string().as_str())
+    );
+    assert!(
+        (1..=3).contains(&real_db),
+        "every layer on: {real_db} queries"
+    );
+    assert_eq!(compared(&b, "miss", "real"), 0);
+    // Every command the lab logged reached the real Redis: its own command statistics. SET
+    // exactly; GET once more for each script (`release` and `extend` read the lock with a
+    // GET inside Lua, which Redis counts too); EVALSHA at least (the proxy's first EVALSHA
+    // meets NOSCRIPT and loads the script).
+    let calls = command_calls(live.rport);
+    let logged: std::collections::HashMap<String, u64> = {
+        let by = data(&b, "[data-testid=cache-log]", "byCommand").unwrap_or_default();
+        let w: Vec<&str> = by.split(' ').collect();
+        w.chunks(2)
+            .map(|p| (p[0].to_ascii_lowercase(), p[1].parse().unwrap()))
+            .collect()
+    };
+    let (call, log) = (
+        |c: &str| calls.get(c).copied().unwrap_or(0),
+        |c: &str| logged.get(c).copied().unwrap_or(0),
+    );
+    let why = format!("redis {calls:?}, the lab's log {logged:?}");
+    assert_eq!(
+        logged.values().sum::<u64>(),
+        compared(&b, "commands", "real"),
+        "{why}"
+    );
+    assert_eq!(call("set"), log("set"), "{why}");
+    assert_eq!(call("get"), log("get") + log("evalsha"), "{why}");
+    assert!(
+        call("evalsha") >= log("evalsha") && log("evalsha") > 0,
+        "{why}"
+    );
+    assert!(log("get") >= 120, "{why}");
+    // The last envelope an instance wrote is in Redis, in the session's namespace.
+    let k = one_key(live.rport, "lab:{*}:cache:course-catalog");
+    let envelope = redis(live.rport, &["GET", &k]);
+    assert!(
+        envelope.text().starts_with(r#"{"version":2,"freshUntil":"#),
+        "{envelope:?}"
+    );
+    let log = b.text("[data-testid=cache-log]").unwrap_or_default();
+    assert!(log.contains("GET cache:course-catalog"), "{log}");
+    let rtts = round_trips(&b, "[data-testid=cache-log] .ce-rtt");
+    assert!(!rtts.is_empty(), "no round trips: {log}");
+    assert!(rtts.iter().all(|&ms| ms > 0.0 && ms < 1000.0), "{rtts:?}");
+    assert!(b.exists(".ce-card.ce-sim") && b.exists(".ce-card.ce-real"));
+    looks_right(&b, &dir, "cache");
+
+    // The streams lab: a worker crashes after saving, XAUTOCLAIM takes its batch over.
+    b.set_viewport(1366, 768);
+    b.open_url(&format!("{}#/lab/streams?preset=crash", live.url));
+    b.wait(60, "the streams lab's simulation", |b| {
+        b.exists(".lab-streams[aria-busy=false] [data-testid=streams-saved]")
+    });
+    redis(live.rport, &["CONFIG", "RESETSTAT"]);
+    b.click("[data-testid=live-switch]");
+    b.wait(20, "the indicator to say connected", |b| {
+        data(b, "[data-testid=live-indicator]", "state").as_deref() == Some("connected")
+    });
+    b.wait(90, "the live streams run to end", |b| {
+        b.exists(".lab-streams[aria-busy=false] [data-testid=live-verdict]")
+    });
+    let pr = PRESETS.iter().find(|p| p.id == "crash").unwrap();
+    let q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let p: StreamsParams = Params::from_query(SFIELDS, &q.join("&")).0.typed();
+    let small = p.for_live(1);
+    let sim = streams::run(&small);
+    assert_eq!(compared(&b, "saved", "sim"), sim.counters.saved);
+    assert_eq!(compared(&b, "produced", "real"), small.messages);
+    assert_eq!(compared(&b, "saved", "real"), small.messages);
+    let (dups, claimed) = (
+        compared(&b, "duplicates", "real"),
+        compared(&b, "reclaimed", "real"),
+    );
+    assert!(claimed > 0 && dups == claimed, "{dups} {claimed}");
+    // XLEN and XPENDING on screen are Redis' own: ask it directly.
+    let k = one_key(live.rport, "lab:{*}:orders");
+    let xlen = redis(live.rport, &["XLEN", &k]).int() as u64;
+    let pending = redis(live.rport, &["XPENDING", &k, "savers"]).items()[0].int() as u64;
+    assert_eq!(compared(&b, "xlen", "real"), xlen);
+    assert_eq!(compared(&b, "pending", "real"), pending);
+    assert_eq!((xlen, pending), (small.messages, 0));
+    let calls = command_calls(live.rport);
+    assert_eq!(
+        calls.get("xadd").copied(),
+        Some(small.messages),
+        "{calls:?}"
+    );
+    assert!(
+        calls.get("xautoclaim").copied().unwrap_or(0) > 0,
+        "{calls:?}"
+    );
+    assert!(
+        calls.get("xreadgroup").copied().unwrap_or(0) > 0,
+        "{calls:?}"
+    );
+    let log = b.text("[data-testid=streams-log]").unwrap_or_default();
+    assert!(log.contains("XACK orders savers"), "{log}");
+    let rtts = round_trips(&b, "[data-testid=streams-log] .lk-log-rtt");
+    assert!(!rtts.is_empty(), "no round trips: {log}");
+    let note = b.text("[data-testid=live-note]").unwrap_or_default();
+    assert!(
+        note.contains("২০০টি মেসেজ") && note.contains("Pub/Sub"),
+        "{note}"
+    );
+    looks_right(&b, &dir, "streams");
+
+    // Redis gone: both labs say so and keep simulating.
+    let mut live = live;
+    let _ = live.redis.kill();
+    let _ = live.redis.wait();
+    b.set_viewport(1366, 768);
+    for (lab, ready) in [
+        (
+            "cache",
+            ".lab-cache[aria-busy=false] [data-testid=cache-on-db]",
+        ),
+        (
+            "streams",
+            ".lab-streams[aria-busy=false] [data-testid=streams-saved]",
+        ),
+    ] {
+        b.open_url(&format!("{}#/lab/{lab}", live.url));
+        fails_and_simulates(&b, &dir, lab, ready, "redis-down", "Redis সাড়া দিচ্ছে না");
+        assert!(!b.exists("[data-testid=live-compare]"), "{lab}");
+        b.screenshot(&dir.join(format!("{lab}-redis-down-1366x768.png")));
+    }
 }

@@ -1,16 +1,17 @@
-//! Live runs in the simulation worker: the lock race's two workers ([`LockLive`]) against a
-//! real Redis through the proxy's WebSocket, in real time. The worker owns the socket, so the
-//! page's main thread only renders and the first load carries none of the actors.
+//! Live runs in the simulation worker: a lab's actors — the lock race's two workers, the
+//! cache engine's instances, the streams lab's producers and consumer group — against a real
+//! Redis through the proxy's WebSocket, in real time, each through its [`LiveDriver`]. The
+//! worker owns the socket, so the page's main thread only renders and the first load carries
+//! none of the actors.
 //!
 //! A run opens its own socket (its own session and namespace on the proxy), checks Redis with
 //! a `PING`, then starts the clock: every command the workers send goes out at once with a
 //! request id, each answer is matched by id, its round trip measured, and the reply handed to
-//! the worker that sent it; a timer wakes the run when a worker's sleep or work ends. It
-//! posts its connection state ([`Part::LiveStatus`]) and the race so far ([`Part::LiveLock`],
-//! at most every [`SNAPSHOT_MS`]) and the result at the end ([`Output::Lock`]).
+//! the actor that sent it (by the driver's tag); a timer wakes the run when an actor's sleep
+//! or work ends. It posts its connection state ([`Part::LiveStatus`]) and the run so far (the
+//! driver's snapshot, at most every [`LiveDriver::snapshot_ms`]) and the result at the end.
 
-use redislab_sim::labs::lock::{LockLive, LockParams};
-use redislab_sim::labs::work::{Body, FromWorker, Output, Part};
+use redislab_sim::labs::work::{Body, FromWorker, LiveDriver, Part};
 use redislab_sim::live::{self, Code, Incoming, LiveStatus};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -19,8 +20,6 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CloseEvent, DedicatedWorkerGlobalScope, MessageEvent, WebSocket};
 
-/// Least time between two snapshots of a live race, ms.
-const SNAPSHOT_MS: f64 = 100.0;
 /// The request id of the `PING` that checks Redis before the race starts.
 const PING: u64 = 0;
 
@@ -28,12 +27,12 @@ const PING: u64 = 0;
 pub struct Live {
     id: u32,
     scope: DedicatedWorkerGlobalScope,
-    run: LockLive,
+    run: Box<dyn LiveDriver>,
     ws: WebSocket,
     /// `performance.now()` when the race started (after the PING), or `None` before.
     start: Option<f64>,
     next_id: u64,
-    /// Request id → (worker, sent at).
+    /// Request id → (the driver's tag, sent at).
     pending: HashMap<u64, (usize, f64)>,
     timer: Option<i32>,
     last_snapshot: f64,
@@ -48,12 +47,12 @@ fn now(scope: &DedicatedWorkerGlobalScope) -> f64 {
 }
 
 impl Live {
-    /// Starts the live race of `params` through the proxy at `url`; `None` (after telling the
-    /// lab) when the browser refuses to open the socket.
+    /// Starts the live run `run` through the proxy at `url`; `None` (after telling the lab)
+    /// when the browser refuses to open the socket.
     pub fn start(
         id: u32,
         scope: &DedicatedWorkerGlobalScope,
-        params: &LockParams,
+        run: Box<dyn LiveDriver>,
         url: &str,
     ) -> Option<Rc<RefCell<Live>>> {
         let post = |bodies: Vec<Body>| post(scope, id, bodies);
@@ -71,7 +70,7 @@ impl Live {
         let live = Rc::new(RefCell::new(Live {
             id,
             scope: scope.clone(),
-            run: LockLive::new(params),
+            run,
             ws: ws.clone(),
             start: None,
             next_id: PING + 1,
@@ -166,6 +165,11 @@ impl Live {
     pub fn cancel(&mut self) {
         self.over = true;
         self.clear_timer();
+        // The socket may still fire (its close event comes later) after the worker has
+        // dropped this run and its closures: detach them first.
+        self.ws.set_onopen(None);
+        self.ws.set_onmessage(None);
+        self.ws.set_onclose(None);
         let _ = self.ws.close();
     }
 
@@ -264,19 +268,13 @@ impl Live {
         }
         let t = now(&self.scope);
         if self.run.is_done() {
-            let result = self.run.result();
-            self.post(vec![
-                Body::Part(Part::LiveLock(Box::new(result.clone()))),
-                Body::Done(Output::Lock(Box::new(result))),
-            ]);
+            self.post(vec![Body::Done(self.run.output())]);
             self.cancel();
             return;
         }
-        if t - self.last_snapshot >= SNAPSHOT_MS {
+        if t - self.last_snapshot >= self.run.snapshot_ms() {
             self.last_snapshot = t;
-            self.post(vec![Body::Part(Part::LiveLock(Box::new(
-                self.run.result(),
-            )))]);
+            self.post(vec![Body::Part(self.run.snapshot())]);
         }
         self.clear_timer();
         if let (Some(next), Some(wake)) = (self.run.next_at(), self.wake.as_ref()) {

@@ -208,6 +208,41 @@ impl Default for CacheConfig {
     }
 }
 
+/// At most this many users send requests at once in a live run: every command goes through
+/// the proxy, which takes 200 a second from one connection (the simulation has no such bound).
+pub const LIVE_CONCURRENT: u32 = 8;
+/// At most this many requests in a live run (a few seconds of real time).
+pub const LIVE_REQUESTS: u32 = 120;
+
+impl CacheConfig {
+    /// The same run `k` times slower: the loader, the fresh and stale times, the lock's TTL
+    /// and the wait multiplied by `k` (the think times, the polls and the network stay as
+    /// they are). The simulation of the slowed config is the live run's prediction.
+    pub fn slowed(&self, k: u64) -> CacheConfig {
+        let k = k.max(1);
+        CacheConfig {
+            loader_ms: self.loader_ms * k,
+            fresh_ms: self.fresh_ms * k,
+            stale_ms: self.stale_ms * k,
+            lock_ttl_ms: self.lock_ttl_ms * k,
+            wait_ms: self.wait_ms * k,
+            ..*self
+        }
+    }
+
+    /// What a live run at time scale `k` runs: at most [`LIVE_CONCURRENT`] users and
+    /// [`LIVE_REQUESTS`] requests, slowed `k` times, against a healthy Redis (a slow or
+    /// refusing Redis is the simulation's; the real one answers as it does).
+    pub fn for_live(&self, k: u64) -> CacheConfig {
+        CacheConfig {
+            concurrent: self.concurrent.min(LIVE_CONCURRENT),
+            requests: self.requests.min(LIVE_REQUESTS),
+            redis: Health::Healthy,
+            ..self.slowed(k)
+        }
+    }
+}
+
 /// How a request was answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -291,6 +326,9 @@ pub struct LogLine {
     pub cmd: String,
     /// Redis' reply as `redis-cli` prints it, `timeout 1500 ms` or `ECONNREFUSED`.
     pub reply: String,
+    /// A live run's round trip to the real Redis, µs (`None` in a simulation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_us: Option<u32>,
 }
 
 /// The counters of a run.
@@ -526,6 +564,8 @@ struct Op {
     cmd: Command,
     retried: bool,
     settled: bool,
+    /// Not logged (the starting entry a live run puts in place).
+    quiet: bool,
 }
 
 #[derive(Debug)]
@@ -587,6 +627,12 @@ pub struct CacheRun<B: Backend = SimRedis> {
     memo: Memo,
     get_shown: String,
     out: CacheResult,
+    /// Live: commands go out to a real Redis ([`CacheLive`]) instead of `redis`.
+    live: bool,
+    /// Live: (op, command) to send now.
+    outbox: Vec<(usize, Command)>,
+    /// Live: commands sent whose reply has not come.
+    waiting: usize,
 }
 
 impl CacheRun<SimRedis> {
@@ -629,6 +675,9 @@ impl<B: Backend> CacheRun<B> {
                 counts: Counts::default(),
                 end_ms: 0,
             },
+            live: false,
+            outbox: Vec::new(),
+            waiting: 0,
         };
         r.seed_entry();
         for c in 0..cfg.concurrent as usize {
@@ -653,7 +702,19 @@ impl<B: Backend> CacheRun<B> {
         };
         let px = px.to_string();
         let cmd = cmd(&["SET", KEY, &json, "PX", &px]);
-        let _ = self.redis.send(0, 0, &cmd);
+        if self.live {
+            self.ops.push(Op {
+                task: None,
+                inst: 0,
+                cmd,
+                retried: false,
+                settled: false,
+                quiet: true,
+            });
+            self.transmit(self.ops.len() - 1);
+        } else {
+            let _ = self.redis.send(0, 0, &cmd);
+        }
     }
 
     fn schedule(&mut self, at: u64, ev: Ev) {
@@ -721,6 +782,12 @@ impl<B: Backend> CacheRun<B> {
     /// Runs to the end and gives the result.
     pub fn finish(mut self) -> CacheResult {
         while self.step() {}
+        self.settle_counts();
+        self.out
+    }
+
+    /// The counters only the whole log and every query give.
+    fn settle_counts(&mut self) {
         self.out.counts.commands = self
             .out
             .log
@@ -728,7 +795,6 @@ impl<B: Backend> CacheRun<B> {
             .filter(|l| !l.reply.starts_with("timeout"))
             .count() as u32;
         self.out.counts.peak_db = peak(self.out.queries.iter().map(|q| (q.start, q.end)));
-        self.out
     }
 
     // --- clients and requests -------------------------------------------------------------
@@ -796,11 +862,18 @@ impl<B: Backend> CacheRun<B> {
             cmd,
             retried: false,
             settled: false,
+            quiet: false,
         });
         self.transmit(op);
     }
 
     fn transmit(&mut self, op: usize) {
+        if self.live {
+            // The real network and Redis answer: [`CacheLive::arrived`].
+            self.outbox.push((op, self.ops[op].cmd.clone()));
+            self.waiting += 1;
+            return;
+        }
         let d = self.hop();
         self.schedule(self.now + d, Ev::Arrive(op));
         if self.ops[op].task.is_some() && self.cfg.redis != Health::Healthy {
@@ -809,6 +882,10 @@ impl<B: Backend> CacheRun<B> {
     }
 
     fn log(&mut self, inst: usize, cmd: &Command, reply: String) {
+        self.log_rtt(inst, cmd, reply, None);
+    }
+
+    fn log_rtt(&mut self, inst: usize, cmd: &Command, reply: String, rtt_us: Option<u32>) {
         let shown = if cmd.len() == 2 && cmd[0] == b"GET" && cmd[1] == KEY.as_bytes() {
             self.get_shown.clone()
         } else {
@@ -819,6 +896,7 @@ impl<B: Backend> CacheRun<B> {
             inst: inst as u32,
             cmd: shown,
             reply,
+            rtt_us,
         });
     }
 
@@ -887,6 +965,7 @@ impl<B: Backend> CacheRun<B> {
                 cmd: o.cmd.clone(),
                 retried: true,
                 settled: false,
+                quiet: false,
             };
             self.ops.push(again);
             self.transmit(self.ops.len() - 1);
@@ -1257,6 +1336,125 @@ impl PairRun {
     }
 }
 
+/// The same instances against a real Redis, in real time (live mode). Nothing here knows
+/// about sockets or clocks: the driver (the simulation worker, a test natively) calls
+/// [`CacheLive::advance`] with the milliseconds since the start, sends the commands it
+/// returns (each with its op number), and hands each reply back with [`CacheLive::arrived`].
+/// The instances, clients and loader are [`CacheRun`]'s own, with their seeded draws; the
+/// simulated network hop is replaced by the real round trip, and the loader (the database)
+/// stays a timer.
+pub struct CacheLive {
+    run: CacheRun,
+    predicted: CacheResult,
+    /// The starting entry's SET has not been answered: nobody reads before it is in place
+    /// (the proxy runs a session's requests concurrently, so order on the wire is not
+    /// order in Redis).
+    seeding: bool,
+}
+
+impl CacheLive {
+    /// The live run of `cfg` (as [`CacheConfig::for_live`] shapes it), and its prediction:
+    /// the simulation of the same config.
+    pub fn new(cfg: &CacheConfig) -> Self {
+        let mut r = CacheRun {
+            live: true,
+            ..CacheRun::with_backend(
+                CacheConfig {
+                    start: Start::Empty,
+                    ..*cfg
+                },
+                SimRedis::new(cfg.seed),
+            )
+        };
+        r.cfg = *cfg;
+        r.out.config = *cfg;
+        r.seed_entry();
+        CacheLive {
+            seeding: !r.outbox.is_empty(),
+            run: r,
+            predicted: run(cfg),
+        }
+    }
+
+    /// Runs everything due by `now_ms`; the commands to send now: (op, command).
+    pub fn advance(&mut self, now_ms: u64) -> Vec<(usize, Command)> {
+        while !self.seeding
+            && self
+                .run
+                .queue
+                .peek()
+                .is_some_and(|Reverse(s)| s.at <= now_ms)
+        {
+            self.run.step();
+        }
+        std::mem::take(&mut self.run.outbox)
+    }
+
+    /// The reply to op `op` arrived at `now_ms`, `rtt_us` after it was sent (an error of the
+    /// proxy comes as an error reply: the instance treats it like Redis' own).
+    pub fn arrived(&mut self, op: usize, reply: Reply, now_ms: u64, rtt_us: u32) {
+        let r = &mut self.run;
+        if op >= r.ops.len() {
+            return;
+        }
+        r.waiting = r.waiting.saturating_sub(1);
+        if r.ops[op].quiet {
+            self.seeding = false;
+        }
+        r.now = r.now.max(now_ms);
+        r.out.end_ms = r.now;
+        if !r.ops[op].quiet {
+            let shown = r.memo.show(&reply);
+            let (inst, cmd) = (r.ops[op].inst, std::mem::take(&mut r.ops[op].cmd));
+            r.log_rtt(inst, &cmd, shown, Some(rtt_us));
+            r.ops[op].cmd = cmd;
+        }
+        r.schedule(r.now, Ev::Reply(op, Some(reply)));
+    }
+
+    /// When something is next due (`None`: waiting for replies only, or done).
+    pub fn next_at(&self) -> Option<u64> {
+        if self.seeding {
+            return None;
+        }
+        self.run.queue.peek().map(|Reverse(s)| s.at)
+    }
+
+    /// Every request answered and no reply outstanding.
+    pub fn is_done(&self) -> bool {
+        self.run.waiting == 0 && self.run.queue.is_empty()
+    }
+
+    /// The real run so far.
+    pub fn result(&self) -> CacheResult {
+        let mut out = self.run.out.clone();
+        out.counts.commands = out
+            .log
+            .iter()
+            .filter(|l| !l.reply.starts_with("timeout"))
+            .count() as u32;
+        out.counts.peak_db = peak(out.queries.iter().map(|q| (q.start, q.end)));
+        out
+    }
+
+    /// The prediction.
+    pub fn predicted(&self) -> &CacheResult {
+        &self.predicted
+    }
+
+    /// The prediction beside the real run so far, as the lab draws a pair: `off` is the
+    /// simulation, `on` the real Redis.
+    pub fn view(&self) -> CacheView {
+        let lab = CacheLab {
+            off: self.predicted.clone(),
+            on: self.result(),
+        };
+        let mut v = CacheView::new(&lab);
+        v.table = table_named(&lab, ["simulated", "real redis"]);
+        v
+    }
+}
+
 /// Time positions of the lab's timeline.
 pub const VIEW_FRAMES: usize = 200;
 /// Requests and log lines a view carries per side at most (the counters are always whole).
@@ -1334,6 +1532,11 @@ impl CacheView {
 
 /// The table `labsim cache` prints.
 pub fn table(lab: &CacheLab) -> String {
+    table_named(lab, ["layers off", "layers on"])
+}
+
+/// The table with these names for the `off` and `on` rows.
+fn table_named(lab: &CacheLab, names: [&str; 2]) -> String {
     let c = &lab.on.config;
     let l = c.layers;
     let onoff = |b: bool| if b { "on" } else { "off" };
@@ -1355,7 +1558,7 @@ pub fn table(lab: &CacheLab) -> String {
         s += &format!(" {:>8}", p.name());
     }
     s += "  queries  peak  mean ms  max ms  commands\n";
-    for (name, r) in [("layers off", &lab.off), ("layers on", &lab.on)] {
+    for (name, r) in [(names[0], &lab.off), (names[1], &lab.on)] {
         let k = &r.counts;
         s += &format!("{name:<10}");
         for p in Path::ALL {

@@ -250,6 +250,9 @@ pub struct LogRow {
     pub reply: String,
     /// Why it is in the log when it is not one of the first commands.
     pub note: String,
+    /// A live run's round trip to the real Redis, µs (`None` in a simulation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_us: Option<u32>,
 }
 
 /// The state over time, one sample per interval.
@@ -321,6 +324,9 @@ pub struct StreamsResult {
     pub end_ms: u64,
     /// Whether every message ended saved, dead-lettered, lost or stuck.
     pub settled: bool,
+    /// A live run (against a real Redis): the samples are Redis' own XLEN and XPENDING.
+    #[serde(default)]
+    pub live: bool,
 }
 
 impl StreamsResult {
@@ -414,6 +420,57 @@ enum WState {
     Crashed,
 }
 
+/// What a live command's reply is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Then {
+    /// Only logged.
+    Nothing,
+    /// XGROUP CREATE: the run starts.
+    Start,
+    /// XACK: the count acknowledged.
+    Ack,
+    /// Worker `k`'s XAUTOCLAIM.
+    Claim(usize),
+    /// Worker `k`'s XREADGROUP.
+    Read(usize),
+    /// A sample's XLEN.
+    Xlen,
+    /// A sample's XPENDING.
+    Xpending,
+}
+
+/// A live command on its way.
+struct Sent {
+    actor: String,
+    cmd: String,
+    note: String,
+    then: Then,
+}
+
+/// A live run's own state (the simulation never has one).
+#[derive(Default)]
+struct LiveIo {
+    /// (tag, command) to send now.
+    outbox: Vec<(usize, Vec<Vec<u8>>)>,
+    /// By tag: commands sent whose reply has not come.
+    sent: Vec<Option<Sent>>,
+    /// Replies outstanding other than blocking reads and samples.
+    busy: usize,
+    /// Samples waiting for their other half: (the XLEN's tag, XLEN, XPENDING). The two
+    /// replies may come in either order, and a sample's after a later one's.
+    halves: Vec<(usize, Option<u64>, Option<u64>)>,
+    /// The XLEN tag of the newest sample taken.
+    newest: Option<usize>,
+    /// Entries delivered to a worker and not acknowledged, as the workers count them.
+    pending: u64,
+    /// The final sample was asked for.
+    closing: bool,
+    /// The final sample's XLEN tag.
+    last: Option<usize>,
+    /// The final sample came: over.
+    over: bool,
+}
+
 struct Worker {
     state: WState,
     next_claim: u64,
@@ -446,6 +503,8 @@ pub struct StreamsRun {
     crash_ms: Option<u64>,
     done: bool,
     settled: bool,
+    /// Live: commands go to a real Redis ([`StreamsLive`]) instead of `sim`.
+    io: Option<LiveIo>,
 }
 
 const NEW: u8 = 0;
@@ -479,6 +538,10 @@ fn short(s: String, max: usize) -> String {
 impl StreamsRun {
     /// The run of `p` (nothing happened yet beyond creating the group).
     pub fn new(p: &StreamsParams) -> Self {
+        Self::build(p, false)
+    }
+
+    fn build(p: &StreamsParams, live: bool) -> Self {
         let span = p.messages.saturating_mul(1000) / p.rate.max(1);
         let mut r = StreamsRun {
             p: p.clone(),
@@ -507,24 +570,45 @@ impl StreamsRun {
             crash_ms: None,
             done: false,
             settled: false,
+            io: live.then(LiveIo::default),
         };
-        r.send(
-            "setup",
-            &["XGROUP", "CREATE", STREAM, GROUP, "$", "MKSTREAM"],
-            "",
-        );
-        r.send("sub", &["SUBSCRIBE", CHANNEL], "");
-        r.at(0, Ev::Sample);
+        if live {
+            // Two round trips a sample: no more than four a second.
+            r.sample_every = r.sample_every.max(250);
+        }
+        r.setup();
+        r
+    }
+
+    /// The group, the subscriber and the first events.
+    fn setup(&mut self) {
+        let args = ["XGROUP", "CREATE", STREAM, GROUP, "$", "MKSTREAM"];
+        if self.io.is_some() {
+            // Live: nothing else goes out before the group exists (`$`: an XADD that Redis
+            // ran first would never reach the group).
+            self.c.commands += 1;
+            self.queue_live("setup", &args, "", Then::Start);
+            return;
+        }
+        self.send("setup", &args, "");
+        self.send("sub", &["SUBSCRIBE", CHANNEL], "");
+        self.start(0);
+    }
+
+    /// The first events, at `t`.
+    fn start(&mut self, t: u64) {
+        let r = self;
+        let p = r.p.clone();
+        r.at(t, Ev::Sample);
         for k in 0..r.workers.len() {
-            r.at(0, Ev::Worker(k));
+            r.at(t, Ev::Worker(k));
         }
         if p.messages > 0 {
-            r.at(0, Ev::Produce(0));
+            r.at(t, Ev::Produce(0));
         }
-        if p.away_ms > 0 {
+        if p.away_ms > 0 && r.io.is_none() {
             r.at(p.away_at, Ev::Subscriber);
         }
-        r
     }
 
     fn at(&mut self, t: u64, ev: Ev) {
@@ -548,6 +632,10 @@ impl StreamsRun {
     /// comes back unrendered ([`RawReply`]): it is rendered as text only for the log.
     fn send<A: AsRef<[u8]>>(&mut self, actor: &str, args: &[A], note: &str) -> RawExec {
         self.c.commands += 1;
+        if self.io.is_some() {
+            self.queue_live(actor, args, note, Then::Nothing);
+            return RawExec::Blocked;
+        }
         let out = self.sim.execute_raw(Self::client_of(actor), args);
         if self.log.len() < LOG_MAX && (self.c.commands <= 150 || !note.is_empty()) {
             let reply = match &out {
@@ -560,9 +648,141 @@ impl StreamsRun {
                 cmd: short(words(args), 140),
                 reply,
                 note: note.into(),
+                rtt_us: None,
             });
         }
         out
+    }
+
+    /// Live: `args` goes out to the real Redis; its reply comes to [`Self::arrived`].
+    fn queue_live<A: AsRef<[u8]>>(&mut self, actor: &str, args: &[A], note: &str, then: Then) {
+        let Some(io) = self.io.as_mut() else { return };
+        let tag = io.sent.len();
+        io.sent.push(Some(Sent {
+            actor: actor.into(),
+            cmd: short(words(args), 140),
+            note: note.into(),
+            then,
+        }));
+        if !matches!(then, Then::Read(_) | Then::Xlen | Then::Xpending) {
+            io.busy += 1;
+        }
+        io.outbox
+            .push((tag, args.iter().map(|a| a.as_ref().to_vec()).collect()));
+    }
+
+    /// Live: the reply to the command with `tag` came at `now_ms`.
+    fn arrived(&mut self, tag: usize, reply: Reply, now_ms: u64, rtt_us: u32) {
+        let Some(sent) = self
+            .io
+            .as_mut()
+            .and_then(|io| io.sent.get_mut(tag))
+            .and_then(Option::take)
+        else {
+            return;
+        };
+        self.now = self.now.max(now_ms);
+        if let Some(io) = self.io.as_mut() {
+            if !matches!(sent.then, Then::Read(_) | Then::Xlen | Then::Xpending) {
+                io.busy = io.busy.saturating_sub(1);
+            }
+        }
+        let mut note = sent.note;
+        let mut quiet = matches!(sent.then, Then::Xlen | Then::Xpending);
+        if let Then::Claim(_) = sent.then {
+            let (_, taken, deleted) = parse_autoclaim(&reply);
+            quiet = taken.is_empty() && deleted.is_empty();
+            note = claim_note(taken.len(), deleted.len());
+        }
+        if !quiet {
+            if self.log.len() >= LOG_MAX {
+                self.log.remove(0);
+            }
+            self.log.push(LogRow {
+                at_ms: self.now,
+                actor: sent.actor.clone(),
+                cmd: sent.cmd,
+                reply: short(reply.to_string(), 140),
+                note,
+                rtt_us: Some(rtt_us),
+            });
+        }
+        let int = |r: &Reply| match r {
+            Reply::Integer(n) => u64::try_from(*n).unwrap_or(0),
+            _ => 0,
+        };
+        match sent.then {
+            Then::Nothing => {}
+            Then::Start => self.start(self.now),
+            Then::Ack => {
+                let n = int(&reply);
+                self.c.acked += n;
+                if let Some(io) = self.io.as_mut() {
+                    io.pending = io.pending.saturating_sub(n);
+                }
+            }
+            Then::Claim(k) => {
+                if !matches!(self.workers[k].state, WState::Crashed) {
+                    let me = sent.actor;
+                    if !self.claimed(k, &reply) {
+                        self.xreadgroup(k, &me);
+                    }
+                }
+            }
+            Then::Read(k) => {
+                if !matches!(self.workers[k].state, WState::Crashed) {
+                    let batch = parse_entries(&reply);
+                    if let Some(io) = self.io.as_mut() {
+                        io.pending += batch.len() as u64;
+                    }
+                    self.got_batch(k, batch, false);
+                }
+            }
+            Then::Xlen => self.half(tag, Some(int(&reply)), None),
+            Then::Xpending => {
+                let pending = match &reply {
+                    Reply::Array(a) => a.first().map_or(0, int),
+                    _ => 0,
+                };
+                self.half(tag.saturating_sub(1), None, Some(pending));
+            }
+        }
+    }
+
+    /// Live: one half of the sample whose XLEN has tag `id`; with both, the sample is taken
+    /// (unless a newer one was).
+    fn half(&mut self, id: usize, xlen: Option<u64>, pending: Option<u64>) {
+        let stuck = self.stuck();
+        let Some(io) = self.io.as_mut() else { return };
+        let i = match io.halves.iter().position(|h| h.0 == id) {
+            Some(i) => i,
+            None => {
+                io.halves.push((id, None, None));
+                io.halves.len() - 1
+            }
+        };
+        let h = &mut io.halves[i];
+        h.1 = h.1.or(xlen);
+        h.2 = h.2.or(pending);
+        let (Some(xlen), Some(pending)) = (h.1, h.2) else {
+            return;
+        };
+        io.halves.swap_remove(i);
+        if io.last == Some(id) {
+            io.over = true;
+        }
+        if io.newest.is_some_and(|n| n > id) {
+            return;
+        }
+        io.newest = Some(id);
+        let mut counters = self.c;
+        counters.stuck = stuck;
+        self.samples.push(Sample {
+            t: self.now,
+            xlen,
+            pending,
+            counters,
+        });
     }
 
     fn note(&mut self, actor: &str, what: &str) {
@@ -573,6 +793,7 @@ impl StreamsRun {
                 cmd: String::new(),
                 reply: String::new(),
                 note: what.into(),
+                rtt_us: None,
             });
         }
     }
@@ -650,7 +871,7 @@ impl StreamsRun {
         let mut c = self.c;
         c.stuck = self.stuck();
         let mut samples = self.samples.clone();
-        if samples.last().is_none_or(|s| s.t < self.now) {
+        if self.io.is_none() && samples.last().is_none_or(|s| s.t < self.now) {
             samples.push(self.snapshot(c));
         }
         StreamsResult {
@@ -661,6 +882,7 @@ impl StreamsRun {
             crash_ms: self.crash_ms,
             end_ms: self.now,
             settled: self.settled,
+            live: self.io.is_some(),
         }
     }
 
@@ -674,7 +896,15 @@ impl StreamsRun {
         {
             0
         } else {
-            self.sim.stream_pending(STREAM.as_bytes(), GROUP.as_bytes())
+            self.pending()
+        }
+    }
+
+    /// The group's pending entries (live: as the workers count them).
+    fn pending(&self) -> u64 {
+        match &self.io {
+            Some(io) => io.pending,
+            None => self.sim.stream_pending(STREAM.as_bytes(), GROUP.as_bytes()),
         }
     }
 
@@ -682,7 +912,8 @@ impl StreamsRun {
         let c = &self.c;
         c.produced == self.p.messages
             && c.saved + c.dead + c.lost_trim >= self.p.messages
-            && self.sim.stream_pending(STREAM.as_bytes(), GROUP.as_bytes()) == self.stuck()
+            && self.pending() == self.stuck()
+            && self.io.as_ref().is_none_or(|io| io.busy == 0)
             && self
                 .workers
                 .iter()
@@ -711,6 +942,13 @@ impl StreamsRun {
     }
 
     fn sample(&mut self) {
+        if self.io.is_some() {
+            self.c.commands += 2;
+            self.queue_live("", &["XLEN", STREAM], "", Then::Xlen);
+            self.queue_live("", &["XPENDING", STREAM, GROUP], "", Then::Xpending);
+            self.at(self.now + self.sample_every, Ev::Sample);
+            return;
+        }
         let s = self.snapshot(self.c);
         self.samples.push(s);
         self.at(self.now + self.sample_every, Ev::Sample);
@@ -737,6 +975,15 @@ impl StreamsRun {
         }
         self.maxlen = maxlen;
         self.c.produced += 1;
+        if self.io.is_some() {
+            // Live: Redis trims on its own (XLEN shows it); nobody can SUBSCRIBE through the
+            // proxy, so the Pub/Sub half stays in the simulation.
+            if i + 1 < messages {
+                let t = (i + 1) * 1000 / rate.max(1);
+                self.at(t, Ev::Produce(i + 1));
+            }
+            return;
+        }
         // The stream holds exactly the last XLEN messages: the rest were trimmed.
         let len = self.sim.stream_len(STREAM.as_bytes());
         let front = self.c.produced - len;
@@ -876,9 +1123,7 @@ impl StreamsRun {
                     args.push(&text[from..end]);
                     from = end;
                 }
-                if let Some(n) = integer(&self.send(&me, &args, "")) {
-                    self.c.acked += n as u64;
-                }
+                self.ack(&me, &args, "");
                 self.read(k, &me);
             }
             WState::Retrying(batch, i) => {
@@ -904,9 +1149,7 @@ impl StreamsRun {
                 } else {
                     ""
                 };
-                if let Some(n) = integer(&self.send(&me, &["XACK", STREAM, GROUP, &id], note)) {
-                    self.c.acked += n as u64;
-                }
+                self.ack(&me, &["XACK", STREAM, GROUP, &id], note);
                 if i + 1 < batch.len() {
                     self.workers[k].state = WState::Retrying(batch, i + 1);
                     self.at(self.now + self.p.retry_ms, Ev::Worker(k));
@@ -937,34 +1180,61 @@ impl StreamsRun {
             ];
             // Log the claims that take something over (decided after the reply).
             self.c.commands += 1;
+            if self.io.is_some() {
+                self.workers[k].state = WState::Blocked;
+                self.queue_live(me, &args, "", Then::Claim(k));
+                return;
+            }
             let Exec::Reply(reply) = self.sim.execute(worker_client(k), &args) else {
                 unreachable!("XAUTOCLAIM does not block")
             };
-            let (next, batch, deleted) = parse_autoclaim(&reply);
-            self.workers[k].cursor = next;
+            let (_, batch, deleted) = parse_autoclaim(&reply);
             if (!batch.is_empty() || !deleted.is_empty()) && self.log.len() < LOG_MAX {
                 self.log.push(LogRow {
                     at_ms: self.now,
                     actor: me.into(),
                     cmd: args.join(" "),
                     reply: short(reply.to_string(), 140),
-                    note: format!(
-                        "দখল: {}টা (আগে অন্য worker পেয়েছিল){}",
-                        batch.len(),
-                        if deleted.is_empty() {
-                            String::new()
-                        } else {
-                            format!(", {}টা ছাঁটাই হয়ে গেছে", deleted.len())
-                        }
-                    ),
+                    note: claim_note(batch.len(), deleted.len()),
+                    rtt_us: None,
                 });
             }
-            self.c.claim_deleted += deleted.len() as u64;
-            if !batch.is_empty() {
-                self.got_batch(k, batch, true);
+            if self.claimed(k, &reply) {
                 return;
             }
         }
+        self.xreadgroup(k, me);
+    }
+
+    /// XAUTOCLAIM's reply: the cursor, the entries dropped by a trim; true when it took a
+    /// batch over (the worker saves it).
+    fn claimed(&mut self, k: usize, reply: &Reply) -> bool {
+        let (next, batch, deleted) = parse_autoclaim(reply);
+        self.workers[k].cursor = next;
+        self.c.claim_deleted += deleted.len() as u64;
+        if let Some(io) = self.io.as_mut() {
+            io.pending = io.pending.saturating_sub(deleted.len() as u64);
+        }
+        if batch.is_empty() {
+            return false;
+        }
+        self.got_batch(k, batch, true);
+        true
+    }
+
+    /// XACK, counting what it acknowledged.
+    fn ack<A: AsRef<[u8]>>(&mut self, me: &str, args: &[A], note: &str) {
+        if self.io.is_some() {
+            self.c.commands += 1;
+            self.queue_live(me, args, note, Then::Ack);
+        } else if let Some(n) = integer(&self.send(me, args, note)) {
+            self.c.acked += n as u64;
+        }
+    }
+
+    /// `XREADGROUP … BLOCK`: a batch, or blocked until one comes (or the block times out).
+    fn xreadgroup(&mut self, k: usize, me: &str) {
+        let count = self.p.count.to_string();
         let block = self.p.block.to_string();
         let args = [
             "XREADGROUP",
@@ -979,6 +1249,12 @@ impl StreamsRun {
             STREAM,
             ">",
         ];
+        if self.io.is_some() {
+            self.c.commands += 1;
+            self.workers[k].state = WState::Blocked;
+            self.queue_live(me, &args, "", Then::Read(k));
+            return;
+        }
         match self.send(me, &args, "") {
             RawExec::Blocked => self.workers[k].state = WState::Blocked,
             RawExec::Reply(r) => {
@@ -987,6 +1263,34 @@ impl StreamsRun {
             }
         }
     }
+}
+
+fn claim_note(taken: usize, deleted: usize) -> String {
+    format!(
+        "দখল: {taken}টা (আগে অন্য worker পেয়েছিল){}",
+        if deleted == 0 {
+            String::new()
+        } else {
+            format!(", {deleted}টা ছাঁটাই হয়ে গেছে")
+        }
+    )
+}
+
+/// Entries of an XREADGROUP reply as the proxy sends it (`[[key, [[id, [f, v, …]], …]]]`)
+/// or nil: a live run's.
+fn parse_entries(r: &Reply) -> Vec<Msg> {
+    let Reply::Array(streams) = r else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for s in streams {
+        if let Reply::Array(kv) = s {
+            if let Some(Reply::Array(entries)) = kv.get(1) {
+                out.extend(entries.iter().filter_map(entry_msg));
+            }
+        }
+    }
+    out
 }
 
 /// Entries of an XREADGROUP reply (`[[key, [[id, [f, v, …]], …]]]`), read without
@@ -1074,6 +1378,160 @@ fn parse_autoclaim(r: &Reply) -> (StreamId, Vec<Msg>, Vec<StreamId>) {
         _ => Vec::new(),
     };
     (cursor, entries, deleted)
+}
+
+/// A live run produces at most this many messages…
+pub const LIVE_MESSAGES: u64 = 200;
+/// …at most this many a second (every message is an XADD, a read and an XACK through the
+/// proxy, which takes 200 commands a second from one connection)…
+pub const LIVE_RATE: u64 = 30;
+/// …to at most this many workers (the proxy runs one blocking read of a session at a time,
+/// so the workers' `XREADGROUP … BLOCK` take turns)…
+pub const LIVE_WORKERS: u32 = 3;
+/// …each blocking at most this long (so a turn never waits past the proxy's 2 s deadline).
+pub const LIVE_BLOCK_MS: u64 = 500;
+/// XAUTOCLAIM's min-idle and period at most (30 s of waiting is a long time to watch).
+pub const LIVE_CLAIM_IDLE_MS: u64 = 3000;
+/// See [`LIVE_CLAIM_IDLE_MS`].
+pub const LIVE_CLAIM_EVERY_MS: u64 = 1000;
+/// A live run stops after this long, settled or not, ms.
+pub const LIVE_DEADLINE_MS: u64 = 120_000;
+
+impl StreamsParams {
+    /// What a live run at time scale `k` runs: the counts scaled down to
+    /// [`LIVE_MESSAGES`] messages at [`LIVE_RATE`]/s through [`LIVE_WORKERS`] workers with
+    /// `BLOCK` ≤ [`LIVE_BLOCK_MS`], XAUTOCLAIM after [`LIVE_CLAIM_IDLE_MS`], the crash by
+    /// 1 s; then the times `k` times longer (the rate `k` times lower). No Pub/Sub: nobody
+    /// can SUBSCRIBE through the proxy.
+    pub fn for_live(&self, k: u64) -> StreamsParams {
+        let k = k.max(1);
+        let block = if self.block == 0 {
+            LIVE_BLOCK_MS
+        } else {
+            self.block.min(LIVE_BLOCK_MS)
+        };
+        StreamsParams {
+            messages: self.messages.min(LIVE_MESSAGES),
+            rate: (self.rate.min(LIVE_RATE) / k).max(1),
+            workers: self.workers.min(LIVE_WORKERS),
+            count: self.count,
+            block,
+            save_ms: self.save_ms * k,
+            retry_ms: self.retry_ms * k,
+            crash_worker: if self.crash_worker > self.workers.min(LIVE_WORKERS) {
+                0
+            } else {
+                self.crash_worker
+            },
+            crash_at: self.crash_at.min(1000) * k,
+            claim_idle: self.claim_idle.min(LIVE_CLAIM_IDLE_MS) * k,
+            claim_every: self.claim_every.min(LIVE_CLAIM_EVERY_MS) * k,
+            away_ms: 0,
+            poison_every: if self.poison_every > 0 {
+                self.poison_every
+                    .min(self.messages.min(LIVE_MESSAGES) / 4)
+                    .max(1)
+            } else {
+                0
+            },
+            ..self.clone()
+        }
+    }
+}
+
+/// The same producers and workers against a real Redis, in real time (live mode): the
+/// [`StreamsRun`] itself with its commands going out through the driver (the simulation
+/// worker, a test natively) — [`StreamsLive::advance`] with the milliseconds since the start
+/// gives the commands to send, [`StreamsLive::arrived`] takes each reply. A blocking read is
+/// one command whose reply comes when Redis has entries or the block times out. Every
+/// [`StreamsParams`] interval the run asks Redis for `XLEN` and `XPENDING`: the samples are
+/// Redis' own numbers. It ends once every message is saved or dead-lettered and acknowledged
+/// (or stuck in a dead worker's list), with a last sample.
+pub struct StreamsLive {
+    run: StreamsRun,
+}
+
+impl StreamsLive {
+    /// The live run of `p` (as [`StreamsParams::for_live`] shapes it).
+    pub fn new(p: &StreamsParams) -> Self {
+        StreamsLive {
+            run: StreamsRun::build(p, true),
+        }
+    }
+
+    /// Runs everything due by `now_ms`; the commands to send now: (tag, command).
+    pub fn advance(&mut self, now_ms: u64) -> Vec<(usize, Vec<Vec<u8>>)> {
+        let r = &mut self.run;
+        while !r.done {
+            let Some(Reverse((t, _, _))) = r.queue.peek() else {
+                break;
+            };
+            if *t > now_ms {
+                break;
+            }
+            let Some(Reverse((t, _, ev))) = r.queue.pop() else {
+                break;
+            };
+            if ev != Ev::Sample {
+                r.live -= 1;
+            }
+            r.now = r.now.max(t);
+            match ev {
+                Ev::Produce(i) => r.produce(i),
+                Ev::Worker(k) => r.worker(k),
+                Ev::Subscriber => {}
+                Ev::Sample => {
+                    if !r.io.as_ref().is_some_and(|io| io.closing) {
+                        r.sample();
+                    }
+                }
+            }
+        }
+        r.now = r.now.max(now_ms);
+        let closing = r.io.as_ref().is_some_and(|io| io.closing);
+        if !closing && !r.done && (r.is_settled() || r.now >= LIVE_DEADLINE_MS) {
+            r.settled = r.is_settled();
+            if let Some(io) = r.io.as_mut() {
+                io.closing = true;
+            }
+            r.queue_live("", &["XLEN", STREAM], "", Then::Xlen);
+            r.queue_live("", &["XPENDING", STREAM, GROUP], "", Then::Xpending);
+            if let Some(io) = r.io.as_mut() {
+                io.last = Some(io.sent.len() - 2);
+            }
+        }
+        if r.io.as_ref().is_some_and(|io| io.over) && !r.done {
+            r.c.stuck = r.stuck();
+            r.done = true;
+        }
+        r.io.as_mut()
+            .map(|io| std::mem::take(&mut io.outbox))
+            .unwrap_or_default()
+    }
+
+    /// The reply to the command with `tag` arrived at `now_ms`, `rtt_us` after it was sent
+    /// (an error of the proxy comes as an error reply).
+    pub fn arrived(&mut self, tag: usize, reply: Reply, now_ms: u64, rtt_us: u32) {
+        self.run.arrived(tag, reply, now_ms, rtt_us);
+    }
+
+    /// When something is next due (`None`: waiting for replies only, or done).
+    pub fn next_at(&self) -> Option<u64> {
+        if self.run.done {
+            return None;
+        }
+        self.run.queue.peek().map(|Reverse((t, _, _))| *t)
+    }
+
+    /// The last sample came after every message settled (or the deadline).
+    pub fn is_done(&self) -> bool {
+        self.run.done
+    }
+
+    /// What the run shows so far.
+    pub fn result(&self) -> StreamsResult {
+        self.run.result()
+    }
 }
 
 /// The budget's run: 1,000,000 entries, `MAXLEN ~ 100000`, a group of 4 that keeps up.

@@ -53,8 +53,25 @@ pub enum Job {
         /// The proxy's WebSocket (`ws://…/ws`).
         url: String,
     },
+    /// The cache engine live: the chosen layers' instances against a real Redis through the
+    /// proxy at `url`, beside the simulation of the same config ([`Part::LiveCache`] as it
+    /// goes, [`Output::Cache`] at the end: `off` is the prediction, `on` the real run).
+    CacheLive {
+        /// The config (already shaped by [`super::cache::CacheConfig::for_live`]).
+        config: super::cache::CacheConfig,
+        /// The proxy's WebSocket.
+        url: String,
+    },
     /// The streams lab (samples, counters and the command log at the end).
     Streams(super::streams::StreamsParams),
+    /// The streams lab live: producers and the group's workers against a real Redis through
+    /// the proxy at `url` ([`Part::LiveStreams`] as it goes, [`Output::Streams`] at the end).
+    StreamsLive {
+        /// The parameters (already shaped by [`super::streams::StreamsParams::for_live`]).
+        params: super::streams::StreamsParams,
+        /// The proxy's WebSocket.
+        url: String,
+    },
     /// The broadcast (seed 004): the naive loop or the queue.
     Broadcast(Box<super::broadcast::BroadcastParams>),
 }
@@ -94,6 +111,118 @@ pub enum Part {
     LiveStatus(crate::live::LiveStatus),
     /// A live lock race so far (each replaces the one before).
     LiveLock(Box<super::lock::LockResult>),
+    /// A live cache run so far beside its prediction (`off`: simulated, `on`: real).
+    LiveCache(Box<super::cache::CacheView>),
+    /// A live streams run so far (samples of the real XLEN and XPENDING).
+    LiveStreams(Box<super::streams::StreamsResult>),
+}
+
+impl Part {
+    /// A live run's result as the snapshot it finishes (`None`: not a live lab's output).
+    pub fn from_output(o: Output) -> Option<Part> {
+        match o {
+            Output::Lock(r) => Some(Part::LiveLock(r)),
+            Output::Cache(v) => Some(Part::LiveCache(v)),
+            Output::Streams(r) => Some(Part::LiveStreams(r)),
+            _ => None,
+        }
+    }
+}
+
+/// A run against a real Redis, in real time. Nothing here knows about sockets or clocks:
+/// the driver (the simulation worker in the browser, a test natively) calls
+/// [`LiveDriver::advance`] with the milliseconds since the start, sends the commands it
+/// returns, each with its tag, and hands each reply back with [`LiveDriver::arrived`].
+pub trait LiveDriver {
+    /// Runs everything due by `now_ms`; the commands to send now: (tag, command).
+    fn advance(&mut self, now_ms: u64) -> Vec<(usize, crate::world::Command)>;
+    /// The reply to the command with `tag` arrived at `now_ms`, `rtt_us` after it was sent.
+    fn arrived(&mut self, tag: usize, reply: crate::Reply, now_ms: u64, rtt_us: u32);
+    /// When something is next due (`None`: waiting for replies only, or done).
+    fn next_at(&self) -> Option<u64>;
+    /// Over: nothing more to send, no reply outstanding.
+    fn is_done(&self) -> bool;
+    /// What the run shows so far.
+    fn snapshot(&self) -> Part;
+    /// The result at the end.
+    fn output(&self) -> Output;
+    /// Least time between two snapshots, ms.
+    fn snapshot_ms(&self) -> f64;
+}
+
+/// [`LiveDriver`] for a live run type whose own methods have the trait's names: `$snap`
+/// and `$out` make its snapshot and output from it, every `$ms` milliseconds at most.
+macro_rules! live_driver {
+    ($t:ty, $snap:expr, $out:expr, $ms:expr) => {
+        impl LiveDriver for $t {
+            fn advance(&mut self, now_ms: u64) -> Vec<(usize, crate::world::Command)> {
+                <$t>::advance(self, now_ms)
+            }
+            fn arrived(&mut self, tag: usize, reply: crate::Reply, now_ms: u64, rtt_us: u32) {
+                <$t>::arrived(self, tag, reply, now_ms, rtt_us);
+            }
+            fn next_at(&self) -> Option<u64> {
+                <$t>::next_at(self)
+            }
+            fn is_done(&self) -> bool {
+                <$t>::is_done(self)
+            }
+            fn snapshot(&self) -> Part {
+                $snap(self)
+            }
+            fn output(&self) -> Output {
+                $out(self)
+            }
+            fn snapshot_ms(&self) -> f64 {
+                $ms
+            }
+        }
+    };
+}
+
+live_driver!(
+    super::lock::LockLive,
+    |r: &super::lock::LockLive| Part::LiveLock(Box::new(r.result())),
+    |r: &super::lock::LockLive| Output::Lock(Box::new(r.result())),
+    100.0
+);
+live_driver!(
+    super::cache::CacheLive,
+    |r: &super::cache::CacheLive| Part::LiveCache(Box::new(r.view())),
+    |r: &super::cache::CacheLive| Output::Cache(Box::new(r.view())),
+    250.0
+);
+live_driver!(
+    super::streams::StreamsLive,
+    |r: &super::streams::StreamsLive| Part::LiveStreams(Box::new(r.result())),
+    |r: &super::streams::StreamsLive| Output::Streams(Box::new(r.result())),
+    250.0
+);
+
+impl Job {
+    /// A run against a real Redis (driven by [`Job::into_live`], not by [`Work`]).
+    pub fn is_live(&self) -> bool {
+        matches!(
+            self,
+            Job::LockLive { .. } | Job::CacheLive { .. } | Job::StreamsLive { .. }
+        )
+    }
+
+    /// A live job's driver and the proxy's address (`None`: not a live job).
+    pub fn into_live(self) -> Option<(Box<dyn LiveDriver>, String)> {
+        match self {
+            Job::LockLive { params, url } => {
+                Some((Box::new(super::lock::LockLive::new(&params)), url))
+            }
+            Job::CacheLive { config, url } => {
+                Some((Box::new(super::cache::CacheLive::new(&config)), url))
+            }
+            Job::StreamsLive { params, url } => {
+                Some((Box::new(super::streams::StreamsLive::new(&params)), url))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// A finished result.
@@ -213,7 +342,9 @@ impl Work {
             Job::Stampede(p) => Runner::Stampede(StampedeSet::new(p.config()), p.config()),
             Job::Cache(p) => Runner::Cache(Box::new(super::cache::PairRun::new(&p.config()))),
             Job::Lock(p) => Runner::Lock(Box::new(super::lock::LockRun::new(&p))),
-            Job::LockLive { .. } => return Err("a live run is driven in real time".into()),
+            Job::LockLive { .. } | Job::CacheLive { .. } | Job::StreamsLive { .. } => {
+                return Err("a live run is driven in real time".into())
+            }
             Job::Streams(p) => Runner::Streams(Box::new(super::streams::StreamsRun::new(&p))),
             Job::Broadcast(p) => {
                 Runner::Broadcast(Box::new(super::broadcast::BroadcastRun::new(&p)))

@@ -1,0 +1,173 @@
+//! The cache-engine and streams labs' live drivers, fed by SimRedis in place of the proxy and
+//! a real Redis: each command runs the moment it is sent and its reply comes back 2 ms later
+//! (a blocking read when an entry comes or its block times out). The same instances and
+//! workers as the simulation, so the same story: every request answered, every message saved
+//! once (or dead-lettered), the crashed worker's batch taken over. The browser test
+//! (`tests/tests/live.rs`) runs them through the real proxy and a real `redis-server`.
+
+use redislab_sim::labs::cache::{self, CacheConfig, CacheLive, Layers, Path};
+use redislab_sim::labs::params::Params;
+use redislab_sim::labs::streams::{self, StreamsLive, StreamsParams, FIELDS, PRESETS};
+use redislab_sim::labs::work::{LiveDriver, Output};
+use redislab_sim::redis::{Exec, Reply, SimRedis};
+use std::collections::BTreeMap;
+
+/// Round trip of every command, ms.
+const RTT: u64 = 2;
+
+/// Drives `live` to its end against SimRedis; returns the commands sent.
+fn drive(live: &mut dyn LiveDriver, seed: u32) -> usize {
+    let mut redis = SimRedis::new(seed);
+    let mut now = 0u64;
+    // Replies on their way back: (arrives at, tag) → reply.
+    let mut back: BTreeMap<(u64, usize), Reply> = BTreeMap::new();
+    let mut sent = 0;
+    let client = |tag: usize| tag as u64 + 1;
+    while !live.is_done() {
+        assert!(now < 600_000, "the live run never ended");
+        redis.advance_to(now);
+        for w in redis.take_woken() {
+            back.insert(
+                (w.at_ms.max(now) + RTT / 2, (w.client - 1) as usize),
+                w.reply,
+            );
+        }
+        while let Some(e) = back.first_entry() {
+            if e.key().0 > now {
+                break;
+            }
+            let ((_, tag), reply) = e.remove_entry();
+            live.arrived(tag, reply, now, (RTT * 1000) as u32);
+        }
+        for (tag, cmd) in live.advance(now) {
+            sent += 1;
+            match redis.execute(client(tag), &cmd) {
+                Exec::Reply(r) => {
+                    back.insert((now + RTT, tag), r);
+                }
+                Exec::Blocked => {}
+            }
+            for w in redis.take_woken() {
+                back.insert((now + RTT / 2, (w.client - 1) as usize), w.reply);
+            }
+        }
+        if live.is_done() {
+            break;
+        }
+        let next = [
+            live.next_at(),
+            back.keys().next().map(|k| k.0),
+            redis.next_timeout_ms(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .expect("something is due");
+        now = next.max(now + u64::from(next <= now));
+    }
+    sent
+}
+
+#[test]
+fn the_cache_engine_live_answers_every_request_as_predicted() {
+    for (layers, start) in [
+        (Layers::ALL, cache::Start::Empty),
+        (Layers::NONE, cache::Start::Empty),
+        (Layers::ALL, cache::Start::Stale),
+    ] {
+        let cfg = CacheConfig {
+            layers,
+            start,
+            ..CacheConfig::default()
+        }
+        .for_live(1);
+        assert_eq!((cfg.concurrent, cfg.requests), (8, 120));
+        let mut live = CacheLive::new(&cfg);
+        let sent = drive(&mut live, cfg.seed);
+        let Output::Cache(view) = live.output() else {
+            panic!("not the cache's output")
+        };
+        let real = live.result();
+        let sim = live.predicted();
+        assert_eq!(real.counts.requests(), 120, "{layers:?}");
+        assert_eq!(view.on.counts, real.counts);
+        assert_eq!(view.off.counts, sim.counts);
+        // Every command but the starting entry is in the log with its round trip.
+        let seeded = usize::from(start != cache::Start::Empty);
+        assert_eq!(real.log.len() + seeded, sent, "{layers:?}");
+        assert!(real.log.iter().all(|l| l.rtt_us == Some(2000)));
+        // The instances are the simulation's: the same story to within a query or two
+        // (2 ms round trips here against the simulation's seeded 2–4 ms).
+        if layers == Layers::ALL {
+            assert!(
+                real.counts.db <= sim.counts.db + 1,
+                "{:?} {:?}",
+                real.counts,
+                sim.counts
+            );
+            assert_eq!(real.counts.path(Path::Miss), 0);
+            assert_eq!(real.counts.overlaps, 0);
+        } else {
+            assert!(real.counts.db > 20, "{:?}", real.counts);
+            assert!(real.counts.db.abs_diff(sim.counts.db) <= sim.counts.db / 5 + 2);
+        }
+        assert!(view.table.contains("real redis"), "{}", view.table);
+    }
+}
+
+fn preset(id: &str) -> StreamsParams {
+    let pr = PRESETS.iter().find(|p| p.id == id).unwrap();
+    let q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let (p, e) = Params::from_query(FIELDS, &q.join("&"));
+    assert!(e.is_empty());
+    p.typed()
+}
+
+#[test]
+fn the_streams_lab_live_saves_everything_and_samples_redis() {
+    for (id, k) in [
+        ("healthy", 1),
+        ("crash", 1),
+        ("poison", 2),
+        ("crash-no-claim", 1),
+    ] {
+        let p = preset(id).for_live(k);
+        assert!(p.messages <= 200 && p.workers <= 3 && p.block <= 500 && p.away_ms == 0);
+        let mut live = StreamsLive::new(&p);
+        drive(&mut live, p.seed);
+        let r = live.result();
+        let sim = streams::run(&p);
+        let c = r.counters;
+        assert!(r.live && r.settled, "{id}: {}", r.text());
+        assert_eq!(c.produced, p.messages, "{id}");
+        assert_eq!(c.saved + c.dead, p.messages, "{id}: {}", r.text());
+        assert_eq!(
+            (c.dead, c.duplicates > 0),
+            (sim.counters.dead, sim.counters.duplicates > 0),
+            "{id}: {}\n{}",
+            r.text(),
+            sim.text()
+        );
+        assert_eq!(c.duplicates, c.reclaimed, "{id}");
+        // The last sample is Redis' own XLEN and XPENDING: every message is in the stream
+        // (nothing trimmed at these counts), and only a dead worker's batch is pending.
+        let last = r.samples.last().unwrap();
+        assert_eq!(last.xlen, p.messages, "{id}");
+        assert_eq!(last.pending, c.stuck, "{id}");
+        assert_eq!(last.pending, sim.samples.last().unwrap().pending, "{id}");
+        assert!(r
+            .log
+            .iter()
+            .all(|l| l.cmd.is_empty() || l.rtt_us == Some(2000)));
+        assert!(r
+            .log
+            .iter()
+            .any(|l| l.cmd.starts_with("XREADGROUP GROUP savers w1 COUNT")));
+        if id == "crash" {
+            assert!(
+                r.log.iter().any(|l| l.cmd.starts_with("XAUTOCLAIM")),
+                "{id}"
+            );
+        }
+    }
+}
