@@ -17,9 +17,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     // `browser-bench phone`: only the emulated phone.
-    if std::env::args().nth(1).as_deref() == Some("phone") {
-        phone();
-        return;
+    match std::env::args().nth(1).as_deref() {
+        Some("phone") => return phone(),
+        // `browser-bench cold`: only the seed's eviction table opened cold.
+        Some("cold") => return cold_table(),
+        _ => {}
     }
     // First contentful paint: a fresh browser each time, so nothing is cached.
     let mut fcp = Vec::new();
@@ -143,6 +145,12 @@ fn main() {
         println!("{id:<10} {which:<9} {all:>8.0} ms   {n} (longest {worst:.0} ms)  {verdict}");
     }
 
+    cold_table();
+    phone();
+}
+
+/// The seed's eviction table opened cold by a deep link (`browser-bench cold` runs it alone).
+fn cold_table() {
     // The seed's eviction table opened cold by a deep link: a fresh browser, the observer
     // installed before the page's own scripts, times from the first contentful paint to the
     // first row and to the whole table.
@@ -189,8 +197,6 @@ fn main() {
         "  main-thread tasks >= 50 ms from the start of the page to the whole table, all runs: {:?} (the app's own start-up included)",
         cold_long
     );
-
-    phone();
 }
 
 /// The emulated phone: a fresh browser per run (nothing cached), the conditions set through
