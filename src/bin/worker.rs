@@ -61,9 +61,7 @@ impl Worker {
         if self.batch.is_empty() {
             return;
         }
-        if let Ok(s) = serde_json::to_string(&self.batch) {
-            let _ = self.scope.post_message(&JsValue::from_str(&s));
-        }
+        post_json(&self.scope, &self.batch);
         self.batch.clear();
     }
 
@@ -168,10 +166,24 @@ fn main() {
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
     // Messages that arrived while the wasm was loading had no listener: say when we have one.
-    if let Ok(s) = serde_json::to_string(&[FromWorker {
-        run: 0,
-        body: Body::Ready,
-    }]) {
-        let _ = scope.post_message(&JsValue::from_str(&s));
-    }
+    post_json(
+        &scope,
+        &[FromWorker {
+            run: 0,
+            body: Body::Ready,
+        }],
+    );
+}
+
+/// Posts `msgs` as JSON in UTF-8 bytes, the buffer transferred, not copied. A string would
+/// cost the page twice: converting a large result (a run's whole trace, Bengali notes and
+/// all) from the page's UTF-16 into the labs module's UTF-8 took longer there than parsing
+/// it. The page reads the bytes straight into its memory (`src/labs/worker.rs`).
+pub fn post_json(scope: &DedicatedWorkerGlobalScope, msgs: &[FromWorker]) {
+    let Ok(bytes) = serde_json::to_vec(msgs) else {
+        return;
+    };
+    let data = web_sys::js_sys::Uint8Array::from(&bytes[..]);
+    let transfer = web_sys::js_sys::Array::of1(&data.buffer());
+    let _ = scope.post_message_with_transfer(&data, &transfer);
 }

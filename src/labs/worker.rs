@@ -90,9 +90,16 @@ fn fail_all(why: String) {
 }
 
 /// One message from the worker: an array of [`FromWorker`] per slice of its work (one task,
-/// so one render, here).
-fn on_text(text: &str) {
-    match serde_json::from_str::<Vec<FromWorker>>(text) {
+/// so one render, here), as JSON in UTF-8 bytes (see `post_json` in `src/bin/worker.rs`).
+fn on_data(data: &JsValue) {
+    let bytes = match data.as_string() {
+        Some(text) => text.into_bytes(),
+        None => match data.dyn_ref::<js_sys::Uint8Array>() {
+            Some(a) => a.to_vec(),
+            None => return,
+        },
+    };
+    match serde_json::from_slice::<Vec<FromWorker>>(&bytes) {
         Ok(msgs) => msgs.into_iter().for_each(deliver),
         Err(e) => web_sys::console::error_1(&format!("lab worker: {e}").into()),
     }
@@ -101,7 +108,7 @@ fn on_text(text: &str) {
 /// The worker the page started ahead of this module (`redislabEarlyWorker`, see
 /// `crates/deck/src/shell.rs`), with what it has said so far; `None` if there is none or it
 /// failed to start (then a fresh one is started and reports its own failure).
-fn adopt_early() -> Option<(Worker, Vec<String>)> {
+fn adopt_early() -> Option<(Worker, Vec<JsValue>)> {
     let window = crate::dom::window();
     let key = JsValue::from_str("redislabEarlyWorker");
     let early = js_sys::Reflect::get(&window, &key).ok()?;
@@ -117,28 +124,19 @@ fn adopt_early() -> Option<(Worker, Vec<String>)> {
         return None;
     }
     let held = field("held")
-        .map(|h| {
-            js_sys::Array::from(&h)
-                .iter()
-                .filter_map(|m| m.as_string())
-                .collect()
-        })
+        .map(|h| js_sys::Array::from(&h).iter().collect())
         .unwrap_or_default();
     Some((worker, held))
 }
 
 /// The worker, with our handlers on it, and the messages it posted before this module took it
 /// over (to be read once the client is no longer borrowed).
-fn spawn() -> Option<(Worker, Vec<String>)> {
+fn spawn() -> Option<(Worker, Vec<JsValue>)> {
     let (worker, held) = match adopt_early() {
         Some(early) => early,
         None => (Worker::new(URL).ok()?, Vec::new()),
     };
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|e: MessageEvent| {
-        if let Some(text) = e.data().as_string() {
-            on_text(&text);
-        }
-    });
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|e: MessageEvent| on_data(&e.data()));
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
     let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(|e: web_sys::ErrorEvent| {
@@ -150,7 +148,7 @@ fn spawn() -> Option<(Worker, Vec<String>)> {
 }
 
 /// Starts the worker if it is not running yet; returns what an adopted worker already said.
-fn ensure(c: &mut Client) -> Vec<String> {
+fn ensure(c: &mut Client) -> Vec<JsValue> {
     if c.worker.is_some() {
         return Vec::new();
     }
@@ -163,7 +161,7 @@ fn ensure(c: &mut Client) -> Vec<String> {
 /// (a lab page calls it before its labs ask for their first runs).
 pub fn prepare() {
     let held = CLIENT.with(|c| ensure(&mut c.borrow_mut()));
-    held.iter().for_each(|m| on_text(m));
+    held.iter().for_each(on_data);
 }
 
 /// Starts `job` in the worker (starting the worker first if needed); `on` hears every
@@ -178,7 +176,7 @@ pub fn start(job: Job, on: impl Fn(Body) + 'static) -> u32 {
         c.send(ToWorker::Start { run: id, job });
         (id, c.worker.is_some(), held)
     });
-    held.iter().for_each(|m| on_text(m));
+    held.iter().for_each(on_data);
     if !started {
         fail_all("এই ব্রাউজারে Web Worker চালু করা গেল না".into());
     }

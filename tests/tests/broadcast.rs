@@ -1,8 +1,8 @@
 //! The broadcast lab in a real browser: the page computes what the simulator computes (1,000
 //! FCM calls and nothing lost with the defaults; 3,214 sent when the naive loop's process
-//! dies), a bad parameter gets its Bengali message and changes nothing, the heaviest preset
-//! draws without a main-thread task of 50 ms or more, and the labs embedded in the broadcast
-//! deck fit their slides and run without console errors. Screenshots at laptop and phone size.
+//! dies), a bad parameter gets its Bengali message and changes nothing, the labs embedded in
+//! the broadcast deck fit their slides and run without console errors. Screenshots at laptop
+//! and phone size. The heaviest preset's long-task check is in `longtasks.rs`.
 
 use redislab_e2e::{screenshot_dir, Browser};
 use redislab_sim::labs::broadcast::{expand_query, run, BroadcastResult, FIELDS};
@@ -154,47 +154,6 @@ fn a_bad_parameter_gets_a_bengali_message_and_changes_nothing() {
     assert_eq!(n(&b, "", "calls"), 1000);
     assert!(!b.url().contains("chunk=10"), "{}", b.url());
     assert!(b.console_errors().is_empty());
-}
-
-/// The heaviest preset (1,000 worker slots, everything at once) computes in the worker and
-/// draws without a main-thread task of 50 ms or more.
-#[test]
-fn the_heaviest_run_never_blocks_the_main_thread() {
-    let q = "preset=all-at-once";
-    let b = Browser::new(1366, 768);
-    b.open("#/");
-    b.wait(10, "home", |b| b.exists(".deck-card"));
-    b.js(
-        "window.__long = []; new PerformanceObserver(l => l.getEntries().forEach(e => window.__long.push(e.duration))).observe({type: 'longtask'});",
-        json!([]),
-    );
-    let mut attempts = Vec::new();
-    // Best of three openings, as in labs.rs: a loaded machine can stall any task once.
-    for _ in 0..3 {
-        // From a light page of the app, as in labs.rs (taking down the home page's slide
-        // previews is the home page's cost, not the lab's).
-        b.js("location.hash = '#/nope'", json!([]));
-        b.wait(10, "a light page", |b| b.exists(".notfound"));
-        b.js(
-            "window.__long.length = 0; location.hash = arguments[0]",
-            json!([format!("#/lab/broadcast?{q}")]),
-        );
-        b.wait(10, "the lab", |b| b.exists(".lab-broadcast"));
-        wait_idle(&b, "");
-        b.js(
-            "const s = document.querySelector('.lab-broadcast .scrubber'); for (const v of [s.max / 2, s.max]) { s.value = String(Math.round(v)); s.dispatchEvent(new Event('input', {bubbles: true})); }",
-            json!([]),
-        );
-        let long = b.js("return window.__long", json!([]));
-        if long == json!([]) {
-            break;
-        }
-        attempts.push(long);
-    }
-    let r = native(q);
-    assert_eq!(n(&b, "", "lost"), r.counters.lost);
-    assert!(r.counters.lost > 0);
-    assert!(attempts.len() < 3, "long main-thread tasks: {attempts:?}");
 }
 
 /// Every slide of the broadcast deck with the lab: it computes, fits the slide (nothing

@@ -298,7 +298,5 @@ fn post(scope: &DedicatedWorkerGlobalScope, run: u32, bodies: Vec<Body>) {
         .into_iter()
         .map(|body| FromWorker { run, body })
         .collect();
-    if let Ok(s) = serde_json::to_string(&msgs) {
-        let _ = scope.post_message(&JsValue::from_str(&s));
-    }
+    crate::post_json(scope, &msgs);
 }
