@@ -542,6 +542,66 @@ impl Browser {
         .map(str::to_string)
     }
 
+    /// The number a lab shows in the element `css` (its `data-n`); panics naming `css` if
+    /// there is none.
+    pub fn counter(&self, css: &str) -> u64 {
+        let v = self.js(
+            "const e = document.querySelector(arguments[0]); return e ? e.dataset.n : null;",
+            json!([css]),
+        );
+        v.as_str()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no counter {css}: {v}"))
+    }
+
+    /// From now on, records the page's main-thread tasks of 50 ms or more (`longtask`
+    /// entries) with the address they happened at; a hash change keeps the record.
+    pub fn watch_long_tasks(&self) {
+        self.js(
+            "window.__long = []; new PerformanceObserver(l => l.getEntries().forEach(e => window.__long.push([location.hash, e.duration]))).observe({type: 'longtask'});",
+            json!([]),
+        );
+    }
+
+    /// Opens `hash` from a light page of the app (the not-found view: taking down the home
+    /// page's slide previews is the home page's cost, not the lab's) up to `tries` times;
+    /// `done` waits until the opening's work is over (and may act, e.g. scrub). Stops at the
+    /// first opening without a long task; returns the long tasks of each opening that had
+    /// some. A loaded 2-core machine can stall any task once; a lab that really blocks the
+    /// main thread does so every time. Call [`Browser::watch_long_tasks`] first.
+    pub fn long_task_openings(
+        &self,
+        hash: &str,
+        tries: usize,
+        done: impl Fn(&Browser),
+    ) -> Vec<Value> {
+        let mut attempts = Vec::new();
+        for _ in 0..tries {
+            self.js("location.hash = '#/nope'", json!([]));
+            self.wait(10, "a light page", |b| b.exists(".notfound"));
+            self.js(
+                "window.__long.length = 0; location.hash = arguments[0]",
+                json!([hash]),
+            );
+            done(self);
+            let long = self.js("return window.__long", json!([]));
+            if long == json!([]) {
+                break;
+            }
+            attempts.push(long);
+        }
+        attempts
+    }
+
+    /// Moves the scrubber of the lab `lab` (a CSS scope) to the middle and back to the end,
+    /// as a person dragging it would: two renders of the run's state.
+    pub fn scrub_middle_and_end(&self, lab: &str) {
+        self.js(
+            "const s = document.querySelector(arguments[0] + ' .scrubber'); for (const v of [s.max / 2, s.max]) { s.value = String(Math.round(v)); s.dispatchEvent(new Event('input', {bubbles: true})); }",
+            json!([lab]),
+        );
+    }
+
     /// Does an element match `css`?
     pub fn exists(&self, css: &str) -> bool {
         self.js(

@@ -30,14 +30,7 @@ fn open_slide(b: &Browser, n: usize) {
 }
 
 fn n(b: &Browser, scope: &str, key: &str) -> u64 {
-    let v = b.js(
-        "const e = document.querySelector(arguments[0]); return e ? e.dataset.n : null;",
-        json!([format!("{scope} [data-testid=bc-{key}]")]),
-    );
-    v.as_str()
-        .unwrap_or_else(|| panic!("no counter {key}"))
-        .parse()
-        .unwrap()
+    b.counter(&format!("{scope} [data-testid=bc-{key}]"))
 }
 
 #[test]

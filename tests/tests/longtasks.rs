@@ -1,14 +1,14 @@
 //! Main-thread long tasks (PerformanceObserver `longtask`, 50 ms or more) while labs compute,
 //! with the heaviest parameters their fields allow. These tests time the browser's main
 //! thread, so they run here, alone: cargo runs one test binary at a time, and the lock below
-//! keeps this file's two tests from running beside each other. In `labs.rs` they shared two
-//! cores with other tests' browsers, whose work stretched the page's tasks past 50 ms
-//! (measured: a 20 ms render taking 60-110 ms at load 6-8) and said nothing about the labs.
+//! keeps this file's tests from running beside each other. In `labs.rs`, `broadcast.rs` and
+//! `lock.rs` they shared two cores with other tests' browsers, whose work stretched the page's
+//! tasks past 50 ms (measured: a 20 ms render taking 60-110 ms at load 6-8) and said nothing
+//! about the labs.
 
 use redislab_e2e::Browser;
-use redislab_sim::labs::broadcast::{expand_query, run, BroadcastResult, FIELDS};
 use redislab_sim::labs::params::Params;
-use serde_json::json;
+use redislab_sim::labs::{broadcast, lock};
 use std::sync::{Mutex, MutexGuard};
 
 /// Held by each test for its whole run: one browser at a time in this file.
@@ -38,27 +38,18 @@ fn wait_labs_idle(b: &Browser) {
     });
 }
 
-fn wait_broadcast_idle(b: &Browser) {
-    b.wait(60, "the broadcast lab to finish", |b| {
-        b.exists(".lab-broadcast[aria-busy=false] [data-testid=bc-delivered]")
-    });
-}
-
-fn native(query: &str) -> BroadcastResult {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(query));
+/// What the simulator computes natively for the broadcast lab's address query.
+fn broadcast_native(query: &str) -> broadcast::BroadcastResult {
+    let (p, errs) = Params::from_query(broadcast::FIELDS, &broadcast::expand_query(query));
     assert!(errs.is_empty(), "{errs:?}");
-    run(&p.typed())
+    broadcast::run(&p.typed())
 }
 
-fn n(b: &Browser, key: &str) -> u64 {
-    let v = b.js(
-        "const e = document.querySelector(arguments[0]); return e ? e.dataset.n : null;",
-        json!([format!("[data-testid=bc-{key}]")]),
-    );
-    v.as_str()
-        .unwrap_or_else(|| panic!("no counter {key}"))
-        .parse()
-        .unwrap()
+/// What the simulator computes natively for the lock lab's address query.
+fn lock_native(query: &str) -> lock::LockResult {
+    let (p, errs) = Params::from_query(lock::FIELDS, &lock::expand_query(query));
+    assert!(errs.is_empty(), "{errs:?}");
+    lock::run(&p.typed())
 }
 
 /// Every lab at the largest values its fields allow, opened from a link: the work runs in the
@@ -85,37 +76,16 @@ fn heavy_labs_never_block_the_main_thread() {
     let b = laptop();
     b.open("#/");
     b.wait(10, "home", |b| b.exists(".deck-card"));
-    // One observer for the whole session; a hash change keeps the document.
-    b.js(
-        "window.__long = []; new PerformanceObserver(l => l.getEntries().forEach(e => window.__long.push([location.hash, e.duration]))).observe({type: 'longtask'});",
-        json!([]),
-    );
+    b.watch_long_tasks();
     for (id, q) in heavy {
-        // Best of three openings: on a loaded 2-core machine the OS can stall the main thread
-        // mid-task (two openings in a row did, at load 5.8); a lab that really blocks it does
-        // so every time.
-        let mut attempts = Vec::new();
-        for _ in 0..3 {
-            // From a light page of the app (the home page's slide previews are heavy to take
-            // down, and a deep link starts from an empty page).
-            b.js("location.hash = '#/nope'", json!([]));
-            b.wait(10, "a light page", |b| b.exists(".notfound"));
-            b.js(
-                "window.__long.length = 0; location.hash = arguments[0]",
-                json!([format!("#/lab/{id}?{q}")]),
-            );
+        let attempts = b.long_task_openings(&format!("#/lab/{id}?{q}"), 3, |b| {
             b.wait(10, &format!("{id} to start"), |b| {
                 b.exists(&format!(".lab[data-lab={id}]"))
             });
-            wait_labs_idle(&b);
+            wait_labs_idle(b);
             let errors = b.text(".lab .field-error").unwrap_or_default();
             assert!(errors.is_empty(), "{id}: {errors}");
-            let long = b.js("return window.__long", json!([]));
-            if long == json!([]) {
-                break;
-            }
-            attempts.push(long);
-        }
+        });
         if attempts.len() == 3 {
             // Wall-clock task lengths mean nothing when the machine runs several times more
             // threads than it has cores (a 5 ms task then takes 50 ms): say so plainly rather
@@ -133,44 +103,63 @@ fn heavy_labs_never_block_the_main_thread() {
     assert!(b.console_errors().is_empty());
 }
 
-/// The heaviest preset (1,000 worker slots, everything at once) computes in the worker and
-/// draws without a main-thread task of 50 ms or more.
+/// The broadcast lab's heaviest preset (1,000 worker slots, everything at once) computes in
+/// the worker and draws, also while scrubbed, without a main-thread task of 50 ms or more.
 #[test]
-fn the_heaviest_run_never_blocks_the_main_thread() {
+fn the_heaviest_broadcast_never_blocks_the_main_thread() {
     let _alone = alone();
     let q = "preset=all-at-once";
-    let b = Browser::new(1366, 768);
+    let b = laptop();
     b.open("#/");
     b.wait(10, "home", |b| b.exists(".deck-card"));
-    b.js(
-        "window.__long = []; new PerformanceObserver(l => l.getEntries().forEach(e => window.__long.push(e.duration))).observe({type: 'longtask'});",
-        json!([]),
-    );
-    let mut attempts = Vec::new();
-    // Best of three openings, as in labs.rs: a loaded machine can stall any task once.
-    for _ in 0..3 {
-        // From a light page of the app, as in labs.rs (taking down the home page's slide
-        // previews is the home page's cost, not the lab's).
-        b.js("location.hash = '#/nope'", json!([]));
-        b.wait(10, "a light page", |b| b.exists(".notfound"));
-        b.js(
-            "window.__long.length = 0; location.hash = arguments[0]",
-            json!([format!("#/lab/broadcast?{q}")]),
-        );
+    b.watch_long_tasks();
+    let attempts = b.long_task_openings(&format!("#/lab/broadcast?{q}"), 3, |b| {
         b.wait(10, "the lab", |b| b.exists(".lab-broadcast"));
-        wait_broadcast_idle(&b);
-        b.js(
-            "const s = document.querySelector('.lab-broadcast .scrubber'); for (const v of [s.max / 2, s.max]) { s.value = String(Math.round(v)); s.dispatchEvent(new Event('input', {bubbles: true})); }",
-            json!([]),
-        );
-        let long = b.js("return window.__long", json!([]));
-        if long == json!([]) {
-            break;
-        }
-        attempts.push(long);
-    }
-    let r = native(q);
-    assert_eq!(n(&b, "lost"), r.counters.lost);
+        b.wait(60, "the broadcast lab to finish", |b| {
+            b.exists(".lab-broadcast[aria-busy=false] [data-testid=bc-delivered]")
+        });
+        b.scrub_middle_and_end(".lab-broadcast");
+    });
+    let r = broadcast_native(q);
+    assert_eq!(b.counter("[data-testid=bc-lost]"), r.counters.lost);
     assert!(r.counters.lost > 0);
     assert!(attempts.len() < 3, "long main-thread tasks: {attempts:?}");
+}
+
+/// The lock lab's largest run the fields allow (the most commands: a 300 ms TTL with a
+/// heartbeat every 100 ms through 10 s of work and a 10 s pause, five jobs each) computes in
+/// the worker and draws, also while scrubbed, without a main-thread task of 50 ms or more.
+#[test]
+fn the_largest_lock_race_never_blocks_the_main_thread() {
+    let _alone = alone();
+    let q = "ttl=300&work=10000&jobs=5&release=token&heartbeat=on&pause_at=0&pause=10000";
+    let b = laptop();
+    b.open("#/");
+    b.wait(10, "home", |b| b.exists(".deck-card"));
+    b.watch_long_tasks();
+    let attempts = b.long_task_openings(&format!("#/lab/lock?{q}"), 2, |b| {
+        b.wait(10, "the lab", |b| b.exists(".lab-lock"));
+        b.wait(60, "the lock lab to finish", |b| {
+            b.exists(".lab-lock[aria-busy=false] [data-testid=lock-two-owner]")
+        });
+        b.scrub_middle_and_end(".lab-lock");
+    });
+    let r = lock_native(q);
+    let c = &r.counters;
+    let shown = ["two-owner", "steals", "stale-accepted", "stale-rejected"]
+        .map(|k| b.counter(&format!(".lab-lock [data-testid=lock-{k}]")));
+    let want = [
+        c.two_owner_moments,
+        c.steals,
+        c.stale_accepted,
+        c.stale_rejected,
+    ]
+    .map(u64::from);
+    assert_eq!(shown, want);
+    assert!(attempts.len() < 2, "long main-thread tasks: {attempts:?}");
+    eprintln!(
+        "largest run: {} commands, {} trace entries",
+        r.commands.len(),
+        r.steps
+    );
 }

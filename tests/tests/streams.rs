@@ -46,16 +46,7 @@ fn want(c: &Counters) -> Vec<u64> {
 
 fn shown(b: &Browser, scope: &str) -> Vec<u64> {
     KEYS.iter()
-        .map(|k| {
-            let v = b.js(
-                "const e = document.querySelector(arguments[0]); return e ? e.dataset.n : null;",
-                json!([format!("{scope} [data-testid=streams-{k}]")]),
-            );
-            v.as_str()
-                .unwrap_or_else(|| panic!("no counter {k}"))
-                .parse()
-                .unwrap()
-        })
+        .map(|k| b.counter(&format!("{scope} [data-testid=streams-{k}]")))
         .collect()
 }
 
