@@ -68,7 +68,6 @@ pub fn prefetch() {
 /// Starts the simulation worker now, through the page's `redislabStartWorker` (written into
 /// `index.html` by `crates/deck/src/shell.rs`), so its wasm compiles while the labs module
 /// loads; the labs module adopts it. Without that function the labs module starts its own.
-/// The console, drawn by the labs module too, has no use for it but starts it all the same.
 fn start_worker_early() {
     if let Ok(f) = Reflect::get(&dom::window(), &"redislabStartWorker".into()) {
         if let Some(f) = f.dyn_ref::<Function>() {
@@ -148,8 +147,11 @@ pub fn LabHost(props: &LabHostProps) -> Html {
             phase.set(Phase::Loading);
             let args = (id.to_string(), query.to_string(), *embedded);
             // A lab is shown: the worker starts now, beside the labs module if that is
-            // still loading (a prefetch fetches the module alone; see `prefetch`).
-            start_worker_early();
+            // still loading (a prefetch fetches the module alone; see `prefetch`). The
+            // console, drawn by the labs module too, runs nothing in it.
+            if id.as_str() != "console" {
+                start_worker_early();
+            }
             {
                 let (gone, unmount) = (gone.clone(), unmount.clone());
                 wasm_bindgen_futures::spawn_local(async move {

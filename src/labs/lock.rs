@@ -296,29 +296,20 @@ fn log(r: &LockResult, n: usize, keep: usize, live: bool) -> Html {
     }
 }
 
-/// A script's name, SHA1 and source, read from the constant at compile time: a reference to
-/// the [`scripts::Script`] itself would keep its Rust body, and with it SimRedis, in the labs
-/// module, which only shows the text.
-macro_rules! script_text {
-    ($s:ident) => {
-        (scripts::$s.name, scripts::$s.sha1, scripts::$s.source)
-    };
-}
-
 fn scripts_used(p: &LockParams) -> Html {
     let mut shown = Vec::new();
     if p.token_release() {
-        shown.push((script_text!(RELEASE), "টোকেন মিলিয়ে ছাড়া (release)"));
+        shown.push((&scripts::RELEASE, "টোকেন মিলিয়ে ছাড়া (release)"));
     }
     if p.heartbeat_on() {
-        shown.push((script_text!(EXTEND), "heartbeat (extend)"));
+        shown.push((&scripts::EXTEND, "heartbeat (extend)"));
     }
     html! {
         <div class="lk-scripts">
             { for shown.into_iter().map(|(s, title)| html! {
-                <figure class="lk-script" data-script={s.0}>
-                    <figcaption>{ title }{" · "}<code>{ format!("EVALSHA {}…", &s.1[..8]) }</code></figcaption>
-                    <pre><code>{ s.2 }</code></pre>
+                <figure class="lk-script" data-script={s.name}>
+                    <figcaption>{ title }{" · "}<code>{ format!("EVALSHA {}…", &s.sha1[..8]) }</code></figcaption>
+                    <pre><code>{ s.source }</code></pre>
                 </figure>
             }) }
         </div>

@@ -92,14 +92,11 @@ fn fail_all(why: String) {
 /// One message from the worker: an array of [`FromWorker`] per slice of its work (one task,
 /// so one render, here), as JSON in UTF-8 bytes (see `post_json` in `src/bin/worker.rs`).
 fn on_data(data: &JsValue) {
-    let bytes = match data.as_string() {
-        Some(text) => text.into_bytes(),
-        None => match data.dyn_ref::<js_sys::Uint8Array>() {
-            Some(a) => a.to_vec(),
-            None => return,
-        },
+    let Some(bytes) = data.dyn_ref::<js_sys::Uint8Array>() else {
+        web_sys::console::error_1(&"lab worker: a message that is not bytes".into());
+        return;
     };
-    match serde_json::from_slice::<Vec<FromWorker>>(&bytes) {
+    match serde_json::from_slice::<Vec<FromWorker>>(&bytes.to_vec()) {
         Ok(msgs) => msgs.into_iter().for_each(deliver),
         Err(e) => web_sys::console::error_1(&format!("lab worker: {e}").into()),
     }

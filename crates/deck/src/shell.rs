@@ -131,7 +131,7 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 /// labs module and keeps what it says (`redislabEarlyWorker`: the worker, the messages it has
 /// posted, its errors) until the labs module adopts it (`src/labs/worker.rs`): the worker's
 /// wasm then compiles while the labs module loads, not after. A lab's own page calls it at
-/// once; the app calls it where a lab is near (`src/labs/host.rs`).
+/// once; the app calls it when a lab is shown (`src/labs/host.rs`).
 pub fn snippet(decks: &[DeckInfo]) -> String {
     let mut out = String::from("<!-- Each deck's first slide, shown before the app arrives (crates/deck/src/shell.rs). -->\n");
     for d in decks {

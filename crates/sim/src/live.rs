@@ -194,18 +194,12 @@ fn words(ws: &[Vec<u8>]) -> Vec<Cow<'_, str>> {
     ws.iter().map(|w| String::from_utf8_lossy(w)).collect()
 }
 
-/// The name of the script with this SHA1. Read from the constants' fields, not through
-/// [`scripts::find`]: a reference into [`scripts::SCRIPTS`] keeps every script's Rust
-/// implementation — and with it the whole of SimRedis — in the app's wasm.
+/// The name of the registered script with this SHA1 (any case).
 fn script_name(sha: &[u8]) -> Option<&'static str> {
-    [
-        (scripts::RELEASE.sha1, scripts::RELEASE.name),
-        (scripts::EXTEND.sha1, scripts::EXTEND.name),
-        (scripts::ADD_JOB.sha1, scripts::ADD_JOB.name),
-    ]
-    .into_iter()
-    .find(|(s, _)| sha.eq_ignore_ascii_case(s.as_bytes()))
-    .map(|(_, name)| name)
+    scripts::SCRIPTS
+        .iter()
+        .find(|s| sha.eq_ignore_ascii_case(s.sha1.as_bytes()))
+        .map(|s| s.name)
 }
 
 /// A request as it travels.
