@@ -253,7 +253,7 @@ fn bench() -> Result<(), String> {
         kb(labs)
     );
     println!(
-        "simulator worker         {:>8.1} KB   (wasm + js + loader, fetched when a lab first runs)",
+        "simulator worker         {:>8.1} KB   (wasm + js + loader, started when a lab is shown)",
         kb(worker)
     );
     run(Command::new("cargo")
