@@ -97,13 +97,24 @@ fn add_script() -> Promise {
 }
 
 /// Starts the module's wasm through the `wasm_bindgen` global `labs.js` declared (a lexical
-/// global, which only a script's own scope can name, hence the one-line function).
+/// global, which only a script's own scope can name, hence a function made from text). The
+/// wasm comes compiled from the page's `redislabCompile` (a worker compiles it, see
+/// `crates/deck/src/shell.rs`), or by wasm-bindgen's own streaming if that is missing or
+/// fails. The promise resolves a task later than the start, so the lab's first render is a
+/// task of its own and not one long task with the module's instantiation.
 fn start() -> Result<Promise, JsValue> {
-    let glue = Function::new_no_args("return wasm_bindgen").call0(&JsValue::NULL)?;
-    let opts = js_sys::Object::new();
-    Reflect::set(&opts, &"module_or_path".into(), &WASM.into())?;
-    glue.unchecked_into::<Function>()
-        .call1(&JsValue::NULL, &opts)?
+    const START: &str = "var url = 'labs_bg.wasm';
+        var go = function (m) { return wasm_bindgen({ module_or_path: m }); };
+        var c = window.redislabCompile;
+        var started = typeof c === 'function'
+            ? c(url).then(go, function () { return go(url); })
+            : go(url);
+        return started.then(function () {
+            return new Promise(function (ok) { setTimeout(ok, 0); });
+        });";
+    debug_assert!(START.contains(WASM));
+    Function::new_no_args(START)
+        .call0(&JsValue::NULL)?
         .dyn_into()
 }
 

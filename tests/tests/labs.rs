@@ -425,13 +425,53 @@ fn labs_load_only_when_a_lab_is_near() {
             .filter(|r| r.ends_with("worker_loader.js"))
             .count()
     };
+    let count = |file: &str| {
+        served
+            .requests
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| r.ends_with(file))
+            .count()
+    };
     let b = laptop();
-    let before = loaders();
+    let (before, modules) = (loaders(), count("labs_bg.wasm"));
     b.open_url(&format!("{}#/lab/eviction", served.url));
     b.wait(30, "the seed table", |b| {
         b.exists("[data-testid=eviction-table]")
     });
     assert_eq!(loaders() - before, 1, "one worker for the page");
+    // The labs module is compiled by the page's compile worker, fetched once (no preload
+    // beside it that the worker could not use).
+    assert_eq!(count("labs_bg.wasm") - modules, 1, "labs_bg.wasm fetched once");
+    // Every font face of the style sheets was asked for at the start: by the time the table
+    // is there, all seven are in, also those this lab has not drawn a letter in yet.
+    b.wait(10, "every font face loaded", |b| {
+        b.js(
+            "return [...document.fonts].length >= 7 && [...document.fonts].every(f => f.status === 'loaded')",
+            json!([]),
+        ) == json!(true)
+    });
+    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+}
+
+/// Without the page's compile worker (a browser or a host that refuses it) the labs module
+/// still loads, through wasm-bindgen's own streaming.
+#[test]
+fn a_lab_loads_without_the_compile_worker() {
+    let b = laptop();
+    b.open("#/");
+    b.wait(10, "the home page", |b| b.exists(".deck-card"));
+    b.js(
+        "window.redislabCompile = (url) => Promise.reject('no worker here')",
+        json!([]),
+    );
+    b.js("location.hash = '#/lab/eviction'", json!([]));
+    let table = wait_text(&b, "[data-testid=eviction-table]");
+    assert!(
+        table.contains("LRU          39.1%     31.9%     39.0%"),
+        "{table}"
+    );
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }
 

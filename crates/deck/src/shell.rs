@@ -132,6 +132,23 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 /// posted, its errors) until the labs module adopts it (`src/labs/worker.rs`): the worker's
 /// wasm then compiles while the labs module loads, not after. A lab's own page calls it at
 /// once; the app calls it when a lab is shown (`src/labs/host.rs`).
+///
+/// They load every font face of the style sheets (seven, 126 KB): on a lab's page at once, on
+/// other pages once the page has loaded and the browser is idle. A face that is still loading
+/// when text is first laid out makes the browser look up the next families in the list
+/// (`sans-serif`, `monospace`, and what those resolve to) among the system's fonts: on Linux
+/// each such lookup is a round trip to the browser's font service, and together they made
+/// one layout of a lab's page take 130–150 ms on the test machine; a second layout followed
+/// when the faces arrived. With the faces loaded first neither happens. (The preloads above
+/// only fetch the bytes; a face starts loading when something asks for it.)
+///
+/// And `redislabCompile(url)`: a promise of the `WebAssembly.Module` at `url`, compiled in a
+/// throw-away worker and posted back (a compiled module is shared, not copied), so that the
+/// main thread only instantiates it. Compiled on the main thread, the labs module's 0.9 MB
+/// held it for 30–45 ms in one task, beside the module's start. A lab's own page starts the
+/// labs module's compilation at once (it replaces the old `preload` of `labs_bg.wasm`: a
+/// worker cannot use the page's preload cache); `src/labs/host.rs` takes the promise, or
+/// falls back to wasm-bindgen's own loading if it fails (no `Worker`, a strict CSP).
 pub fn snippet(decks: &[DeckInfo]) -> String {
     let mut out = String::from("<!-- Each deck's first slide, shown before the app arrives (crates/deck/src/shell.rs). -->\n");
     for d in decks {
@@ -155,13 +172,28 @@ pub fn snippet(decks: &[DeckInfo]) -> String {
         "    e.worker.onerror = function (m) { e.failed.push(String(m.message)); };\n",
         "    window.redislabEarlyWorker = e;\n",
         "  };\n",
+        "  var compiled = {};\n",
+        "  window.redislabCompile = function (url) {\n",
+        "    if (compiled[url]) return compiled[url];\n",
+        "    var src = 'onmessage = function (e) { var u = e.data; WebAssembly.compileStreaming(fetch(u))'\n",
+        "      + '.catch(function () { return fetch(u).then(function (r) { return r.arrayBuffer(); }).then(function (b) { return WebAssembly.compile(b); }); })'\n",
+        "      + '.then(function (m) { postMessage(m); }, function (x) { postMessage(String(x)); }); };';\n",
+        "    return compiled[url] = new Promise(function (ok, no) {\n",
+        "      var w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));\n",
+        "      w.onmessage = function (m) { w.terminate(); m.data instanceof WebAssembly.Module ? ok(m.data) : no(m.data); };\n",
+        "      w.onerror = function (m) { w.terminate(); no(String(m.message)); };\n",
+        "      w.postMessage(new URL(url, location.href).href);\n",
+        "    }).catch(function (x) { delete compiled[url]; throw x; });\n",
+        "  };\n",
+        "  var fonts = function () { if (document.fonts) document.fonts.forEach(function (f) { f.load().catch(function () {}); }); };\n",
         "  if (/^#\\/lab\\//.test(location.hash)) {\n",
-        "    [['labs.js', 'script'], ['labs_bg.wasm', 'fetch']].forEach(function (f) {\n",
-        "      var l = document.createElement('link'); l.rel = 'preload'; l.href = f[0]; l.as = f[1];\n",
-        "      if (f[1] === 'fetch') l.crossOrigin = 'anonymous';\n",
-        "      document.head.appendChild(l);\n",
-        "    });\n",
+        "    fonts();\n",
+        "    var l = document.createElement('link'); l.rel = 'preload'; l.href = 'labs.js'; l.as = 'script';\n",
+        "    document.head.appendChild(l);\n",
+        "    window.redislabCompile('labs_bg.wasm').catch(function () {});\n",
         "    window.redislabStartWorker();\n",
+        "  } else {\n",
+        "    addEventListener('load', function () { (window.requestIdleCallback || setTimeout)(fonts); });\n",
         "  }\n",
         "})();</script>\n"
     ));
