@@ -456,12 +456,20 @@ fn labs_load_only_when_a_lab_is_near() {
 }
 
 /// Without the page's compile worker (a browser or a host that refuses it) the labs module
-/// still loads, through wasm-bindgen's own streaming.
+/// still loads, through wasm-bindgen's own streaming. (And a page that is not a lab's loads
+/// the font faces once the app has started.)
 #[test]
 fn a_lab_loads_without_the_compile_worker() {
     let b = laptop();
     b.open("#/");
     b.wait(10, "the home page", |b| b.exists(".deck-card"));
+    // Away from a lab the page loads every font face too, once the app has started.
+    b.wait(10, "every font face loaded", |b| {
+        b.js(
+            "return [...document.fonts].length >= 7 && [...document.fonts].every(f => f.status === 'loaded')",
+            json!([]),
+        ) == json!(true)
+    });
     b.js(
         "window.redislabCompile = (url) => Promise.reject('no worker here')",
         json!([]),

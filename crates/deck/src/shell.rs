@@ -134,7 +134,8 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 /// once; the app calls it when a lab is shown (`src/labs/host.rs`).
 ///
 /// They load every font face of the style sheets (seven, 126 KB): on a lab's page at once, on
-/// other pages once the page has loaded and the browser is idle. A face that is still loading
+/// other pages when the browser is idle after the app has started (not sooner: on a slow line
+/// the faces the first slide does not use would share it with the app's wasm). A face that is still loading
 /// when text is first laid out makes the browser look up the next families in the list
 /// (`sans-serif`, `monospace`, and what those resolve to) among the system's fonts: on Linux
 /// each such lookup is a round trip to the browser's font service, and together they made
@@ -193,7 +194,7 @@ pub fn snippet(decks: &[DeckInfo]) -> String {
         "    window.redislabCompile('labs_bg.wasm').catch(function () {});\n",
         "    window.redislabStartWorker();\n",
         "  } else {\n",
-        "    addEventListener('load', function () { (window.requestIdleCallback || setTimeout)(fonts); });\n",
+        "    addEventListener('TrunkApplicationStarted', function () { (window.requestIdleCallback || setTimeout)(fonts); });\n",
         "  }\n",
         "})();</script>\n"
     ));
