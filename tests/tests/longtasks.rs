@@ -69,6 +69,10 @@ fn heavy_labs_never_block_the_main_thread() {
             "instances=12&concurrent=500&requests=20000&loader=20000&fresh=100&stale=0&lock_ttl=100&wait=60000",
         ),
         (
+            "streams",
+            "messages=2000000&rate=1000000&producers=16&workers=16&count=10000&maxlen=10000000",
+        ),
+        (
             "lru",
             "capacity=12&ops=put+A,get+B,put+C,get+D,put+E,get+F,put+G,get+H,put+I,get+J,put+K,get+L,put+M,get+N,put+O,get+P,put+Q,get+R,put+S,get+T,put+A,get+B,put+C,get+D,put+E,get+F,put+G,get+H,put+I,get+J,put+K,get+L,put+M,get+N,put+O,get+P,put+Q,get+R,put+S,get+T&policy=w-tinylfu",
         ),

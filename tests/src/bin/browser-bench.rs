@@ -21,6 +21,8 @@ fn main() {
         Some("phone") => return phone(),
         // `browser-bench cold`: only the seed's eviction table opened cold.
         Some("cold") => return cold_table(),
+        // `browser-bench labs`: only the labs' long tasks.
+        Some("labs") => return print_labs(&labs()),
         _ => {}
     }
     // First contentful paint: a fresh browser each time, so nothing is cached.
@@ -79,6 +81,25 @@ fn main() {
         .unwrap_or_default();
     let worst = keys.iter().copied().fold(0.0, f64::max);
 
+    let labs = labs();
+
+    println!("\n== browser (headless Chromium, localhost) ==");
+    println!("first contentful paint #/production/1   median {:>6.0} ms of {} runs  (budget 500 ms)  runs: {:?}",
+        median(fcp.clone()), fcp.len(), fcp.iter().map(|v| v.round()).collect::<Vec<_>>());
+    println!("key press -> next slide on screen       median {:>6.1} ms of {} presses, worst {:.1} ms  (budget 50 ms)",
+        median(keys.clone()), keys.len(), worst);
+    print_labs(&labs);
+
+    cold_table();
+    phone();
+}
+
+/// One lab's case: id, "seed" or "largest", ms to done, the longest task ≥ 50 ms, how many.
+type LabCase = (&'static str, &'static str, f64, f64, usize);
+
+/// Every lab at the seed's and at its largest parameters, each opened from a light page of
+/// the app in a fresh browser.
+fn labs() -> Vec<LabCase> {
     // Labs: time from opening a lab (from another page of the app) to all its numbers on screen
     // (`aria-busy` cleared), and the longest main-thread task meanwhile (PerformanceObserver
     // 'longtask' reports tasks of 50 ms or more), at the seed's parameters and at the largest
@@ -95,6 +116,19 @@ fn main() {
             "stampede",
             "rate=20000&duration=600&delta=5&ttl=0.1&beta=10",
         ),
+        (
+            "cache",
+            "instances=12&concurrent=500&requests=20000&loader=20000&fresh=100&stale=0&lock_ttl=100&wait=60000",
+        ),
+        (
+            "lock",
+            "ttl=300&work=10000&jobs=5&release=token&heartbeat=on&pause_at=0&pause=10000",
+        ),
+        (
+            "streams",
+            "messages=2000000&rate=1000000&producers=16&workers=16&count=10000&maxlen=10000000",
+        ),
+        ("broadcast", "preset=all-at-once"),
     ];
     let mut labs = Vec::new();
     for (id, big) in heavy {
@@ -134,19 +168,15 @@ fn main() {
         }
     }
 
-    println!("\n== browser (headless Chromium, localhost) ==");
-    println!("first contentful paint #/production/1   median {:>6.0} ms of {} runs  (budget 500 ms)  runs: {:?}",
-        median(fcp.clone()), fcp.len(), fcp.iter().map(|v| v.round()).collect::<Vec<_>>());
-    println!("key press -> next slide on screen       median {:>6.1} ms of {} presses, worst {:.1} ms  (budget 50 ms)",
-        median(keys.clone()), keys.len(), worst);
+    labs
+}
+
+fn print_labs(labs: &[LabCase]) {
     println!("\nlab        parameters   all done   long tasks >= 50 ms (budget: none)");
-    for (id, which, all, worst, n) in &labs {
+    for (id, which, all, worst, n) in labs {
         let verdict = if *n == 0 { "met" } else { "MISSED" };
         println!("{id:<10} {which:<9} {all:>8.0} ms   {n} (longest {worst:.0} ms)  {verdict}");
     }
-
-    cold_table();
-    phone();
 }
 
 /// The seed's eviction table opened cold by a deep link (`browser-bench cold` runs it alone).
