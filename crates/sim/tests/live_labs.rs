@@ -5,6 +5,7 @@
 //! once (or dead-lettered), the crashed worker's batch taken over. The browser test
 //! (`tests/tests/live.rs`) runs them through the real proxy and a real `redis-server`.
 
+use redislab_sim::labs::broadcast::{self, BroadcastLive, BroadcastParams};
 use redislab_sim::labs::cache::{self, CacheConfig, CacheLive, Layers, Path};
 use redislab_sim::labs::params::Params;
 use redislab_sim::labs::streams::{self, StreamsLive, StreamsParams, FIELDS, PRESETS};
@@ -168,6 +169,61 @@ fn the_streams_lab_live_saves_everything_and_samples_redis() {
                 r.log.iter().any(|l| l.cmd.starts_with("XAUTOCLAIM")),
                 "{id}"
             );
+        }
+    }
+}
+
+fn broadcast_preset(id: &str) -> BroadcastParams {
+    let (p, e) = Params::from_query(
+        broadcast::FIELDS,
+        &broadcast::expand_query(&format!("preset={id}")),
+    );
+    assert!(e.is_empty(), "{e:?}");
+    p.typed()
+}
+
+/// The queue live, fed by SimRedis (2 ms round trips, no simulated network): the same API and
+/// worker slots as the simulation of the same shaped parameters, so the same batches,
+/// retries, failed set, deliveries and double sends, for every preset of the queue mode and
+/// at every time scale.
+#[test]
+fn the_queue_live_ends_as_its_simulation_for_every_preset() {
+    for pr in broadcast::PRESETS.iter().filter(|p| p.id != "naive") {
+        for k in [1, 2] {
+            let id = pr.id;
+            let p = broadcast_preset(id).for_live(k);
+            assert!(p.tokens <= broadcast::LIVE_TOKENS && p.concurrency <= 5 && p.block == 200);
+            let mut live = BroadcastLive::new(&p);
+            let sent = drive(&mut live, p.seed);
+            let (real, sim) = (live.result(), broadcast::run(&p));
+            let (a, b) = (real.counters, sim.counters);
+            let what = |c: &broadcast::Counters| {
+                (
+                    c.delivered,
+                    c.sent_twice,
+                    c.lost,
+                    c.retries,
+                    c.failed_jobs,
+                    c.jobs,
+                    c.dedup_refused,
+                    c.calls_429,
+                    c.stalled,
+                    c.dead_marked,
+                )
+            };
+            assert_eq!(
+                (what(&a), real.completed(), real.batches_completed()),
+                (what(&b), sim.completed(), sim.batches_completed()),
+                "{id} ×{k}:\nlive {}\nsim  {}",
+                real.text(),
+                sim.text()
+            );
+            // Every command went out and came back, with its round trip.
+            assert_eq!(a.commands as usize, sent, "{id}");
+            assert!(real.commands.iter().all(|c| c.rtt_us == Some(2000)), "{id}");
+            // It finishes well within a minute at ×1 (a live run's deadline is 90 s).
+            assert!(real.end_ms < 60_000 * k, "{id} ×{k}: {} ms", real.end_ms);
+            eprintln!("{id} ×{k}: end {} ms (sim {} ms), {sent} commands; {}", real.end_ms, sim.end_ms, real.text().lines().last().unwrap_or(""));
         }
     }
 }
