@@ -32,7 +32,7 @@ async fn zcard(c: &mut redis::aio::MultiplexedConnection, key: &str) -> u64 {
 async fn the_live_queue_ends_as_predicted_in_redis_itself() {
     let redis = RedisServer::start();
     // The proxy as the app runs it: a 2 s request timeout, blocks of at most 5 s.
-    let proxy = Proxy::start(Config::new(&redis.url())).await;
+    let proxy = Proxy::start(Config::new(redis.url())).await;
     let mut direct = connect(&redis.url()).await;
     for (id, k) in [("outage", 1), ("no-retry", 1), ("dedup", 1), ("fixed", 2)] {
         let p = preset(id).for_live(k);
@@ -43,7 +43,12 @@ async fn the_live_queue_ends_as_predicted_in_redis_itself() {
         let mut run = BroadcastLive::new(&p);
         let errors = drive_live(&mut ws, &mut run, Duration::from_secs(60 * k)).await;
         let real: BroadcastResult = run.result();
-        eprintln!("{id} ×{k}: live {} ms, sim {} ms\n{}", real.end_ms, sim.end_ms, real.text());
+        eprintln!(
+            "{id} ×{k}: live {} ms, sim {} ms\n{}",
+            real.end_ms,
+            sim.end_ms,
+            real.text()
+        );
         assert!(errors.is_empty(), "{id}: {errors:?}");
         let (a, b) = (real.counters, sim.counters);
         assert_eq!(
@@ -113,7 +118,10 @@ async fn the_live_queue_ends_as_predicted_in_redis_itself() {
         assert!(real.commands.iter().all(|c| c.rtt_us.is_some()), "{id}");
         let sent = |prefix: &str| real.commands.iter().any(|c| c.cmd.starts_with(prefix));
         assert!(sent("EVALSHA"), "{id}: the named scripts");
-        assert!(sent("BLMOVE bull:push:wait bull:push:active RIGHT LEFT 0.200"), "{id}");
+        assert!(
+            sent("BLMOVE bull:push:wait bull:push:active RIGHT LEFT 0.200"),
+            "{id}"
+        );
         if a.retries > 0 {
             assert!(sent("ZADD bull:push:delayed"), "{id}");
         }

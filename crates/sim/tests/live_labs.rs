@@ -228,7 +228,12 @@ fn the_queue_live_ends_as_its_simulation_for_every_preset() {
             assert!(real.commands.iter().all(|c| c.rtt_us == Some(2000)), "{id}");
             // It finishes well within a minute at ×1 (a live run's deadline is 90 s).
             assert!(real.end_ms < 60_000 * k, "{id} ×{k}: {} ms", real.end_ms);
-            eprintln!("{id} ×{k}: end {} ms (sim {} ms), {sent} commands; {}", real.end_ms, sim.end_ms, real.text().lines().last().unwrap_or(""));
+            eprintln!(
+                "{id} ×{k}: end {} ms (sim {} ms), {sent} commands; {}",
+                real.end_ms,
+                sim.end_ms,
+                real.text().lines().last().unwrap_or("")
+            );
         }
     }
 }
@@ -257,8 +262,20 @@ fn the_queue_live_holds_its_numbers_across_round_trips() {
             let real = live.result();
             let (a, b) = (real.counters, sim.counters);
             assert_eq!(
-                (a.delivered, a.sent_twice, a.retries, a.failed_jobs, real.completed()),
-                (b.delivered, b.sent_twice, b.retries, b.failed_jobs, sim.completed()),
+                (
+                    a.delivered,
+                    a.sent_twice,
+                    a.retries,
+                    a.failed_jobs,
+                    real.completed()
+                ),
+                (
+                    b.delivered,
+                    b.sent_twice,
+                    b.retries,
+                    b.failed_jobs,
+                    sim.completed()
+                ),
                 "{id}, {rtt} ms:\nlive {}\nsim  {}",
                 real.text(),
                 sim.text()

@@ -49,9 +49,7 @@ use crate::queue::{
     Keys, Life, Outcome, Processor, QueueConfig, Running, Slot, StalledCheck, Step,
 };
 use crate::redis::{Reply, SimRedis};
-use crate::world::{
-    cmd, show_cmd, Action, Actor, Backend, Command, Ctx, Hop, Input, What, World,
-};
+use crate::world::{cmd, show_cmd, Action, Actor, Backend, Command, Ctx, Hop, Input, What, World};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -979,7 +977,11 @@ impl Bcast {
                     self.c.calls_unavailable += 1;
                     return fail(self, Why::Unavailable, self.p.call_ms);
                 }
-                while self.window.front().is_some_and(|&(t, _)| t + self.p.window <= now) {
+                while self
+                    .window
+                    .front()
+                    .is_some_and(|&(t, _)| t + self.p.window <= now)
+                {
                     let (_, k) = self.window.pop_front().expect("front");
                     self.window_sum -= u64::from(k);
                 }
@@ -1292,54 +1294,54 @@ fn populate<B: Backend>(
     life: &Rc<RefCell<Life>>,
     hop: Hop,
 ) {
+    world.add(
+        Box::new(Api {
+            p: p.clone(),
+            b: b.clone(),
+            click: 0,
+            clicked_at: 0,
+            stage: 0,
+            job: String::new(),
+        }),
+        hop,
+        0,
+    );
+    let qcfg = QueueConfig {
+        attempts: p.attempts,
+        backoff_ms: p.backoff,
+        lock_ms: p.lock,
+        stalled_ms: p.stalled,
+        max_stalled: 1,
+        limit_max: p.throttle,
+        limit_ms: p.window,
+        block_ms: p.block,
+    };
+    for s in 0..p.concurrency as usize {
         world.add(
-            Box::new(Api {
-                p: p.clone(),
-                b: b.clone(),
-                click: 0,
-                clicked_at: 0,
-                stage: 0,
-                job: String::new(),
-            }),
-            hop,
-            0,
-        );
-        let qcfg = QueueConfig {
-            attempts: p.attempts,
-            backoff_ms: p.backoff,
-            lock_ms: p.lock,
-            stalled_ms: p.stalled,
-            max_stalled: 1,
-            limit_max: p.throttle,
-            limit_ms: p.window,
-            block_ms: p.block,
-        };
-        for s in 0..p.concurrency as usize {
-            world.add(
-                Box::new(Slot::new(
-                    format!("w{}", s + 1),
-                    s,
-                    Keys::new(QUEUE),
-                    qcfg.clone(),
-                    life.clone(),
-                    b.clone(),
-                    p.restart,
-                )),
-                hop,
-                1,
-            );
-        }
-        world.add(
-            Box::new(StalledCheck::new(
-                "stalled-check".into(),
+            Box::new(Slot::new(
+                format!("w{}", s + 1),
+                s,
                 Keys::new(QUEUE),
-                qcfg,
+                qcfg.clone(),
                 life.clone(),
                 b.clone(),
+                p.restart,
             )),
             hop,
             1,
         );
+    }
+    world.add(
+        Box::new(StalledCheck::new(
+            "stalled-check".into(),
+            Keys::new(QUEUE),
+            qcfg,
+            life.clone(),
+            b.clone(),
+        )),
+        hop,
+        1,
+    );
 }
 
 /// A step-able run of the queue mode (the naive mode is closed-form: [`naive_result`]).

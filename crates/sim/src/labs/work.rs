@@ -241,10 +241,9 @@ impl Job {
             Job::StreamsLive { params, url } => {
                 Some((Box::new(super::streams::StreamsLive::new(&params)), url))
             }
-            Job::BroadcastLive { params, url } => Some((
-                Box::new(super::broadcast::BroadcastLive::new(&params)),
-                url,
-            )),
+            Job::BroadcastLive { params, url } => {
+                Some((Box::new(super::broadcast::BroadcastLive::new(&params)), url))
+            }
             _ => None,
         }
     }
