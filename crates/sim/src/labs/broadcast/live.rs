@@ -19,7 +19,7 @@
 use super::{analyse, naive_result, populate, Bcast, BroadcastParams, BroadcastResult, MAX_STEPS};
 use crate::queue::Life;
 use crate::redis::Reply;
-use crate::world::{ActorId, Command, Hop, LiveRedis, World};
+use crate::world::{ActorId, Command, Hop, LiveRedis, LiveWorld, World};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -84,11 +84,9 @@ impl BroadcastParams {
 /// [`BroadcastLive::arrived`]. No simulated network: the real one is in the round trips.
 pub struct BroadcastLive {
     p: BroadcastParams,
-    world: World<LiveRedis>,
+    live: LiveWorld,
     b: Rc<RefCell<Bcast>>,
     life: Rc<RefCell<Life>>,
-    rtts: Vec<u32>,
-    waiting: usize,
     deadline: u64,
     stopped: bool,
 }
@@ -105,11 +103,9 @@ impl BroadcastLive {
         }
         BroadcastLive {
             p: p.clone(),
-            world,
+            live: LiveWorld::new(world),
             b,
             life,
-            rtts: Vec::new(),
-            waiting: 0,
             deadline: LIVE_DEADLINE_MS * (p.window / 1000).max(1),
             stopped: false,
         }
@@ -117,24 +113,19 @@ impl BroadcastLive {
 
     /// Runs everything due by `now_ms`; the commands to send now: (actor, command).
     pub fn advance(&mut self, now_ms: u64) -> Vec<(ActorId, Command)> {
-        while !self.stopped && self.world.next_at().is_some_and(|t| t <= now_ms) {
-            if self.world.trace().len() >= MAX_STEPS || now_ms > self.deadline {
-                self.stopped = true;
-                break;
+        let (stopped, deadline) = (&mut self.stopped, self.deadline);
+        self.live.advance(now_ms, |w| {
+            if w.trace().len() >= MAX_STEPS || now_ms > deadline {
+                *stopped = true;
             }
-            self.world.step();
-        }
-        let out = self.world.backend_mut().take_out();
-        self.waiting += out.len();
-        out
+            !*stopped
+        })
     }
 
     /// The reply to `actor`'s command arrived at `now_ms`, `rtt_us` after it was sent (an
     /// error of the proxy comes as an error reply: the slot treats it like Redis' own).
     pub fn arrived(&mut self, actor: ActorId, reply: Reply, now_ms: u64, rtt_us: u32) {
-        self.world.backend_mut().arrived(actor, reply, now_ms);
-        self.rtts.push(rtt_us);
-        self.waiting = self.waiting.saturating_sub(1);
+        self.live.arrived(actor, reply, now_ms, rtt_us);
     }
 
     /// When something is next due (`None`: waiting for replies only, or done).
@@ -142,13 +133,13 @@ impl BroadcastLive {
         if self.stopped {
             None
         } else {
-            self.world.next_at()
+            self.live.world.next_at()
         }
     }
 
     /// Every actor stopped (or the deadline passed) and no reply is outstanding.
     pub fn is_done(&self) -> bool {
-        self.waiting == 0 && self.next_at().is_none()
+        self.live.waiting() == 0 && self.next_at().is_none()
     }
 
     /// The parameters it runs with.
@@ -164,9 +155,9 @@ impl BroadcastLive {
         }
         analyse(
             &self.b.borrow(),
-            &self.world,
+            &self.live.world,
             &self.life.borrow(),
-            Some(&self.rtts),
+            Some(&self.live.rtts),
         )
     }
 }
