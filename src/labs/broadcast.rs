@@ -556,14 +556,9 @@ fn live_note(p: &BroadcastParams) -> String {
     } else {
         format!("{} সেকেন্ডে {}টি ব্যাচ", g(k), g(u64::from(p.throttle)))
     };
-    let outage = if p.outage > 0 {
-        format!(
-            ", FCM আউটেজ {}–{} সেকেন্ডে",
-            g(p.outage_at),
-            g(p.outage_at + p.outage)
-        )
-    } else {
-        String::new()
+    let outage = match p.config().outages.first() {
+        Some(&(a, z)) => format!(", FCM আউটেজ {} থেকে {} পর্যন্ত", secs(a), secs(z)),
+        None => String::new(),
     };
     let crash = if p.crash_at > 0 {
         format!(", ওয়ার্কার ক্র্যাশ {}-এ", dur(p.crash_at))

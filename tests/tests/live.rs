@@ -869,7 +869,10 @@ fn the_queue_lab_runs_on_a_real_redis() {
     assert_eq!(compared(&b, "failed", "real"), failed);
     assert_eq!(
         (completed, failed),
-        (sim.completed(), sim.counters.failed_jobs)
+        (sim.completed(), sim.counters.failed_jobs),
+        "the real run: {:?}\nthe prediction:\n{}",
+        b.text("[data-testid=bc-incidents]"),
+        sim.text()
     );
     assert!(failed > 0);
     assert_eq!(

@@ -195,6 +195,16 @@ pub struct BroadcastParams {
     /// run blocks briefly, since the proxy runs a session's blocking reads one at a time).
     #[serde(default = "drain", skip_serializing_if = "is_drain")]
     pub block: u64,
+    /// Not a field: the outage starts and ends this many ms before its whole seconds (0; a
+    /// live run: half a second, so that it falls between two batches' FCM calls, which the
+    /// limiter starts a few ms after whole seconds, and a real network cannot move a batch
+    /// in or out of it).
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub outage_lead: u64,
+}
+
+fn is_zero64(v: &u64) -> bool {
+    *v == 0
 }
 
 fn second() -> u64 {
@@ -246,7 +256,8 @@ impl BroadcastParams {
             life.crash(self.crash_at, self.restart);
         }
         let outages = if self.outage > 0 {
-            vec![(self.outage_at * 1000, (self.outage_at + self.outage) * 1000)]
+            let lead = |s: u64| (s * 1000).saturating_sub(self.outage_lead);
+            vec![(lead(self.outage_at), lead(self.outage_at + self.outage))]
         } else {
             Vec::new()
         };

@@ -10,11 +10,11 @@
 //! A live run carries what a proxy session carries well within a minute at ×1
 //! ([`BroadcastParams::for_live`]): 5,000 tokens (10 batches of 500), 5 worker slots, the
 //! queue's timers a tenth of the lab's (backoff 1 s → 2 s, lock and stalled check 3 s, the
-//! outage 3 s from 3 s on) and the rates with them (throttle and FCM's quota a tenth), and an
-//! idle slot blocks on the wait list for 200 ms, not 5 s: the proxy runs one blocking read of
-//! a session at a time, so the slots' `BLMOVE`s take turns, and one may wait at most the
-//! proxy's request timeout (2 s) for its turn. The simulation of the same shaped parameters
-//! is the prediction.
+//! outage 3 s long from 2.5 s on, between two batches' FCM calls) and the rates with them
+//! (throttle and FCM's quota a tenth), and an idle slot blocks on the wait list for 200 ms,
+//! not 5 s: the proxy runs one blocking read of a session at a time, so the slots' `BLMOVE`s
+//! take turns, and one may wait at most the proxy's request timeout (2 s) for its turn. The
+//! simulation of the same shaped parameters is the prediction.
 
 use super::{analyse, naive_result, populate, Bcast, BroadcastParams, BroadcastResult, MAX_STEPS};
 use crate::queue::Life;
@@ -73,6 +73,7 @@ impl BroadcastParams {
             click_gap: self.click_gap * k,
             window: 1000 * k,
             block: LIVE_BLOCK_MS,
+            outage_lead: 500 * k,
             ..self.clone()
         }
     }
