@@ -1650,25 +1650,22 @@ fn analyse<B: Backend>(
     let mut rtt_of = rtts.unwrap_or_default().iter().copied();
     for e in trace {
         let (c, reply, rtt_us) = match (&e.what, rtts.is_some()) {
-            (What::Exec { cmd: c, reply }, false) => (c, reply.clone(), None),
+            (What::Exec { cmd: c, reply }, false) => (c, reply.as_ref(), None),
             (What::Exec { cmd: c, .. }, true) => {
                 sent.insert(e.actor, c);
                 continue;
             }
             (What::Unblocked { reply }, true) => match sent.remove(&e.actor) {
-                Some(c) => (c, Some(reply.clone()), rtt_of.next()),
+                Some(c) => (c, Some(reply), rtt_of.next()),
                 None => continue,
             },
             _ => continue,
         };
-        let reply = &reply;
         n_cmds += 1;
         if commands.len() >= LOG_MAX {
             continue;
         }
-        let r = reply
-            .as_ref()
-            .map_or_else(|| "(blocked)".to_string(), |r| r.to_string());
+        let r = reply.map_or_else(|| "(blocked)".to_string(), |r| r.to_string());
         let mut job = c.iter().skip(1).find_map(|x| job_of(x));
         if job.is_none() {
             if let Some(Reply::Bulk(x)) = reply {
