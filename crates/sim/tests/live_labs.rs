@@ -228,12 +228,6 @@ fn the_queue_live_ends_as_its_simulation_for_every_preset() {
             assert!(real.commands.iter().all(|c| c.rtt_us == Some(2000)), "{id}");
             // It finishes well within a minute at ×1 (a live run's deadline is 90 s).
             assert!(real.end_ms < 60_000 * k, "{id} ×{k}: {} ms", real.end_ms);
-            eprintln!(
-                "{id} ×{k}: end {} ms (sim {} ms), {sent} commands; {}",
-                real.end_ms,
-                sim.end_ms,
-                real.text().lines().last().unwrap_or("")
-            );
         }
     }
 }
