@@ -7,10 +7,21 @@
 //! the retries and incidents with when each batch runs next; the counters (delivered, sent
 //! twice, lost, dead); the page cost of offset against cursor paging; and the Redis command
 //! log. Everything comes from `redislab_sim::labs::broadcast`, run in the simulation worker.
+//!
+//! Live mode (its own page, the queue only: the naive loop never speaks Redis): the "আসল
+//! Redis" switch runs the same API and worker slots against a real Redis through the proxy
+//! (in the worker, [`crate::live::use_live`]) with the counts scaled down, as the lab says
+//! (`BroadcastParams::for_live`): the dedup `SET … NX EX`, the `addjob` named script,
+//! `BLMOVE`, the token locks, the limiter, the delayed and failed sets. FCM and Postgres stay
+//! the simulation's timers, in real time. The page then draws the real run: the log shows
+//! Redis' replies with their round trips, and a table sets the simulation of the same
+//! scaled-down run beside the real counts.
 
 use super::kit::{
     failed_or_progress, use_timeline, use_work, Controls, LabProps, ParamForm, TimeAction,
 };
+use crate::live::bar::{counts_table, use_live_switch, CountRow, LivePanel};
+use crate::live::{use_live, ws_url};
 use redislab_deck::bn;
 use redislab_sim::labs::broadcast::{
     expand_query, preset_of, Attempt, BroadcastParams, BroadcastResult, End, Frame, Why, FIELDS,
@@ -348,17 +359,25 @@ fn attempt_row(a: &Attempt) -> Html {
     html! { <li class={cls}><span class="bc-t">{ secs(a.to_ms) }</span>{ say }</li> }
 }
 
-fn log(r: &BroadcastResult, t: u64) -> Html {
+fn log(r: &BroadcastResult, t: u64, live: bool) -> Html {
     let upto = r.commands.partition_point(|c| c.at_ms <= t);
     let from = upto.saturating_sub(LOG);
+    let label = if live {
+        "আসল Redis-এ পাঠানো কমান্ড, তার উত্তর আর আসা-যাওয়ার সময়"
+    } else {
+        "Redis-এ পাঠানো কমান্ড"
+    };
     html! {
-        <ol class="lk-log bc-log" aria-label="Redis-এ পাঠানো কমান্ড" data-testid="bc-log">
+        <ol class={classes!("lk-log", "bc-log", live.then_some("live"))} aria-label={label} data-testid="bc-log">
             { for r.commands[from..upto].iter().map(|c| html! {
                 <li>
                     <span class="lk-log-t">{ secs(c.at_ms) }</span>
                     <span class="lk-log-who">{ &c.who }</span>
                     <code class="lk-log-cmd" title={c.cmd.clone()}>{ &c.cmd }</code>
-                    <code class="lk-log-reply">{ format!("→ {}", c.reply) }</code>
+                    <code class="lk-log-reply" title={c.reply.clone()}>{ format!("→ {}", c.reply) }</code>
+                    if let Some(us) = c.rtt_us {
+                        <span class="lk-log-rtt" data-testid="bc-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
+                    }
                 </li>
             }) }
             if upto == 0 {
@@ -483,6 +502,91 @@ fn strip(r: &BroadcastResult, f: &Frame, t: u64) -> Html {
     }
 }
 
+/// The simulation's prediction beside the real run: the batches, the retries, the failed
+/// set, the tokens.
+fn compare(sim: &BroadcastResult, real: &BroadcastResult, done: bool) -> Html {
+    let (a, b) = (&sim.counters, &real.counters);
+    let rows = [
+        (
+            "completed",
+            "completed set-এ জব",
+            sim.completed(),
+            real.completed(),
+        ),
+        ("retries", "রিট্রাই (delayed set-এ)", a.retries, b.retries),
+        ("failed", "failed set", a.failed_jobs, b.failed_jobs),
+        ("delivered", "পৌঁছেছে (টোকেন)", a.delivered, b.delivered),
+        ("twice", "দুবার পেয়েছে", a.sent_twice, b.sent_twice),
+        ("jobs", "জব যোগ হলো", a.jobs, b.jobs),
+        (
+            "dedup",
+            "dedup-এ ফেরানো ক্লিক",
+            a.dedup_refused,
+            b.dedup_refused,
+        ),
+        ("calls", "FCM কল", a.fcm_calls, b.fcm_calls),
+    ];
+    let rows: Vec<CountRow> = rows
+        .iter()
+        .map(|(k, label, x, y)| (k.to_string(), label.to_string(), *x, *y))
+        .collect();
+    let same = rows.iter().all(|r| r.2 == r.3);
+    let verdict = format!(
+        "আসল Redis-এ শেষে completed set-এ {}টি জব, failed set-এ {}টি — সিমুলেশন বলেছিল {} আর {}। {}",
+        g(real.completed()),
+        g(b.failed_jobs),
+        g(sim.completed()),
+        g(a.failed_jobs),
+        if same {
+            "প্রতিটা সংখ্যা মিলেছে: একই স্লট, একই কিউ — উত্তর দিল আসল Redis।"
+        } else {
+            "যেটা মেলেনি তা আসল সময়ের খেলা: কোন ব্যাচ কখন চলল, তা নেটওয়ার্ক আর ঘড়ির ওপর নির্ভর করে (ক্র্যাশের মুহূর্তে কোন কল চলছিল, কোটা কে আগে পেল)।"
+        }
+    );
+    counts_table("bc-compare", &rows, done, verdict)
+}
+
+/// What a live run runs, in one line.
+fn live_note(p: &BroadcastParams) -> String {
+    let k = (p.window / 1000).max(1);
+    let throttle = if p.throttle == 0 {
+        "থ্রটল নেই".to_string()
+    } else if k == 1 {
+        format!("সেকেন্ডে {}টি ব্যাচ", g(u64::from(p.throttle)))
+    } else {
+        format!("{} সেকেন্ডে {}টি ব্যাচ", g(k), g(u64::from(p.throttle)))
+    };
+    let outage = match p.config().outages.first() {
+        Some(&(a, z)) => format!(", FCM আউটেজ {} থেকে {} পর্যন্ত", secs(a), secs(z)),
+        None => String::new(),
+    };
+    let crash = if p.crash_at > 0 {
+        format!(", ওয়ার্কার ক্র্যাশ {}-এ", dur(p.crash_at))
+    } else {
+        String::new()
+    };
+    format!(
+        "আসল Redis-এ ছোট করে চলে: {} টোকেন ({}টি ব্যাচ), {}টি ওয়ার্কার স্লট, {}, FCM কোটা {} টোকেন/{} সেকেন্ড; কিউয়ের সময় দশ ভাগের এক{} — backoff {}, লক {}, stalled চেক {}{}{}। খালি কিউতে BLMOVE {} অপেক্ষা করে (প্রক্সি এক সেশনে একবারে একটাই blocking read চালায়, তাই স্লটগুলো পালা করে)। FCM আর Postgres আসল নয় — সিমুলেশনের টাইমার, আসল সময়ে চলে। পাশের সংখ্যা একই ছোট রানের সিমুলেশন।",
+        g(u64::from(p.tokens)),
+        g(p.batches()),
+        g(u64::from(p.concurrency)),
+        throttle,
+        g(u64::from(p.quota)),
+        g(k),
+        if k > 1 {
+            format!(", তারপর সবকিছু {} গুণ ধীর", g(k))
+        } else {
+            String::new()
+        },
+        dur(p.backoff),
+        dur(p.lock),
+        dur(p.stalled),
+        outage,
+        crash,
+        dur(p.block)
+    )
+}
+
 /// A counter of the compact form: a label and a number.
 fn mini_stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html {
     html! {
@@ -586,12 +690,34 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
         super::kit::use_params(FIELDS, &expand_query(&props.query), props.on_query.clone());
     let params = state.good.clone();
     let typed: BroadcastParams = params.typed();
-    let run = use_work(Some(Job::Broadcast(Box::new(typed.clone()))));
-    let busy = run.busy();
-    let result = match run.done.as_deref() {
+    let embedded = props.embedded;
+    let sw = use_live_switch();
+    // The naive loop never speaks Redis: nothing to run live.
+    let queue = typed.mode == "queue";
+    let live_on_page = *sw.on && !embedded && queue;
+    let small = typed.for_live(*sw.scale);
+    let live = use_live(
+        live_on_page.then(|| Job::BroadcastLive {
+            params: Box::new(small.clone()),
+            url: ws_url(),
+        }),
+        *sw.attempt,
+    );
+    // Live: the simulation of the same scaled-down run is the prediction; a live run that
+    // could not start leaves the lab simulating its own parameters.
+    let sim_params = if live_on_page && (live.failed.is_none() || live.part.is_some()) {
+        small.clone()
+    } else {
+        typed.clone()
+    };
+    let run = use_work(Some(Job::Broadcast(Box::new(sim_params))));
+    let busy = run.busy() || (live_on_page && !live.done);
+    let predicted = match run.done.as_deref() {
         Some(Output::Broadcast(r)) => Some(r.as_ref()),
         _ => None,
     };
+    let real = if live_on_page { live.broadcast() } else { None };
+    let result = real.or(predicted);
     let frames = result.map_or(1, |r| r.frames.len().max(1));
     // A new result opens on the whole run; the naive loop's on the moment its process dies
     // (the seed's 3,214), with the rerun still to play.
@@ -609,7 +735,6 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             }
         });
     }
-    let embedded = props.embedded;
     let form_open = use_state(|| false);
     // The fields a slide's query names (a preset's included): what the compact form is about.
     let named: Vec<String> = if embedded {
@@ -703,6 +828,9 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
                             { stat("commands", "Redis কমান্ড", c.commands, false) }
                         }
                     </dl>
+                    if let (Some(sim), Some(real)) = (predicted, real) {
+                        { compare(sim, real, live.done) }
+                    }
                     if r.params.mode == "naive" { { naive_note(r) } }
                     if r.params.mode == "queue" {
                         <div class="bc-split">
@@ -711,7 +839,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
                         </div>
                         { page_chart(r) }
                     }
-                    { log(r, now) }
+                    { log(r, now, real.is_some()) }
                 </>
             }
         }
@@ -733,7 +861,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
         <div class={classes!("lab", "lab-broadcast", embedded.then_some("embedded"))} data-lab="broadcast" aria-busy={busy.to_string()}>
             if !embedded {
                 <p class="lk-lead">
-                    {"একটা নোটিফিকেশন, ৫ লাখ ডিভাইস। নিচের প্রিসেটগুলো একে একে ভাঙন আর মেরামত দেখায়: API-র ভেতরে লুপ, কিউতে রেখে উত্তর, পেজিং, ৫০০-র ব্যাচ, থ্রটল, dedup, আউটেজে রিট্রাই, মরা টোকেন, ওয়ার্কার ক্র্যাশ। কিউ SimRedis-এ BullMQ-র মতো রাখা: "}
+                    {"একটা নোটিফিকেশন, ৫ লাখ ডিভাইস। নিচের প্রিসেটগুলো একে একে ভাঙন আর মেরামত দেখায়: API-র ভেতরে লুপ, কিউতে রেখে উত্তর, পেজিং, ৫০০-র ব্যাচ, থ্রটল, dedup, আউটেজে রিট্রাই, মরা টোকেন, ওয়ার্কার ক্র্যাশ। "}{ if real.is_some() { "কিউ এখন আসল Redis-এ (প্রক্সির এই সেশনের নামে) BullMQ-র মতো রাখা: " } else { "কিউ SimRedis-এ BullMQ-র মতো রাখা: " } }
                     <code>{"bull:push:wait"}</code>{", "}<code>{"active"}</code>{", "}<code>{"delayed"}</code>{", "}<code>{"failed"}</code>{"।"}
                 </p>
             }
@@ -741,6 +869,13 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
                 { presets }
                 if let Some(pr) = PRESETS.iter().find(|p| Some(p.id) == current) {
                     <p class="lk-about">{ pr.about }</p>
+                }
+            }
+            if !embedded {
+                if queue {
+                    <LivePanel switch={sw.clone()} live={live.clone()} note={AttrValue::from(live_note(&small))} />
+                } else {
+                    <p class="live-note" data-testid="live-none">{"আসল Redis: লুপের ধরনে Redis-এ কিছুই যায় না — লুপটা রিকোয়েস্টের ভেতর থেকে সরাসরি FCM ডাকে, তাই আসল Redis-এ চালানোর মতো কোনো কমান্ড নেই। কিউয়ের কোনো প্রিসেট বেছে নিলে সুইচটা ফেরে।"}</p>
                 }
             }
             <div class="bc-main">{ view }</div>

@@ -13,6 +13,7 @@ pub mod console;
 pub mod socket;
 
 use crate::labs::worker;
+use redislab_sim::labs::broadcast::BroadcastResult;
 use redislab_sim::labs::cache::CacheView;
 use redislab_sim::labs::lock::LockResult;
 use redislab_sim::labs::streams::StreamsResult;
@@ -106,6 +107,13 @@ impl LiveRun {
     pub fn streams(&self) -> Option<&StreamsResult> {
         match self.part.as_deref() {
             Some(Part::LiveStreams(r)) => Some(r),
+            _ => None,
+        }
+    }
+    /// The queue (the broadcast lab) so far.
+    pub fn broadcast(&self) -> Option<&BroadcastResult> {
+        match self.part.as_deref() {
+            Some(Part::LiveBroadcast(r)) => Some(r),
             _ => None,
         }
     }

@@ -4,8 +4,10 @@
 //! connected, the log shows real replies with round trips, and it ends as the simulation
 //! predicts; the console runs commands and shows the proxy's refusals in Bengali; the cache
 //! engine and the streams lab run live too, and what they show is checked against the real
-//! Redis itself (INFO commandstats, XLEN, XPENDING on a direct connection); and with no
-//! proxy (the harness' static server) the switch says so and the lab keeps simulating.
+//! Redis itself (INFO commandstats, XLEN, XPENDING on a direct connection); the queue lab
+//! runs its API and worker slots live, and its counts are Redis' own (`ZCARD` of the
+//! completed and failed sets); and with no proxy (the harness' static server) the switch
+//! says so and the lab keeps simulating.
 
 use redislab_e2e::{assert_no_console_errors, free_port, key, screenshot_dir, Browser};
 use redislab_sim::labs::lock::{expand_query, run, LockResult, FIELDS};
@@ -614,6 +616,16 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
                     .to_string(),
             ),
         ),
+        (
+            "broadcast",
+            ".lab-broadcast[aria-busy=false] [data-testid=bc-delivered]",
+            "[data-testid=bc-delivered]",
+            redislab_deck::bn::grouped(
+                redislab_sim::labs::broadcast::run(&Default::default())
+                    .counters
+                    .delivered as i64,
+            ),
+        ),
     ] {
         b.set_viewport(1366, 768);
         b.open(&format!("#/lab/{lab}"));
@@ -791,10 +803,155 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
             "streams",
             ".lab-streams[aria-busy=false] [data-testid=streams-saved]",
         ),
+        (
+            "broadcast",
+            ".lab-broadcast[aria-busy=false] [data-testid=bc-delivered]",
+        ),
     ] {
         b.open_url(&format!("{}#/lab/{lab}", live.url));
         fails_and_simulates(&b, &dir, lab, ready, "redis-down", "Redis সাড়া দিচ্ছে না");
         assert!(!b.exists("[data-testid=live-compare]"), "{lab}");
         b.screenshot(&dir.join(format!("{lab}-redis-down-1366x768.png")));
     }
+}
+
+/// `ZCARD` of the session's one `bull:push:<set>`.
+fn zcard(port: u16, set: &str) -> u64 {
+    let k = one_key(port, &format!("lab:{{*}}:bull:push:{set}"));
+    redis(port, &["ZCARD", &k]).int() as u64
+}
+
+#[test]
+fn the_queue_lab_runs_on_a_real_redis() {
+    use redislab_sim::labs::broadcast::{self, BroadcastParams, FIELDS as BFIELDS};
+    let live = Live::start();
+    let b = Browser::new(1366, 768);
+    let dir = screenshot_dir().join("live");
+    let shaped = |id: &str| -> BroadcastParams {
+        let q = broadcast::expand_query(&format!("preset={id}"));
+        Params::from_query(BFIELDS, &q)
+            .0
+            .typed::<BroadcastParams>()
+            .for_live(1)
+    };
+    let ready = ".lab-broadcast[aria-busy=false] [data-testid=bc-delivered]";
+
+    // The naive loop speaks no Redis: no switch, a line that says why.
+    b.open_url(&format!("{}#/lab/broadcast?preset=naive", live.url));
+    b.wait(60, "the naive loop's simulation", |b| b.exists(ready));
+    assert!(!b.exists("[data-testid=live-switch]"));
+    let why = b.text("[data-testid=live-none]").unwrap_or_default();
+    assert!(why.contains("Redis-এ কিছুই যায় না"), "{why}");
+
+    // The outage without retries: three batches land in the failed set, in Redis.
+    b.open_url(&format!("{}#/lab/broadcast?preset=no-retry", live.url));
+    b.wait(60, "the queue's simulation", |b| b.exists(ready));
+    redis(live.rport, &["CONFIG", "RESETSTAT"]);
+    b.click("[data-testid=live-switch]");
+    b.wait(20, "the indicator to say connected", |b| {
+        data(b, "[data-testid=live-indicator]", "state").as_deref() == Some("connected")
+    });
+    let note = b.text("[data-testid=live-note]").unwrap_or_default();
+    assert!(
+        note.contains("৫,০০০ টোকেন") && note.contains("BLMOVE") && note.contains("FCM আর Postgres"),
+        "{note}"
+    );
+    b.wait(90, "the live queue run to end", |b| {
+        b.exists(".lab-broadcast[aria-busy=false] [data-testid=live-verdict]")
+    });
+    let p = shaped("no-retry");
+    let sim = broadcast::run(&p);
+    assert_eq!(compared(&b, "completed", "sim"), sim.completed());
+    assert_eq!(compared(&b, "failed", "sim"), sim.counters.failed_jobs);
+    // The real counts on the page are Redis' own: its completed and failed sets.
+    let (completed, failed) = (zcard(live.rport, "completed"), zcard(live.rport, "failed"));
+    assert_eq!(compared(&b, "completed", "real"), completed);
+    assert_eq!(compared(&b, "failed", "real"), failed);
+    assert_eq!(
+        (completed, failed),
+        (sim.completed(), sim.counters.failed_jobs),
+        "the real run: {:?}\nthe prediction:\n{}",
+        b.text("[data-testid=bc-incidents]"),
+        sim.text()
+    );
+    assert!(failed > 0);
+    assert_eq!(
+        data(&b, "[data-testid=bc-failed]", "n"),
+        Some(failed.to_string())
+    );
+    // Each failed batch's hash says why, as BullMQ's does.
+    let f = one_key(live.rport, "lab:{*}:bull:push:failed");
+    let ids = redis(live.rport, &["ZRANGE", &f, "0", "-1"]);
+    let ns = f.strip_suffix("bull:push:failed").unwrap();
+    for id in ids.items() {
+        let reason = redis(
+            live.rport,
+            &[
+                "HGET",
+                &format!("{ns}bull:push:{}", id.text()),
+                "failedReason",
+            ],
+        );
+        assert_eq!(reason.text(), "messaging/unavailable");
+    }
+    // Tokens: what FCM took, on the page, as predicted.
+    let delivered = compared(&b, "delivered", "real");
+    assert_eq!(delivered, sim.counters.delivered);
+    assert_eq!(
+        data(&b, "[data-testid=bc-delivered]", "n"),
+        Some(delivered.to_string())
+    );
+    // The commands reached the real Redis: the slots' BLMOVE, the addjob script, the sets.
+    let calls = command_calls(live.rport);
+    for c in [
+        "blmove", "evalsha", "zadd", "hincrby", "lrem", "incr", "set",
+    ] {
+        assert!(calls.get(c).copied().unwrap_or(0) > 0, "{c}: {calls:?}");
+    }
+    let log = b.text("[data-testid=bc-log]").unwrap_or_default();
+    let rtts = round_trips(&b, "[data-testid=bc-log] .lk-log-rtt");
+    assert!(!rtts.is_empty(), "no round trips: {log}");
+    assert!(rtts.iter().all(|ms| (0.0..3000.0).contains(ms)), "{rtts:?}");
+    looks_right(&b, &dir, "broadcast");
+
+    // The outage with retries, twice as slow: a preset click while live starts a new run in
+    // a new session; every batch is sent at last, the retries as predicted.
+    b.set_viewport(1366, 768);
+    b.js("window.scrollTo(0, 0)", json!([]));
+    b.js(
+        "const s = document.querySelector('[data-testid=live-scale]'); s.value = '2'; s.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([]),
+    );
+    b.click(".lk-preset[data-preset=outage]");
+    b.wait(20, "the new run to start", |b| {
+        !b.exists("[data-testid=live-verdict]")
+            && b.exists(".lk-preset[data-preset=outage][aria-pressed=true]")
+    });
+    b.wait(120, "the slowed live run to end", |b| {
+        b.exists(".lab-broadcast[aria-busy=false] [data-testid=live-verdict]")
+    });
+    let p = shaped("outage");
+    let slow = broadcast::run(
+        &Params::from_query(BFIELDS, &broadcast::expand_query("preset=outage"))
+            .0
+            .typed::<BroadcastParams>()
+            .for_live(2),
+    );
+    assert_eq!(p.backoff * 2, slow.params.backoff);
+    assert_eq!(compared(&b, "retries", "sim"), slow.counters.retries);
+    assert_eq!(compared(&b, "retries", "real"), slow.counters.retries);
+    assert!(slow.counters.retries > 0);
+    assert_eq!(compared(&b, "delivered", "real"), u64::from(p.tokens));
+    let keys = redis(live.rport, &["KEYS", "lab:{*}:bull:push:completed"]);
+    let completed: Vec<u64> = keys
+        .items()
+        .iter()
+        .map(|k| redis(live.rport, &["ZCARD", k.text()]).int() as u64)
+        .collect();
+    assert!(
+        completed.contains(&compared(&b, "completed", "real")),
+        "{completed:?}"
+    );
+    assert_no_console_errors(&b);
+    b.screenshot(&dir.join("broadcast-live-outage-x2-1366x768.png"));
 }

@@ -6,16 +6,13 @@
 
 mod support;
 
-use futures_util::{SinkExt, StreamExt};
 use redislab_sim::labs::lock::{
     self, expand_query, CmdKind, LockLive, LockParams, LockResult, OwnerEnd, FIELDS,
 };
 use redislab_sim::labs::params::Params;
 use redislab_sim::live::{self, Incoming};
-use std::collections::HashMap;
-use std::time::{Duration, Instant};
-use support::{config, Proxy, RedisServer, Ws};
-use tokio_tungstenite::tungstenite::Message;
+use std::time::Duration;
+use support::{config, drive_live, Proxy, RedisServer, Ws};
 
 fn preset(id: &str) -> LockParams {
     let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
@@ -23,45 +20,12 @@ fn preset(id: &str) -> LockParams {
     p.typed()
 }
 
-/// Drives `LockLive` the way the browser's worker does: commands out at once with ids,
-/// answers matched by id, a timer for the next sleep or piece of work.
+/// The race through the proxy, driven as the browser's worker drives it: no error answers.
 async fn race_live(ws: &mut Ws, p: &LockParams) -> LockResult {
     let mut run = LockLive::new(p);
-    let start = Instant::now();
-    let ms = |start: Instant| start.elapsed().as_millis() as u64;
-    let mut pending: HashMap<u64, (usize, Instant)> = HashMap::new();
-    let mut next = 100;
-    let limit = start + Duration::from_secs(60);
-    loop {
-        for (actor, cmd) in run.advance(ms(start)) {
-            ws.ws
-                .send(Message::Text(live::request(next, &cmd).into()))
-                .await
-                .unwrap();
-            pending.insert(next, (actor, Instant::now()));
-            next += 1;
-        }
-        if run.is_done() {
-            return run.result();
-        }
-        assert!(Instant::now() < limit, "the live race did not end in 60 s");
-        let wake = run
-            .next_at()
-            .map_or(limit, |t| start + Duration::from_millis(t));
-        tokio::select! {
-            m = ws.ws.next() => {
-                let Some(Ok(Message::Text(t))) = m else { panic!("socket: {m:?}") };
-                let Some(Incoming::Answer { id: Some(id), result }) = live::parse(t.as_str()) else {
-                    panic!("not an answer: {t}")
-                };
-                let (actor, sent) = pending.remove(&id).expect("an id we sent, answered once");
-                let rtt = sent.elapsed().as_micros() as u32;
-                let reply = result.unwrap_or_else(|e| panic!("{e:?}"));
-                run.arrived(actor, reply, ms(start), rtt);
-            }
-            _ = tokio::time::sleep_until(wake.into()) => {}
-        }
-    }
+    let errors = drive_live(ws, &mut run, Duration::from_secs(60)).await;
+    assert!(errors.is_empty(), "{errors:?}");
+    run.result()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,6 +5,7 @@
 //! once (or dead-lettered), the crashed worker's batch taken over. The browser test
 //! (`tests/tests/live.rs`) runs them through the real proxy and a real `redis-server`.
 
+use redislab_sim::labs::broadcast::{self, BroadcastLive, BroadcastParams};
 use redislab_sim::labs::cache::{self, CacheConfig, CacheLive, Layers, Path};
 use redislab_sim::labs::params::Params;
 use redislab_sim::labs::streams::{self, StreamsLive, StreamsParams, FIELDS, PRESETS};
@@ -17,6 +18,11 @@ const RTT: u64 = 2;
 
 /// Drives `live` to its end against SimRedis; returns the commands sent.
 fn drive(live: &mut dyn LiveDriver, seed: u32) -> usize {
+    drive_rtt(live, seed, RTT)
+}
+
+/// [`drive`] with round trips of `rtt` ms.
+fn drive_rtt(live: &mut dyn LiveDriver, seed: u32, rtt: u64) -> usize {
     let mut redis = SimRedis::new(seed);
     let mut now = 0u64;
     // Replies on their way back: (arrives at, tag) → reply.
@@ -28,7 +34,7 @@ fn drive(live: &mut dyn LiveDriver, seed: u32) -> usize {
         redis.advance_to(now);
         for w in redis.take_woken() {
             back.insert(
-                (w.at_ms.max(now) + RTT / 2, (w.client - 1) as usize),
+                (w.at_ms.max(now) + rtt / 2, (w.client - 1) as usize),
                 w.reply,
             );
         }
@@ -37,18 +43,18 @@ fn drive(live: &mut dyn LiveDriver, seed: u32) -> usize {
                 break;
             }
             let ((_, tag), reply) = e.remove_entry();
-            live.arrived(tag, reply, now, (RTT * 1000) as u32);
+            live.arrived(tag, reply, now, (rtt * 1000) as u32);
         }
         for (tag, cmd) in live.advance(now) {
             sent += 1;
             match redis.execute(client(tag), &cmd) {
                 Exec::Reply(r) => {
-                    back.insert((now + RTT, tag), r);
+                    back.insert((now + rtt, tag), r);
                 }
                 Exec::Blocked => {}
             }
             for w in redis.take_woken() {
-                back.insert((now + RTT / 2, (w.client - 1) as usize), w.reply);
+                back.insert((now + rtt / 2, (w.client - 1) as usize), w.reply);
             }
         }
         if live.is_done() {
@@ -167,6 +173,106 @@ fn the_streams_lab_live_saves_everything_and_samples_redis() {
             assert!(
                 r.log.iter().any(|l| l.cmd.starts_with("XAUTOCLAIM")),
                 "{id}"
+            );
+        }
+    }
+}
+
+fn broadcast_preset(id: &str) -> BroadcastParams {
+    let (p, e) = Params::from_query(
+        broadcast::FIELDS,
+        &broadcast::expand_query(&format!("preset={id}")),
+    );
+    assert!(e.is_empty(), "{e:?}");
+    p.typed()
+}
+
+/// The queue live, fed by SimRedis (2 ms round trips, no simulated network): the same API and
+/// worker slots as the simulation of the same shaped parameters, so the same batches,
+/// retries, failed set, deliveries and double sends, for every preset of the queue mode and
+/// at every time scale.
+#[test]
+fn the_queue_live_ends_as_its_simulation_for_every_preset() {
+    for pr in broadcast::PRESETS.iter().filter(|p| p.id != "naive") {
+        for k in [1, 2] {
+            let id = pr.id;
+            let p = broadcast_preset(id).for_live(k);
+            assert!(p.tokens <= broadcast::LIVE_TOKENS && p.concurrency <= 5 && p.block == 200);
+            let mut live = BroadcastLive::new(&p);
+            let sent = drive(&mut live, p.seed);
+            let (real, sim) = (live.result(), broadcast::run(&p));
+            let (a, b) = (real.counters, sim.counters);
+            let what = |c: &broadcast::Counters| {
+                (
+                    c.delivered,
+                    c.sent_twice,
+                    c.lost,
+                    c.retries,
+                    c.failed_jobs,
+                    c.jobs,
+                    c.dedup_refused,
+                    c.calls_429,
+                    c.stalled,
+                    c.dead_marked,
+                )
+            };
+            assert_eq!(
+                (what(&a), real.completed(), real.batches_completed()),
+                (what(&b), sim.completed(), sim.batches_completed()),
+                "{id} ×{k}:\nlive {}\nsim  {}",
+                real.text(),
+                sim.text()
+            );
+            // Every command went out and came back, with its round trip.
+            assert_eq!(a.commands as usize, sent, "{id}");
+            assert!(real.commands.iter().all(|c| c.rtt_us == Some(2000)), "{id}");
+            // It finishes well within a minute at ×1 (a live run's deadline is 90 s).
+            assert!(real.end_ms < 60_000 * k, "{id} ×{k}: {} ms", real.end_ms);
+        }
+    }
+}
+
+/// The story a live run tells hangs little on the network: with round trips of 1 to 40 ms
+/// (a loaded machine, a proxy across a city) an outage and its retries, the failed set and
+/// dedup end as predicted. Two races do hang on it. Which batches win FCM's quota when all
+/// run at once (past 9 ms, 40 ms round trips reorder them), and a crash's double sends: they
+/// are the tokens of the FCM call in flight when the process dies, and ten round trips of
+/// 9 ms move the batch past the crash — at-least-once, timing-dependent, as in production. On
+/// loopback (a few ms) both end as predicted.
+#[test]
+fn the_queue_live_holds_its_numbers_across_round_trips() {
+    for (id, rtts) in [
+        ("outage", &[1, 9, 40][..]),
+        ("no-retry", &[1, 9, 40]),
+        ("all-at-once", &[1, 9]),
+        ("dedup", &[1, 9, 40]),
+        ("crash", &[1, 4]),
+    ] {
+        let p = broadcast_preset(id).for_live(1);
+        let sim = broadcast::run(&p);
+        for &rtt in rtts {
+            let mut live = BroadcastLive::new(&p);
+            drive_rtt(&mut live, p.seed, rtt);
+            let real = live.result();
+            let (a, b) = (real.counters, sim.counters);
+            assert_eq!(
+                (
+                    a.delivered,
+                    a.sent_twice,
+                    a.retries,
+                    a.failed_jobs,
+                    real.completed()
+                ),
+                (
+                    b.delivered,
+                    b.sent_twice,
+                    b.retries,
+                    b.failed_jobs,
+                    sim.completed()
+                ),
+                "{id}, {rtt} ms:\nlive {}\nsim  {}",
+                real.text(),
+                sim.text()
             );
         }
     }

@@ -1,8 +1,8 @@
 //! Live runs in the simulation worker: a lab's actors — the lock race's two workers, the
-//! cache engine's instances, the streams lab's producers and consumer group — against a real
-//! Redis through the proxy's WebSocket, in real time, each through its [`LiveDriver`]. The
-//! worker owns the socket, so the page's main thread only renders and the first load carries
-//! none of the actors.
+//! cache engine's instances, the streams lab's producers and consumer group, the queue lab's
+//! API and worker slots — against a real Redis through the proxy's WebSocket, in real time,
+//! each through its [`LiveDriver`]. The worker owns the socket, so the page's main thread
+//! only renders and the first load carries none of the actors.
 //!
 //! A run opens its own socket (its own session and namespace on the proxy), checks Redis with
 //! a `PING`, then starts the clock: every command the workers send goes out at once with a

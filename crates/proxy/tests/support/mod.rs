@@ -354,3 +354,55 @@ impl Ws {
 pub fn code(v: &Value) -> &str {
     v["err"]["code"].as_str().unwrap_or("")
 }
+
+/// Drives a lab's live run the way the browser's simulation worker does
+/// (`src/bin/worker/live.rs`): commands out at once with ids, answers matched by id with
+/// their round trips, a timer for the next sleep or piece of work; an error answer goes to
+/// the actor as an error reply. Panics if the run is not over within `limit`; returns the
+/// error answers (code and message).
+pub async fn drive_live(
+    ws: &mut Ws,
+    run: &mut dyn redislab_sim::labs::work::LiveDriver,
+    limit: Duration,
+) -> Vec<String> {
+    use redislab_sim::live::{self, Incoming};
+    let start = Instant::now();
+    let ms = |start: Instant| start.elapsed().as_millis() as u64;
+    let mut pending: BTreeMap<u64, (usize, Instant)> = BTreeMap::new();
+    let mut next = 100;
+    let mut errors = Vec::new();
+    let limit = start + limit;
+    loop {
+        for (actor, cmd) in run.advance(ms(start)) {
+            ws.ws
+                .send(Message::Text(live::request(next, &cmd).into()))
+                .await
+                .unwrap();
+            pending.insert(next, (actor, Instant::now()));
+            next += 1;
+        }
+        if run.is_done() {
+            return errors;
+        }
+        assert!(Instant::now() < limit, "the live run did not end in time");
+        let wake = run
+            .next_at()
+            .map_or(limit, |t| start + Duration::from_millis(t));
+        tokio::select! {
+            m = ws.ws.next() => {
+                let Some(Ok(Message::Text(t))) = m else { panic!("socket: {m:?}") };
+                let Some(Incoming::Answer { id: Some(id), result }) = live::parse(t.as_str()) else {
+                    panic!("not an answer: {t}")
+                };
+                let (actor, sent) = pending.remove(&id).expect("an id we sent, answered once");
+                let rtt = sent.elapsed().as_micros() as u32;
+                let reply = result.unwrap_or_else(|e| {
+                    errors.push(format!("{}: {}", e.code.name(), e.message));
+                    e.to_reply()
+                });
+                run.arrived(actor, reply, ms(start), rtt);
+            }
+            _ = tokio::time::sleep_until(wake.into()) => {}
+        }
+    }
+}

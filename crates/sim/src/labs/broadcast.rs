@@ -37,13 +37,19 @@
 //! [`BroadcastRun`] steps the world one event at a time; [`run`] runs it to the end, and a run
 //! stepped in slices gives the same result (tested below and in `tests/broadcast.rs`).
 
+mod live;
+
+pub use live::{
+    BroadcastLive, LIVE_BLOCK_MS, LIVE_CONCURRENCY, LIVE_DEADLINE_MS, LIVE_TIME_DIV, LIVE_TOKENS,
+};
+
 use super::params::{choice, int, Field};
 use super::preset::{self, Preset};
 use crate::queue::{
     Keys, Life, Outcome, Processor, QueueConfig, Running, Slot, StalledCheck, Step,
 };
 use crate::redis::{Reply, SimRedis};
-use crate::world::{cmd, show_cmd, Action, Actor, Command, Ctx, Hop, Input, What, World};
+use crate::world::{cmd, show_cmd, Action, Actor, Backend, Command, Ctx, Hop, Input, What, World};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -181,6 +187,37 @@ pub struct BroadcastParams {
     pub stalled: u64,
     /// Seed.
     pub seed: u32,
+    /// Not a field: the window of the queue's limiter and of FCM's quota, ms (1000; a live
+    /// run slowed ×k stretches it to k seconds, so `throttle` and `quota` keep their counts).
+    #[serde(default = "second", skip_serializing_if = "is_second")]
+    pub window: u64,
+    /// Not a field: the longest an idle worker slot blocks on the wait list, ms (5000; a live
+    /// run blocks briefly, since the proxy runs a session's blocking reads one at a time).
+    #[serde(default = "drain", skip_serializing_if = "is_drain")]
+    pub block: u64,
+    /// Not a field: the outage starts and ends this many ms before its whole seconds (0; a
+    /// live run: half a second, so that it falls between two batches' FCM calls, which the
+    /// limiter starts a few ms after whole seconds, and a real network cannot move a batch
+    /// in or out of it).
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub outage_lead: u64,
+}
+
+fn is_zero64(v: &u64) -> bool {
+    *v == 0
+}
+
+fn second() -> u64 {
+    1000
+}
+fn is_second(v: &u64) -> bool {
+    *v == second()
+}
+fn drain() -> u64 {
+    5000
+}
+fn is_drain(v: &u64) -> bool {
+    *v == drain()
 }
 
 impl Default for BroadcastParams {
@@ -219,7 +256,8 @@ impl BroadcastParams {
             life.crash(self.crash_at, self.restart);
         }
         let outages = if self.outage > 0 {
-            vec![(self.outage_at * 1000, (self.outage_at + self.outage) * 1000)]
+            let lead = |s: u64| (s * 1000).saturating_sub(self.outage_lead);
+            vec![(lead(self.outage_at), lead(self.outage_at + self.outage))]
         } else {
             Vec::new()
         };
@@ -605,6 +643,10 @@ pub struct CmdRow {
     pub cmd: String,
     /// The reply.
     pub reply: String,
+    /// A live run's round trip to the real Redis, µs (`None` in a simulation); then `at_ms`
+    /// is when the reply arrived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_us: Option<u32>,
 }
 
 /// A finished (or prefix) run.
@@ -946,7 +988,11 @@ impl Bcast {
                     self.c.calls_unavailable += 1;
                     return fail(self, Why::Unavailable, self.p.call_ms);
                 }
-                while self.window.front().is_some_and(|&(t, _)| t + 1000 <= now) {
+                while self
+                    .window
+                    .front()
+                    .is_some_and(|&(t, _)| t + self.p.window <= now)
+                {
                     let (_, k) = self.window.pop_front().expect("front");
                     self.window_sum -= u64::from(k);
                 }
@@ -1250,6 +1296,65 @@ impl Actor for Api {
 // ---------------------------------------------------------------------------------------
 // The run.
 
+/// Adds the API, the worker process's slots and its stalled check to `world`, each behind
+/// `hop` (the simulation and a live run build the same actors).
+fn populate<B: Backend>(
+    world: &mut World<B>,
+    p: &BroadcastParams,
+    b: &Rc<RefCell<Bcast>>,
+    life: &Rc<RefCell<Life>>,
+    hop: Hop,
+) {
+    world.add(
+        Box::new(Api {
+            p: p.clone(),
+            b: b.clone(),
+            click: 0,
+            clicked_at: 0,
+            stage: 0,
+            job: String::new(),
+        }),
+        hop,
+        0,
+    );
+    let qcfg = QueueConfig {
+        attempts: p.attempts,
+        backoff_ms: p.backoff,
+        lock_ms: p.lock,
+        stalled_ms: p.stalled,
+        max_stalled: 1,
+        limit_max: p.throttle,
+        limit_ms: p.window,
+        block_ms: p.block,
+    };
+    for s in 0..p.concurrency as usize {
+        world.add(
+            Box::new(Slot::new(
+                format!("w{}", s + 1),
+                s,
+                Keys::new(QUEUE),
+                qcfg.clone(),
+                life.clone(),
+                b.clone(),
+                p.restart,
+            )),
+            hop,
+            1,
+        );
+    }
+    world.add(
+        Box::new(StalledCheck::new(
+            "stalled-check".into(),
+            Keys::new(QUEUE),
+            qcfg,
+            life.clone(),
+            b.clone(),
+        )),
+        hop,
+        1,
+    );
+}
+
 /// A step-able run of the queue mode (the naive mode is closed-form: [`naive_result`]).
 pub struct BroadcastRun {
     cfg: BroadcastConfig,
@@ -1280,55 +1385,7 @@ impl BroadcastRun {
             };
         }
         let mut world = World::with_sim(p.seed);
-        let hop = Hop::symmetric(1);
-        world.add(
-            Box::new(Api {
-                p: p.clone(),
-                b: b.clone(),
-                click: 0,
-                clicked_at: 0,
-                stage: 0,
-                job: String::new(),
-            }),
-            hop,
-            0,
-        );
-        let qcfg = QueueConfig {
-            attempts: p.attempts,
-            backoff_ms: p.backoff,
-            lock_ms: p.lock,
-            stalled_ms: p.stalled,
-            max_stalled: 1,
-            limit_max: p.throttle,
-            limit_ms: 1000,
-            block_ms: 5000,
-        };
-        for s in 0..p.concurrency as usize {
-            world.add(
-                Box::new(Slot::new(
-                    format!("w{}", s + 1),
-                    s,
-                    Keys::new(QUEUE),
-                    qcfg.clone(),
-                    life.clone(),
-                    b.clone(),
-                    p.restart,
-                )),
-                hop,
-                1,
-            );
-        }
-        world.add(
-            Box::new(StalledCheck::new(
-                "stalled-check".into(),
-                Keys::new(QUEUE),
-                qcfg,
-                life.clone(),
-                b.clone(),
-            )),
-            hop,
-            1,
-        );
+        populate(&mut world, p, &b, &life, Hop::symmetric(1));
         BroadcastRun {
             cfg: cfg.clone(),
             world: Some(world),
@@ -1408,7 +1465,7 @@ impl BroadcastRun {
         }
         let b = self.b.borrow();
         let w = self.world.as_ref().expect("queue mode has a world");
-        analyse(&b, w, &self.life.borrow())
+        analyse(&b, w, &self.life.borrow(), None)
     }
 }
 
@@ -1560,7 +1617,15 @@ pub fn naive_result(p: &BroadcastParams) -> BroadcastResult {
 /// Most commands kept in the log.
 const LOG_MAX: usize = 600;
 
-fn analyse(b: &Bcast, w: &World<SimRedis>, life: &Life) -> BroadcastResult {
+/// What the run shows. A simulated command is one trace entry with its reply (or none while
+/// it blocks); a live one (`rtts`: the round trips, in the order the replies arrived) is two:
+/// sent, then its reply when it arrived.
+fn analyse<B: Backend>(
+    b: &Bcast,
+    w: &World<B>,
+    life: &Life,
+    rtts: Option<&[u32]>,
+) -> BroadcastResult {
     let p = &b.p;
     let trace = w.trace();
     // Jobs worth their commands in the log: the broadcast jobs, the first two batches, and
@@ -1581,17 +1646,26 @@ fn analyse(b: &Bcast, w: &World<SimRedis>, life: &Life) -> BroadcastResult {
     let mut commands = Vec::new();
     let mut n_cmds = 0u64;
     let mut routine = 0usize;
+    let mut sent: BTreeMap<usize, &Command> = BTreeMap::new();
+    let mut rtt_of = rtts.unwrap_or_default().iter().copied();
     for e in trace {
-        let What::Exec { cmd: c, reply } = &e.what else {
-            continue;
+        let (c, reply, rtt_us) = match (&e.what, rtts.is_some()) {
+            (What::Exec { cmd: c, reply }, false) => (c, reply.as_ref(), None),
+            (What::Exec { cmd: c, .. }, true) => {
+                sent.insert(e.actor, c);
+                continue;
+            }
+            (What::Unblocked { reply }, true) => match sent.remove(&e.actor) {
+                Some(c) => (c, Some(reply), rtt_of.next()),
+                None => continue,
+            },
+            _ => continue,
         };
         n_cmds += 1;
         if commands.len() >= LOG_MAX {
             continue;
         }
-        let r = reply
-            .as_ref()
-            .map_or_else(|| "(blocked)".to_string(), |r| r.to_string());
+        let r = reply.map_or_else(|| "(blocked)".to_string(), |r| r.to_string());
         let mut job = c.iter().skip(1).find_map(|x| job_of(x));
         if job.is_none() {
             if let Some(Reply::Bulk(x)) = reply {
@@ -1616,6 +1690,7 @@ fn analyse(b: &Bcast, w: &World<SimRedis>, life: &Life) -> BroadcastResult {
                 who,
                 cmd: show_cmd(c as &Command),
                 reply: r,
+                rtt_us,
             });
         }
     }
@@ -1719,6 +1794,23 @@ fn analyse(b: &Bcast, w: &World<SimRedis>, life: &Life) -> BroadcastResult {
 }
 
 impl BroadcastResult {
+    /// Jobs that completed (the broadcast jobs and the batches): what `ZCARD
+    /// bull:push:completed` counts.
+    pub fn completed(&self) -> u64 {
+        self.attempts
+            .iter()
+            .filter(|a| a.end == End::Completed)
+            .count() as u64
+    }
+
+    /// Batches that completed.
+    pub fn batches_completed(&self) -> u64 {
+        self.attempts
+            .iter()
+            .filter(|a| a.end == End::Completed && a.batch.is_some())
+            .count() as u64
+    }
+
     /// The counters at time `t` (the frame at or before it).
     pub fn frame_at(&self, t: u64) -> Frame {
         let i = self.frames.partition_point(|f| f.at_ms <= t);

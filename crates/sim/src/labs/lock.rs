@@ -29,8 +29,8 @@
 use super::params::{Field, Kind};
 use crate::redis::{scripts, Reply, SimRedis};
 use crate::world::{
-    cmd, show_cmd, Action, Actor, ActorId, Command, Ctx, Hop, Input, LiveRedis, TraceEvent, What,
-    World,
+    cmd, show_cmd, Action, Actor, ActorId, Command, Ctx, Hop, Input, LiveRedis, LiveWorld,
+    TraceEvent, What, World,
 };
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -885,10 +885,8 @@ impl LockRun {
 /// seed), with no simulated network: the real one is in the round trips.
 pub struct LockLive {
     params: LockParams,
-    world: World<LiveRedis>,
+    live: LiveWorld,
     journal: Rc<RefCell<Journal>>,
-    rtts: Vec<u32>,
-    waiting: usize,
 }
 
 impl LockLive {
@@ -905,42 +903,34 @@ impl LockLive {
         }
         LockLive {
             params: p.clone(),
-            world,
+            live: LiveWorld::new(world),
             journal,
-            rtts: Vec::new(),
-            waiting: 0,
         }
     }
 
     /// Runs everything due by `now_ms`; returns the commands to send now: (worker, command).
     pub fn advance(&mut self, now_ms: u64) -> Vec<(ActorId, Command)> {
-        while self.world.next_at().is_some_and(|t| t <= now_ms)
-            && self.world.trace().len() < MAX_STEPS
-        {
-            self.journal.borrow_mut().step = self.world.trace().len();
-            self.world.step();
-        }
-        let out = self.world.backend_mut().take_out();
-        self.waiting += out.len();
-        out
+        let journal = &self.journal;
+        self.live.advance(now_ms, |w| {
+            journal.borrow_mut().step = w.trace().len();
+            w.trace().len() < MAX_STEPS
+        })
     }
 
     /// The reply to `actor`'s command arrived at `now_ms`, `rtt_us` after it was sent (an
     /// error of the proxy comes as an error reply: the worker treats it like Redis' own).
     pub fn arrived(&mut self, actor: ActorId, reply: Reply, now_ms: u64, rtt_us: u32) {
-        self.world.backend_mut().arrived(actor, reply, now_ms);
-        self.rtts.push(rtt_us);
-        self.waiting = self.waiting.saturating_sub(1);
+        self.live.arrived(actor, reply, now_ms, rtt_us);
     }
 
     /// When something is next due (`None`: waiting for replies only, or done).
     pub fn next_at(&self) -> Option<u64> {
-        self.world.next_at()
+        self.live.world.next_at()
     }
 
     /// Every worker finished and no reply is outstanding.
     pub fn is_done(&self) -> bool {
-        self.waiting == 0 && self.world.next_at().is_none()
+        self.live.waiting() == 0 && self.next_at().is_none()
     }
 
     /// The parameters it runs with.
@@ -952,10 +942,10 @@ impl LockLive {
     pub fn result(&self) -> LockResult {
         analyse(
             &self.params,
-            self.world.trace(),
-            self.world.now_ms(),
+            self.live.world.trace(),
+            self.live.world.now_ms(),
             &self.journal.borrow(),
-            &self.rtts,
+            &self.live.rtts,
         )
     }
 }

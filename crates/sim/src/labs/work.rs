@@ -74,6 +74,15 @@ pub enum Job {
     },
     /// The broadcast (seed 004): the naive loop or the queue.
     Broadcast(Box<super::broadcast::BroadcastParams>),
+    /// The queue live: the API and the worker's slots against a real Redis through the proxy
+    /// at `url` ([`Part::LiveBroadcast`] as it goes, [`Output::Broadcast`] at the end).
+    BroadcastLive {
+        /// The parameters (already shaped by
+        /// [`super::broadcast::BroadcastParams::for_live`]).
+        params: Box<super::broadcast::BroadcastParams>,
+        /// The proxy's WebSocket.
+        url: String,
+    },
 }
 
 /// A message to the worker.
@@ -115,6 +124,8 @@ pub enum Part {
     LiveCache(Box<super::cache::CacheView>),
     /// A live streams run so far (samples of the real XLEN and XPENDING).
     LiveStreams(Box<super::streams::StreamsResult>),
+    /// A live queue run so far (its log rows carry the real round trips).
+    LiveBroadcast(Box<super::broadcast::BroadcastResult>),
 }
 
 impl Part {
@@ -124,6 +135,7 @@ impl Part {
             Output::Lock(r) => Some(Part::LiveLock(r)),
             Output::Cache(v) => Some(Part::LiveCache(v)),
             Output::Streams(r) => Some(Part::LiveStreams(r)),
+            Output::Broadcast(r) => Some(Part::LiveBroadcast(r)),
             _ => None,
         }
     }
@@ -198,13 +210,22 @@ live_driver!(
     |r: &super::streams::StreamsLive| Output::Streams(Box::new(r.result())),
     250.0
 );
+live_driver!(
+    super::broadcast::BroadcastLive,
+    |r: &super::broadcast::BroadcastLive| Part::LiveBroadcast(Box::new(r.result())),
+    |r: &super::broadcast::BroadcastLive| Output::Broadcast(Box::new(r.result())),
+    250.0
+);
 
 impl Job {
     /// A run against a real Redis (driven by [`Job::into_live`], not by [`Work`]).
     pub fn is_live(&self) -> bool {
         matches!(
             self,
-            Job::LockLive { .. } | Job::CacheLive { .. } | Job::StreamsLive { .. }
+            Job::LockLive { .. }
+                | Job::CacheLive { .. }
+                | Job::StreamsLive { .. }
+                | Job::BroadcastLive { .. }
         )
     }
 
@@ -219,6 +240,9 @@ impl Job {
             }
             Job::StreamsLive { params, url } => {
                 Some((Box::new(super::streams::StreamsLive::new(&params)), url))
+            }
+            Job::BroadcastLive { params, url } => {
+                Some((Box::new(super::broadcast::BroadcastLive::new(&params)), url))
             }
             _ => None,
         }
@@ -342,9 +366,10 @@ impl Work {
             Job::Stampede(p) => Runner::Stampede(StampedeSet::new(p.config()), p.config()),
             Job::Cache(p) => Runner::Cache(Box::new(super::cache::PairRun::new(&p.config()))),
             Job::Lock(p) => Runner::Lock(Box::new(super::lock::LockRun::new(&p))),
-            Job::LockLive { .. } | Job::CacheLive { .. } | Job::StreamsLive { .. } => {
-                return Err("a live run is driven in real time".into())
-            }
+            Job::LockLive { .. }
+            | Job::CacheLive { .. }
+            | Job::StreamsLive { .. }
+            | Job::BroadcastLive { .. } => return Err("a live run is driven in real time".into()),
             Job::Streams(p) => Runner::Streams(Box::new(super::streams::StreamsRun::new(&p))),
             Job::Broadcast(p) => {
                 Runner::Broadcast(Box::new(super::broadcast::BroadcastRun::new(&p)))

@@ -192,6 +192,55 @@ impl Backend for LiveRedis {
     }
 }
 
+/// A [`World`] run live, as a lab's live type drives it (the lock race's, the queue's): the
+/// events due run, the commands they sent go out, each reply comes back with its round trip.
+pub struct LiveWorld {
+    /// The world.
+    pub world: World<LiveRedis>,
+    /// The replies' round trips, µs, in the order they arrived (the order the trace shows
+    /// them).
+    pub rtts: Vec<u32>,
+    waiting: usize,
+}
+
+impl LiveWorld {
+    /// Drives `world` live.
+    pub fn new(world: World<LiveRedis>) -> Self {
+        LiveWorld {
+            world,
+            rtts: Vec::new(),
+            waiting: 0,
+        }
+    }
+
+    /// Runs the events due by `now_ms` while `go` (asked before each) allows; the commands
+    /// to send now: (actor, command).
+    pub fn advance(
+        &mut self,
+        now_ms: u64,
+        mut go: impl FnMut(&World<LiveRedis>) -> bool,
+    ) -> Vec<(ActorId, Command)> {
+        while self.world.next_at().is_some_and(|t| t <= now_ms) && go(&self.world) {
+            self.world.step();
+        }
+        let out = self.world.backend_mut().take_out();
+        self.waiting += out.len();
+        out
+    }
+
+    /// The reply to `actor`'s command arrived at `now_ms`, `rtt_us` after it was sent.
+    pub fn arrived(&mut self, actor: ActorId, reply: Reply, now_ms: u64, rtt_us: u32) {
+        self.world.backend_mut().arrived(actor, reply, now_ms);
+        self.rtts.push(rtt_us);
+        self.waiting = self.waiting.saturating_sub(1);
+    }
+
+    /// Commands sent and not answered yet.
+    pub fn waiting(&self) -> usize {
+        self.waiting
+    }
+}
+
 /// The network between one actor and Redis: one-way latency each way, plus up to
 /// `jitter_ms` more per hop, drawn from the world's seeded RNG.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
