@@ -29,6 +29,20 @@ struct RootProps {
 /// address (replaced, not pushed, so Back leaves the lab rather than undoing a slider).
 #[component]
 fn Root(props: &RootProps) -> Html {
+    // The lab's first render is a task after the mount's: the mount instantiates this
+    // module's Yew and the first render compiles the view's code (V8 compiles a wasm function
+    // when it is first called), and the two in one task held the main thread for 50–70 ms.
+    let drawn = use_state_eq(|| false);
+    {
+        let drawn = drawn.clone();
+        use_effect_with((), move |_| {
+            let next = gloo_timers::callback::Timeout::new(0, move || drawn.set(true));
+            move || drop(next)
+        });
+    }
+    if !*drawn {
+        return html! { <p class="lab-loading" aria-busy="true" role="status">{"ল্যাব আসছে…"}</p> };
+    }
     let on_query = if props.embedded {
         Callback::noop()
     } else {

@@ -144,9 +144,10 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 /// only fetch the bytes; a face starts loading when something asks for it.)
 ///
 /// And `redislabCompile(url)`: a promise of the `WebAssembly.Module` at `url`, compiled in a
-/// throw-away worker and posted back (a compiled module is shared, not copied), so that the
-/// main thread only instantiates it. Compiled on the main thread, the labs module's 0.9 MB
-/// held it for 30–45 ms in one task, beside the module's start. A lab's own page starts the
+/// throw-away worker (`static/compile-worker.js`) and posted back (a compiled module is
+/// shared, not copied), so that the main thread only instantiates it. Compiled on the main
+/// thread, the labs module's 0.9 MB held it for 30–45 ms in one task, beside the module's
+/// start. A lab's own page starts the
 /// labs module's compilation at once (it replaces the old `preload` of `labs_bg.wasm`: a
 /// worker cannot use the page's preload cache); `src/labs/host.rs` takes the promise, or
 /// falls back to wasm-bindgen's own loading if it fails (no `Worker`, a strict CSP).
@@ -176,14 +177,10 @@ pub fn snippet(decks: &[DeckInfo]) -> String {
         "  var compiled = {};\n",
         "  window.redislabCompile = function (url) {\n",
         "    if (compiled[url]) return compiled[url];\n",
-        "    var src = 'onmessage = function (e) { var u = e.data; WebAssembly.compileStreaming(fetch(u))'\n",
-        "      + '.catch(function () { return fetch(u).then(function (r) { return r.arrayBuffer(); }).then(function (b) { return WebAssembly.compile(b); }); })'\n",
-        "      + '.then(function (m) { postMessage(m); }, function (x) { postMessage(String(x)); }); };';\n",
         "    return compiled[url] = new Promise(function (ok, no) {\n",
-        "      var u = URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), w = new Worker(u);\n",
-        "      var end = function () { w.terminate(); URL.revokeObjectURL(u); };\n",
-        "      w.onmessage = function (m) { end(); m.data instanceof WebAssembly.Module ? ok(m.data) : no(m.data); };\n",
-        "      w.onerror = function (m) { end(); no(String(m.message)); };\n",
+        "      var w = new Worker('compile-worker.js');\n",
+        "      w.onmessage = function (m) { w.terminate(); m.data instanceof WebAssembly.Module ? ok(m.data) : no(m.data); };\n",
+        "      w.onerror = function (m) { w.terminate(); no(String(m.message)); };\n",
         "      w.postMessage(new URL(url, location.href).href);\n",
         "    }).catch(function (x) { delete compiled[url]; throw x; });\n",
         "  };\n",
