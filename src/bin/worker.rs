@@ -8,8 +8,8 @@
 //! which unlike `setTimeout` is never clamped), so a cancel or a newer run is read at once.
 //!
 //! Live jobs ([`redislab_sim::labs::work::Job::is_live`]: the lock race, the cache engine,
-//! the streams lab) are not sliced: each opens its own WebSocket to the proxy and runs in
-//! real time ([`live`]), beside the simulations.
+//! the streams lab, the queue) are not sliced: each opens its own WebSocket to the proxy and
+//! runs in real time ([`live`]), beside the simulations.
 //!
 //! Why a second binary over gloo-worker / yew-agent: the protocol is three serde enums in
 //! `redislab-sim` (tested natively), the worker loop is this page of code, and the main app
