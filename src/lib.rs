@@ -17,4 +17,5 @@ pub mod diagrams;
 pub mod dom;
 pub mod home;
 pub mod labs;
+pub mod later;
 pub mod live;

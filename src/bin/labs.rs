@@ -13,6 +13,7 @@
 use redislab::dom;
 use redislab::labs::kit::LabProps;
 use redislab::labs::{views, worker};
+use redislab::later::Later;
 use redislab_deck::route;
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
@@ -29,20 +30,6 @@ struct RootProps {
 /// address (replaced, not pushed, so Back leaves the lab rather than undoing a slider).
 #[component]
 fn Root(props: &RootProps) -> Html {
-    // The lab's first render is a task after the mount's: the mount instantiates this
-    // module's Yew and the first render compiles the view's code (V8 compiles a wasm function
-    // when it is first called), and the two in one task held the main thread for 50–70 ms.
-    let drawn = use_state_eq(|| false);
-    {
-        let drawn = drawn.clone();
-        use_effect_with((), move |_| {
-            let next = gloo_timers::callback::Timeout::new(0, move || drawn.set(true));
-            move || drop(next)
-        });
-    }
-    if !*drawn {
-        return html! { <p class="lab-loading" aria-busy="true" role="status">{"ল্যাব আসছে…"}</p> };
-    }
     let on_query = if props.embedded {
         Callback::noop()
     } else {
@@ -54,9 +41,14 @@ fn Root(props: &RootProps) -> Html {
         embedded: props.embedded,
         on_query,
     };
-    views::view(&props.id, p).unwrap_or_else(|| {
+    let view = views::view(&props.id, p).unwrap_or_else(|| {
         html! { <p class="lab-error" role="alert">{"এই নামে কোনো ল্যাব নেই: "}{ props.id.clone() }</p> }
-    })
+    });
+    // The lab's first render is a task after the mount's: the mount starts this module's
+    // Yew, the first render compiles the view's code, and the two in one task held the main
+    // thread for 50–70 ms (see `redislab::later`).
+    let waiting = html! { <p class="lab-loading" aria-busy="true" role="status">{"ল্যাব আসছে…"}</p> };
+    html! { <Later placeholder={waiting}>{ view }</Later> }
 }
 
 fn mount(host: web_sys::Element, id: String, query: String, embedded: bool) -> JsValue {

@@ -65,15 +65,24 @@ pub fn prefetch() {
     });
 }
 
-/// Starts the simulation worker now, through the page's `redislabStartWorker` (written into
-/// `index.html` by `crates/deck/src/shell.rs`), so its wasm compiles while the labs module
-/// loads; the labs module adopts it. Without that function the labs module starts its own.
-fn start_worker_early() {
-    if let Ok(f) = Reflect::get(&dom::window(), &"redislabStartWorker".into()) {
+/// Calls the page's function `name` (written into `index.html` by
+/// `crates/deck/src/shell.rs`), if it has one.
+fn call_page(name: &str) {
+    if let Ok(f) = Reflect::get(&dom::window(), &name.into()) {
         if let Some(f) = f.dyn_ref::<Function>() {
             let _ = f.call0(&JsValue::NULL);
         }
     }
+}
+
+/// Starts the simulation worker now, through the page's `redislabStartWorker`, so its wasm
+/// compiles while the labs module loads; the labs module adopts it. Without that function the
+/// labs module starts its own. And asks for every font face (`redislabFonts`; on a lab's
+/// page they are asked for already): a face still loading at a lab's first layout sends the
+/// browser to the system's fonts, a slow detour on Linux.
+fn start_worker_early() {
+    call_page("redislabStartWorker");
+    call_page("redislabFonts");
 }
 
 /// Adds `labs.js` to the page; resolves when it has run.

@@ -122,7 +122,10 @@ pub fn LabPage(props: &LabPageProps) -> Html {
             </header>
             <main class="lab-main">
                 <h1 class="lab-title">{ title(&id) }</h1>
-                <host::LabHost id={id.clone()} query={props.query.clone()} embedded={false} />
+                // The page's frame first, the lab's place a task later (see `crate::later`).
+                <crate::later::Later>
+                    <host::LabHost id={id.clone()} query={props.query.clone()} embedded={false} />
+                </crate::later::Later>
             </main>
         </div>
     }

@@ -112,7 +112,7 @@ pub type CountRow = (String, String, u64, u64);
 /// The simulation's prediction beside the real run, a number a row, and once the run is
 /// over the verdict under it (`data-testid=live-verdict`). `class` is the lab's own box class.
 pub fn counts_table(class: &'static str, rows: &[CountRow], done: bool, verdict: String) -> Html {
-    let n = |v: u64| bn::text(&v.to_string());
+    let n = |v: u64| bn::grouped(i64::try_from(v).unwrap_or(i64::MAX));
     html! {
         <div class={classes!("live-compare-box", class)}>
             <table class="live-compare" data-testid="live-compare">

@@ -443,7 +443,11 @@ fn labs_load_only_when_a_lab_is_near() {
     assert_eq!(loaders() - before, 1, "one worker for the page");
     // The labs module is compiled by the page's compile worker, fetched once (no preload
     // beside it that the worker could not use).
-    assert_eq!(count("labs_bg.wasm") - modules, 1, "labs_bg.wasm fetched once");
+    assert_eq!(
+        count("labs_bg.wasm") - modules,
+        1,
+        "labs_bg.wasm fetched once"
+    );
     // Every font face of the style sheets was asked for at the start: by the time the table
     // is there, all seven are in, also those this lab has not drawn a letter in yet.
     b.wait(10, "every font face loaded", |b| {

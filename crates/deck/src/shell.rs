@@ -133,8 +133,9 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 /// wasm then compiles while the labs module loads, not after. A lab's own page calls it at
 /// once; the app calls it when a lab is shown (`src/labs/host.rs`).
 ///
-/// They load every font face of the style sheets (seven, 126 KB): on a lab's page at once, on
-/// other pages when the browser is idle after the app has started (not sooner: on a slow line
+/// They load every font face of the style sheets (seven, 126 KB; `redislabFonts`): on a lab's
+/// page at once, when a lab is shown (`src/labs/host.rs`), and on other pages when the browser
+/// is idle after the app has started (not sooner: on a slow line
 /// the faces the first slide does not use would share it with the app's wasm). A face that is still loading
 /// when text is first laid out makes the browser look up the next families in the list
 /// (`sans-serif`, `monospace`, and what those resolve to) among the system's fonts: on Linux
@@ -184,7 +185,7 @@ pub fn snippet(decks: &[DeckInfo]) -> String {
         "      w.postMessage(new URL(url, location.href).href);\n",
         "    }).catch(function (x) { delete compiled[url]; throw x; });\n",
         "  };\n",
-        "  var fonts = function () { if (document.fonts) document.fonts.forEach(function (f) { f.load().catch(function () {}); }); };\n",
+        "  var fonts = window.redislabFonts = function () { if (document.fonts) document.fonts.forEach(function (f) { f.load().catch(function () {}); }); };\n",
         "  if (/^#\\/lab\\//.test(location.hash)) {\n",
         "    fonts();\n",
         "    var l = document.createElement('link'); l.rel = 'preload'; l.href = 'labs.js'; l.as = 'script';\n",
