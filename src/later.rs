@@ -1,10 +1,10 @@
 //! [`Later`]: children drawn one task after the component first appears.
 //!
 //! V8 compiles a wasm function the first time it is called, on the thread that calls it, so
-//! the first render of a view pays for compiling all the code it runs. Drawn at once, a page's
-//! frame and the view inside it were one task of 50–100 ms on a cold load; with the view
-//! inside a `Later` they are two. Used where a page appears (the lab page, the lab itself),
-//! not on a slide, which must replace the page's first slide in the same task.
+//! the first render of a view pays for compiling all the code it runs. Mounted and drawn at
+//! once, a lab was one task of 50–70 ms on a cold load; with the lab inside a `Later` it is
+//! two (`src/bin/labs.rs`). Not for a slide, which must replace the page's first slide in the
+//! same task.
 
 use yew::prelude::*;
 

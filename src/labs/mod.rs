@@ -122,10 +122,7 @@ pub fn LabPage(props: &LabPageProps) -> Html {
             </header>
             <main class="lab-main">
                 <h1 class="lab-title">{ title(&id) }</h1>
-                // The page's frame first, the lab's place a task later (see `crate::later`).
-                <crate::later::Later>
-                    <host::LabHost id={id.clone()} query={props.query.clone()} embedded={false} />
-                </crate::later::Later>
+                <host::LabHost id={id.clone()} query={props.query.clone()} embedded={false} />
             </main>
         </div>
     }
