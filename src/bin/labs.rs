@@ -12,7 +12,7 @@
 
 use redislab::dom;
 use redislab::labs::kit::LabProps;
-use redislab::labs::{views, worker};
+use redislab::labs::{host, views, worker};
 use redislab::later::Later;
 use redislab_deck::route;
 use wasm_bindgen::prelude::*;
@@ -47,8 +47,7 @@ fn Root(props: &RootProps) -> Html {
     // The lab's first render is a task after the mount's: the mount starts this module's
     // Yew, the first render compiles the view's code, and the two in one task held the main
     // thread for 50–70 ms (see `redislab::later`).
-    let waiting = html! { <p class="lab-loading" aria-busy="true" role="status">{"ল্যাব আসছে…"}</p> };
-    html! { <Later placeholder={waiting}>{ view }</Later> }
+    html! { <Later placeholder={host::loading()}>{ view }</Later> }
 }
 
 fn mount(host: web_sys::Element, id: String, query: String, embedded: bool) -> JsValue {

@@ -75,12 +75,13 @@ fn call_page(name: &str) {
     }
 }
 
-/// Starts the simulation worker now, through the page's `redislabStartWorker`, so its wasm
-/// compiles while the labs module loads; the labs module adopts it. Without that function the
-/// labs module starts its own. And asks for every font face (`redislabFonts`; on a lab's
-/// page they are asked for already): a face still loading at a lab's first layout sends the
-/// browser to the system's fonts, a slow detour on Linux.
-fn start_worker_early() {
+/// A lab is about to be shown. The simulation worker starts now, through the page's
+/// `redislabStartWorker`, so its wasm compiles while the labs module loads; the labs module
+/// adopts it (without that function the labs module starts its own). And every font face is
+/// asked for (`redislabFonts`; on a lab's page they are asked for already): a face still
+/// loading at a lab's first layout sends the browser to the system's fonts, a slow detour on
+/// Linux.
+fn prepare_for_lab() {
     call_page("redislabStartWorker");
     call_page("redislabFonts");
 }
@@ -112,19 +113,26 @@ fn add_script() -> Promise {
 /// fails. The promise resolves a task later than the start, so the lab's first render is a
 /// task of its own and not one long task with the module's instantiation.
 fn start() -> Result<Promise, JsValue> {
-    const START: &str = "var url = 'labs_bg.wasm';
-        var go = function (m) { return wasm_bindgen({ module_or_path: m }); };
+    let start = format!(
+        "var url = '{WASM}';
+        var go = function (m) {{ return wasm_bindgen({{ module_or_path: m }}); }};
         var c = window.redislabCompile;
         var started = typeof c === 'function'
-            ? c(url).then(go, function () { return go(url); })
+            ? c(url).then(go, function () {{ return go(url); }})
             : go(url);
-        return started.then(function () {
-            return new Promise(function (ok) { setTimeout(ok, 0); });
-        });";
-    debug_assert!(START.contains(WASM));
-    Function::new_no_args(START)
+        return started.then(function () {{
+            return new Promise(function (ok) {{ setTimeout(ok, 0); }});
+        }});"
+    );
+    Function::new_no_args(&start)
         .call0(&JsValue::NULL)?
         .dyn_into()
+}
+
+/// What stands in a lab's place while it is on its way (here, and in the labs module until
+/// the lab's first render).
+pub fn loading() -> Html {
+    html! { <p class="lab-loading" aria-busy="true" role="status">{"ল্যাব আসছে…"}</p> }
 }
 
 /// Props of [`LabHost`].
@@ -170,7 +178,7 @@ pub fn LabHost(props: &LabHostProps) -> Html {
             // still loading (a prefetch fetches the module alone; see `prefetch`). The
             // console, drawn by the labs module too, runs nothing in it.
             if id.as_str() != "console" {
-                start_worker_early();
+                prepare_for_lab();
             }
             {
                 let (gone, unmount) = (gone.clone(), unmount.clone());
@@ -215,9 +223,7 @@ pub fn LabHost(props: &LabHostProps) -> Html {
     let class = classes!("lab-host", props.embedded.then_some("embedded"));
     html! {
         <div class={class} data-lab-host={props.id.clone()}>
-            if *phase == Phase::Loading {
-                <p class="lab-loading" aria-busy="true" role="status">{"ল্যাব আসছে…"}</p>
-            }
+            if *phase == Phase::Loading { { loading() } }
             if *phase == Phase::Failed {
                 <div class="lab-error" role="alert">
                     <p>{"ল্যাবটা আনা গেল না — নেটওয়ার্ক দেখে আবার চেষ্টা করুন। স্লাইড আর ডেক আগের মতোই চলবে।"}</p>

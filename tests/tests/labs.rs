@@ -26,6 +26,16 @@ fn wait_text(b: &Browser, css: &str) -> String {
 }
 
 /// The native table for a lab query, computed the way `labsim eviction` does.
+/// Waits until every font face of the style sheets (seven) is loaded.
+fn wait_every_font_face(b: &Browser) {
+    b.wait(10, "every font face loaded", |b| {
+        b.js(
+            "return [...document.fonts].length >= 7 && [...document.fonts].every(f => f.status === 'loaded')",
+            json!([]),
+        ) == json!(true)
+    });
+}
+
 fn native_table(query: &str) -> String {
     let (p, errs) = Params::from_query(EVICTION, query);
     assert!(errs.is_empty(), "{errs:?}");
@@ -450,12 +460,7 @@ fn labs_load_only_when_a_lab_is_near() {
     );
     // Every font face of the style sheets was asked for at the start: by the time the table
     // is there, all seven are in, also those this lab has not drawn a letter in yet.
-    b.wait(10, "every font face loaded", |b| {
-        b.js(
-            "return [...document.fonts].length >= 7 && [...document.fonts].every(f => f.status === 'loaded')",
-            json!([]),
-        ) == json!(true)
-    });
+    wait_every_font_face(&b);
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }
 
@@ -468,12 +473,7 @@ fn a_lab_loads_without_the_compile_worker() {
     b.open("#/");
     b.wait(10, "the home page", |b| b.exists(".deck-card"));
     // Away from a lab the page loads every font face too, once the app has started.
-    b.wait(10, "every font face loaded", |b| {
-        b.js(
-            "return [...document.fonts].length >= 7 && [...document.fonts].every(f => f.status === 'loaded')",
-            json!([]),
-        ) == json!(true)
-    });
+    wait_every_font_face(&b);
     b.js(
         "window.redislabCompile = (url) => Promise.reject('no worker here')",
         json!([]),

@@ -17,8 +17,14 @@ fn alone() -> MutexGuard<'static, ()> {
     ALONE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn laptop() -> Browser {
-    Browser::new(1366, 768)
+/// A laptop-sized browser on the home page, watching the main thread's long tasks; the labs
+/// are opened from there.
+fn watching_from_home() -> Browser {
+    let b = Browser::new(1366, 768);
+    b.open("#/");
+    b.wait(10, "home", |b| b.exists(".deck-card"));
+    b.watch_long_tasks();
+    b
 }
 
 /// The 1-minute load average and the number of cores (Linux; elsewhere no load).
@@ -77,10 +83,7 @@ fn heavy_labs_never_block_the_main_thread() {
             "capacity=12&ops=put+A,get+B,put+C,get+D,put+E,get+F,put+G,get+H,put+I,get+J,put+K,get+L,put+M,get+N,put+O,get+P,put+Q,get+R,put+S,get+T,put+A,get+B,put+C,get+D,put+E,get+F,put+G,get+H,put+I,get+J,put+K,get+L,put+M,get+N,put+O,get+P,put+Q,get+R,put+S,get+T&policy=w-tinylfu",
         ),
     ];
-    let b = laptop();
-    b.open("#/");
-    b.wait(10, "home", |b| b.exists(".deck-card"));
-    b.watch_long_tasks();
+    let b = watching_from_home();
     for (id, q) in heavy {
         let attempts = b.long_task_openings(&format!("#/lab/{id}?{q}"), 3, |b| {
             b.wait(10, &format!("{id} to start"), |b| {
@@ -113,10 +116,7 @@ fn heavy_labs_never_block_the_main_thread() {
 fn the_heaviest_broadcast_never_blocks_the_main_thread() {
     let _alone = alone();
     let q = "preset=all-at-once";
-    let b = laptop();
-    b.open("#/");
-    b.wait(10, "home", |b| b.exists(".deck-card"));
-    b.watch_long_tasks();
+    let b = watching_from_home();
     let attempts = b.long_task_openings(&format!("#/lab/broadcast?{q}"), 3, |b| {
         b.wait(10, "the lab", |b| b.exists(".lab-broadcast"));
         b.wait(60, "the broadcast lab to finish", |b| {
@@ -137,10 +137,7 @@ fn the_heaviest_broadcast_never_blocks_the_main_thread() {
 fn the_largest_lock_race_never_blocks_the_main_thread() {
     let _alone = alone();
     let q = "ttl=300&work=10000&jobs=5&release=token&heartbeat=on&pause_at=0&pause=10000";
-    let b = laptop();
-    b.open("#/");
-    b.wait(10, "home", |b| b.exists(".deck-card"));
-    b.watch_long_tasks();
+    let b = watching_from_home();
     let attempts = b.long_task_openings(&format!("#/lab/lock?{q}"), 2, |b| {
         b.wait(10, "the lab", |b| b.exists(".lab-lock"));
         b.wait(60, "the lock lab to finish", |b| {

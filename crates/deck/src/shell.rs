@@ -125,7 +125,8 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 
 /// What goes before `</body>`: a `<template>` per deck with a shell, and the few lines that
 /// show the one the address names (`#/<deck>`, `#/<deck>/1`, `#/<deck>/1.0`); on a lab's own
-/// page (`#/lab/…`) they start fetching the labs module beside the app instead of after it.
+/// page (`#/lab/…`) they start fetching and compiling the labs module beside the app instead
+/// of after it.
 ///
 /// They also define `redislabStartWorker`, which starts the simulation worker ahead of the
 /// labs module and keeps what it says (`redislabEarlyWorker`: the worker, the messages it has
@@ -135,9 +136,9 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 ///
 /// They load every font face of the style sheets (seven, 126 KB; `redislabFonts`): on a lab's
 /// page at once, when a lab is shown (`src/labs/host.rs`), and on other pages when the browser
-/// is idle after the app has started (not sooner: on a slow line
-/// the faces the first slide does not use would share it with the app's wasm). A face that is still loading
-/// when text is first laid out makes the browser look up the next families in the list
+/// is idle after the app has started (not sooner: on a slow line the faces the first slide
+/// does not use would share it with the app's wasm). A face that is still loading when text
+/// is first laid out makes the browser look up the next families in the list
 /// (`sans-serif`, `monospace`, and what those resolve to) among the system's fonts: on Linux
 /// each such lookup is a round trip to the browser's font service, and together they made
 /// one layout of a lab's page take 130–150 ms on the test machine; a second layout followed
@@ -148,10 +149,10 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 /// throw-away worker (`static/compile-worker.js`) and posted back (a compiled module is
 /// shared, not copied), so that the main thread only instantiates it. Compiled on the main
 /// thread, the labs module's 0.9 MB held it for 30–45 ms in one task, beside the module's
-/// start. A lab's own page starts the
-/// labs module's compilation at once (it replaces the old `preload` of `labs_bg.wasm`: a
-/// worker cannot use the page's preload cache); `src/labs/host.rs` takes the promise, or
-/// falls back to wasm-bindgen's own loading if it fails (no `Worker`, a strict CSP).
+/// start. A lab's own page starts the labs module's compilation at once (it replaces the old
+/// `preload` of `labs_bg.wasm`: a worker cannot use the page's preload cache);
+/// `src/labs/host.rs` takes the promise, or falls back to wasm-bindgen's own loading if it
+/// fails (no `Worker`, a strict CSP).
 pub fn snippet(decks: &[DeckInfo]) -> String {
     let mut out = String::from("<!-- Each deck's first slide, shown before the app arrives (crates/deck/src/shell.rs). -->\n");
     for d in decks {

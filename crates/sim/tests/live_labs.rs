@@ -197,7 +197,11 @@ fn the_queue_live_ends_as_its_simulation_for_every_preset() {
         for k in [1, 2] {
             let id = pr.id;
             let p = broadcast_preset(id).for_live(k);
-            assert!(p.tokens <= broadcast::LIVE_TOKENS && p.concurrency <= 5 && p.block == 200);
+            assert!(
+                p.tokens <= broadcast::LIVE_TOKENS
+                    && p.concurrency <= broadcast::LIVE_CONCURRENCY
+                    && p.block == broadcast::LIVE_BLOCK_MS
+            );
             let mut live = BroadcastLive::new(&p);
             let sent = drive(&mut live, p.seed);
             let (real, sim) = (live.result(), broadcast::run(&p));

@@ -39,9 +39,7 @@
 
 mod live;
 
-pub use live::{
-    BroadcastLive, LIVE_BLOCK_MS, LIVE_CONCURRENCY, LIVE_DEADLINE_MS, LIVE_TIME_DIV, LIVE_TOKENS,
-};
+pub use live::{BroadcastLive, LIVE_BLOCK_MS, LIVE_CONCURRENCY, LIVE_TOKENS};
 
 use super::params::{choice, int, Field};
 use super::preset::{self, Preset};
@@ -199,12 +197,8 @@ pub struct BroadcastParams {
     /// live run: half a second, so that it falls between two batches' FCM calls, which the
     /// limiter starts a few ms after whole seconds, and a real network cannot move a batch
     /// in or out of it).
-    #[serde(default, skip_serializing_if = "is_zero64")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub outage_lead: u64,
-}
-
-fn is_zero64(v: &u64) -> bool {
-    *v == 0
 }
 
 fn second() -> u64 {
@@ -496,8 +490,8 @@ pub struct Attempt {
     pub dead: u32,
 }
 
-fn is_zero(n: &u32) -> bool {
-    *n == 0
+fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
 }
 
 /// One page read from Postgres by the broadcast job.

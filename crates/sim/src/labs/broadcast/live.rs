@@ -31,9 +31,9 @@ pub const LIVE_CONCURRENCY: u32 = 5;
 /// the slots' blocking reads take turns on the proxy).
 pub const LIVE_BLOCK_MS: u64 = 200;
 /// The queue's timers and rates in a live run: the lab's divided by this.
-pub const LIVE_TIME_DIV: u64 = 10;
+const LIVE_TIME_DIV: u64 = 10;
 /// A live run stops after this long (× the time scale), finished or not, ms.
-pub const LIVE_DEADLINE_MS: u64 = 90_000;
+const LIVE_DEADLINE_MS: u64 = 90_000;
 
 impl BroadcastParams {
     /// What a live run at time scale `k` runs: at most [`LIVE_TOKENS`] tokens and
