@@ -350,6 +350,12 @@ impl Browser {
                     "--disable-quic", "--no-first-run", "--disable-background-networking",
                     "--disable-component-update", "--disable-sync", "--disable-extensions",
                     "--hide-scrollbars", "--force-device-scale-factor=1",
+                    // The hidden window's own omnibox popup is a web page of Chromium's
+                    // (`--top-chrome-webui`): unasked, it spends about 1.2 s of CPU in a
+                    // renderer of its own in the browser's first two seconds, which on a 2-core
+                    // machine stretched the app's tasks past 50 ms. A phone's browser has done
+                    // its start-up long before a student opens a link.
+                    "--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup",
                     format!("--window-size={width},{height}"),
                     format!("--user-data-dir={}", profile.display()),
                 ]
