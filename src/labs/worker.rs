@@ -89,17 +89,42 @@ fn fail_all(why: String) {
     }
 }
 
-/// One message from the worker: an array of [`FromWorker`] per slice of its work (one task,
-/// so one render, here), as JSON in UTF-8 bytes (see `post_json` in `src/bin/worker.rs`).
+/// One message from the worker: an array of [`FromWorker`] per slice of its work, as JSON in
+/// UTF-8 bytes (see `post_json` in `src/bin/worker.rs`). It is read now and handed to the labs
+/// a task later ([`flush`]): a lab's first results, read and drawn in one task, made a task of
+/// 50 ms or more on a cold page (each half compiles its own code on first use). Messages keep
+/// the order they were sent in, and a run cancelled meanwhile is dropped by [`deliver`].
 fn on_data(data: &JsValue) {
     let Some(bytes) = data.dyn_ref::<js_sys::Uint8Array>() else {
         web_sys::console::error_1(&"lab worker: a message that is not bytes".into());
         return;
     };
     match serde_json::from_slice::<Vec<FromWorker>>(&bytes.to_vec()) {
-        Ok(msgs) => msgs.into_iter().for_each(deliver),
+        Ok(msgs) => INBOX.with(|inbox| {
+            let mut inbox = inbox.borrow_mut();
+            if inbox.is_empty() {
+                FLUSH.with(|f| {
+                    let _ = crate::dom::window()
+                        .set_timeout_with_callback(f.as_ref().unchecked_ref());
+                });
+            }
+            inbox.extend(msgs);
+        }),
         Err(e) => web_sys::console::error_1(&format!("lab worker: {e}").into()),
     }
+}
+
+thread_local! {
+    /// Messages read and not yet handed on; a flush is pending while it is not empty.
+    static INBOX: RefCell<Vec<FromWorker>> = const { RefCell::new(Vec::new()) };
+    /// [`flush`] as the one callback every pending timer calls (made once, never dropped).
+    static FLUSH: Closure<dyn Fn()> = Closure::new(flush);
+}
+
+/// Hands every message read so far to its lab (all in this task, so the labs draw once).
+fn flush() {
+    let msgs = INBOX.with(|inbox| std::mem::take(&mut *inbox.borrow_mut()));
+    msgs.into_iter().for_each(deliver);
 }
 
 /// The worker the page started ahead of this module (`redislabEarlyWorker`, see
