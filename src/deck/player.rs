@@ -94,7 +94,8 @@ pub fn Player(props: &DeckViewProps) -> Html {
     {
         let soon = deck.slides.get(p.index + 1).is_some_and(|s| s.has_lab());
         use_effect_with((p.index, soon), move |&(_, soon)| {
-            let timer = soon.then(|| Timeout::new(1500, crate::labs::host::prefetch));
+            let ms = crate::labs::host::prefetch_delay_ms();
+            let timer = soon.then(|| Timeout::new(ms, crate::labs::host::prefetch));
             move || drop(timer)
         });
     }

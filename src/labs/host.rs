@@ -65,6 +65,28 @@ pub fn prefetch() {
     });
 }
 
+/// How long a slide before a lab waits before [`prefetch`]: 1.5 s on the slide, and not
+/// before the page's first paint is 4 s old. The first seconds of a phone's slow link belong
+/// to what the first slide needs (its fonts, the deck, the player); the labs module (364 KB
+/// gzip, about 1.8 s at 1.6 Mbps) comes after them. A student who moves to the lab sooner
+/// gets it at once, as the lab asks for it itself.
+pub fn prefetch_delay_ms() -> u32 {
+    const ON_SLIDE: f64 = 1500.0;
+    const AFTER_PAINT: f64 = 4000.0;
+    let Some(perf) = dom::window().performance() else {
+        return ON_SLIDE as u32;
+    };
+    let painted = perf
+        .get_entries_by_name("first-contentful-paint")
+        .get(0)
+        .dyn_into::<js_sys::Object>()
+        .ok()
+        .and_then(|e| Reflect::get(&e, &"startTime".into()).ok())
+        .and_then(|t| t.as_f64())
+        .unwrap_or_else(|| perf.now());
+    ON_SLIDE.max(painted + AFTER_PAINT - perf.now()).ceil() as u32
+}
+
 /// Calls the page's function `name` (written into `index.html` by
 /// `crates/deck/src/shell.rs`), if it has one.
 fn call_page(name: &str) {

@@ -39,6 +39,20 @@ pub struct Served {
     pub url: String,
     /// Every path requested so far.
     pub requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// Every response sent so far, with when its request arrived.
+    pub sent: std::sync::Arc<std::sync::Mutex<Vec<Sent>>>,
+}
+
+/// One response of [`serve_dist`]'s server.
+#[derive(Clone, Debug)]
+pub struct Sent {
+    /// The path asked for.
+    pub path: String,
+    /// When the request arrived, in milliseconds since the Unix epoch (a page's
+    /// `performance.timeOrigin + performance.now()` on the same machine's clock).
+    pub at_ms: f64,
+    /// Bytes written: the head and the body as sent (gzip when it went gzip).
+    pub bytes: usize,
 }
 
 /// Serves `dist/` under `prefix` (`/` or `/redis-lab/`) on a free port: `<prefix>x` is
@@ -63,15 +77,20 @@ pub fn serve_dist_as(prefix: &'static str, gzip: bool) -> Served {
         listener.local_addr().unwrap().port()
     );
     let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let log = requests.clone();
+    let sent = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (log, sent_log) = (requests.clone(), sent.clone());
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             let dist = dist.clone();
-            let log = log.clone();
-            std::thread::spawn(move || serve_one(stream, &dist, prefix, gzip, &log));
+            let (log, sent_log) = (log.clone(), sent_log.clone());
+            std::thread::spawn(move || serve_one(stream, &dist, prefix, gzip, &log, &sent_log));
         }
     });
-    Served { url, requests }
+    Served {
+        url,
+        requests,
+        sent,
+    }
 }
 
 fn content_type(path: &Path) -> &'static str {
@@ -119,7 +138,11 @@ fn serve_one(
     prefix: &str,
     gzip: bool,
     log: &std::sync::Mutex<Vec<String>>,
+    sent: &std::sync::Mutex<Vec<Sent>>,
 ) {
+    let at_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
     let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
     let mut request = String::new();
     if reader.read_line(&mut request).is_err() {
@@ -172,6 +195,13 @@ fn serve_one(
     );
     let _ = stream.write_all(head.as_bytes());
     let _ = stream.write_all(&body);
+    if let Ok(mut l) = sent.lock() {
+        l.push(Sent {
+            path: path.to_string(),
+            at_ms,
+            bytes: head.len() + body.len(),
+        });
+    }
 }
 
 /// The ChromeDriver process, started once per test process on a free port.
