@@ -6,7 +6,7 @@
 
 use redislab_sim::labs::work::{Body, FromWorker, Job, ToWorker};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker};
@@ -89,11 +89,13 @@ fn fail_all(why: String) {
     }
 }
 
-/// One message from the worker: an array of [`FromWorker`] per slice of its work, as JSON in
-/// UTF-8 bytes (see `post_json` in `src/bin/worker.rs`). It is read now and handed to the labs
-/// a task later ([`flush`]): a lab's first results, read and drawn in one task, made a task of
-/// 50 ms or more on a cold page (each half compiles its own code on first use). Messages keep
-/// the order they were sent in, and a run cancelled meanwhile is dropped by [`deliver`].
+/// One message from the worker: an array of [`FromWorker`] per slice of its work (or per
+/// run it gives at once), as JSON in UTF-8 bytes (see `post_json` in `src/bin/worker.rs`).
+/// It is read now and handed to the labs a task later, each message in a task of its own
+/// ([`flush`]): a lab's first results, read and drawn in one task, made a task of 50 ms or
+/// more on a cold page (each half compiles its own code on first use), and so did two runs'
+/// results drawn together. Messages keep the order they were sent in, and a run cancelled
+/// meanwhile is dropped by [`deliver`].
 fn on_data(data: &JsValue) {
     let Some(bytes) = data.dyn_ref::<js_sys::Uint8Array>() else {
         web_sys::console::error_1(&"lab worker: a message that is not bytes".into());
@@ -103,12 +105,9 @@ fn on_data(data: &JsValue) {
         Ok(msgs) => INBOX.with(|inbox| {
             let mut inbox = inbox.borrow_mut();
             if inbox.is_empty() {
-                FLUSH.with(|f| {
-                    let _ = crate::dom::window()
-                        .set_timeout_with_callback(f.as_ref().unchecked_ref());
-                });
+                flush_later();
             }
-            inbox.extend(msgs);
+            inbox.push_back(msgs);
         }),
         Err(e) => web_sys::console::error_1(&format!("lab worker: {e}").into()),
     }
@@ -116,14 +115,27 @@ fn on_data(data: &JsValue) {
 
 thread_local! {
     /// Messages read and not yet handed on; a flush is pending while it is not empty.
-    static INBOX: RefCell<Vec<FromWorker>> = const { RefCell::new(Vec::new()) };
+    static INBOX: RefCell<VecDeque<Vec<FromWorker>>> = const { RefCell::new(VecDeque::new()) };
     /// [`flush`] as the one callback every pending timer calls (made once, never dropped).
     static FLUSH: Closure<dyn Fn()> = Closure::new(flush);
 }
 
-/// Hands every message read so far to its lab (all in this task, so the labs draw once).
+fn flush_later() {
+    FLUSH.with(|f| {
+        let _ = crate::dom::window().set_timeout_with_callback(f.as_ref().unchecked_ref());
+    });
+}
+
+/// Hands the oldest message read to its labs (so they draw once for it), and the next one a
+/// task later.
 fn flush() {
-    let msgs = INBOX.with(|inbox| std::mem::take(&mut *inbox.borrow_mut()));
+    let (msgs, more) = INBOX.with(|inbox| {
+        let mut inbox = inbox.borrow_mut();
+        (inbox.pop_front().unwrap_or_default(), !inbox.is_empty())
+    });
+    if more {
+        flush_later();
+    }
     msgs.into_iter().for_each(deliver);
 }
 

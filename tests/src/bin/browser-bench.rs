@@ -279,10 +279,17 @@ fn phone() {
         // What the page's entries do not show (a worker's fetches), from the server's own
         // record, counted whole in the window its request arrived in: more than went over
         // the wire by then, never less.
-        let (t, origin) = (r[0].as_f64().unwrap_or(f64::NAN), r[6].as_f64().unwrap_or(f64::NAN));
+        let (t, origin) = (
+            r[0].as_f64().unwrap_or(f64::NAN),
+            r[6].as_f64().unwrap_or(f64::NAN),
+        );
         let mut seen: Vec<String> = r[7]
             .as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         let (mut unseen_until, mut unseen_after, mut unseen) = (0.0, 0.0, Vec::new());
         for s in served.sent.lock().map(|l| l.clone()).unwrap_or_default() {
