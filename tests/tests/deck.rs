@@ -402,9 +402,39 @@ fn phone_width_stays_readable() {
                 px.as_f64().unwrap_or(0.0) >= 13.0,
                 "{id} slide {i}: {px} px text"
             );
+            // On a phone the slide is a page that scrolls: an item still to come takes no
+            // room, so a slide opened at its first step shows its text at once.
+            let kept = b.js(
+                "return [...document.querySelectorAll('.stage .frag:not(.shown)')].filter(e => e.getBoundingClientRect().height > 0).length",
+                json!([]),
+            );
+            assert_eq!(
+                kept,
+                json!(0),
+                "{id} slide {i}: items still to come keep room"
+            );
             b.screenshot(&shots.join(format!("{i:02}.png")));
         }
     }
+    // Slide 6 builds four cards above its bullets: at the first step the bullets are on the
+    // first screen, and → brings the first card in above them, with a box of its own.
+    b.open("#/production/6");
+    b.wait_counter("০৬ / ২২");
+    let bullets = b.rect(".stage .slide ul").expect("slide 6's bullets");
+    assert!(
+        bullets.y + 20.0 < f64::from(PHONE.1),
+        "slide 6's bullets start at {} px, below the screen",
+        bullets.y
+    );
+    b.press(key::RIGHT);
+    b.wait(5, "the first card", |b| b.exists(".stage .frag.shown"));
+    let card = b.rect(".stage .frag.shown").expect("the first card");
+    let moved = b.rect(".stage .slide ul").expect("slide 6's bullets");
+    assert!(
+        card.height > 20.0 && card.y < moved.y,
+        "card {card:?}, bullets {moved:?}"
+    );
+    assert_eq!(b.text(".counter").as_deref(), Some("০৬ / ২২"));
     // The lab pages too.
     for id in ["lru", "eviction", "sampling", "jitter", "stampede"] {
         b.open(&format!("#/lab/{id}"));
