@@ -67,8 +67,8 @@ pub fn prefetch() {
 
 /// How long a slide before a lab waits before [`prefetch`]: 1.5 s on the slide, and not
 /// before the page's first paint is 4 s old. The first seconds of a phone's slow link belong
-/// to what the first slide needs (its fonts, the deck, the player); the labs module (364 KB
-/// gzip, about 1.8 s at 1.6 Mbps) comes after them. A student who moves to the lab sooner
+/// to what the first slide needs (its fonts, the deck, the player); the labs module (about
+/// 370 KB gzip, near 2 s at 1.6 Mbps) comes after them. A student who moves to the lab sooner
 /// gets it at once, as the lab asks for it itself.
 pub fn prefetch_delay_ms() -> u32 {
     const ON_SLIDE: f64 = 1500.0;

@@ -37,10 +37,18 @@ pub fn app_url() -> &'static str {
 pub struct Served {
     /// The app's URL (`http://127.0.0.1:<port><prefix>`).
     pub url: String,
-    /// Every path requested so far.
-    pub requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     /// Every response sent so far, with when its request arrived.
     pub sent: std::sync::Arc<std::sync::Mutex<Vec<Sent>>>,
+}
+
+impl Served {
+    /// Every path answered so far, in order.
+    pub fn requests(&self) -> Vec<String> {
+        self.sent
+            .lock()
+            .map(|l| l.iter().map(|s| s.path.clone()).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// One response of [`serve_dist`]'s server.
@@ -76,21 +84,16 @@ pub fn serve_dist_as(prefix: &'static str, gzip: bool) -> Served {
         "http://127.0.0.1:{}{prefix}",
         listener.local_addr().unwrap().port()
     );
-    let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let sent = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let (log, sent_log) = (requests.clone(), sent.clone());
+    let log = sent.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             let dist = dist.clone();
-            let (log, sent_log) = (log.clone(), sent_log.clone());
-            std::thread::spawn(move || serve_one(stream, &dist, prefix, gzip, &log, &sent_log));
+            let log = log.clone();
+            std::thread::spawn(move || serve_one(stream, &dist, prefix, gzip, &log));
         }
     });
-    Served {
-        url,
-        requests,
-        sent,
-    }
+    Served { url, sent }
 }
 
 fn content_type(path: &Path) -> &'static str {
@@ -137,7 +140,6 @@ fn serve_one(
     dist: &Path,
     prefix: &str,
     gzip: bool,
-    log: &std::sync::Mutex<Vec<String>>,
     sent: &std::sync::Mutex<Vec<Sent>>,
 ) {
     let at_ms = std::time::SystemTime::now()
@@ -162,9 +164,6 @@ fn serve_one(
         .split(['?', '#'])
         .next()
         .unwrap_or("/");
-    if let Ok(mut l) = log.lock() {
-        l.push(path.to_string());
-    }
     // Outside the app's folder there is nothing (a host serving a project site has other
     // things there, never the app's files).
     let file = path.strip_prefix(prefix).map(|rel| {

@@ -25,7 +25,6 @@ fn wait_text(b: &Browser, css: &str) -> String {
     b.text(css).unwrap_or_default()
 }
 
-/// The native table for a lab query, computed the way `labsim eviction` does.
 /// Waits until every font face of the style sheets (seven) is loaded.
 fn wait_every_font_face(b: &Browser) {
     b.wait(10, "every font face loaded", |b| {
@@ -36,6 +35,7 @@ fn wait_every_font_face(b: &Browser) {
     });
 }
 
+/// The native table for a lab query, computed the way `labsim eviction` does.
 fn native_table(query: &str) -> String {
     let (p, errs) = Params::from_query(EVICTION, query);
     assert!(errs.is_empty(), "{errs:?}");
@@ -368,7 +368,7 @@ fn the_app_works_from_a_sub_path() {
             json!([]),
         ) == json!(true)
     });
-    let requests = served.requests.lock().unwrap().clone();
+    let requests = served.requests();
     for file in [
         "labs_bg.wasm",
         "worker_bg.wasm",
@@ -395,14 +395,7 @@ fn the_app_works_from_a_sub_path() {
 #[test]
 fn labs_load_only_when_a_lab_is_near() {
     let served = serve_dist("/");
-    let fetched = |file: &str| {
-        served
-            .requests
-            .lock()
-            .unwrap()
-            .iter()
-            .any(|r| r.ends_with(file))
-    };
+    let fetched = |file: &str| served.requests().iter().any(|r| r.ends_with(file));
     let b = laptop();
     // Slide 3: neither it nor the next holds a lab (slide 2, the roles map, holds the queue).
     b.open_url(&format!("{}#/production/3", served.url));
@@ -428,18 +421,14 @@ fn labs_load_only_when_a_lab_is_near() {
     // takes that worker over instead of starting a second one.
     let loaders = || {
         served
-            .requests
-            .lock()
-            .unwrap()
+            .requests()
             .iter()
             .filter(|r| r.ends_with("worker_loader.js"))
             .count()
     };
     let count = |file: &str| {
         served
-            .requests
-            .lock()
-            .unwrap()
+            .requests()
             .iter()
             .filter(|r| r.ends_with(file))
             .count()
