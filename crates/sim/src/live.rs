@@ -65,6 +65,134 @@ impl Code {
     }
 }
 
+/// Which of the proxy's bounds a refusal met (server mode, issue 22). It travels beside the
+/// code (`"limit": "ELEMENTS_PER_KEY"`), so a client that does not know the field still reads
+/// the code and the message; one that does shows [`Limit::bn`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Limit {
+    /// A message over the size limit (TOO_LARGE).
+    MessageSize,
+    /// Too many words in one command, or keys and arguments of a script (TOO_LARGE).
+    Args,
+    /// One argument over the size limit (TOO_LARGE).
+    ArgSize,
+    /// One key name over the size limit (TOO_LARGE).
+    KeySize,
+    /// More distinct keys than a session may write (TOO_LARGE).
+    KeysPerSession,
+    /// A list, hash, sorted set or stream would hold more elements than one key may (TOO_LARGE).
+    ElementsPerKey,
+    /// The session's data in Redis would pass its memory budget (TOO_LARGE).
+    SessionMemory,
+    /// A `COUNT` (or `LIMIT … count`, or LPOP/RPOP's count) over the cap (TOO_LARGE).
+    Count,
+    /// A `LIMIT` offset over the cap (TOO_LARGE).
+    Offset,
+    /// XADD's `MINID` or `LIMIT`: the proxy bounds every stream by `MAXLEN` (BAD_REQUEST).
+    StreamTrim,
+    /// A consumer group's pending list is full: acknowledge (XACK) first (TOO_LARGE).
+    PendingPerGroup,
+    /// More consumer groups on one stream than allowed (TOO_LARGE).
+    GroupsPerStream,
+    /// More consumers in one group than allowed (TOO_LARGE).
+    ConsumersPerGroup,
+    /// The reply is bigger than the proxy sends in one message (TOO_LARGE; it ran).
+    ReplySize,
+    /// Too much reply data on its way at once, for this session or the whole server
+    /// (RATE_LIMITED).
+    ReplyBudget,
+    /// Over the connection's rate of work (RATE_LIMITED).
+    Rate,
+    /// Too many requests waiting for Redis at once on this connection (RATE_LIMITED).
+    InFlight,
+    /// Every connection the server keeps for blocking reads is busy (TIMEOUT).
+    BlockingSlots,
+    /// Refused on this Redis version: a known vulnerability (FORBIDDEN).
+    UnsafeOnThisRedis,
+}
+
+impl Limit {
+    /// Every limit, in the order above.
+    pub const ALL: [Limit; 19] = [
+        Limit::MessageSize,
+        Limit::Args,
+        Limit::ArgSize,
+        Limit::KeySize,
+        Limit::KeysPerSession,
+        Limit::ElementsPerKey,
+        Limit::SessionMemory,
+        Limit::Count,
+        Limit::Offset,
+        Limit::StreamTrim,
+        Limit::PendingPerGroup,
+        Limit::GroupsPerStream,
+        Limit::ConsumersPerGroup,
+        Limit::ReplySize,
+        Limit::ReplyBudget,
+        Limit::Rate,
+        Limit::InFlight,
+        Limit::BlockingSlots,
+        Limit::UnsafeOnThisRedis,
+    ];
+
+    /// What it means, in Bengali.
+    pub fn bn(self) -> &'static str {
+        match self {
+            Limit::MessageSize => "বার্তাটা সীমার চেয়ে বড়",
+            Limit::Args => "একটা কমান্ডে আর্গুমেন্ট সীমার চেয়ে বেশি",
+            Limit::ArgSize => "একটা আর্গুমেন্ট সীমার চেয়ে বড়",
+            Limit::KeySize => "key-এর নাম সীমার চেয়ে লম্বা",
+            Limit::KeysPerSession => "এই সেশনে আর নতুন key লেখা যাবে না — সীমা পূর্ণ",
+            Limit::ElementsPerKey => {
+                "একটা key-তে (list, hash, sorted set, stream) এর বেশি উপাদান রাখা যাবে না"
+            }
+            Limit::SessionMemory => {
+                "এই সেশনের ডেটা Redis-এ বরাদ্দ জায়গা ছাড়িয়ে যাবে — কিছু key মুছে (DEL) আবার চেষ্টা করুন"
+            }
+            Limit::Count => "COUNT (বা LIMIT-এর সংখ্যা) সীমার চেয়ে বড়",
+            Limit::Offset => "LIMIT-এর offset সীমার চেয়ে বড়",
+            Limit::StreamTrim => "XADD-এ MINID বা LIMIT চলবে না — প্রতিটা stream MAXLEN দিয়ে বাঁধা",
+            Limit::PendingPerGroup => "এই consumer group-এর pending তালিকা ভরা — আগে XACK করুন",
+            Limit::GroupsPerStream => "একটা stream-এ এর বেশি consumer group রাখা যাবে না",
+            Limit::ConsumersPerGroup => "একটা group-এ এর বেশি consumer রাখা যাবে না",
+            Limit::ReplySize => {
+                "উত্তরটা এক বার্তায় পাঠানোর পক্ষে বড় — ছোট পরিসর (range/COUNT) চেয়ে নিন; কমান্ডটা চলেছে"
+            }
+            Limit::ReplyBudget => "একসাথে অনেক বড় উত্তর পথে আছে — একটু পরে আবার চেষ্টা করুন",
+            Limit::Rate => "খুব দ্রুত বা খুব ভারী কাজ পাঠানো হচ্ছে — একটু থেমে আবার চেষ্টা করুন",
+            Limit::InFlight => "একসাথে অনেক অনুরোধ উত্তরের অপেক্ষায় — আগের উত্তরগুলো আসুক",
+            Limit::BlockingSlots => "সার্ভারের blocking-read সংযোগ সব ব্যস্ত — কমান্ডটা পাঠানো হয়নি",
+            Limit::UnsafeOnThisRedis => "এই Redis সংস্করণে কমান্ডটা নিরাপদ নয় (জানা দুর্বলতা) — বন্ধ রাখা হয়েছে",
+        }
+    }
+
+    /// The limit as it travels (`ELEMENTS_PER_KEY`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::MessageSize => "MESSAGE_SIZE",
+            Limit::Args => "ARGS",
+            Limit::ArgSize => "ARG_SIZE",
+            Limit::KeySize => "KEY_SIZE",
+            Limit::KeysPerSession => "KEYS_PER_SESSION",
+            Limit::ElementsPerKey => "ELEMENTS_PER_KEY",
+            Limit::SessionMemory => "SESSION_MEMORY",
+            Limit::Count => "COUNT",
+            Limit::Offset => "OFFSET",
+            Limit::StreamTrim => "STREAM_TRIM",
+            Limit::PendingPerGroup => "PENDING_PER_GROUP",
+            Limit::GroupsPerStream => "GROUPS_PER_STREAM",
+            Limit::ConsumersPerGroup => "CONSUMERS_PER_GROUP",
+            Limit::ReplySize => "REPLY_SIZE",
+            Limit::ReplyBudget => "REPLY_BUDGET",
+            Limit::Rate => "RATE",
+            Limit::InFlight => "IN_FLIGHT",
+            Limit::BlockingSlots => "BLOCKING_SLOTS",
+            Limit::UnsafeOnThisRedis => "UNSAFE_ON_THIS_REDIS",
+        }
+    }
+}
+
 /// An error answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrBody {
@@ -72,9 +200,39 @@ pub struct ErrBody {
     pub code: Code,
     /// The proxy's (or Redis') text.
     pub message: String,
+    /// Which bound was met, when one was (absent on the wire otherwise; a proxy from before
+    /// issue 22 never sends it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Limit>,
 }
 
 impl ErrBody {
+    /// An error with no particular limit.
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        ErrBody {
+            code,
+            message: message.into(),
+            limit: None,
+        }
+    }
+
+    /// A refusal because `limit` was met.
+    pub fn limited(code: Code, limit: Limit, message: impl Into<String>) -> Self {
+        ErrBody {
+            code,
+            message: message.into(),
+            limit: Some(limit),
+        }
+    }
+
+    /// What it means, in Bengali: the limit's text when one was met, else the code's.
+    pub fn bn(&self) -> &'static str {
+        match self.limit {
+            Some(l) => l.bn(),
+            None => self.code.bn(),
+        }
+    }
+
     /// As an error reply for an actor: Redis' own text for `REDIS`, otherwise the code first.
     pub fn to_reply(&self) -> Reply {
         match self.code {
@@ -414,6 +572,32 @@ mod tests {
             parse(r#"{"hello":{"namespace":"lab:{x}:"}}"#),
             Some(Incoming::Hello)
         );
+        assert_eq!(e.limit, None);
+        // The limit a refusal met travels beside the code; a client that ignores it still
+        // reads the code.
+        let e = parse(
+            r#"{"id":4,"err":{"code":"TOO_LARGE","message":"m","limit":"ELEMENTS_PER_KEY"}}"#,
+        );
+        let Some(Incoming::Answer { result: Err(e), .. }) = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(
+            (e.code, e.limit),
+            (Code::TooLarge, Some(Limit::ElementsPerKey))
+        );
+        assert_eq!(e.bn(), Limit::ElementsPerKey.bn());
+        assert_eq!(
+            serde_json::to_value(ErrBody::new(Code::Timeout, "t")).unwrap(),
+            json!({"code": "TIMEOUT", "message": "t"})
+        );
+        assert_eq!(
+            serde_json::to_value(ErrBody::limited(Code::TooLarge, Limit::Count, "c")).unwrap(),
+            json!({"code": "TOO_LARGE", "message": "c", "limit": "COUNT"})
+        );
+        for l in Limit::ALL {
+            assert_eq!(serde_json::to_value(l).unwrap(), json!(l.name()));
+            assert!(!l.bn().is_empty());
+        }
         assert_eq!(parse("nonsense"), None);
         assert_eq!(
             parse(r#"{"id":3,"err":{"code":"NOPE","message":""}}"#),
