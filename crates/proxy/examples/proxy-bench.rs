@@ -33,7 +33,7 @@
 mod support;
 
 use futures_util::{SinkExt, StreamExt};
-use redislab_proxy::{app, AppState, Config};
+use redislab_proxy::{AppState, Config};
 use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -91,12 +91,23 @@ fn serve(redis_url: &str) {
         cfg.rate_per_sec = 1_000_000;
         cfg.burst = 1_000_000;
         cfg.max_connections = 2_000;
+        // Every client is on loopback: one address.
+        cfg.max_sessions_per_address = 2_000;
+        if let Some(w) = cfg.fit_descriptors() {
+            eprintln!("proxy: {w}");
+        }
         let state = AppState::new(cfg).unwrap();
+        for w in state.start().await.unwrap() {
+            eprintln!("proxy: {w}");
+        }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         println!("LISTEN {}", listener.local_addr().unwrap());
-        axum::serve(redislab_proxy::nodelay(listener), app(state))
-            .await
-            .unwrap();
+        axum::serve(
+            redislab_proxy::nodelay(listener),
+            redislab_proxy::service(state),
+        )
+        .await
+        .unwrap();
     });
 }
 

@@ -13,7 +13,9 @@
 //! Replies become the simulator's [`Reply`], so the proxy's JSON is exactly the JSON of
 //! `labsim redis` ([`Reply::to_json`]).
 
-use crate::protocol::{Code, ErrBody};
+use crate::budget::{Kind, Size};
+use crate::protocol::{Code, ErrBody, Limit};
+use crate::scripts::{self, ProxyScript};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::cluster::{ClusterClient, ClusterClientBuilder};
 use redis::cluster_async::ClusterConnection;
@@ -26,9 +28,11 @@ use redis::{
 use redislab_sim::redis::Script;
 use redislab_sim::Reply;
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::OnceCell;
+use tokio::sync::{OnceCell, OwnedSemaphorePermit, Semaphore};
 
 /// The shared connection: to one Redis, or to a cluster.
 #[derive(Clone)]
@@ -37,17 +41,36 @@ enum Shared {
     Cluster(ClusterConnection),
 }
 
+/// A node of a `MOVED` redirect's text (`<slot> <host>:<port>`).
+fn node_of(detail: &str) -> Option<(String, u16)> {
+    let addr = detail.split_whitespace().nth(1)?;
+    let (host, port) = addr.rsplit_once(':')?;
+    Some((
+        host.trim_matches(['[', ']']).to_string(),
+        port.parse().ok()?,
+    ))
+}
+
 /// `host:port` of a `MOVED` redirect: the command did not run; that node owns the slot.
 fn moved(e: &RedisError) -> Option<(String, u16)> {
     if e.kind() != ErrorKind::Server(ServerErrorKind::Moved) {
         return None;
     }
     let (addr, _slot) = e.redirect_node()?;
-    let (host, port) = addr.rsplit_once(':')?;
-    Some((
-        host.trim_matches(['[', ']']).to_string(),
-        port.parse().ok()?,
-    ))
+    node_of(&format!("0 {addr}"))
+}
+
+/// The same for a pipeline's replies (errors kept as values): its first reply is `MOVED`.
+fn moved_value(v: &Value) -> Option<(String, u16)> {
+    match v {
+        Value::Array(a) => match a.first() {
+            Some(Value::ServerError(e)) if e.kind() == Some(ServerErrorKind::Moved) => {
+                node_of(e.details()?)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 fn by_address((host, port): (String, u16)) -> RoutingInfo {
@@ -74,25 +97,31 @@ impl Shared {
     }
 
     /// A pipeline's replies, one per command (after a followed `MOVED`, `ignore()`d ones
-    /// included).
+    /// included). With `ignore_errors` a `MOVED` comes back as the first reply: followed too.
     async fn pipe(&mut self, p: &redis::Pipeline) -> RedisResult<Value> {
         match self {
             Shared::Single(c) => p.query_async(c).await,
-            Shared::Cluster(c) => match p.query_async::<Value>(c).await {
-                Err(e) => match moved(&e) {
-                    Some((host, port)) => c
-                        .route_pipeline(
-                            p.clone(),
-                            0,
-                            p.len(),
-                            SingleNodeRoutingInfo::ByAddress { host, port },
-                        )
-                        .await
-                        .map(Value::Array),
-                    None => Err(e),
-                },
-                ok => ok,
-            },
+            Shared::Cluster(c) => {
+                let node = match p.query_async::<Value>(c).await {
+                    Err(e) => match moved(&e) {
+                        Some(node) => node,
+                        None => return Err(e),
+                    },
+                    Ok(v) => match moved_value(&v) {
+                        Some(node) => node,
+                        None => return Ok(v),
+                    },
+                };
+                let (host, port) = node;
+                c.route_pipeline(
+                    p.clone(),
+                    0,
+                    p.len(),
+                    SingleNodeRoutingInfo::ByAddress { host, port },
+                )
+                .await
+                .map(Value::Array)
+            }
         }
     }
 }
@@ -112,6 +141,67 @@ fn open(url: &str) -> Result<redis::Client, RedisError> {
     redis::Client::open(info)
 }
 
+/// The bookkeeping that follows a write (the [`scripts::AFTER`] script): the session's
+/// tracking set, the write's keys, the backstop, which keys it may create.
+pub struct After<'a> {
+    pub track: &'a [u8],
+    pub keys: &'a [Vec<u8>],
+    pub backstop: u64,
+    /// One `0`/`1` per key: `1` for a key the write may create.
+    pub mask: String,
+}
+
+impl After<'_> {
+    fn cmd(&self) -> Cmd {
+        let mut c = redis::cmd("EVALSHA");
+        c.arg(scripts::AFTER.sha1()).arg(1 + self.keys.len());
+        c.arg(self.track);
+        for k in self.keys {
+            c.arg(k.as_slice());
+        }
+        c.arg(self.backstop).arg(&self.mask);
+        c
+    }
+}
+
+/// The sizes the `after` script reports, one per key.
+fn sizes(v: &Value) -> Option<Vec<Size>> {
+    let Value::Array(a) = v else { return None };
+    let int = |v: &Value| match v {
+        Value::Int(n) => u64::try_from(*n).ok(),
+        _ => None,
+    };
+    a.chunks(5)
+        .map(|c| {
+            let kind = match &c[0] {
+                Value::BulkString(t) => Kind::from_type(t),
+                Value::SimpleString(t) => Kind::from_type(t.as_bytes()),
+                _ => return None,
+            };
+            Some(Size {
+                kind,
+                n: int(c.get(1)?)?,
+                pending: int(c.get(2)?)?,
+                groups: int(c.get(3)?)?,
+                consumers: int(c.get(4)?)?,
+            })
+        })
+        .collect()
+}
+
+fn is_noscript(v: &Value) -> bool {
+    matches!(v, Value::ServerError(e) if e.kind() == Some(ServerErrorKind::NoScript))
+}
+
+/// A connection a blocking read has borrowed (one server-wide permit with it). Given back
+/// with [`Backend::give_back`] when it is clean; dropped (closed) otherwise.
+pub struct Lease {
+    conn: Option<MultiplexedConnection>,
+    /// The node it goes to (a cluster: the one that owns the session's slot, once known).
+    pub node: Option<(String, u16)>,
+    _permit: OwnedSemaphorePermit,
+}
+
 /// Connections to one Redis or to a Redis Cluster.
 pub struct Backend {
     /// One Redis; on a cluster, the first seed node (its address and credentials are where
@@ -122,7 +212,15 @@ pub struct Backend {
     cluster: Option<ClusterClient>,
     shared: OnceCell<Shared>,
     timeout: Duration,
+    /// Connections for blocking reads between two reads, per node (a few kept warm).
+    idle: Mutex<HashMap<Option<(String, u16)>, Vec<MultiplexedConnection>>>,
+    /// One permit per connection open for blocking reads: the server-wide bound.
+    blocking: Arc<Semaphore>,
+    max_blocking: usize,
 }
+
+/// Idle connections for blocking reads kept per node.
+const KEEP_IDLE: usize = 16;
 
 impl Backend {
     /// A backend for one Redis at `url`; nothing is connected until the first request, so
@@ -131,11 +229,12 @@ impl Backend {
     /// # Errors
     /// When the URL is not a Redis URL.
     pub fn new(url: &str, timeout: Duration) -> Result<Self, RedisError> {
-        Self::with_nodes(&[url.to_string()], false, timeout)
+        Self::with_nodes(&[url.to_string()], false, timeout, 512)
     }
 
     /// A backend for `urls`: one Redis, or — when `cluster` or when there are several — the
-    /// nodes of a Redis Cluster to start from (the client learns the others from them).
+    /// nodes of a Redis Cluster to start from (the client learns the others from them); at
+    /// most `max_blocking` connections open for blocking reads at once.
     ///
     /// # Errors
     /// When a URL is not a Redis URL, or there is none.
@@ -143,6 +242,7 @@ impl Backend {
         urls: &[String],
         cluster: bool,
         timeout: Duration,
+        max_blocking: usize,
     ) -> Result<Self, RedisError> {
         let clients = urls
             .iter()
@@ -170,12 +270,32 @@ impl Backend {
             cluster,
             shared: OnceCell::new(),
             timeout,
+            idle: Mutex::new(HashMap::new()),
+            blocking: Arc::new(Semaphore::new(max_blocking)),
+            max_blocking,
         })
     }
 
     /// Whether the backend is a Redis Cluster.
     pub fn is_cluster(&self) -> bool {
         self.cluster.is_some()
+    }
+
+    /// Connections open (or being opened) for blocking reads right now.
+    pub fn blocking_open(&self) -> usize {
+        self.max_blocking - self.blocking.available_permits()
+    }
+
+    /// The seed nodes, each with a plain connection of its own (for the checks at start).
+    pub async fn seed_connections(&self) -> Vec<Result<MultiplexedConnection, RedisError>> {
+        let cfg = AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(Duration::from_millis(1000)))
+            .set_response_timeout(Some(self.timeout + Duration::from_secs(1)));
+        let mut out = Vec::new();
+        for c in std::iter::once(&self.client).chain(&self.seeds) {
+            out.push(c.get_multiplexed_async_connection_with_config(&cfg).await);
+        }
+        out
     }
 
     /// The shared connection, made on first use (a failed attempt is retried by the next
@@ -203,9 +323,9 @@ impl Backend {
             .cloned()
     }
 
-    /// A new connection of a session's own, for blocking reads (no response timeout: the
-    /// caller's deadline covers the bounded block time): to the Redis, or to the cluster
-    /// node `to` (or, not knowing it yet, the first seed node that answers).
+    /// A new connection for blocking reads (no response timeout: the caller's deadline
+    /// covers the bounded block time): to the Redis, or to the cluster node `to` (or, not
+    /// knowing it yet, the first seed node that answers).
     async fn dedicated(
         &self,
         to: Option<(String, u16)>,
@@ -233,11 +353,12 @@ impl Backend {
         Err(last.expect("at least one node"))
     }
 
-    /// Runs one command on the shared connection within the deadline.
+    /// Runs one command on the shared connection within the deadline; its reply as Redis
+    /// sent it (an error reply is the error).
     ///
     /// # Errors
     /// The protocol error for the failure (see [`classify`]).
-    pub async fn run(&self, cmd: &Cmd, write: bool) -> Result<Reply, ErrBody> {
+    pub async fn run(&self, cmd: &Cmd, write: bool) -> Result<Value, ErrBody> {
         deadline(self.timeout, write, async {
             self.shared().await?.query(cmd).await
         })
@@ -249,17 +370,63 @@ impl Backend {
     ///
     /// # Errors
     /// When the pipeline fails.
-    pub async fn pipe(&self, p: &redis::Pipeline) -> Result<(), ErrBody> {
+    pub async fn pipe(&self, p: &redis::Pipeline) -> Result<Value, ErrBody> {
         deadline(self.timeout, true, async {
             self.shared().await?.pipe(p).await
         })
         .await
-        .map(|_| ())
     }
 
-    /// Runs a named script: EVALSHA, and on NOSCRIPT (the script never ran) SCRIPT LOAD and
-    /// EVALSHA once more, pipelined — so on a cluster both go to the node that owns the keys'
-    /// slot (the pipeline is routed by EVALSHA's keys; SCRIPT LOAD has none).
+    /// A session's write and its bookkeeping ([`After`]) in one round trip on the shared
+    /// connection: the write's own reply (Redis' error reply as a value) and its keys' sizes.
+    ///
+    /// # Errors
+    /// As [`Backend::run`].
+    pub async fn write(
+        &self,
+        cmd: &Cmd,
+        after: &After<'_>,
+    ) -> Result<(Value, Option<Vec<Size>>), ErrBody> {
+        let mut p = redis::pipe();
+        p.ignore_errors();
+        p.add_command(cmd.clone());
+        p.add_command(after.cmd());
+        let v = self.pipe(&p).await?;
+        self.then_after(v, after).await
+    }
+
+    /// `[reply, after's reply]` → the reply and the sizes; when the `after` script was not
+    /// loaded (the write ran), it is loaded and run once more, alone.
+    async fn then_after(
+        &self,
+        v: Value,
+        after: &After<'_>,
+    ) -> Result<(Value, Option<Vec<Size>>), ErrBody> {
+        let (first, second) = match v {
+            Value::Array(mut a) if a.len() >= 2 => {
+                let second = a.pop().expect("two");
+                (a.pop().expect("two"), second)
+            }
+            other => return Ok((other, None)),
+        };
+        let second = if is_noscript(&second) {
+            let mut p = redis::pipe();
+            p.ignore_errors();
+            p.cmd("SCRIPT").arg("LOAD").arg(scripts::AFTER.source);
+            p.add_command(after.cmd());
+            match self.pipe(&p).await {
+                Ok(Value::Array(mut a)) if a.len() == 2 => a.pop().expect("two"),
+                _ => Value::Nil,
+            }
+        } else {
+            second
+        };
+        Ok((first, sizes(&second)))
+    }
+
+    /// Runs a named script and its bookkeeping: EVALSHA and `after` pipelined; on NOSCRIPT
+    /// (the script never ran) SCRIPT LOAD, EVALSHA and `after` once more, pipelined — so on a
+    /// cluster all go to the node that owns the keys' slot.
     ///
     /// # Errors
     /// As [`Backend::run`].
@@ -268,7 +435,8 @@ impl Backend {
         s: &Script,
         keys: &[Vec<u8>],
         args: &[String],
-    ) -> Result<Reply, ErrBody> {
+        after: &After<'_>,
+    ) -> Result<(Value, Option<Vec<Size>>), ErrBody> {
         let mut evalsha = redis::cmd("EVALSHA");
         evalsha.arg(s.sha1).arg(keys.len());
         for k in keys {
@@ -277,7 +445,52 @@ impl Backend {
         for a in args {
             evalsha.arg(a.as_str());
         }
-        deadline(self.timeout, true, async {
+        let mut p = redis::pipe();
+        p.ignore_errors();
+        p.add_command(evalsha.clone());
+        p.add_command(after.cmd());
+        let v = self.pipe(&p).await?;
+        let ran = match &v {
+            Value::Array(a) => !a.first().is_some_and(is_noscript),
+            _ => true,
+        };
+        if ran {
+            return self.then_after(v, after).await;
+        }
+        let mut p = redis::pipe();
+        p.ignore_errors();
+        p.cmd("SCRIPT").arg("LOAD").arg(s.source);
+        p.add_command(evalsha);
+        p.add_command(after.cmd());
+        match self.pipe(&p).await? {
+            Value::Array(mut a) if a.len() == 3 => {
+                a.remove(0);
+                self.then_after(Value::Array(a), after).await
+            }
+            other => Ok((other, None)),
+        }
+    }
+
+    /// Runs one of the proxy's own scripts (loading it on NOSCRIPT).
+    ///
+    /// # Errors
+    /// As [`Backend::run`]; Redis' error reply is REDIS.
+    pub async fn proxy_script(
+        &self,
+        s: &ProxyScript,
+        keys: &[&[u8]],
+        args: &[&[u8]],
+        write: bool,
+    ) -> Result<Value, ErrBody> {
+        let mut evalsha = redis::cmd("EVALSHA");
+        evalsha.arg(s.sha1()).arg(keys.len());
+        for k in keys {
+            evalsha.arg(*k);
+        }
+        for a in args {
+            evalsha.arg(*a);
+        }
+        deadline(self.timeout, write, async {
             let mut c = self.shared().await?;
             match c.query(&evalsha).await {
                 Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
@@ -285,7 +498,6 @@ impl Backend {
                     p.ignore_errors();
                     p.cmd("SCRIPT").arg("LOAD").arg(s.source);
                     p.add_command(evalsha.clone());
-                    // [SHA1 or an error, EVALSHA's reply]
                     match c.pipe(&p).await? {
                         Value::Array(mut v) if v.len() == 2 => Ok(v.remove(1)),
                         other => Ok(other),
@@ -297,43 +509,108 @@ impl Backend {
         .await
     }
 
-    /// Runs a blocking read on a session's own connection `conn` (made if there is none)
-    /// within `block + timeout`. On a cluster, the connection goes to the node that owns the
-    /// session's slot: a `MOVED` reply (the read did not run) moves it there, and the read
-    /// is sent once more.
+    /// A connection for one blocking read: an idle one to `node` or a new one (opened by
+    /// [`Backend::run_blocking`]), within `wait` for a server-wide permit.
     ///
     /// # Errors
-    /// As [`Backend::run`]; the caller drops `conn` after any error but Redis' own.
+    /// TIMEOUT (BLOCKING_SLOTS) when every permit stays taken for `wait`: nothing was sent.
+    pub async fn lease(
+        &self,
+        node: Option<(String, u16)>,
+        wait: Duration,
+    ) -> Result<Lease, ErrBody> {
+        let permit = tokio::time::timeout(wait, self.blocking.clone().acquire_owned())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .ok_or_else(|| {
+                ErrBody::limited(
+                    Code::Timeout,
+                    Limit::BlockingSlots,
+                    format!(
+                        "all {} connections for blocking reads are busy; this read was not sent",
+                        self.max_blocking
+                    ),
+                )
+            })?;
+        let conn = self
+            .idle
+            .lock()
+            .expect("not poisoned")
+            .get_mut(&node)
+            .and_then(Vec::pop);
+        Ok(Lease {
+            conn,
+            node,
+            _permit: permit,
+        })
+    }
+
+    /// A lease whose read ended cleanly: its connection is kept for the next (a few per
+    /// node), its permit freed.
+    pub fn give_back(&self, lease: Lease) {
+        if let Some(c) = lease.conn {
+            let mut idle = self.idle.lock().expect("not poisoned");
+            let v = idle.entry(lease.node).or_default();
+            if v.len() < KEEP_IDLE {
+                v.push(c);
+            }
+        }
+    }
+
+    /// Runs a blocking read (and its bookkeeping, pipelined behind it: Redis runs it the
+    /// moment the read is served) on a leased connection within `block + timeout`. On a
+    /// cluster, the connection goes to the node that owns the session's slot: a `MOVED` reply
+    /// (the read did not run) moves it there, and the read is sent once more.
+    ///
+    /// # Errors
+    /// As [`Backend::run`]; the caller drops the lease after any error but Redis' own.
     pub async fn run_blocking(
         &self,
-        conn: &mut Option<MultiplexedConnection>,
+        lease: &mut Lease,
         cmd: &Cmd,
+        after: Option<&After<'_>>,
         block: Duration,
-    ) -> Result<Reply, ErrBody> {
-        if conn.is_none() {
-            *conn = Some(
-                self.dedicated(None)
+    ) -> Result<(Value, Option<Vec<Size>>), ErrBody> {
+        if lease.conn.is_none() {
+            lease.conn = Some(
+                self.dedicated(lease.node.clone())
                     .await
                     .map_err(|e| classify(&e, false))?,
             );
         }
-        deadline(block + self.timeout, true, async {
-            let c = conn.as_mut().expect("just made");
-            match cmd.query_async::<Value>(c).await {
-                Err(e) if self.is_cluster() => match moved(&e) {
-                    Some(node) => {
-                        *conn = None;
-                        let mut fresh = self.dedicated(Some(node)).await?;
-                        let r = cmd.query_async::<Value>(&mut fresh).await;
-                        *conn = Some(fresh);
-                        r
-                    }
-                    None => Err(e),
-                },
-                other => other,
+        let mut p = redis::pipe();
+        p.ignore_errors();
+        p.add_command(cmd.clone());
+        if let Some(a) = after {
+            p.add_command(a.cmd());
+        }
+        let v = deadline(block + self.timeout, true, async {
+            let c = lease.conn.as_mut().expect("just made");
+            let v = p.query_async::<Value>(c).await?;
+            match moved_value(&v) {
+                Some(node) if self.is_cluster() => {
+                    lease.conn = None;
+                    let mut fresh = self.dedicated(Some(node.clone())).await?;
+                    let r = p.query_async::<Value>(&mut fresh).await;
+                    lease.conn = Some(fresh);
+                    lease.node = Some(node);
+                    r
+                }
+                _ => Ok(v),
             }
         })
-        .await
+        .await?;
+        match after {
+            Some(a) => self.then_after(v, a).await,
+            None => Ok((
+                match v {
+                    Value::Array(mut a) if a.len() == 1 => a.pop().expect("one"),
+                    other => other,
+                },
+                None,
+            )),
+        }
     }
 }
 
@@ -364,11 +641,11 @@ async fn deadline(
     d: Duration,
     write: bool,
     f: impl Future<Output = Result<Value, RedisError>>,
-) -> Result<Reply, ErrBody> {
+) -> Result<Value, ErrBody> {
     match tokio::time::timeout(d, f).await {
-        Err(_) => Err(ErrBody {
-            code: Code::Timeout,
-            message: if write {
+        Err(_) => Err(ErrBody::new(
+            Code::Timeout,
+            if write {
                 format!(
                     "no reply from Redis within {} ms; the write may still happen",
                     d.as_millis()
@@ -376,21 +653,69 @@ async fn deadline(
             } else {
                 format!("no reply from Redis within {} ms", d.as_millis())
             },
-        }),
-        Ok(Ok(Value::ServerError(e))) => Err(redis_err(e.code(), e.details())),
-        Ok(Ok(v)) => Ok(to_reply(v)),
+        )),
+        Ok(Ok(Value::ServerError(e))) => Err(server_error(&e)),
+        Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(classify(&e, write)),
     }
 }
 
+/// Redis' own error reply, as a client sees it: REDIS with Redis' text — except the
+/// cluster's redirects and outages, UNAVAILABLE (nothing ran) — never naming a node.
+pub fn server_error(e: &redis::ServerError) -> ErrBody {
+    match e.kind() {
+        Some(ServerErrorKind::BusyLoading) => {
+            ErrBody::new(Code::Unavailable, "Redis is unavailable: it is loading its data")
+        }
+        Some(
+            ServerErrorKind::Ask
+            | ServerErrorKind::Moved
+            | ServerErrorKind::TryAgain
+            | ServerErrorKind::ClusterDown
+            | ServerErrorKind::MasterDown,
+        ) => ErrBody::new(
+            Code::Unavailable,
+            format!(
+                "Redis is unavailable: the cluster is moving or lost this slot ({}); try again",
+                e.code()
+            ),
+        ),
+        _ => redis_err(e.code(), e.details()),
+    }
+}
+
 fn redis_err(code: &str, detail: Option<&str>) -> ErrBody {
-    ErrBody {
-        code: Code::Redis,
-        message: match detail {
+    ErrBody::new(
+        Code::Redis,
+        scrub(&match detail {
             Some(d) => format!("{code} {d}"),
             None => code.to_string(),
-        },
+        }),
+    )
+}
+
+/// Redis' text without any node address in it (`10.0.0.2:7001`, `[fe80::1]:7001`, a
+/// `host:port` after MOVED/ASK): a client is never told where the servers are.
+pub fn scrub(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut redirect = 0;
+    for w in text.split(' ') {
+        let addr = w.rsplit_once(':').is_some_and(|(host, port)| {
+            !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit())
+                && (redirect == 2
+                    || host.starts_with('[')
+                    || (host.bytes().filter(|&b| b == b'.').count() == 3
+                        && host.bytes().all(|b| b.is_ascii_digit() || b == b'.')))
+        });
+        out.push(if addr { "<node>" } else { w });
+        redirect = match (redirect, w) {
+            (_, "MOVED" | "ASK") => 1,
+            (1, _) => 2,
+            _ => 0,
+        };
     }
+    out.join(" ")
 }
 
 /// The protocol error for a failed request. Redis' own error replies are REDIS (with
@@ -398,13 +723,13 @@ fn redis_err(code: &str, detail: Option<&str>) -> ErrBody {
 /// and outages (ASK, a second MOVED, TRYAGAIN, CLUSTERDOWN, MASTERDOWN) are UNAVAILABLE
 /// (nothing ran); a timeout is TIMEOUT; any other failure (the connection lost with the request on
 /// the wire) is UNKNOWN_OUTCOME for a write — never retried — and UNAVAILABLE for a read.
+/// The client's message never carries the library's text (it may name a node); the proxy
+/// logs it at debug level.
 pub fn classify(e: &RedisError, write: bool) -> ErrBody {
-    let unavailable = |why: String| ErrBody {
-        code: Code::Unavailable,
-        message: format!("Redis is unavailable: {why}"),
-    };
+    tracing::debug!(error = %e, "a request to Redis failed");
+    let unavailable = |why: &str| ErrBody::new(Code::Unavailable, format!("Redis is unavailable: {why}"));
     match e.kind() {
-        ErrorKind::Server(ServerErrorKind::BusyLoading) => unavailable(e.to_string()),
+        ErrorKind::Server(ServerErrorKind::BusyLoading) => unavailable("it is loading its data"),
         // A cluster that is resharding or failing over refused it before running it.
         ErrorKind::Server(
             ServerErrorKind::Ask
@@ -412,25 +737,21 @@ pub fn classify(e: &RedisError, write: bool) -> ErrBody {
             | ServerErrorKind::TryAgain
             | ServerErrorKind::ClusterDown
             | ServerErrorKind::MasterDown,
-        ) => unavailable(format!(
-            "the cluster is moving or lost this slot ({e}); try again"
+        ) => unavailable(&format!(
+            "the cluster is moving or lost this slot ({}); try again",
+            e.code().unwrap_or("ERR")
         )),
         ErrorKind::Server(_) | ErrorKind::Extension => {
             redis_err(e.code().unwrap_or("ERR"), e.detail())
         }
-        _ if e.is_connection_refusal() => unavailable(e.to_string()),
-        _ if e.is_timeout() => ErrBody {
-            code: Code::Timeout,
-            message: format!("no reply from Redis in time: {e}"),
-        },
-        _ if write => ErrBody {
-            code: Code::UnknownOutcome,
-            message: format!(
-                "the connection to Redis failed with the write in flight; it may or may not \
-                 have happened, and it is not retried: {e}"
-            ),
-        },
-        _ => unavailable(e.to_string()),
+        _ if e.is_connection_refusal() => unavailable("the connection was refused"),
+        _ if e.is_timeout() => ErrBody::new(Code::Timeout, "no reply from Redis in time"),
+        _ if write => ErrBody::new(
+            Code::UnknownOutcome,
+            "the connection to Redis failed with the write in flight; it may or may not \
+             have happened, and it is not retried",
+        ),
+        _ => unavailable("the connection to it failed"),
     }
 }
 
@@ -476,6 +797,18 @@ mod tests {
         assert_eq!(key_slot(b"foo{{bar}}zap"), key_slot(b"{bar"));
         // A session's keys and its tracking set share one slot.
         assert_eq!(key_slot(b"lab:{ab12}:lock:x"), key_slot(b"lab:{ab12}"));
+    }
+
+    #[test]
+    fn errors_never_name_a_node() {
+        assert_eq!(scrub("MOVED 3999 10.0.0.2:7001"), "MOVED 3999 <node>");
+        assert_eq!(scrub("ASK 1 redis-7.internal:6379"), "ASK 1 <node>");
+        assert_eq!(scrub("ERR x [fe80::1]:7000 y"), "ERR x <node> y");
+        assert_eq!(
+            scrub("WRONGTYPE Operation against a key holding the wrong kind of value"),
+            "WRONGTYPE Operation against a key holding the wrong kind of value"
+        );
+        assert_eq!(scrub("ERR time 12:30"), "ERR time 12:30");
     }
 
     #[test]

@@ -6,19 +6,27 @@
 //! session and in Redis), so several can stand behind a load balancer against one Redis.
 
 pub mod backend;
+pub mod budget;
 pub mod commands;
+pub mod housekeeping;
 pub mod protocol;
+pub mod scripts;
 pub mod session;
 
-use axum::extract::{Request, State, WebSocketUpgrade};
+use axum::extract::connect_info::IntoMakeServiceWithConnectInfo;
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State, WebSocketUpgrade};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::{Listener, ListenerExt};
+use axum::serve::{ListenerExt, TapIo};
 use axum::Router;
+use std::collections::{HashMap, HashSet};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{watch, Semaphore};
 use tower_http::compression::CompressionLayer;
@@ -41,25 +49,45 @@ pub struct Config {
     pub limits: Limits,
     /// Open WebSocket sessions at most; more are refused with 503.
     pub max_connections: usize,
+    /// Open sessions from one client address (an IPv6 address counts by its /64); more are
+    /// refused with 429.
+    pub max_sessions_per_address: usize,
+    /// The header a trusted load balancer puts the client's address in (`X-Forwarded-For`:
+    /// its last entry; `X-Real-IP`); `None`: the TCP peer's address.
+    pub client_ip_header: Option<String>,
     /// Bytes in one message; bigger ones get TOO_LARGE (and past twice this the socket is
     /// closed with 1009 before the message is even buffered).
     pub max_message_bytes: usize,
-    /// Messages per second per connection, and the burst allowed.
+    /// Work per second per connection (a request costs 1, more when it moves or walks more
+    /// than `cost_unit` bytes; every frame counts), and the burst allowed.
     pub rate_per_sec: u32,
     pub burst: u32,
+    /// Bytes of a request's data (sent, read or walked) that cost one more unit of the rate.
+    pub cost_unit: u64,
     /// Requests of one connection waiting for Redis at once.
     pub max_in_flight: usize,
     /// Deadline of one request (a blocking read: its block time plus this).
     pub timeout: Duration,
-    /// A connection with no message for this long is closed.
+    /// A connection with no request for this long is closed (pings do not count).
     pub idle_timeout: Duration,
+    /// A session is closed this long after it opened, whatever it does.
+    pub max_session: Duration,
     /// Distinct keys one session may write.
     pub max_keys: usize,
+    /// Bytes one session's data may take in Redis (an upper bound the proxy counts).
+    pub session_bytes: u64,
+    /// The largest reply sent (as JSON); a bigger one is TOO_LARGE (REPLY_SIZE).
+    pub max_reply_bytes: usize,
+    /// Reply bytes on their way at once, the whole proxy (what Redis may buffer for it).
+    pub reply_budget: u64,
+    /// … and one session's share of it.
+    pub session_reply_share: u64,
+    /// Connections open for blocking reads at once, the whole proxy.
+    pub max_blocking: usize,
     /// A closed session's keys expire within this.
     pub session_grace: Duration,
-    /// TTL of a session's tracking set, refreshed whenever it gets a new key (a backstop in
-    /// case a proxy dies without cleaning up).
-    pub track_ttl: Duration,
+    /// How often the proxy vouches for its sessions and sweeps dead ones.
+    pub heartbeat: Duration,
 }
 
 impl Config {
@@ -83,16 +111,77 @@ impl Config {
             allow_origins: Vec::new(),
             limits: Limits::default(),
             max_connections: 1000,
+            max_sessions_per_address: 64,
+            client_ip_header: None,
             max_message_bytes: 64 * 1024,
             rate_per_sec: 200,
             burst: 400,
+            cost_unit: 16 * 1024,
             max_in_flight: 32,
             timeout: Duration::from_secs(2),
             idle_timeout: Duration::from_secs(300),
-            max_keys: 10_000,
+            max_session: Duration::from_secs(2 * 3600),
+            max_keys: 1_000,
+            session_bytes: 1024 * 1024,
+            max_reply_bytes: 1024 * 1024,
+            reply_budget: 32 * 1024 * 1024,
+            session_reply_share: 4 * 1024 * 1024,
+            max_blocking: 512,
             session_grace: Duration::from_secs(60),
-            track_ttl: Duration::from_secs(24 * 3600),
+            heartbeat: Duration::from_secs(10),
         }
+    }
+
+    /// Lowers `max_connections` (and `max_blocking`) to what the process' descriptor limit
+    /// (`ulimit -n`) allows: each session is a socket, each blocking read in flight another,
+    /// plus Redis connections, the listener and files. The warning to log when it did.
+    pub fn fit_descriptors(&mut self) -> Option<String> {
+        let limit = descriptor_limit()?;
+        let fixed = 64 + 2 * self.redis.len() as u64;
+        let need = self.max_connections as u64 + self.max_blocking as u64 + fixed;
+        if need <= limit {
+            return None;
+        }
+        let room = limit.saturating_sub(fixed);
+        // Two sessions for each connection for blocking reads, as the defaults have it.
+        let conns = (room * 2 / 3).max(1);
+        let before = (self.max_connections, self.max_blocking);
+        self.max_connections = self.max_connections.min(conns as usize);
+        self.max_blocking = self
+            .max_blocking
+            .min(room.saturating_sub(self.max_connections as u64).max(1) as usize);
+        Some(format!(
+            "ulimit -n is {limit}: {} sessions and {} connections for blocking reads need about \
+             {need} descriptors; serving at most {} sessions and {} blocking reads instead \
+             (raise it with `ulimit -n {}` before starting, or lower --max-connections)",
+            before.0,
+            before.1,
+            self.max_connections,
+            self.max_blocking,
+            need
+        ))
+    }
+}
+
+/// The soft limit of open files of this process (`/proc/self/limits`; `None` elsewhere or
+/// unlimited).
+pub fn descriptor_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+/// `redis://user:secret@host:port/db` with the secret hidden, for logs.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    match rest.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split_once(':').map_or("", |(u, _)| u);
+            format!("{scheme}://{user}:***@{host}")
+        }
+        None => url.to_string(),
     }
 }
 
@@ -102,8 +191,18 @@ pub struct AppState {
     pub backend: backend::Backend,
     /// One permit per open session.
     conns: Arc<Semaphore>,
+    /// Open sessions per client address.
+    addrs: Mutex<HashMap<IpAddr, usize>>,
+    /// Reply bytes on their way (in KiB), the whole proxy.
+    pub(crate) replies: Arc<Semaphore>,
     /// Turns true when the proxy is shutting down.
-    shutdown: watch::Sender<bool>,
+    pub(crate) shutdown: watch::Sender<bool>,
+    /// This proxy's sessions that have written (it vouches for them in the registry).
+    pub(crate) registry: Mutex<HashSet<String>>,
+    /// Redis' clock minus ours, ms.
+    pub(crate) clock_offset: AtomicI64,
+    /// Redis' version, once known (the oldest of a cluster's seed nodes).
+    pub(crate) version: OnceLock<(u32, u32, u32)>,
 }
 
 impl AppState {
@@ -113,16 +212,64 @@ impl AppState {
     /// When `config.redis` holds no Redis URL, or one that is not.
     pub fn new(config: Config) -> Result<Arc<Self>, redis::RedisError> {
         Ok(Arc::new(AppState {
-            backend: backend::Backend::with_nodes(&config.redis, config.cluster, config.timeout)?,
+            backend: backend::Backend::with_nodes(
+                &config.redis,
+                config.cluster,
+                config.timeout,
+                config.max_blocking,
+            )?,
             conns: Arc::new(Semaphore::new(config.max_connections)),
+            addrs: Mutex::new(HashMap::new()),
+            replies: Arc::new(Semaphore::new(
+                (config.reply_budget / 1024).clamp(1, u32::MAX as u64) as usize,
+            )),
             shutdown: watch::Sender::new(false),
+            registry: Mutex::new(HashSet::new()),
+            clock_offset: AtomicI64::new(0),
+            version: OnceLock::new(),
             config,
         }))
+    }
+
+    /// The checks at start (see [`housekeeping::check_server`]), then the heartbeat (the
+    /// registry and the sweeper) in the background. The warnings to log.
+    ///
+    /// # Errors
+    /// A Redis too old for server mode.
+    pub async fn start(self: &Arc<Self>) -> Result<Vec<String>, String> {
+        let warnings = housekeeping::check_server(self).await?;
+        housekeeping::spawn(self.clone());
+        Ok(warnings)
     }
 
     /// Open sessions.
     pub fn sessions(&self) -> usize {
         self.config.max_connections - self.conns.available_permits()
+    }
+
+    /// Open sessions from `addr`'s address (its /64 for IPv6).
+    pub fn sessions_from(&self, addr: IpAddr) -> usize {
+        self.addrs
+            .lock()
+            .expect("not poisoned")
+            .get(&address_key(addr))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Redis' version, once a check reached it.
+    pub fn version(&self) -> Option<(u32, u32, u32)> {
+        self.version.get().copied()
+    }
+
+    /// Now, in ms since the epoch, on Redis' clock (as last measured).
+    pub fn redis_now_ms(&self) -> i64 {
+        housekeeping::local_ms() + self.clock_offset.load(Ordering::Relaxed)
+    }
+
+    /// How long a vouch lasts: three heartbeats.
+    pub(crate) fn vouch_ms(&self) -> i64 {
+        3 * self.config.heartbeat.as_millis() as i64
     }
 
     /// Tells every session to answer what it started and close with 1001.
@@ -137,6 +284,55 @@ impl AppState {
         let all = self.config.max_connections as u32;
         let _ = tokio::time::timeout(wait, self.conns.acquire_many(all)).await;
     }
+
+    /// A place for one more session from `addr` (`None`: the address is not known).
+    fn address_slot(self: &Arc<Self>, addr: Option<IpAddr>) -> Result<AddressSlot, AppError> {
+        let key = addr.map(address_key);
+        if let Some(k) = key {
+            let mut a = self.addrs.lock().expect("not poisoned");
+            let n = a.entry(k).or_insert(0);
+            if *n >= self.config.max_sessions_per_address {
+                return Err(AppError::TooManyFromAddress);
+            }
+            *n += 1;
+        }
+        Ok(AddressSlot {
+            state: self.clone(),
+            key,
+        })
+    }
+}
+
+/// The address sessions are counted by: an IPv4 address, an IPv6 address's /64 (one
+/// machine usually has a whole /64).
+fn address_key(addr: IpAddr) -> IpAddr {
+    match addr {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+        },
+        v4 => v4,
+    }
+}
+
+/// One session's place under its address' cap; freed when dropped.
+pub struct AddressSlot {
+    state: Arc<AppState>,
+    key: Option<IpAddr>,
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        if let Some(k) = self.key {
+            let mut a = self.state.addrs.lock().expect("not poisoned");
+            if let Some(n) = a.get_mut(&k) {
+                *n -= 1;
+                if *n == 0 {
+                    a.remove(&k);
+                }
+            }
+        }
+    }
 }
 
 /// Why a request failed (the WebSocket's own errors travel inside it, see `protocol`).
@@ -146,6 +342,8 @@ pub enum AppError {
     Origin(Option<String>),
     /// The connection cap is reached.
     Busy,
+    /// The cap of sessions from one address is reached.
+    TooManyFromAddress,
 }
 
 impl IntoResponse for AppError {
@@ -162,6 +360,12 @@ impl IntoResponse for AppError {
                 "too many connections; try again soon",
             )
                 .into_response(),
+            AppError::TooManyFromAddress => (
+                StatusCode::TOO_MANY_REQUESTS,
+                [(header::RETRY_AFTER, "5")],
+                "too many sessions from your address; close one and try again",
+            )
+                .into_response(),
         }
     }
 }
@@ -171,12 +375,48 @@ impl IntoResponse for AppError {
 /// app with `axum::serve(redislab_proxy::nodelay(listener), app(state))`.
 pub fn nodelay(
     listener: tokio::net::TcpListener,
-) -> impl Listener<Io = tokio::net::TcpStream, Addr = std::net::SocketAddr> {
-    listener.tap_io(|tcp| {
+) -> TapIo<tokio::net::TcpListener, fn(&mut tokio::net::TcpStream)> {
+    fn set(tcp: &mut tokio::net::TcpStream) {
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
-    })
+    }
+    listener.tap_io(set as fn(&mut tokio::net::TcpStream))
+}
+
+/// The service with each connection's peer address (the per-address cap needs it): serve it
+/// with `axum::serve(redislab_proxy::nodelay(listener), redislab_proxy::service(state))`.
+pub fn service(state: Arc<AppState>) -> IntoMakeServiceWithConnectInfo<Router, SocketAddr> {
+    app(state).into_make_service_with_connect_info::<SocketAddr>()
+}
+
+/// The peer's address, when the service was made with [`service`].
+struct Peer(Option<SocketAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Peer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Peer(
+            parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|c| c.0),
+        ))
+    }
+}
+
+/// The client's address: from the trusted header when one is configured (the last entry of
+/// a list — the one the load balancer added), else the TCP peer's.
+fn client_address(headers: &HeaderMap, peer: Option<SocketAddr>, header: Option<&str>) -> Option<IpAddr> {
+    if let Some(h) = header {
+        return headers
+            .get(h)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit(',').next())
+            .and_then(|v| v.trim().parse().ok());
+    }
+    peer.map(|p| p.ip())
 }
 
 /// The whole service: `/ws` and the app's files.
@@ -199,10 +439,13 @@ pub fn app(state: Arc<AppState>) -> Router {
 
 async fn ws(
     State(state): State<Arc<AppState>>,
+    Peer(peer): Peer,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, AppError> {
     check_origin(&headers, &state.config.allow_origins)?;
+    let addr = client_address(&headers, peer, state.config.client_ip_header.as_deref());
+    let slot = state.address_slot(addr)?;
     let permit = state
         .conns
         .clone()
@@ -213,15 +456,15 @@ async fn ws(
     // allocated at once and zeroed before every read; a 4 KiB one keeps an idle session
     // cheap (11.5 kB of RSS with it, 15.5 kB with 8 KiB) and a read cheap (a bigger message
     // is read in several chunks). Answers are buffered up to 8 KiB and flushed once per batch
-    // of ready answers (see `session`). A client that stops reading is cut off past 1 MiB
-    // of answers.
+    // of ready answers (see `session`). A client that stops reading is cut off once its
+    // unsent answers pass twice the largest reply.
     Ok(upgrade
         .read_buffer_size(4 * 1024)
         .write_buffer_size(8 * 1024)
-        .max_write_buffer_size(1024 * 1024)
+        .max_write_buffer_size(2 * state.config.max_reply_bytes + 64 * 1024)
         .max_message_size(hard)
         .max_frame_size(hard)
-        .on_upgrade(move |socket| session::run(socket, state, permit)))
+        .on_upgrade(move |socket| session::run(socket, state, permit, slot)))
 }
 
 /// The Origin must be the page's own (`http(s)://` + the Host header) or one allowed.
@@ -283,6 +526,40 @@ mod tests {
         assert!(!is_hashed("/index.html"));
         assert!(!is_hashed("/"));
         assert!(!is_hashed("/fonts/noto-sans.woff2"));
+    }
+
+    #[test]
+    fn secrets_and_addresses() {
+        assert_eq!(
+            redact("redis://:s3cret@10.0.0.1:6379/0"),
+            "redis://:***@10.0.0.1:6379/0"
+        );
+        assert_eq!(
+            redact("rediss://app:pw@host:6380"),
+            "rediss://app:***@host:6380"
+        );
+        assert_eq!(redact("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+        let v6: IpAddr = "2001:db8:1:2:3:4:5:6".parse().unwrap();
+        assert_eq!(
+            address_key(v6),
+            "2001:db8:1:2::".parse::<IpAddr>().unwrap()
+        );
+        let mapped: IpAddr = "::ffff:10.1.2.3".parse().unwrap();
+        assert_eq!(address_key(mapped), "10.1.2.3".parse::<IpAddr>().unwrap());
+        let mut h = HeaderMap::new();
+        h.insert(
+            "x-forwarded-for",
+            HeaderValue::from_static("1.1.1.1, 10.0.0.9"),
+        );
+        let peer: SocketAddr = "127.0.0.1:5".parse().unwrap();
+        assert_eq!(
+            client_address(&h, Some(peer), Some("x-forwarded-for")),
+            Some("10.0.0.9".parse().unwrap())
+        );
+        assert_eq!(
+            client_address(&h, Some(peer), None),
+            Some("127.0.0.1".parse().unwrap())
+        );
     }
 
     #[test]

@@ -4,18 +4,21 @@
 //!
 //! Options: `--redis URL` (default redis://127.0.0.1:6379; repeated, or a comma list: the
 //! nodes of a Redis Cluster), `--cluster` (a cluster even with one node named), `--listen ADDR` (default
-//! 127.0.0.1:8080), `--dist DIR` (default dist), `--allow-origin URL` (repeatable),
-//! `--max-connections N`, `--rate N` (messages/s per connection), `--timeout-ms N`,
-//! `--idle-timeout-s N`. Logs follow `RUST_LOG` (default `redislab_proxy=info`).
+//! 127.0.0.1:8080), `--dist DIR` (default dist), `--allow-origin URL` (repeatable), and the
+//! limits (`--help`; the crate's README says what each bounds). Logs follow `RUST_LOG`
+//! (default `redislab_proxy=info`); a Redis URL's password never reaches them.
 
-use redislab_proxy::{app, AppState, Config};
+use redislab_proxy::{redact, AppState, Config};
 use std::net::SocketAddr;
 use std::time::Duration;
 use tracing_subscriber::EnvFilter;
 
 const USAGE: &str =
     "usage: redislab-proxy [--redis URL[,URL...]]... [--cluster] [--listen ADDR] [--dist DIR] \
-[--allow-origin URL]... [--max-connections N] [--rate N] [--timeout-ms N] [--idle-timeout-s N]";
+[--allow-origin URL]... [--max-connections N] [--max-sessions-per-address N] \
+[--client-ip-header NAME] [--rate N] [--timeout-ms N] [--idle-timeout-s N] [--max-session-s N] \
+[--session-kb N] [--max-keys N] [--max-blocking N] [--reply-budget-mb N] [--session-grace-s N] \
+[--heartbeat-ms N]";
 
 fn parse_args() -> Result<(Config, SocketAddr), String> {
     let mut cfg = Config::new("redis://127.0.0.1:6379");
@@ -66,6 +69,15 @@ fn parse_args() -> Result<(Config, SocketAddr), String> {
             }
             "--timeout-ms" => cfg.timeout = Duration::from_millis(num(&value)?),
             "--idle-timeout-s" => cfg.idle_timeout = Duration::from_secs(num(&value)?),
+            "--max-sessions-per-address" => cfg.max_sessions_per_address = num(&value)? as usize,
+            "--client-ip-header" => cfg.client_ip_header = Some(value),
+            "--max-session-s" => cfg.max_session = Duration::from_secs(num(&value)?),
+            "--session-kb" => cfg.session_bytes = num(&value)? * 1024,
+            "--max-keys" => cfg.max_keys = num(&value)? as usize,
+            "--max-blocking" => cfg.max_blocking = (num(&value)? as usize).max(1),
+            "--reply-budget-mb" => cfg.reply_budget = (num(&value)? << 20).max(2 << 20),
+            "--session-grace-s" => cfg.session_grace = Duration::from_secs(num(&value)?),
+            "--heartbeat-ms" => cfg.heartbeat = Duration::from_millis(num(&value)?.max(10)),
             _ => return Err(format!("unknown option `{flag}`\n{USAGE}")),
         }
     }
@@ -104,7 +116,7 @@ async fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| EnvFilter::new("redislab_proxy=info")),
         )
         .init();
-    let (cfg, listen) = match parse_args() {
+    let (mut cfg, listen) = match parse_args() {
         Ok(x) => x,
         Err(e) => {
             eprintln!("redislab-proxy: {e}");
@@ -114,13 +126,28 @@ async fn main() -> std::process::ExitCode {
     if !cfg.dist.join("index.html").exists() {
         tracing::warn!(dist = %cfg.dist.display(), "no index.html there: build the app first (cargo xtask build); /ws works regardless");
     }
+    if let Some(w) = cfg.fit_descriptors() {
+        tracing::warn!("{w}");
+    }
     let state = match AppState::new(cfg) {
         Ok(s) => s,
         Err(e) => {
+            // The library's text never carries the password; say which URL, redacted.
             eprintln!("redislab-proxy: --redis: {e}");
             return std::process::ExitCode::FAILURE;
         }
     };
+    match state.start().await {
+        Ok(warnings) => {
+            for w in warnings {
+                tracing::warn!("{w}");
+            }
+        }
+        Err(e) => {
+            eprintln!("redislab-proxy: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    }
     let listener = match tokio::net::TcpListener::bind(listen).await {
         Ok(l) => l,
         Err(e) => {
@@ -130,12 +157,15 @@ async fn main() -> std::process::ExitCode {
     };
     tracing::info!(
         %listen,
-        redis = %state.config.redis.join(","),
+        redis = %state.config.redis.iter().map(|u| redact(u)).collect::<Vec<_>>().join(","),
         cluster = state.backend.is_cluster(),
         "serving the app and /ws"
     );
     let st = state.clone();
-    let served = axum::serve(redislab_proxy::nodelay(listener), app(state.clone()))
+    let served = axum::serve(
+        redislab_proxy::nodelay(listener),
+        redislab_proxy::service(state.clone()),
+    )
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
             tracing::info!("shutting down: closing sessions");

@@ -31,7 +31,7 @@ pub struct Request {
 
 // The error codes and the error body are the client's too (the app's console, the simulation
 // worker's live runs): one definition, in the sim crate, which has no tokio or axum.
-pub use redislab_sim::live::{Code, ErrBody};
+pub use redislab_sim::live::{Code, ErrBody, Limit};
 
 /// One server message.
 #[derive(Debug, Serialize)]
@@ -65,15 +65,7 @@ impl ServerMsg {
 /// # Errors
 /// BAD_REQUEST for anything that is not exactly one well-formed request.
 pub fn parse(text: &str) -> Result<Request, (Option<u64>, ErrBody)> {
-    let bad = |id, message: String| {
-        Err((
-            id,
-            ErrBody {
-                code: Code::BadRequest,
-                message,
-            },
-        ))
-    };
+    let bad = |id, message: String| Err((id, ErrBody::new(Code::BadRequest, message)));
     let req: Request = match serde_json::from_str(text) {
         Ok(r) => r,
         Err(e) => {

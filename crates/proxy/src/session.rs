@@ -1,30 +1,33 @@
 //! One WebSocket session: its namespace, its limits, its requests, its end.
 //!
 //! A session gets `lab:{<128-bit random hex>}:` as its prefix; the braces make the id a
-//! cluster hash tag, so all its keys share one slot. Keys a session writes are tracked (in
-//! memory, and in a Redis set `lab:{<id>}` that no client key can name, with a TTL refreshed
-//! on each new key); when the session ends every tracked key gets `PEXPIRE <grace> LT` — an
-//! expiry no later than the grace, keeping a shorter one the lab set itself.
+//! cluster hash tag, so all its keys share one slot. Every key it writes is tracked (a Redis
+//! set `lab:{<id>}` that no client key can name) and carries the session's *backstop* expiry
+//! from the moment it is written (see `scripts`), so nothing it wrote outlives it by more than
+//! its longest life plus the grace, whatever happens to the proxy; at its end every tracked
+//! key gets `PEXPIRE <grace> LT` (see `housekeeping`).
 //!
-//! Requests run concurrently (bounded in-flight count, a token-bucket rate); ordinary ones on
-//! the shared connection, blocking reads (with a bounded block time) on the session's own
-//! connection, so they hold up nobody else. On a Redis Cluster that connection goes to the
-//! one node that owns the session's slot (see `backend`).
+//! Requests run concurrently, each admitted first: a token bucket weighted by the request's
+//! cost (every frame counts), a bounded number in flight, the session's budgets (`budget`),
+//! and its share of the reply bytes on their way. Ordinary ones go on the shared connection;
+//! blocking reads (with a bounded block time) on a connection borrowed for that read alone,
+//! so they hold up nobody else. On a Redis Cluster that connection goes to the one node that
+//! owns the session's slot (see `backend`).
 
-use crate::backend::Backend;
-use crate::commands::{self, Echo, Prepared};
-use crate::protocol::{self, Code, ErrBody, Request, ServerMsg};
-use crate::AppState;
+use crate::backend::{self, After, Backend};
+use crate::budget::{Accounts, Caps, Outcome, Size, Ticket};
+use crate::commands::{self, Echo, Expiry, Prepared, Shape};
+use crate::protocol::{self, Code, ErrBody, Limit, Request, ServerMsg};
+use crate::{housekeeping, scripts, AddressSlot, AppState};
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, SinkExt, StreamExt};
-use redis::aio::MultiplexedConnection;
 use redislab_sim::redis::SCRIPTS;
 use redislab_sim::Reply;
 use serde_json::{json, Value};
-use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -39,12 +42,28 @@ const NORMAL: u16 = 1000;
 /// How long one message may take to go out to the client.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Messages refused in a row (over the rate) after which a client that does not slow down is
+/// closed: it is not reading its answers, or not heeding them.
+const MAX_REFUSED_IN_A_ROW: u32 = 1000;
+
+/// The reply bytes every request is counted for at least.
+const REPLY_FLOOR: u64 = 1024;
+
 struct Session {
     state: Arc<AppState>,
+    id: String,
     prefix: String,
-    track_key: String,
-    tracked: Mutex<HashSet<Vec<u8>>>,
-    blocking: tokio::sync::Mutex<Option<MultiplexedConnection>>,
+    track_key: Vec<u8>,
+    /// Every key of the session expires by this (unix ms, Redis' clock), whatever happens.
+    backstop: u64,
+    caps: Caps,
+    accounts: Mutex<Accounts>,
+    /// Reply bytes of this session on their way (upper bounds), against its share.
+    replies: AtomicU64,
+    /// One blocking read at a time; the node of the session's slot once known (a cluster).
+    blocking: tokio::sync::Mutex<Option<(String, u16)>>,
+    /// In the registry of sessions with keys.
+    registered: AtomicBool,
 }
 
 /// A token bucket: `rate` per second, at most `burst` at once.
@@ -65,13 +84,14 @@ impl Bucket {
         }
     }
 
-    fn take(&mut self) -> bool {
+    /// Takes `n` tokens if there are that many.
+    fn take(&mut self, n: f64) -> bool {
         let now = Instant::now();
         self.tokens =
             (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(self.burst);
         self.last = now;
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
+        if self.tokens >= n {
+            self.tokens -= n;
             true
         } else {
             false
@@ -119,16 +139,12 @@ impl InFlight {
         ServerMsg::answer(
             Some(self.id),
             Err(if self.write {
-                ErrBody {
-                    code: Code::UnknownOutcome,
-                    message: "the server is shutting down; the write may or may not have happened"
-                        .into(),
-                }
+                ErrBody::new(
+                    Code::UnknownOutcome,
+                    "the server is shutting down; the write may or may not have happened",
+                )
             } else {
-                ErrBody {
-                    code: Code::Unavailable,
-                    message: "the server is shutting down".into(),
-                }
+                ErrBody::new(Code::Unavailable, "the server is shutting down")
             }),
         )
     }
@@ -172,26 +188,53 @@ async fn answer_shutdown(socket: &mut WebSocket, pending: &mut Pending, mut aliv
     alive
 }
 
-/// Runs a session to its end. `_permit` holds one place under the connection cap.
+/// What a frame costs the bucket, and whether it resets the idle timer.
+enum Frame {
+    Request(Utf8Bytes),
+    Binary,
+    Control,
+}
+
+/// Runs a session to its end. `permit` holds one place under the connection cap, `slot`
+/// one under its address' cap.
 ///
 /// One task does all of a session's work: it reads a request, checks it and starts it (its
 /// Redis call joins the session's requests in flight, polled by this same task), and writes
 /// each answer when it is ready — several ready ones in one write. No task per request and no
 /// writer task: a plain command costs one wake-up of this task, not three hand-offs.
 /// Writing blocks reading: a client that does not read its answers stops being read.
-pub async fn run(mut socket: WebSocket, state: Arc<AppState>, _permit: OwnedSemaphorePermit) {
+pub async fn run(
+    mut socket: WebSocket,
+    state: Arc<AppState>,
+    permit: OwnedSemaphorePermit,
+    slot: AddressSlot,
+) {
     let id = new_id();
     let cfg = &state.config;
+    let opened = tokio::time::Instant::now();
+    let backstop = (state.redis_now_ms()
+        + (cfg.max_session + cfg.session_grace).as_millis() as i64)
+        .max(0) as u64;
     let s = Arc::new(Session {
         prefix: format!("lab:{{{id}}}:"),
-        track_key: format!("lab:{{{id}}}"),
-        tracked: Mutex::new(HashSet::new()),
+        track_key: format!("lab:{{{id}}}").into_bytes(),
+        id: id.clone(),
+        backstop,
+        caps: Caps {
+            limits: cfg.limits,
+            max_keys: cfg.max_keys,
+            max_bytes: cfg.session_bytes,
+        },
+        accounts: Mutex::new(Accounts::default()),
+        replies: AtomicU64::new(0),
         blocking: tokio::sync::Mutex::new(None),
+        registered: AtomicBool::new(false),
         state: state.clone(),
     });
     tracing::debug!(session = %id, "open");
     let mut pending = Pending::new();
 
+    let l = &cfg.limits;
     let hello = json!({
         "namespace": s.prefix,
         "session": id,
@@ -199,34 +242,47 @@ pub async fn run(mut socket: WebSocket, state: Arc<AppState>, _permit: OwnedSema
         "commands": commands::allowed_names().collect::<Vec<_>>(),
         "limits": {
             "max_message_bytes": cfg.max_message_bytes,
-            "max_args": cfg.limits.max_args,
-            "max_arg_bytes": cfg.limits.max_arg_bytes,
-            "max_key_bytes": cfg.limits.max_key_bytes,
-            "max_block_ms": cfg.limits.max_block_ms,
+            "max_args": l.max_args,
+            "max_arg_bytes": l.max_arg_bytes,
+            "max_key_bytes": l.max_key_bytes,
+            "max_block_ms": l.max_block_ms,
+            "max_elements": l.max_elements,
+            "max_count": l.max_count,
+            "max_offset": l.max_offset,
+            "max_pending": l.max_pending,
+            "max_groups": l.max_groups,
+            "max_consumers": l.max_consumers,
             "timeout_ms": cfg.timeout.as_millis() as u64,
             "rate_per_sec": cfg.rate_per_sec,
             "burst": cfg.burst,
+            "cost_unit_bytes": cfg.cost_unit,
             "max_in_flight": cfg.max_in_flight,
             "idle_timeout_ms": cfg.idle_timeout.as_millis() as u64,
+            "max_session_ms": cfg.max_session.as_millis() as u64,
             "max_keys": cfg.max_keys,
+            "session_bytes": cfg.session_bytes,
+            "max_reply_bytes": cfg.max_reply_bytes,
             "session_grace_ms": cfg.session_grace.as_millis() as u64,
         },
     });
     let mut alive = answer(&mut socket, &mut pending, text(&ServerMsg::Hello { hello })).await;
 
     let mut shutdown_rx = state.shutdown.subscribe();
-    // One shutdown wait and one idle timer for the whole session (not one per message): the
-    // timer fires at the last message's time + the idle timeout, and is moved on if a message
-    // came since.
+    // One shutdown wait, one idle timer and one lifetime timer for the whole session (not
+    // one per message): the idle timer fires at the last request's time + the idle timeout,
+    // and is moved on if a request came since. Pings and binary frames do not move it.
     let shutdown = async move {
         let _ = shutdown_rx.wait_for(|v| *v).await;
     };
     tokio::pin!(shutdown);
     let mut shutting_down = false;
-    let mut last_message = tokio::time::Instant::now();
-    let idle = tokio::time::sleep_until(last_message + cfg.idle_timeout);
+    let mut last_request = tokio::time::Instant::now();
+    let idle = tokio::time::sleep_until(last_request + cfg.idle_timeout);
     tokio::pin!(idle);
+    let lifetime = tokio::time::sleep_until(opened + cfg.max_session);
+    tokio::pin!(lifetime);
     let mut bucket = Bucket::new(cfg.rate_per_sec, cfg.burst);
+    let mut refused_in_a_row = 0u32;
     let ending = loop {
         if !alive {
             break None;
@@ -241,15 +297,16 @@ pub async fn run(mut socket: WebSocket, state: Arc<AppState>, _permit: OwnedSema
             Some((id, r)) = pending.next(), if !pending.is_empty() => {
                 alive = answer(&mut socket, &mut pending, text(&ServerMsg::answer(Some(id), r))).await;
             }
+            () = &mut lifetime => break Some(close(NORMAL, "session lifetime over")),
             () = &mut idle => {
-                let due = last_message + cfg.idle_timeout;
+                let due = last_request + cfg.idle_timeout;
                 if tokio::time::Instant::now() >= due {
                     break Some(close(NORMAL, "idle timeout"));
                 }
                 idle.as_mut().reset(due);
             }
             next = socket.next() => {
-                let msg = match next {
+                let frame = match next {
                     None | Some(Ok(Message::Close(_))) => break None,
                     Some(Err(e)) => {
                         let big =
@@ -260,22 +317,44 @@ pub async fn run(mut socket: WebSocket, state: Arc<AppState>, _permit: OwnedSema
                             close(POLICY, "protocol error")
                         });
                     }
-                    Some(Ok(m)) => m,
+                    Some(Ok(Message::Text(t))) => Frame::Request(t),
+                    Some(Ok(Message::Binary(_))) => Frame::Binary,
+                    // Ping/pong: answered by the WebSocket itself, but counted.
+                    Some(Ok(_)) => Frame::Control,
                 };
-                last_message = tokio::time::Instant::now();
-                let refused = match msg {
-                    Message::Text(t) => on_text(&s, &mut bucket, t.as_str(), &mut pending),
-                    Message::Binary(_) => Some(ServerMsg::answer(
-                        None,
-                        Err(ErrBody {
-                            code: Code::BadRequest,
-                            message: "text messages only".into(),
-                        }),
-                    )),
-                    _ => None, // ping/pong: answered by the WebSocket itself
+                let refused = match frame {
+                    Frame::Request(t) => {
+                        last_request = tokio::time::Instant::now();
+                        on_text(&s, &mut bucket, t.as_str(), &mut pending)
+                    }
+                    Frame::Binary => {
+                        let ok = bucket.take(1.0);
+                        Some(ServerMsg::answer(
+                            None,
+                            Err(if ok {
+                                ErrBody::new(Code::BadRequest, "text messages only")
+                            } else {
+                                ErrBody::limited(Code::RateLimited, Limit::Rate, "over the per-connection rate limit")
+                            }),
+                        ))
+                    }
+                    Frame::Control => {
+                        if bucket.take(1.0) {
+                            None
+                        } else {
+                            break Some(close(POLICY, "too many frames"));
+                        }
+                    }
                 };
                 if let Some(a) = refused {
+                    let over = matches!(&a, ServerMsg::Err { err, .. } if err.code == Code::RateLimited && err.limit == Some(Limit::Rate));
+                    refused_in_a_row = if over { refused_in_a_row + 1 } else { 0 };
+                    if refused_in_a_row > MAX_REFUSED_IN_A_ROW {
+                        break Some(close(POLICY, "over the rate limit"));
+                    }
                     alive = answer(&mut socket, &mut pending, text(&a)).await;
+                } else {
+                    refused_in_a_row = 0;
                 }
             }
         }
@@ -284,7 +363,7 @@ pub async fn run(mut socket: WebSocket, state: Arc<AppState>, _permit: OwnedSema
     // Every request started gets its answer before the close frame (each is bounded by
     // its deadline, and cut short by a shutdown).
     let wait =
-        cfg.timeout + Duration::from_millis(cfg.limits.max_block_ms) + Duration::from_secs(1);
+        cfg.timeout * 2 + Duration::from_millis(cfg.limits.max_block_ms) + Duration::from_secs(1);
     let until = tokio::time::Instant::now() + wait;
     while !pending.is_empty() {
         tokio::select! {
@@ -309,9 +388,18 @@ pub async fn run(mut socket: WebSocket, state: Arc<AppState>, _permit: OwnedSema
         let _ = tokio::time::timeout(WRITE_TIMEOUT, socket.close()).await;
     }
     drop(socket);
-    s.blocking.lock().await.take();
-    expire_tracked(&s).await;
+    // Its address may open another session now; the place under the global cap is held
+    // until its keys have their end-of-session expiry (a shutdown waits for that).
+    drop(slot);
+    if s.registered.load(Ordering::Relaxed) {
+        housekeeping::cleanup(&state, &id).await;
+    }
+    drop(permit);
     tracing::debug!(session = %id, "closed");
+}
+
+fn refusal(id: u64, e: ErrBody) -> Option<ServerMsg> {
+    Some(ServerMsg::answer(Some(id), Err(e)))
 }
 
 /// Handles one text message: an immediate answer (refused) or `None` (started: it joins
@@ -323,14 +411,17 @@ fn on_text(
     pending: &mut Pending,
 ) -> Option<ServerMsg> {
     let cfg = &s.state.config;
-    let allowed = bucket.take();
+    // Every message costs one unit, bad ones too; a request that moves or walks more costs
+    // more, below.
+    let allowed = bucket.take(1.0);
     if t.len() > cfg.max_message_bytes {
         return Some(ServerMsg::answer(
             None,
-            Err(ErrBody {
-                code: Code::TooLarge,
-                message: format!("a message is at most {} bytes", cfg.max_message_bytes),
-            }),
+            Err(ErrBody::limited(
+                Code::TooLarge,
+                Limit::MessageSize,
+                format!("a message is at most {} bytes", cfg.max_message_bytes),
+            )),
         ));
     }
     let req = match protocol::parse(t) {
@@ -338,209 +429,487 @@ fn on_text(
         Err((id, e)) => return Some(ServerMsg::answer(id, Err(e))),
     };
     let id = req.id;
-    let refuse = |code, message: &str| {
-        Some(ServerMsg::answer(
-            Some(id),
-            Err(ErrBody {
-                code,
-                message: message.to_string(),
-            }),
-        ))
-    };
     if !allowed {
-        return refuse(Code::RateLimited, "over the per-connection rate limit");
-    }
-    let work = match prepare(s, &req) {
-        Ok(w) => w,
-        Err(e) => return Some(ServerMsg::answer(Some(id), Err(e))),
-    };
-    if pending.len() >= cfg.max_in_flight {
-        return refuse(
-            Code::RateLimited,
-            "too many requests in flight on this connection",
+        return refusal(
+            id,
+            ErrBody::limited(
+                Code::RateLimited,
+                Limit::Rate,
+                "over the per-connection rate limit",
+            ),
         );
     }
+    let mut work = match prepare(s, &req) {
+        Ok(w) => w,
+        Err(e) => return refusal(id, e),
+    };
+    if work.p.name == "XAUTOCLAIM" && !s.state.version().is_some_and(|v| v >= (7, 0, 5)) {
+        return refusal(
+            id,
+            ErrBody::limited(
+                Code::Forbidden,
+                Limit::UnsafeOnThisRedis,
+                "XAUTOCLAIM is refused on this Redis (older than 7.0.5, or not known yet): \
+                 CVE-2022-31144, CVE-2022-35951",
+            ),
+        );
+    }
+    if pending.len() >= cfg.max_in_flight {
+        return refusal(
+            id,
+            ErrBody::limited(
+                Code::RateLimited,
+                Limit::InFlight,
+                "too many requests in flight on this connection",
+            ),
+        );
+    }
+    // The session's budgets: checked and reserved now, before anything is sent.
+    let (ticket, held) = {
+        let mut acc = s.accounts.lock().expect("not poisoned");
+        work.fast = fast_set(&work.p, &acc);
+        let held = if work.p.heavy {
+            acc.held(&work.p.keys)
+        } else {
+            0
+        };
+        let ticket = if work.p.write {
+            match acc.admit(&work.p, &s.caps) {
+                Ok(a) => {
+                    if let (Some(c), Shape::XReadGroup { count_at, .. }) = (a.count, &work.p.shape)
+                    {
+                        work.p.words[*count_at] = c.to_string().into_bytes();
+                    }
+                    Some(a.ticket)
+                }
+                Err(e) => return refusal(id, e),
+            }
+        } else {
+            None
+        };
+        (ticket, held)
+    };
+    let give_back = |ticket: Option<Ticket>| {
+        if let Some(t) = ticket {
+            s.accounts
+                .lock()
+                .expect("not poisoned")
+                .settle(&work.p, t, Outcome::NotRun);
+        }
+    };
+    // The rate, weighted: a unit more for every `cost_unit` bytes it sends, reads or walks.
+    let extra = (t.len() as u64 + held) / cfg.cost_unit.max(1);
+    if extra > 0 && !bucket.take(extra as f64) {
+        give_back(ticket);
+        return refusal(
+            id,
+            ErrBody::limited(
+                Code::RateLimited,
+                Limit::Rate,
+                format!(
+                    "this request weighs {} units of the rate ({} per second); try again soon",
+                    extra + 1,
+                    cfg.rate_per_sec
+                ),
+            ),
+        );
+    }
+    // The session's share of the reply bytes on their way.
+    let potential = REPLY_FLOOR + held;
+    let before = s.replies.fetch_add(potential, Ordering::Relaxed);
+    if before + potential > cfg.session_reply_share {
+        s.replies.fetch_sub(potential, Ordering::Relaxed);
+        give_back(ticket);
+        return refusal(
+            id,
+            ErrBody::limited(
+                Code::RateLimited,
+                Limit::ReplyBudget,
+                "this session has too much reply data on its way; wait for its answers",
+            ),
+        );
+    }
+    let share = Share {
+        s: s.clone(),
+        bytes: potential,
+    };
     let s = s.clone();
+    let write = work.p.write;
     pending.push(InFlight {
         id,
-        write: work.write(),
-        work: Box::pin(async move { execute(&s, work).await }),
+        write,
+        work: Box::pin(async move {
+            let r = execute(&s, work, ticket, potential).await;
+            drop(share);
+            r
+        }),
     });
     None
 }
 
-/// What a request will do, checked.
-enum Work {
-    Cmd(Prepared),
-    Script(
-        &'static redislab_sim::redis::Script,
-        Vec<Vec<u8>>,
-        Vec<String>,
-    ),
+/// This session's share of the reply budget, held by a request until it is answered.
+struct Share {
+    s: Arc<Session>,
+    bytes: u64,
 }
 
-impl Work {
-    fn write(&self) -> bool {
-        match self {
-            Work::Cmd(p) => p.write,
-            Work::Script(..) => true,
-        }
+impl Drop for Share {
+    fn drop(&mut self) {
+        self.s.replies.fetch_sub(self.bytes, Ordering::Relaxed);
     }
+}
+
+/// A request, checked: a command, or a named script as a command-like request.
+struct Work {
+    p: Prepared,
+    /// A named script and its arguments (then `p` carries its keys).
+    script: Option<(&'static redislab_sim::redis::Script, Vec<String>)>,
+    /// A SET of a key already tracked, its expiry rewritten: no `after` needed.
+    fast: bool,
 }
 
 fn prepare(s: &Session, req: &Request) -> Result<Work, ErrBody> {
     let limits = &s.state.config.limits;
     if let Some(cmd) = &req.cmd {
-        return commands::prepare(cmd, &s.prefix, limits).map(Work::Cmd);
+        return commands::prepare(cmd, &s.prefix, limits).map(|p| Work {
+            p,
+            script: None,
+            fast: false,
+        });
     }
     let name = req.script.as_deref().unwrap_or_default();
-    let script = SCRIPTS
-        .iter()
-        .find(|x| x.name == name)
-        .ok_or_else(|| ErrBody {
-            code: Code::Forbidden,
-            message: format!(
+    let script = SCRIPTS.iter().find(|x| x.name == name).ok_or_else(|| {
+        ErrBody::new(
+            Code::Forbidden,
+            format!(
                 "no script named `{}`; the server runs only its named scripts",
                 name.chars().take(40).collect::<String>()
             ),
-        })?;
+        )
+    })?;
     let keys = req.keys.as_deref().unwrap_or_default();
     let args = req.args.as_deref().unwrap_or_default();
     if keys.is_empty() {
-        return Err(ErrBody {
-            code: Code::BadRequest,
-            message: "a script needs its keys".into(),
-        });
+        return Err(ErrBody::new(Code::BadRequest, "a script needs its keys"));
     }
     if keys.len() + args.len() > limits.max_args {
-        return Err(ErrBody {
-            code: Code::TooLarge,
-            message: format!("at most {} keys and arguments", limits.max_args),
-        });
+        return Err(ErrBody::limited(
+            Code::TooLarge,
+            Limit::Args,
+            format!("at most {} keys and arguments", limits.max_args),
+        ));
     }
     if args.iter().any(|a| a.len() > limits.max_arg_bytes) {
-        return Err(ErrBody {
-            code: Code::TooLarge,
-            message: format!("an argument is at most {} bytes", limits.max_arg_bytes),
-        });
+        return Err(ErrBody::limited(
+            Code::TooLarge,
+            Limit::ArgSize,
+            format!("an argument is at most {} bytes", limits.max_arg_bytes),
+        ));
     }
     let keys = keys
         .iter()
         .map(|k| commands::prefix_key(&s.prefix, k, limits))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Work::Script(script, keys, args.to_vec()))
+    let mut args = args.to_vec();
+    if script.name == "extend" {
+        // The lock's new TTL (ms) stays before the session's backstop.
+        if let Some(ms) = args.get(1).and_then(|a| a.parse::<i64>().ok()) {
+            let room = s.backstop as i64 - s.state.redis_now_ms() - 1;
+            if ms > room {
+                args[1] = room.max(1).to_string();
+            }
+        }
+    }
+    let bytes = args.iter().map(|a| a.len() as u64).sum();
+    Ok(Work {
+        p: Prepared {
+            name: "EVALSHA",
+            words: vec![],
+            keys,
+            write: true,
+            creates: true,
+            heavy: false,
+            block_ms: None,
+            echo: Echo::None,
+            shape: Shape::Script { bytes },
+        },
+        script: Some((script, args)),
+        fast: false,
+    })
 }
 
-async fn execute(s: &Session, work: Work) -> Result<Value, ErrBody> {
-    let backend: &Backend = &s.state.backend;
-    match work {
-        Work::Script(script, keys, args) => {
-            track(s, &keys).await?;
-            Ok(backend.script(script, &keys, &args).await?.to_json())
+/// A SET whose key is already tracked and that keeps no TTL of its own (no KEEPTTL) needs no
+/// bookkeeping: its expiry is rewritten (below) and the accounts know what it wrote.
+fn fast_set(p: &Prepared, acc: &Accounts) -> bool {
+    matches!(&p.shape, Shape::Set { expiry, .. } if *expiry != Expiry::Keep)
+        && acc.tracked(&p.keys[0])
+}
+
+/// SET's words with the session's expiry: the backstop when it asks for none, an expiry it
+/// asks for kept before the backstop.
+fn set_words(p: &Prepared, backstop: u64, now: i64) -> Vec<Vec<u8>> {
+    let mut w = p.words.clone();
+    match &p.shape {
+        Shape::Set {
+            expiry: Expiry::None,
+            ..
+        } => {
+            w.push(b"PXAT".to_vec());
+            w.push(backstop.to_string().into_bytes());
         }
-        Work::Cmd(p) => {
-            if p.write {
-                track(s, &p.keys).await?;
-            }
-            let mut cmd = redis::Cmd::new();
-            for w in &p.words {
-                cmd.arg(w.as_slice());
-            }
-            let reply = match p.block_ms {
-                None => backend.run(&cmd, p.write).await?,
-                Some(ms) => {
-                    // One blocking read at a time per session; one that cannot start within
-                    // the request timeout is answered TIMEOUT (it never ran).
-                    let mut guard = tokio::time::timeout(s.state.config.timeout, s.blocking.lock())
-                        .await
-                        .map_err(|_| ErrBody {
-                            code: Code::Timeout,
-                            message: "another blocking read of this session is still \
-                                          waiting; this one was not sent"
-                                .into(),
-                        })?;
-                    let r = backend
-                        .run_blocking(&mut guard, &cmd, Duration::from_millis(ms))
-                        .await;
-                    if matches!(&r, Err(e) if e.code != Code::Redis) {
-                        // Timed out or broken: drop it (closing it cancels the block).
-                        guard.take();
-                    }
-                    r?
+        Shape::Set {
+            expiry: Expiry::Given { at, ms, absolute },
+            ..
+        } => {
+            let v = std::str::from_utf8(&w[*at])
+                .ok()
+                .and_then(|v| v.parse::<i64>().ok());
+            if let Some(v) = v {
+                let want = v.saturating_mul(*ms as i64);
+                let want = if *absolute {
+                    want
+                } else {
+                    now.saturating_add(want)
+                };
+                if v > 0 && want >= backstop as i64 {
+                    w[*at - 1] = b"PXAT".to_vec();
+                    w[*at] = (backstop - 1).to_string().into_bytes();
                 }
-            };
-            Ok(strip(reply, p.echo, &s.prefix).to_json())
+            }
         }
+        _ => {}
     }
+    w
 }
 
-/// Records the keys a write will touch, before the write, so they expire when the session
-/// ends even if the write's outcome is unknown.
-async fn track(s: &Session, keys: &[Vec<u8>]) -> Result<(), ErrBody> {
-    let new: Vec<Vec<u8>> = {
-        let t = s.tracked.lock().expect("not poisoned");
-        let new: Vec<_> = keys.iter().filter(|k| !t.contains(*k)).cloned().collect();
-        if t.len() + new.len() > s.state.config.max_keys {
-            return Err(ErrBody {
-                code: Code::TooLarge,
-                message: format!(
-                    "a session may write at most {} distinct keys",
-                    s.state.config.max_keys
-                ),
-            });
+fn cmd_of(words: &[Vec<u8>]) -> redis::Cmd {
+    let mut cmd = redis::Cmd::new();
+    for w in words {
+        cmd.arg(w.as_slice());
+    }
+    cmd
+}
+
+/// The `after` mask: `1` for each key the write may create (LMOVE's source is not one).
+fn mask(p: &Prepared) -> String {
+    (0..p.keys.len())
+        .map(|i| {
+            if p.creates && !(matches!(p.shape, Shape::Move) && i == 0) {
+                '1'
+            } else {
+                '0'
+            }
+        })
+        .collect()
+}
+
+async fn execute(
+    s: &Session,
+    mut work: Work,
+    ticket: Option<Ticket>,
+    potential: u64,
+) -> Result<Value, ErrBody> {
+    let state = &s.state;
+    let cfg = &state.config;
+    // The whole proxy's reply budget: room for this reply, waited for within the deadline.
+    let kib = potential.div_ceil(1024).min(u64::from(u32::MAX)) as u32;
+    let permit = tokio::time::timeout(cfg.timeout, state.replies.clone().acquire_many_owned(kib))
+        .await
+        .ok()
+        .and_then(Result::ok);
+    let Some(_permit) = permit else {
+        if let Some(t) = ticket {
+            s.accounts
+                .lock()
+                .expect("not poisoned")
+                .settle(&work.p, t, Outcome::NotRun);
         }
-        new
+        return Err(ErrBody::limited(
+            Code::RateLimited,
+            Limit::ReplyBudget,
+            "the server has too much reply data on its way; this request was not sent",
+        ));
     };
-    if new.is_empty() {
-        return Ok(());
-    }
-    let mut p = redis::pipe();
-    p.cmd("SADD").arg(&s.track_key);
-    for k in &new {
-        p.arg(k.as_slice());
-    }
-    p.cmd("PEXPIRE")
-        .arg(&s.track_key)
-        .arg(s.state.config.track_ttl.as_millis() as u64);
-    s.state.backend.pipe(&p).await.map_err(|e| {
-        // Nothing of the write itself was sent: it did not happen.
-        let code = match e.code {
-            Code::UnknownOutcome => Code::Unavailable,
-            c => c,
+    let r = run_request(s, &mut work).await;
+    let p = &work.p;
+    // The accounts: what Redis reported, or what the outcome says.
+    if let Some(t) = ticket {
+        let outcome = match &r {
+            Ok((_, Some(sizes))) => Outcome::Ran(Some(sizes)),
+            Ok((redis::Value::ServerError(_), None)) => Outcome::NotRun,
+            Ok((_, None)) => Outcome::Ran(None),
+            Err(e) if matches!(e.code, Code::Timeout | Code::UnknownOutcome) => Outcome::Unknown,
+            Err(_) => Outcome::NotRun,
         };
-        ErrBody {
-            code,
-            message: format!(
-                "could not record the session's new keys, so the command was not sent: {}",
-                e.message
-            ),
+        let mut acc = s.accounts.lock().expect("not poisoned");
+        if let Ok((_, Some(_))) = &r {
+            for (k, m) in p.keys.iter().zip(mask(p).bytes()) {
+                if m == b'1' {
+                    acc.mark_tracked(k);
+                }
+            }
         }
-    })?;
-    s.tracked.lock().expect("not poisoned").extend(new);
-    Ok(())
+        acc.settle(p, t, outcome);
+        // EXPIRE to the past deletes the key.
+        if let (Shape::Expire { .. }, Ok((redis::Value::Int(1), _))) = (&p.shape, &r) {
+            let past = std::str::from_utf8(&p.words[2])
+                .ok()
+                .and_then(|n| n.parse::<i64>().ok())
+                .is_some_and(|n| n <= 0);
+            if past {
+                acc.gone(&p.keys[0]);
+            }
+        }
+    }
+    let (raw, _) = r?;
+    if let redis::Value::ServerError(e) = &raw {
+        return Err(backend::server_error(e));
+    }
+    let size = json_size(&raw);
+    if size > cfg.max_reply_bytes {
+        return Err(ErrBody::limited(
+            Code::TooLarge,
+            Limit::ReplySize,
+            format!(
+                "the reply is about {size} bytes, and one message carries at most {}: ask for \
+                 less (a range, a COUNT); the command itself ran",
+                cfg.max_reply_bytes
+            ),
+        ));
+    }
+    Ok(strip(backend::to_reply(raw), p.echo, &s.prefix).to_json())
 }
 
-/// At the end: every key the session wrote expires within the grace.
-async fn expire_tracked(s: &Session) {
-    let keys: Vec<Vec<u8>> = s.tracked.lock().expect("not poisoned").drain().collect();
-    if keys.is_empty() {
-        return;
+/// Sends a checked request its way: the reply as Redis sent it, and the sizes of its keys
+/// after it when the `after` script ran.
+async fn run_request(
+    s: &Session,
+    work: &mut Work,
+) -> Result<(redis::Value, Option<Vec<Size>>), ErrBody> {
+    let state = &s.state;
+    let backend: &Backend = &state.backend;
+    let p = &work.p;
+    let after = After {
+        track: &s.track_key,
+        keys: &p.keys,
+        backstop: s.backstop,
+        mask: mask(p),
+    };
+    let creates = after.mask.contains('1');
+    if creates && !s.registered.swap(true, Ordering::Relaxed) {
+        housekeeping::register(state, &s.id).await;
     }
-    let grace = s.state.config.session_grace.as_millis() as u64;
-    for chunk in keys.chunks(500) {
-        let mut p = redis::pipe();
-        for k in chunk {
-            p.cmd("PEXPIRE")
-                .arg(k.as_slice())
-                .arg(grace)
-                .arg("LT")
-                .ignore();
+    if let Some((script, args)) = &work.script {
+        return backend.script(script, &p.keys, args, &after).await;
+    }
+    if let Some(ms) = p.block_ms {
+        return blocking(s, p, &after, ms).await;
+    }
+    let b = s.backstop.to_string();
+    let vttl = |mode: &'static str, amount: &[u8], opt: Vec<u8>| {
+        let keys = [p.keys[0].as_slice()];
+        let amount = amount.to_vec();
+        let b = b.clone();
+        async move {
+            let args: [&[u8]; 4] = [b.as_bytes(), mode.as_bytes(), &amount, &opt];
+            backend
+                .proxy_script(&scripts::VTTL, &keys, &args, mode != "ttl" && mode != "pttl")
+                .await
+                .map(|v| (v, None))
         }
-        p.cmd("PEXPIRE").arg(&s.track_key).arg(grace).arg("LT");
-        if let Err(e) = s.state.backend.pipe(&p).await {
-            tracing::warn!(error = %e.message, "could not set the expiry of a closed session's keys");
-            return;
+    };
+    match &p.shape {
+        Shape::Ttl { ms } => return vttl(if *ms { "pttl" } else { "ttl" }, b"", vec![]).await,
+        Shape::Persist => return vttl("persist", b"", vec![]).await,
+        Shape::Expire { ms } => {
+            let opt = p
+                .words
+                .get(3)
+                .map(|o| o.to_ascii_uppercase())
+                .unwrap_or_default();
+            return vttl(if *ms { "pexpire" } else { "expire" }, &p.words[2], opt).await;
         }
+        _ => {}
+    }
+    if !p.write || p.keys.is_empty() {
+        // Reads, PUBLISH, PING.
+        return backend
+            .run(&cmd_of(&p.words), p.write)
+            .await
+            .map(|v| (v, None));
+    }
+    let words = if matches!(p.shape, Shape::Set { .. }) {
+        set_words(p, s.backstop, state.redis_now_ms())
+    } else {
+        p.words.clone()
+    };
+    let cmd = cmd_of(&words);
+    if work.fast {
+        return backend.run(&cmd, true).await.map(|v| (v, None));
+    }
+    backend.write(&cmd, &after).await
+}
+
+/// A blocking read: one at a time per session (one that cannot start within the request
+/// timeout is answered TIMEOUT and never sent), on a connection borrowed for it.
+async fn blocking(
+    s: &Session,
+    p: &Prepared,
+    after: &After<'_>,
+    ms: u64,
+) -> Result<(redis::Value, Option<Vec<Size>>), ErrBody> {
+    let cfg = &s.state.config;
+    let backend = &s.state.backend;
+    let started = tokio::time::Instant::now();
+    let mut turn = tokio::time::timeout(cfg.timeout, s.blocking.lock())
+        .await
+        .map_err(|_| {
+            ErrBody::new(
+                Code::Timeout,
+                "another blocking read of this session is still waiting; this one was not sent",
+            )
+        })?;
+    let left = cfg.timeout.saturating_sub(started.elapsed());
+    let mut lease = backend.lease(turn.clone(), left).await?;
+    let r = backend
+        .run_blocking(&mut lease, &cmd_of(&p.words), Some(after), Duration::from_millis(ms))
+        .await;
+    *turn = lease.node.clone();
+    match &r {
+        // Timed out or broken: dropped (closing it cancels the block in Redis).
+        Err(e) if e.code != Code::Redis => drop(lease),
+        _ => backend.give_back(lease),
+    }
+    r
+}
+
+/// The size of a reply's JSON (an upper bound), without making it.
+fn json_size(v: &redis::Value) -> usize {
+    use redis::Value as V;
+    match v {
+        V::Nil => 5,
+        V::Int(_) => 21,
+        V::BulkString(b) => {
+            3 + match std::str::from_utf8(b) {
+                Ok(t) => t
+                    .bytes()
+                    .map(|c| match c {
+                        b'"' | b'\\' => 2,
+                        0..=0x1f => 6,
+                        _ => 1,
+                    })
+                    .sum(),
+                // Lossy: each bad byte may become U+FFFD (3 bytes).
+                Err(_) => b.len() * 6,
+            }
+        }
+        V::Array(a) | V::Set(a) => 2 + a.iter().map(json_size).sum::<usize>(),
+        V::Map(m) => 2 + m.iter().map(|(k, v)| json_size(k) + json_size(v)).sum::<usize>(),
+        V::SimpleString(t) => 16 + t.len() * 6,
+        V::VerbatimString { text, .. } => 3 + text.len() * 6,
+        V::ServerError(e) => 32 + e.details().map_or(0, str::len) * 6,
+        V::Attribute { data, .. } => json_size(data),
+        _ => 32,
     }
 }
 
@@ -611,6 +980,10 @@ mod tests {
     #[test]
     fn bucket_limits_bursts() {
         let mut b = Bucket::new(1, 3);
-        assert_eq!((0..5).filter(|_| b.take()).count(), 3);
+        assert_eq!((0..5).filter(|_| b.take(1.0)).count(), 3);
+        // A request that weighs more takes more: 3 tokens cannot pay for 4.
+        let mut b = Bucket::new(1, 3);
+        assert!(!b.take(4.0));
+        assert!(b.take(3.0));
     }
 }

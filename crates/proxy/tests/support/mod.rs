@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use futures_util::{SinkExt, StreamExt};
-use redislab_proxy::{app, AppState, Config};
+use redislab_proxy::{AppState, Config};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::net::{SocketAddr, TcpListener};
@@ -198,13 +198,18 @@ pub struct Proxy {
 }
 
 impl Proxy {
+    /// The proxy as the binary runs it: the checks at start, the heartbeat, the service
+    /// with each connection's address.
     pub async fn start(cfg: Config) -> Proxy {
         let state = AppState::new(cfg).expect("config");
+        for w in state.start().await.expect("a Redis new enough") {
+            eprintln!("proxy warning: {w}");
+        }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let router = app(state.clone());
+        let service = redislab_proxy::service(state.clone());
         let task = tokio::spawn(async move {
-            axum::serve(redislab_proxy::nodelay(listener), router)
+            axum::serve(redislab_proxy::nodelay(listener), service)
                 .await
                 .unwrap();
         });
@@ -228,11 +233,13 @@ impl Drop for Proxy {
     }
 }
 
-/// Config for tests: Redis at `url`, short deadlines.
+/// Config for tests: Redis at `url`, short deadlines; no heartbeat during a test (so
+/// `INFO commandstats` sees only what the sessions sent) unless a test asks for one.
 pub fn config(url: &str) -> Config {
     let mut c = Config::new(url);
     c.timeout = Duration::from_millis(1000);
     c.limits.max_block_ms = 1000;
+    c.heartbeat = Duration::from_secs(3600);
     c
 }
 
