@@ -96,6 +96,8 @@ struct KeyStat {
     reserved: Reserve,
     /// This key's share of the session's total (its bound, reservations included).
     counted: u64,
+    /// … and of its pending entries (reported and reserved).
+    counted_pending: u64,
     /// In the session's tracking set in Redis (an `after` script put it there).
     tracked: bool,
 }
@@ -123,10 +125,11 @@ impl KeyStat {
         } else {
             0
         };
+        // Pending entries in flight count against the session's pending cap, not here: a
+        // blocking read may reserve many and deliver none.
         base + key
             + r.elems * cost::ELEM
             + r.bytes
-            + r.pending * cost::PENDING
             + r.groups * cost::GROUP
             + r.consumers * cost::CONSUMER
     }
@@ -147,6 +150,8 @@ pub struct Accounts {
     hasher: RandomState,
     keys: HashMap<u64, KeyStat>,
     total: u64,
+    /// Pending entries of all the session's streams, reported and reserved.
+    pending: u64,
 }
 
 /// A request admitted: what was reserved, to be settled when its reply comes.
@@ -179,12 +184,24 @@ impl Default for Accounts {
             hasher: RandomState::new(),
             keys: HashMap::new(),
             total: 0,
+            pending: 0,
         }
     }
 }
 
 fn over(limit: Limit, message: String) -> ErrBody {
     ErrBody::limited(Code::TooLarge, limit, message)
+}
+
+fn pending_full(l: &Limits) -> ErrBody {
+    over(
+        Limit::PendingPerGroup,
+        format!(
+            "this session's consumer groups have at most {} pending entries in all: \
+             acknowledge some (XACK) first",
+            l.max_pending
+        ),
+    )
 }
 
 impl Accounts {
@@ -222,12 +239,20 @@ impl Accounts {
             .sum()
     }
 
-    /// Recomputes a key's share of the total.
+    /// Pending entries of the session's streams (reported and reserved).
+    pub fn pending(&self) -> u64 {
+        self.pending
+    }
+
+    /// Recomputes a key's share of the totals.
     fn recount(&mut self, h: u64) {
         if let Some(st) = self.keys.get_mut(&h) {
             let b = st.bound();
             self.total = self.total - st.counted + b;
             st.counted = b;
+            let p = st.size.pending + st.reserved.pending;
+            self.pending = self.pending - st.counted_pending + p;
+            st.counted_pending = p;
         }
     }
 
@@ -318,26 +343,11 @@ impl Accounts {
                     consumer(self, i, name, r)?;
                 }
                 if !new.is_empty() {
-                    // COUNT applies to each stream: the least room of them.
-                    let room = (caps.max_bytes.saturating_sub(self.total)) / cost::PENDING;
-                    let mut eff = (*asked).min(room);
-                    for &i in new {
-                        let pend = self.keys.get(&hs[i]).map_or(0, |k| k.size.pending + k.reserved.pending);
-                        eff = eff.min(l.max_pending.saturating_sub(pend));
-                    }
+                    // COUNT applies to each stream: each may add that many pending entries.
+                    let room = l.max_pending.saturating_sub(self.pending) / new.len() as u64;
+                    let eff = (*asked).min(room);
                     if eff == 0 {
-                        return Err(if room == 0 {
-                            self.memory_full(caps)
-                        } else {
-                            over(
-                                Limit::PendingPerGroup,
-                                format!(
-                                    "a stream's groups have at most {} pending entries: \
-                                     acknowledge some (XACK) first",
-                                    l.max_pending
-                                ),
-                            )
-                        });
+                        return Err(pending_full(l));
                     }
                     for &i in new {
                         res[i].pending = eff;
@@ -352,15 +362,8 @@ impl Accounts {
                 force,
             } => {
                 consumer(self, 0, name, &mut res[0])?;
-                let pend = self.keys.get(&hs[0]).map_or(0, |k| k.size.pending + k.reserved.pending);
-                if pend + force > l.max_pending {
-                    return Err(over(
-                        Limit::PendingPerGroup,
-                        format!(
-                            "a stream's groups have at most {} pending entries",
-                            l.max_pending
-                        ),
-                    ));
+                if self.pending + force > l.max_pending {
+                    return Err(pending_full(l));
                 }
                 res[0].pending = *force;
             }
@@ -392,7 +395,6 @@ impl Accounts {
                 };
                 key + r.elems * cost::ELEM
                     + r.bytes
-                    + r.pending * cost::PENDING
                     + r.groups * cost::GROUP
                     + r.consumers * cost::CONSUMER
             })

@@ -179,7 +179,7 @@ pub struct Limits {
     pub max_count: u64,
     /// A `LIMIT` offset (ZRANGE, ZRANGEBYSCORE).
     pub max_offset: u64,
-    /// Pending entries of one stream's consumer groups together.
+    /// Pending entries of one session's consumer groups together (all its streams).
     pub max_pending: u64,
     /// Consumer groups on one stream.
     pub max_groups: u64,
@@ -197,7 +197,7 @@ impl Default for Limits {
             max_elements: 10_000,
             max_count: 10_000,
             max_offset: 10_000,
-            max_pending: 10_000,
+            max_pending: 2_000,
             max_groups: 8,
             max_consumers: 64,
         }

@@ -197,6 +197,9 @@ pub struct AppState {
     pub(crate) replies: Arc<Semaphore>,
     /// Turns true when the proxy is shutting down.
     pub(crate) shutdown: watch::Sender<bool>,
+    /// Sessions running (counted from the upgrade until their keys have their end-of-session
+    /// expiry).
+    pub(crate) live: watch::Sender<usize>,
     /// This proxy's sessions that have written (it vouches for them in the registry).
     pub(crate) registry: Mutex<HashSet<String>>,
     /// Redis' clock minus ours, ms.
@@ -224,6 +227,7 @@ impl AppState {
                 (config.reply_budget / 1024).clamp(1, u32::MAX as u64) as usize,
             )),
             shutdown: watch::Sender::new(false),
+            live: watch::Sender::new(0),
             registry: Mutex::new(HashSet::new()),
             clock_offset: AtomicI64::new(0),
             version: OnceLock::new(),
@@ -245,6 +249,15 @@ impl AppState {
     /// Open sessions.
     pub fn sessions(&self) -> usize {
         self.config.max_connections - self.conns.available_permits()
+    }
+
+    /// Waits (at most `within`) until the number of running sessions — from the upgrade
+    /// until their keys have their end-of-session expiry — satisfies `want`. Whether it did.
+    pub async fn wait_sessions(&self, want: impl Fn(usize) -> bool, within: Duration) -> bool {
+        let mut rx = self.live.subscribe();
+        tokio::time::timeout(within, rx.wait_for(|n| want(*n)))
+            .await
+            .is_ok_and(|r| r.is_ok())
     }
 
     /// Open sessions from `addr`'s address (its /64 for IPv6).

@@ -232,6 +232,7 @@ pub async fn run(
         state: state.clone(),
     });
     tracing::debug!(session = %id, "open");
+    state.live.send_modify(|n| *n += 1);
     let mut pending = Pending::new();
 
     let l = &cfg.limits;
@@ -395,6 +396,7 @@ pub async fn run(
         housekeeping::cleanup(&state, &id).await;
     }
     drop(permit);
+    state.live.send_modify(|n| *n -= 1);
     tracing::debug!(session = %id, "closed");
 }
 

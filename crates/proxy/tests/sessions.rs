@@ -6,7 +6,7 @@ mod support;
 
 use serde_json::json;
 use std::time::{Duration, Instant};
-use support::{code, config, Proxy, RedisServer};
+use support::{code, config, wait_blocked, wait_until, Proxy, RedisServer};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commands_run_in_the_session_namespace() {
@@ -44,9 +44,11 @@ async fn commands_run_in_the_session_namespace() {
         .query_async(&mut admin)
         .await
         .unwrap();
+    // The sessions' keys and tracking sets, and the proxy's registry of sessions.
     assert!(
-        keys.iter()
-            .all(|k| k.starts_with(&na[..na.len() - 1]) || k.starts_with(&nb[..nb.len() - 1])),
+        keys.iter().all(|k| k.starts_with(&na[..na.len() - 1])
+            || k.starts_with(&nb[..nb.len() - 1])
+            || k == "lab:sessions"),
         "{keys:?}"
     );
 
@@ -148,6 +150,7 @@ async fn named_scripts_run_and_reload_after_script_flush() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn blocking_reads_are_bounded_and_hold_up_nobody() {
     let redis = RedisServer::start();
+    let mut admin = redis.admin().await;
     let proxy = Proxy::start(config(&redis.url())).await; // max block 1 s
     let mut a = proxy.connect().await;
     let mut b = proxy.connect().await;
@@ -175,7 +178,7 @@ async fn blocking_reads_are_bounded_and_hold_up_nobody() {
 
     // A pop that gets an element answers with the key name without the prefix.
     let blocked = a.start(&["BRPOP", "q2", "q", "5"]).await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    wait_blocked(&mut admin, 1).await;
     let push = a.start(&["RPUSH", "q", "job"]).await;
     // The two answers may come in either order.
     let mut got = std::collections::HashMap::new();
@@ -251,12 +254,17 @@ async fn pipelined_requests_are_each_answered_once() {
     }
 }
 
+async fn pttl(admin: &mut redis::aio::MultiplexedConnection, key: &str) -> i64 {
+    redis::cmd("PTTL").arg(key).query_async(admin).await.unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sessions_keys_expire_after_it_ends() {
     let redis = RedisServer::start();
     let mut admin = redis.admin().await;
     let mut cfg = config(&redis.url());
     cfg.session_grace = Duration::from_millis(1500);
+    let life = cfg.max_session + cfg.session_grace;
     let proxy = Proxy::start(cfg).await;
     let mut a = proxy.connect().await;
     let ns = a.namespace();
@@ -264,48 +272,99 @@ async fn a_sessions_keys_expire_after_it_ends() {
     a.ok(&["SET", "short", "1", "PX", "600"]).await;
     a.ok(&["RPUSH", "list", "a", "b"]).await;
     a.ok(&["XADD", "s", "*", "f", "v"]).await;
-    assert_eq!(
-        a.ok(&["TTL", "forever"]).await,
-        json!(-1),
-        "no TTL while the session lives"
-    );
+    a.ok(&["INCR", "n"]).await;
+    a.ok(&["HSET", "h", "f", "v"]).await;
+    a.ok(&["SET", "forever", "2"]).await; // again: a key the session knows
+    // Through the proxy a key without a TTL of its own reads -1, as the labs teach…
+    for k in ["forever", "list", "s", "n", "h"] {
+        assert_eq!(a.ok(&["TTL", k]).await, json!(-1), "{k}");
+        assert_eq!(a.ok(&["PTTL", k]).await, json!(-1), "{k}");
+    }
+    assert_eq!(a.ok(&["PERSIST", "forever"]).await, json!(0));
+    // …but in Redis every one carries the session's backstop from the moment it was written.
+    for k in ["forever", "list", "s", "n", "h"] {
+        let t = pttl(&mut admin, &format!("{ns}{k}")).await;
+        assert!(t > 0 && t <= life.as_millis() as i64, "{k}: {t}");
+    }
+    let t = pttl(&mut admin, &format!("{ns}short")).await;
+    assert!(t > 0 && t <= 600, "{t}");
     a.ws.close(None).await.unwrap();
     drop(a);
-    let t = Instant::now();
-    loop {
-        let ttl: i64 = redis::cmd("PTTL")
-            .arg(format!("{ns}forever"))
-            .query_async(&mut admin)
-            .await
-            .unwrap();
-        if ttl > 0 {
-            assert!(ttl <= 1500, "{ttl}");
-            break;
-        }
-        assert!(t.elapsed() < Duration::from_secs(3), "no expiry set");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    // The session's end: its keys' expiry within the grace (the lab's shorter one kept).
+    proxy.wait_no_sessions(Duration::from_secs(10)).await;
+    for k in ["forever", "list", "s", "n", "h"] {
+        let t = pttl(&mut admin, &format!("{ns}{k}")).await;
+        assert!(t > 0 && t <= 1500, "{k}: {t}");
     }
-    // The lab's own shorter TTL is kept (LT).
-    let ttl: i64 = redis::cmd("PTTL")
-        .arg(format!("{ns}short"))
-        .query_async(&mut admin)
-        .await
-        .unwrap();
-    assert!(ttl <= 600, "{ttl}");
+    assert!(pttl(&mut admin, &format!("{ns}short")).await <= 600);
     // All gone, the tracking set too.
-    let id = &ns[..ns.len() - 1];
-    loop {
+    let id = ns[..ns.len() - 1].to_string();
+    let admin = std::cell::RefCell::new(admin);
+    wait_until("every key of the session expired", Duration::from_secs(10), || async {
         let keys: Vec<String> = redis::cmd("KEYS")
             .arg(format!("{id}*"))
-            .query_async(&mut admin)
+            .query_async(&mut *admin.borrow_mut())
             .await
             .unwrap();
-        if keys.is_empty() {
-            break;
-        }
-        assert!(t.elapsed() < Duration::from_secs(5), "left: {keys:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        keys.is_empty()
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lab_s_own_ttls_keep_redis_semantics() {
+    let redis = RedisServer::start();
+    let mut admin = redis.admin().await;
+    let proxy = Proxy::start(config(&redis.url())).await;
+    let mut a = proxy.connect().await;
+    let ns = a.namespace();
+    a.ok(&["SET", "k", "v"]).await;
+    // NX applies while only the backstop is there; then XX, GT, LT see the lab's TTL.
+    assert_eq!(a.ok(&["EXPIRE", "k", "100", "XX"]).await, json!(0));
+    assert_eq!(a.ok(&["EXPIRE", "k", "100", "GT"]).await, json!(0));
+    assert_eq!(a.ok(&["EXPIRE", "k", "100", "NX"]).await, json!(1));
+    let t = a.ok(&["TTL", "k"]).await.as_i64().unwrap();
+    assert!((99..=100).contains(&t), "{t}");
+    assert_eq!(a.ok(&["EXPIRE", "k", "50", "NX"]).await, json!(0));
+    assert_eq!(a.ok(&["EXPIRE", "k", "50", "GT"]).await, json!(0));
+    assert_eq!(a.ok(&["EXPIRE", "k", "50", "LT"]).await, json!(1));
+    assert_eq!(a.ok(&["PEXPIRE", "k", "200000", "GT"]).await, json!(1));
+    let t = a.ok(&["PTTL", "k"]).await.as_i64().unwrap();
+    assert!(t > 150_000 && t <= 200_000, "{t}");
+    // PERSIST: the lab's TTL gone (TTL -1), the backstop back in Redis.
+    assert_eq!(a.ok(&["PERSIST", "k"]).await, json!(1));
+    assert_eq!(a.ok(&["TTL", "k"]).await, json!(-1));
+    assert!(pttl(&mut admin, &format!("{ns}k")).await > 200_000);
+    // A TTL past the session's end is kept just before it.
+    assert_eq!(a.ok(&["EXPIRE", "k", "999999999"]).await, json!(1));
+    let t = pttl(&mut admin, &format!("{ns}k")).await;
+    assert!(t > 0 && t < (2 * 3600 + 60) * 1000, "{t}");
+    a.ok(&["SET", "k2", "v", "EX", "999999999"]).await;
+    let t = pttl(&mut admin, &format!("{ns}k2")).await;
+    assert!(t > 0 && t < (2 * 3600 + 60) * 1000, "{t}");
+    // Missing keys and bad numbers as Redis answers them; EXPIRE to the past deletes.
+    assert_eq!(a.ok(&["TTL", "nope"]).await, json!(-2));
+    assert_eq!(a.ok(&["EXPIRE", "nope", "10"]).await, json!(0));
+    assert_eq!(a.ok(&["PERSIST", "nope"]).await, json!(0));
+    assert_eq!(code(&a.cmd(&["EXPIRE", "k", "soon"]).await), "REDIS");
+    assert_eq!(a.ok(&["EXPIRE", "k", "0"]).await, json!(1));
+    assert_eq!(a.ok(&["EXISTS", "k"]).await, json!(0));
+    // SET … KEEPTTL of a new key: the backstop; of one with a TTL: kept.
+    a.ok(&["SET", "kt", "v", "KEEPTTL"]).await;
+    assert_eq!(a.ok(&["TTL", "kt"]).await, json!(-1));
+    assert!(pttl(&mut admin, &format!("{ns}kt")).await > 0);
+    a.ok(&["SET", "kt2", "v", "PX", "5000"]).await;
+    a.ok(&["SET", "kt2", "w", "KEEPTTL"]).await;
+    let t = a.ok(&["PTTL", "kt2"]).await.as_i64().unwrap();
+    assert!(t > 0 && t <= 5000, "{t}");
+    // The token-checked `extend` cannot push a TTL past the session's end either.
+    a.ok(&["SET", "lock", "tok", "PX", "1000"]).await;
+    assert_eq!(
+        a.script("extend", &["lock"], &["tok", "99999999999"]).await["ok"],
+        json!(1)
+    );
+    let t = pttl(&mut admin, &format!("{ns}lock")).await;
+    assert!(t > 0 && t < (2 * 3600 + 60) * 1000, "{t}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -372,8 +431,9 @@ async fn a_sessions_blocking_reads_take_turns_within_the_deadline() {
     let mut a = proxy.connect().await;
     // One blocking read at a time per session; one that cannot start within the request
     // timeout is TIMEOUT (never sent), not queued behind the others for ever.
+    let mut admin = redis.admin().await;
     let first = a.start(&["BRPOP", "q", "0"]).await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    wait_blocked(&mut admin, 1).await;
     let second = a.start(&["BRPOP", "q", "0"]).await;
     let third = a.start(&["BLMOVE", "q", "r", "LEFT", "LEFT", "0"]).await;
     let mut codes = std::collections::HashMap::new();

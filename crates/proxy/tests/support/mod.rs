@@ -156,6 +156,66 @@ impl Drop for RedisServer {
     }
 }
 
+/// Waits until `cond` holds, checking it every few milliseconds, for at most `within`;
+/// panics naming `what` when it never does. A test waits on a state this way, never on a
+/// sleep.
+pub async fn wait_until<F, Fut>(what: &str, within: Duration, mut cond: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + within;
+    loop {
+        if cond().await {
+            return;
+        }
+        assert!(Instant::now() < deadline, "not within {within:?}: {what}");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// A field of `INFO <section>` as a number.
+pub async fn info_field(c: &mut redis::aio::MultiplexedConnection, section: &str, field: &str) -> i64 {
+    let info: String = redis::cmd("INFO").arg(section).query_async(c).await.unwrap();
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("{field}:")))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in INFO {section}"))
+}
+
+/// Waits until Redis has `n` clients blocked (a BRPOP is waiting in Redis itself).
+pub async fn wait_blocked(c: &mut redis::aio::MultiplexedConnection, n: i64) {
+    let c = std::cell::RefCell::new(c);
+    wait_until(&format!("{n} blocked clients"), Duration::from_secs(10), || async {
+        let mut c = c.borrow_mut();
+        info_field(&mut c, "clients", "blocked_clients").await >= n
+    })
+    .await;
+}
+
+/// Bytes that reached the server on `port` and that it has not read yet (its sockets'
+/// receive queues, from `/proc/net/tcp`): with the server stopped (SIGSTOP), a request the
+/// proxy sent is there once it is on the wire.
+pub fn unread_bytes(port: u16) -> u64 {
+    let port_hex = format!(":{port:04X}");
+    let mut total = 0;
+    for f in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(t) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        for l in t.lines().skip(1) {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            // local_address rem_address st tx_queue:rx_queue; 01 = ESTABLISHED.
+            if w.len() > 4 && w[1].ends_with(&port_hex) && w[3] == "01" {
+                if let Some((_, rx)) = w[4].split_once(':') {
+                    total += u64::from_str_radix(rx, 16).unwrap_or(0);
+                }
+            }
+        }
+    }
+    total
+}
+
 /// A direct connection to the Redis at `url`.
 pub async fn connect(url: &str) -> redis::aio::MultiplexedConnection {
     redis::Client::open(url)
@@ -218,6 +278,14 @@ impl Proxy {
 
     pub fn origin(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Waits until every session has ended and its keys have their end-of-session expiry.
+    pub async fn wait_no_sessions(&self, within: Duration) {
+        assert!(
+            self.state.wait_sessions(|n| n == 0, within).await,
+            "sessions still running after {within:?}"
+        );
     }
 
     pub async fn connect(&self) -> Ws {
