@@ -5,24 +5,54 @@ mod support;
 
 use serde_json::json;
 use std::time::{Duration, Instant};
-use support::{code, config, Proxy, RedisServer};
+use support::{code, config, unread_bytes, wait_blocked, wait_until, Proxy, RedisServer};
+
+/// The bytes of a command as it travels to Redis.
+fn packed(words: &[&[u8]]) -> usize {
+    let mut c = redis::Cmd::new();
+    for w in words {
+        c.arg(*w);
+    }
+    c.get_packed_command().len()
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_killed_and_restarted_mid_session() {
     let mut redis = RedisServer::start();
+    let mut admin = redis.admin().await;
     let proxy = Proxy::start(config(&redis.url())).await;
     let mut a = proxy.connect().await;
+    let ns = a.namespace();
     a.ok(&["SET", "k", "1"]).await;
     a.ok(&["SET", "n", "0"]).await; // known to the session: its next write goes straight out
 
     // Requests in flight when Redis dies: a blocking read on the session's own connection,
     // a write and a read on the shared one (Redis stopped first, so they are on the wire).
     let blocked = a.start(&["BRPOP", "q", "0"]).await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    wait_blocked(&mut admin, 1).await;
     redis.pause();
     let write = a.start(&["INCR", "n"]).await;
     let read = a.start(&["GET", "k"]).await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // On the wire: Redis (stopped) has them unread in its socket — the INCR with the
+    // bookkeeping behind it (its backstop: 13 digits of epoch ms), then the GET.
+    let (key, track) = (format!("{ns}n"), ns[..ns.len() - 1].to_string());
+    let sha = redislab_proxy::scripts::AFTER.sha1();
+    let expected = packed(&[b"INCR", key.as_bytes()])
+        + packed(&[
+            b"EVALSHA",
+            sha.as_bytes(),
+            b"2",
+            track.as_bytes(),
+            key.as_bytes(),
+            b"1234567890123",
+            b"1",
+        ])
+        + packed(&[b"GET", format!("{ns}k").as_bytes()]);
+    let port = redis.port;
+    wait_until("the write and the read on the wire", Duration::from_secs(10), || async move {
+        unread_bytes(port) >= expected as u64
+    })
+    .await;
     let t = Instant::now();
     redis.kill();
     let mut answers = std::collections::HashMap::new();
@@ -53,15 +83,12 @@ async fn redis_killed_and_restarted_mid_session() {
 
     // Back (empty, no persistence): the same session works again, no proxy restart.
     redis.restart();
-    let t = Instant::now();
-    loop {
-        let v = a.cmd(&["SET", "k", "3"]).await;
-        if v.get("ok").is_some() {
-            break;
-        }
-        assert!(t.elapsed() < Duration::from_secs(5), "not recovered: {v}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let a = std::cell::RefCell::new(a);
+    wait_until("the session works again", Duration::from_secs(5), || async {
+        a.borrow_mut().cmd(&["SET", "k", "3"]).await.get("ok").is_some()
+    })
+    .await;
+    let mut a = a.into_inner();
     assert_eq!(a.ok(&["GET", "k"]).await, json!("3"));
     assert_eq!(a.ok(&["BRPOP", "q", "0.1"]).await, json!(null));
     assert_eq!(a.script("release", &["k"], &["3"]).await["ok"], json!(1));
@@ -138,13 +165,14 @@ async fn redis_paused_gives_timeouts_within_the_deadline_and_bounded_work() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_answers_what_is_in_flight_and_sends_close_frames() {
     let redis = RedisServer::start();
+    let mut admin = redis.admin().await;
     let proxy = Proxy::start(config(&redis.url())).await;
     let mut socks = Vec::new();
     for _ in 0..3 {
         socks.push(proxy.connect().await);
     }
     let blocked = socks[0].start(&["BRPOP", "q", "0"]).await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    wait_blocked(&mut admin, 1).await;
     let t = Instant::now();
     let state = proxy.state.clone();
     let done = tokio::spawn(async move { state.shutdown(Duration::from_secs(5)).await });

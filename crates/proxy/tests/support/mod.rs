@@ -77,18 +77,17 @@ impl RedisServer {
                 .stderr(Stdio::null())
                 .spawn()
                 .expect("redis-server starts");
-            let deadline = Instant::now() + Duration::from_secs(10);
-            loop {
-                if ping(self.port) {
-                    self.child = Some(child);
-                    return;
-                }
-                if let Ok(Some(_)) = child.try_wait() {
-                    break; // exited: the port is taken
-                }
-                assert!(Instant::now() < deadline, "redis-server did not answer");
-                std::thread::sleep(Duration::from_millis(10));
+            let port = self.port;
+            let mut exited = false;
+            wait_until_sync("redis-server answers PING", Duration::from_secs(10), || {
+                exited = matches!(child.try_wait(), Ok(Some(_)));
+                exited || ping(port)
+            });
+            if !exited {
+                self.child = Some(child);
+                return;
             }
+            // It exited: the port was taken.
             assert!(
                 may_move,
                 "redis-server could not restart on port {}",
@@ -171,6 +170,15 @@ where
         }
         assert!(Instant::now() < deadline, "not within {within:?}: {what}");
         tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// [`wait_until`] for code that is not async (a server starting up).
+pub fn wait_until_sync(what: &str, within: Duration, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + within;
+    while !cond() {
+        assert!(Instant::now() < deadline, "not within {within:?}: {what}");
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
