@@ -340,6 +340,29 @@ impl Ws {
                 .insert("origin", HeaderValue::from_str(o).unwrap());
         }
         let (ws, _) = tokio_tungstenite::connect_async(req).await?;
+        Self::greeted(ws).await
+    }
+
+    /// Upgrades from another loopback address (`127.0.0.2`, …: all of 127/8 is loopback),
+    /// as a client on another machine would.
+    pub async fn connect_from(
+        addr: SocketAddr,
+        origin: &str,
+        source: std::net::Ipv4Addr,
+    ) -> Result<Ws, tokio_tungstenite::tungstenite::Error> {
+        let sock = tokio::net::TcpSocket::new_v4().unwrap();
+        sock.bind(SocketAddr::from((source, 0))).unwrap();
+        let tcp = sock.connect(addr).await.unwrap();
+        tcp.set_nodelay(true).unwrap();
+        let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+        req.headers_mut()
+            .insert("origin", HeaderValue::from_str(origin).unwrap());
+        let (ws, _) =
+            tokio_tungstenite::client_async(req, MaybeTlsStream::Plain(tcp)).await?;
+        Self::greeted(ws).await
+    }
+
+    async fn greeted(ws: Stream) -> Result<Ws, tokio_tungstenite::tungstenite::Error> {
         let mut w = Ws {
             ws,
             hello: Value::Null,
