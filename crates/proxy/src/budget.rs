@@ -28,8 +28,9 @@ pub mod cost {
     pub const KEY: u64 = 192;
     /// An element's overhead in the worst encoding (a skiplist node with its dict entry).
     pub const ELEM: u64 = 128;
-    /// A pending entry of a consumer group (the NACK and two radix-tree insertions).
-    pub const PENDING: u64 = 160;
+    /// A pending entry of a consumer group (the NACK and its two radix trees: `MEMORY USAGE`
+    /// counts about 565 bytes an entry).
+    pub const PENDING: u64 = 640;
     /// A consumer group.
     pub const GROUP: u64 = 1024;
     /// A consumer.
@@ -125,8 +126,8 @@ impl KeyStat {
         } else {
             0
         };
-        // Pending entries in flight count against the session's pending cap, not here: a
-        // blocking read may reserve many and deliver none.
+        // Pending entries in flight count against the session's pending cap, not here (a
+        // blocking read may reserve many and deliver none); those Redis reported, in `base`.
         base + key
             + r.elems * cost::ELEM
             + r.bytes
@@ -343,11 +344,19 @@ impl Accounts {
                     consumer(self, i, name, r)?;
                 }
                 if !new.is_empty() {
-                    // COUNT applies to each stream: each may add that many pending entries.
-                    let room = l.max_pending.saturating_sub(self.pending) / new.len() as u64;
-                    let eff = (*asked).min(room);
+                    // COUNT applies to each stream: each may add that many pending entries,
+                    // within the session's pending cap and what its budget has room for.
+                    let streams = new.len() as u64;
+                    let room_p = l.max_pending.saturating_sub(self.pending) / streams;
+                    let room_m =
+                        caps.max_bytes.saturating_sub(self.total) / cost::PENDING / streams;
+                    let eff = (*asked).min(room_p).min(room_m);
                     if eff == 0 {
-                        return Err(pending_full(l));
+                        return Err(if room_p == 0 {
+                            pending_full(l)
+                        } else {
+                            self.memory_full(caps)
+                        });
                     }
                     for &i in new {
                         res[i].pending = eff;
@@ -364,6 +373,9 @@ impl Accounts {
                 consumer(self, 0, name, &mut res[0])?;
                 if self.pending + force > l.max_pending {
                     return Err(pending_full(l));
+                }
+                if self.total + force * cost::PENDING > caps.max_bytes {
+                    return Err(self.memory_full(caps));
                 }
                 res[0].pending = *force;
             }

@@ -197,7 +197,7 @@ impl Default for Limits {
             max_elements: 10_000,
             max_count: 10_000,
             max_offset: 10_000,
-            max_pending: 2_000,
+            max_pending: 1_000,
             max_groups: 8,
             max_consumers: 64,
         }

@@ -143,8 +143,8 @@ async fn counts_offsets_pending_groups_and_consumers_are_capped() {
     let proxy = Proxy::start(cfg).await;
     let mut a = proxy.connect().await;
     let ns = a.namespace();
-    // A stream of 3,000 entries (every XADD got a MAXLEN).
-    let adds: Vec<Vec<String>> = (0..3000)
+    // A stream of 1,500 entries (every XADD got a MAXLEN).
+    let adds: Vec<Vec<String>> = (0..1500)
         .map(|i| words(&["XADD", "s", "*", "n", &i.to_string()]))
         .collect();
     for chunk in adds.chunks(32) {
@@ -153,11 +153,11 @@ async fn counts_offsets_pending_groups_and_consumers_are_capped() {
         }
     }
     a.ok(&["XGROUP", "CREATE", "s", "g", "0"]).await;
-    // No COUNT: the proxy's, clamped to the pending cap (2,000).
+    // No COUNT: the proxy's, clamped to the pending cap (1,000).
     let r = a
         .ok(&["XREADGROUP", "GROUP", "g", "c1", "STREAMS", "s", ">"])
         .await;
-    assert_eq!(r[0][1].as_array().unwrap().len(), 2000);
+    assert_eq!(r[0][1].as_array().unwrap().len(), 1000);
     let v = a
         .cmd(&["XREADGROUP", "GROUP", "g", "c1", "COUNT", "1", "STREAMS", "s", ">"])
         .await;
@@ -180,7 +180,7 @@ async fn counts_offsets_pending_groups_and_consumers_are_capped() {
         .query_async(&mut admin)
         .await
         .unwrap();
-    assert_eq!(pending[0], redis::Value::Int(2000));
+    assert_eq!(pending[0], redis::Value::Int(1000));
     // Consumers (3: the ones Redis holds — XAUTOCLAIM that takes an entry over makes one)
     // and groups (8).
     for c in ["c2", "c3"] {
@@ -412,12 +412,14 @@ async fn a_session_s_memory_in_redis_is_counted_and_bounded() {
             .unwrap();
         real += m.unwrap_or(0);
     }
-    let bound = budget + pending_cap * redislab_proxy::budget::cost::PENDING;
+    // Within the budget (each write was admitted with room for it; a read of pending
+    // entries in flight may add at most what the pending cap allows, here one at a time).
+    let _ = pending_cap;
     eprintln!(
-        "{} keys, {real} bytes in Redis (MEMORY USAGE); budget {budget}, bound {bound}",
+        "{} keys, {real} bytes in Redis (MEMORY USAGE); budget {budget}",
         keys.len()
     );
-    assert!(real <= bound, "{real} > {bound}");
+    assert!(real <= budget, "{real} > {budget}");
     // The accounting is an upper bound, but not a wild one.
     assert!(real >= budget / 4, "{real} bytes: the accounting is too pessimistic");
 }
