@@ -102,11 +102,14 @@ pub async fn cleanup(state: &AppState, id: &str) {
                 let _ = state.backend.run(&z, true).await;
                 return;
             }
-            Err(e) => tracing::warn!(
-                attempt = attempt + 1,
-                error = %e.message,
-                "could not set the expiry of a closed session's keys; trying again"
-            ),
+            Err(e) => {
+                state.cleanup_failures.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(
+                    attempt = attempt + 1,
+                    error = %e.message,
+                    "could not set the expiry of a closed session's keys; trying again"
+                )
+            }
         }
     }
     tracing::warn!("a closed session's keys keep their backstop expiry; a sweeper will shorten it");
@@ -120,13 +123,26 @@ pub async fn register(state: &AppState, id: &str) {
         .lock()
         .expect("not poisoned")
         .insert(id.to_string());
-    let mut z = redis::cmd("ZADD");
-    z.arg(REGISTRY)
+    let mut p = redis::pipe();
+    p.cmd("ZADD")
+        .arg(REGISTRY)
         .arg(state.redis_now_ms() + state.vouch_ms())
-        .arg(id);
-    if let Err(e) = state.backend.run(&z, true).await {
+        .arg(id)
+        .ignore();
+    registry_expiry(state, &mut p);
+    if let Err(e) = state.backend.pipe(&p).await {
         tracing::debug!(error = %e.message, "could not register a session (the heartbeat will)");
     }
+}
+
+/// The registry itself expires when no proxy has written to it for as long as any session's
+/// keys can live (its entries' keys are gone by then anyway).
+fn registry_expiry(state: &AppState, p: &mut redis::Pipeline) {
+    let life = state.config.max_session + state.config.session_grace;
+    p.cmd("PEXPIRE")
+        .arg(REGISTRY)
+        .arg(life.as_millis() as u64)
+        .ignore();
 }
 
 /// One heartbeat: vouch for this proxy's live sessions, sweep the dead ones, refresh the
@@ -146,12 +162,14 @@ pub async fn tick(state: &AppState) {
         .collect();
     let until = state.redis_now_ms() + state.vouch_ms();
     for chunk in live.chunks(500) {
-        let mut z = redis::cmd("ZADD");
-        z.arg(REGISTRY);
+        let mut p = redis::pipe();
+        let z = p.cmd("ZADD").arg(REGISTRY);
         for id in chunk {
             z.arg(until).arg(id);
         }
-        if let Err(e) = state.backend.run(&z, true).await {
+        z.ignore();
+        registry_expiry(state, &mut p);
+        if let Err(e) = state.backend.pipe(&p).await {
             tracing::warn!(error = %e.message, "could not vouch for the live sessions");
         }
     }
@@ -204,6 +222,7 @@ pub async fn sweep(state: &AppState) -> Result<usize, ErrBody> {
         let mut z = redis::cmd("ZREM");
         z.arg(REGISTRY).arg(&id);
         state.backend.run(&z, true).await?;
+        state.swept.fetch_add(1, Ordering::Relaxed);
         tracing::info!("swept the keys of a session no proxy vouches for");
         swept += 1;
     }

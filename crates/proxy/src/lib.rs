@@ -206,6 +206,9 @@ pub struct AppState {
     pub(crate) clock_offset: AtomicI64,
     /// Redis' version, once known (the oldest of a cluster's seed nodes).
     pub(crate) version: OnceLock<(u32, u32, u32)>,
+    /// Cleanup attempts that failed (each is tried again), and sessions the sweeper cleaned.
+    pub(crate) cleanup_failures: std::sync::atomic::AtomicU64,
+    pub(crate) swept: std::sync::atomic::AtomicU64,
 }
 
 impl AppState {
@@ -231,6 +234,8 @@ impl AppState {
             registry: Mutex::new(HashSet::new()),
             clock_offset: AtomicI64::new(0),
             version: OnceLock::new(),
+            cleanup_failures: Default::default(),
+            swept: Default::default(),
             config,
         }))
     }
@@ -268,6 +273,15 @@ impl AppState {
             .get(&address_key(addr))
             .copied()
             .unwrap_or(0)
+    }
+
+    /// Failed attempts at a closed session's cleanup (each is tried again), and sessions of
+    /// dead proxies (or failed cleanups) the sweeper has cleaned: for the logs and tests.
+    pub fn cleanup_counts(&self) -> (u64, u64) {
+        (
+            self.cleanup_failures.load(Ordering::Relaxed),
+            self.swept.load(Ordering::Relaxed),
+        )
     }
 
     /// Redis' version, once a check reached it.

@@ -224,6 +224,96 @@ pub fn unread_bytes(port: u16) -> u64 {
     total
 }
 
+/// The proxy binary (`redislab-proxy`) as a process of its own — it can be killed with
+/// SIGKILL — listening on a free port; its output goes to a file the test can read.
+pub struct ProxyProcess {
+    pub child: Child,
+    pub addr: SocketAddr,
+    pub log: std::path::PathBuf,
+}
+
+impl ProxyProcess {
+    /// `redislab-proxy --listen 127.0.0.1:<free> <args…>` with `RUST_LOG` at debug, once it
+    /// accepts connections.
+    pub fn spawn(args: &[&str]) -> ProxyProcess {
+        let port = free_port();
+        let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+        let log = std::env::temp_dir().join(format!(
+            "redislab-proxy-{}-{port}.log",
+            std::process::id()
+        ));
+        let out = std::fs::File::create(&log).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_redislab-proxy"))
+            .args(["--listen", &addr.to_string()])
+            .args(args)
+            .env("RUST_LOG", "redislab_proxy=debug")
+            .env("NO_COLOR", "1")
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
+            .spawn()
+            .expect("the proxy binary starts");
+        wait_until_sync("the proxy listens", Duration::from_secs(30), || {
+            assert!(
+                !matches!(child.try_wait(), Ok(Some(_))),
+                "the proxy exited: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+            std::net::TcpStream::connect(addr).is_ok()
+        });
+        ProxyProcess { child, addr, log }
+    }
+
+    pub async fn connect(&self) -> Ws {
+        Ws::connect(self.addr, Some(&format!("http://{}", self.addr)))
+            .await
+            .expect("upgrade")
+    }
+
+    /// SIGKILL: no cleanup of any kind runs.
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// What it logged so far.
+    pub fn output(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for ProxyProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
+/// Every key under `lab:*` (SCAN on a direct connection) with its PTTL.
+pub async fn lab_keys(c: &mut redis::aio::MultiplexedConnection) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    let mut cursor: u64 = 0;
+    loop {
+        let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg("lab:*")
+            .arg("COUNT")
+            .arg(1000)
+            .query_async(c)
+            .await
+            .unwrap();
+        for k in keys {
+            let t: i64 = redis::cmd("PTTL").arg(&k).query_async(c).await.unwrap();
+            out.push((k, t));
+        }
+        cursor = next;
+        if cursor == 0 {
+            return out;
+        }
+    }
+}
+
 /// A direct connection to the Redis at `url`.
 pub async fn connect(url: &str) -> redis::aio::MultiplexedConnection {
     redis::Client::open(url)
