@@ -235,8 +235,24 @@ impl Accounts {
 
     /// The bound of what these keys hold (what a read of all of them can return).
     pub fn held(&self, keys: &[Vec<u8>]) -> u64 {
+        self.held_within(keys, None)
+    }
+
+    /// The same, when at most `span` elements of each key are returned or walked.
+    pub fn held_within(&self, keys: &[Vec<u8>], span: Option<u64>) -> u64 {
         keys.iter()
-            .map(|k| self.keys.get(&self.h(k)).map_or(0, KeyStat::bound))
+            .map(|k| {
+                self.keys.get(&self.h(k)).map_or(0, |st| {
+                    let all = st.bound();
+                    match span {
+                        Some(n) if st.size.kind != Kind::String => all.min(
+                            cost::KEY
+                                + n.saturating_mul(cost::ELEM + cost::data(st.max_elem)),
+                        ),
+                        _ => all,
+                    }
+                })
+            })
             .sum()
     }
 

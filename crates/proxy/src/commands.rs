@@ -278,6 +278,9 @@ pub struct Prepared {
     /// Whether its reply or its work grows with its keys' content (weighs on the rate and
     /// the reply budget).
     pub heavy: bool,
+    /// At most this many elements of each key are returned or walked (a COUNT, a span of
+    /// non-negative indexes, a LIMIT), when the command says so.
+    pub span: Option<u64>,
     /// Block time in ms when it blocks (then it goes to a connection of its own).
     pub block_ms: Option<u64>,
     /// Which reply shape carries key names to strip.
@@ -521,10 +524,83 @@ pub fn prepare(words: &[String], prefix: &str, limits: &Limits) -> Result<Prepar
         write: !matches!(spec.does, Read | ReadAll),
         creates: spec.does == Create && !(spec.name == "XGROUP" && !has_mkstream(&words)),
         heavy: matches!(spec.does, ReadAll | Change(true)),
+        span: span(spec.name, &words, &shape),
         block_ms,
         echo,
         shape,
     })
+}
+
+/// The elements of each key a command can return or walk, when its arguments bound them.
+fn span(name: &str, words: &[String], shape: &Shape) -> Option<u64> {
+    let num = |w: &String| w.parse::<i64>().ok();
+    let last_count = |from: usize, opt: &str| {
+        let mut c = None;
+        let mut i = from;
+        while i + 1 < words.len() {
+            if is(&words[i], opt) {
+                c = num(&words[i + 1]);
+                i += 2;
+            } else {
+                i += 1;
+            }
+        }
+        c
+    };
+    let limit = |from: usize| {
+        let mut c = None;
+        let mut i = from;
+        while i + 2 < words.len() {
+            if is(&words[i], "LIMIT") {
+                c = match (num(&words[i + 1]), num(&words[i + 2])) {
+                    (Some(o), Some(n)) if o >= 0 && n >= 0 => Some(o + n),
+                    _ => None,
+                };
+                i += 3;
+            } else {
+                i += 1;
+            }
+        }
+        c
+    };
+    let range = || match (num(&words[2]), num(&words[3])) {
+        (Some(a), Some(b)) if a >= 0 && b >= a => Some(b - a + 1),
+        (Some(a), Some(b)) if a >= 0 && b >= 0 => Some(0),
+        _ => None,
+    };
+    let n = match name {
+        "LRANGE" => range(),
+        "ZRANGE" => {
+            let by = words[4..]
+                .iter()
+                .any(|w| is(w, "BYSCORE") || is(w, "BYLEX"));
+            let rev = words[4..].iter().any(|w| is(w, "REV"));
+            if by {
+                limit(4)
+            } else if rev {
+                None
+            } else {
+                range()
+            }
+        }
+        "ZRANGEBYSCORE" => limit(4),
+        "XRANGE" => last_count(4, "COUNT"),
+        "XAUTOCLAIM" => last_count(6, "COUNT").or(Some(100)).map(|c| c * 10),
+        "XPENDING" => {
+            let mut i = 3;
+            if words.get(i).is_some_and(|w| is(w, "IDLE")) {
+                i += 2;
+            }
+            words.get(i + 2).and_then(num)
+        }
+        "LPOP" | "RPOP" => Some(words.get(2).and_then(num).unwrap_or(1)),
+        "XREADGROUP" => match shape {
+            Shape::XReadGroup { count, .. } => Some(*count as i64),
+            _ => None,
+        },
+        _ => None,
+    };
+    n.map(|n| n.max(0) as u64)
 }
 
 fn has_mkstream(words: &[String]) -> bool {

@@ -62,8 +62,13 @@ pub struct Config {
     /// than `cost_unit` bytes; every frame counts), and the burst allowed.
     pub rate_per_sec: u32,
     pub burst: u32,
-    /// Bytes of a request's data (sent, read or walked) that cost one more unit of the rate.
+    /// Bytes of a request's data (sent, read or walked, past the first 64 KiB) that cost one
+    /// more unit of the rate.
     pub cost_unit: u64,
+    /// Those extra units per second, the whole proxy (heavy requests of all sessions
+    /// together), and the burst allowed.
+    pub heavy_per_sec: u32,
+    pub heavy_burst: u32,
     /// Requests of one connection waiting for Redis at once.
     pub max_in_flight: usize,
     /// Deadline of one request (a blocking read: its block time plus this).
@@ -117,6 +122,8 @@ impl Config {
             rate_per_sec: 200,
             burst: 400,
             cost_unit: 16 * 1024,
+            heavy_per_sec: 1_000,
+            heavy_burst: 2_000,
             max_in_flight: 32,
             timeout: Duration::from_secs(2),
             idle_timeout: Duration::from_secs(300),
@@ -195,6 +202,8 @@ pub struct AppState {
     addrs: Mutex<HashMap<IpAddr, usize>>,
     /// Reply bytes on their way (in KiB), the whole proxy.
     pub(crate) replies: Arc<Semaphore>,
+    /// The whole proxy's bucket of heavy work (see `Config::heavy_per_sec`).
+    pub(crate) heavy: Mutex<session::Bucket>,
     /// Turns true when the proxy is shutting down.
     pub(crate) shutdown: watch::Sender<bool>,
     /// Sessions running (counted from the upgrade until their keys have their end-of-session
@@ -229,6 +238,7 @@ impl AppState {
             replies: Arc::new(Semaphore::new(
                 (config.reply_budget / 1024).clamp(1, u32::MAX as u64) as usize,
             )),
+            heavy: Mutex::new(session::Bucket::new(config.heavy_per_sec, config.heavy_burst)),
             shutdown: watch::Sender::new(false),
             live: watch::Sender::new(0),
             registry: Mutex::new(HashSet::new()),

@@ -18,7 +18,7 @@ const USAGE: &str =
 [--allow-origin URL]... [--max-connections N] [--max-sessions-per-address N] \
 [--client-ip-header NAME] [--rate N] [--timeout-ms N] [--idle-timeout-s N] [--max-session-s N] \
 [--session-kb N] [--max-keys N] [--max-blocking N] [--reply-budget-mb N] [--session-grace-s N] \
-[--heartbeat-ms N]";
+[--heavy-per-s N] [--heartbeat-ms N]";
 
 fn parse_args() -> Result<(Config, SocketAddr), String> {
     let mut cfg = Config::new("redis://127.0.0.1:6379");
@@ -77,6 +77,10 @@ fn parse_args() -> Result<(Config, SocketAddr), String> {
             "--max-blocking" => cfg.max_blocking = (num(&value)? as usize).max(1),
             "--reply-budget-mb" => cfg.reply_budget = (num(&value)? << 20).max(2 << 20),
             "--session-grace-s" => cfg.session_grace = Duration::from_secs(num(&value)?),
+            "--heavy-per-s" => {
+                cfg.heavy_per_sec = num(&value)? as u32;
+                cfg.heavy_burst = cfg.heavy_per_sec.saturating_mul(2);
+            }
             "--heartbeat-ms" => cfg.heartbeat = Duration::from_millis(num(&value)?.max(10)),
             _ => return Err(format!("unknown option `{flag}`\n{USAGE}")),
         }

@@ -49,6 +49,10 @@ const MAX_REFUSED_IN_A_ROW: u32 = 1000;
 /// The reply bytes every request is counted for at least.
 const REPLY_FLOOR: u64 = 1024;
 
+/// The bytes a request may send, read or walk before it weighs more than one unit of the
+/// rate: every lab's requests stay below it.
+pub const FREE_BYTES: u64 = 64 * 1024;
+
 struct Session {
     state: Arc<AppState>,
     id: String,
@@ -67,7 +71,7 @@ struct Session {
 }
 
 /// A token bucket: `rate` per second, at most `burst` at once.
-struct Bucket {
+pub(crate) struct Bucket {
     tokens: f64,
     last: Instant,
     rate: f64,
@@ -75,7 +79,7 @@ struct Bucket {
 }
 
 impl Bucket {
-    fn new(rate: u32, burst: u32) -> Self {
+    pub(crate) fn new(rate: u32, burst: u32) -> Self {
         Bucket {
             tokens: f64::from(burst),
             last: Instant::now(),
@@ -85,7 +89,7 @@ impl Bucket {
     }
 
     /// Takes `n` tokens if there are that many.
-    fn take(&mut self, n: f64) -> bool {
+    pub(crate) fn take(&mut self, n: f64) -> bool {
         let now = Instant::now();
         self.tokens =
             (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(self.burst);
@@ -470,17 +474,13 @@ fn on_text(
     let (ticket, held) = {
         let mut acc = s.accounts.lock().expect("not poisoned");
         work.fast = fast_set(&work.p, &acc);
-        let held = if work.p.heavy {
-            acc.held(&work.p.keys)
-        } else {
-            0
-        };
         let ticket = if work.p.write {
             match acc.admit(&work.p, &s.caps) {
                 Ok(a) => {
                     if let (Some(c), Shape::XReadGroup { count_at, .. }) = (a.count, &work.p.shape)
                     {
                         work.p.words[*count_at] = c.to_string().into_bytes();
+                        work.p.span = Some(c);
                     }
                     Some(a.ticket)
                 }
@@ -488,6 +488,11 @@ fn on_text(
             }
         } else {
             None
+        };
+        let held = if work.p.heavy {
+            acc.held_within(&work.p.keys, work.p.span)
+        } else {
+            0
         };
         (ticket, held)
     };
@@ -499,8 +504,10 @@ fn on_text(
                 .settle(&work.p, t, Outcome::NotRun);
         }
     };
-    // The rate, weighted: a unit more for every `cost_unit` bytes it sends, reads or walks.
-    let extra = (t.len() as u64 + held) / cfg.cost_unit.max(1);
+    // The rate, weighted: past the first `FREE_BYTES` it sends, reads or walks, a unit more
+    // for every `cost_unit` bytes — from the session's bucket and from the whole proxy's
+    // (so many sessions together cannot keep it busy with heavy requests either).
+    let extra = (t.len() as u64 + held).saturating_sub(FREE_BYTES) / cfg.cost_unit.max(1);
     if extra > 0 && !bucket.take(extra as f64) {
         give_back(ticket);
         return refusal(
@@ -513,6 +520,24 @@ fn on_text(
                     extra + 1,
                     cfg.rate_per_sec
                 ),
+            ),
+        );
+    }
+    if extra > 0
+        && !s
+            .state
+            .heavy
+            .lock()
+            .expect("not poisoned")
+            .take(extra as f64)
+    {
+        give_back(ticket);
+        return refusal(
+            id,
+            ErrBody::limited(
+                Code::RateLimited,
+                Limit::Rate,
+                "the server is busy with heavy requests; try again soon",
             ),
         );
     }
@@ -631,6 +656,7 @@ fn prepare(s: &Session, req: &Request) -> Result<Work, ErrBody> {
             write: true,
             creates: true,
             heavy: false,
+            span: None,
             block_ms: None,
             echo: Echo::None,
             shape: Shape::Script { bytes },

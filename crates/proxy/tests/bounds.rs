@@ -285,8 +285,8 @@ async fn every_frame_counts_and_pings_do_not_keep_a_session() {
     assert_eq!(kinds.iter().filter(|k| *k == "BAD_REQUEST/").count(), 5, "{kinds:?}");
     assert_eq!(kinds.iter().filter(|k| *k == "RATE_LIMITED/RATE").count(), 5, "{kinds:?}");
     // Pings, one every 250 ms (within the rate), keep nothing alive: idle timeout.
-    let mut b = proxy.connect().await;
     let t = Instant::now();
+    let mut b = proxy.connect().await;
     let mut every = tokio::time::interval(Duration::from_millis(250));
     let closed = loop {
         tokio::select! {
@@ -363,6 +363,8 @@ async fn a_session_s_memory_in_redis_is_counted_and_bounded() {
     let mut cfg = config(&redis.url());
     cfg.rate_per_sec = 1_000_000;
     cfg.burst = 1_000_000;
+    cfg.heavy_per_sec = 1_000_000;
+    cfg.heavy_burst = 1_000_000;
     let budget = cfg.session_bytes;
     let pending_cap = cfg.limits.max_pending;
     let proxy = Proxy::start(cfg).await;
