@@ -93,6 +93,10 @@ fn serve(redis_url: &str) {
         cfg.max_connections = 2_000;
         // Every client is on loopback: one address.
         cfg.max_sessions_per_address = 2_000;
+        cfg.address_rate = 10_000_000;
+        cfg.address_burst = 10_000_000;
+        cfg.new_sessions_per_sec = 100_000;
+        cfg.new_sessions_burst = 100_000;
         if let Some(w) = cfg.fit_descriptors() {
             eprintln!("proxy: {w}");
         }

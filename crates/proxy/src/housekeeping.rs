@@ -148,6 +148,7 @@ fn registry_expiry(state: &AppState, p: &mut redis::Pipeline) {
 /// One heartbeat: vouch for this proxy's live sessions, sweep the dead ones, refresh the
 /// clock offset (and finish the checks at start if Redis was down then).
 pub async fn tick(state: &AppState) {
+    state.forget_idle_addresses();
     if state.version().is_none() {
         let _ = check_server(state).await;
     } else {

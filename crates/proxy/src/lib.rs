@@ -52,6 +52,15 @@ pub struct Config {
     /// Open sessions from one client address (an IPv6 address counts by its /64); more are
     /// refused with 429.
     pub max_sessions_per_address: usize,
+    /// Work per second of all the sessions from one address together (the same units as
+    /// `rate_per_sec`), and the burst; as many refusals again are answered, then the address'
+    /// sockets are not read until it may go on.
+    pub address_rate: u32,
+    pub address_burst: u32,
+    /// New sessions per second from one address (and the burst): a client that closes and
+    /// reopens sessions does not get a fresh rate each time for free.
+    pub new_sessions_per_sec: u32,
+    pub new_sessions_burst: u32,
     /// The header a trusted load balancer puts the client's address in (`X-Forwarded-For`:
     /// its last entry; `X-Real-IP`); `None`: the TCP peer's address.
     pub client_ip_header: Option<String>,
@@ -117,6 +126,10 @@ impl Config {
             limits: Limits::default(),
             max_connections: 1000,
             max_sessions_per_address: 64,
+            address_rate: 1_000,
+            address_burst: 2_000,
+            new_sessions_per_sec: 20,
+            new_sessions_burst: 60,
             client_ip_header: None,
             max_message_bytes: 64 * 1024,
             rate_per_sec: 200,
@@ -198,8 +211,8 @@ pub struct AppState {
     pub backend: backend::Backend,
     /// One permit per open session.
     conns: Arc<Semaphore>,
-    /// Open sessions per client address.
-    addrs: Mutex<HashMap<IpAddr, usize>>,
+    /// Open sessions per client address, and its bucket of new sessions.
+    addrs: Mutex<HashMap<IpAddr, Address>>,
     /// Reply bytes on their way (in KiB), the whole proxy.
     pub(crate) replies: Arc<Semaphore>,
     /// The whole proxy's bucket of heavy work (see `Config::heavy_per_sec`).
@@ -281,8 +294,7 @@ impl AppState {
             .lock()
             .expect("not poisoned")
             .get(&address_key(addr))
-            .copied()
-            .unwrap_or(0)
+            .map_or(0, |a| a.open)
     }
 
     /// Failed attempts at a closed session's cleanup (each is tried again), and sessions of
@@ -325,18 +337,51 @@ impl AppState {
     /// A place for one more session from `addr` (`None`: the address is not known).
     fn address_slot(self: &Arc<Self>, addr: Option<IpAddr>) -> Result<AddressSlot, AppError> {
         let key = addr.map(address_key);
-        if let Some(k) = key {
-            let mut a = self.addrs.lock().expect("not poisoned");
-            let n = a.entry(k).or_insert(0);
-            if *n >= self.config.max_sessions_per_address {
-                return Err(AppError::TooManyFromAddress);
+        let cfg = &self.config;
+        let fresh = || Arc::new(Mutex::new(session::AddressBuckets::new(cfg)));
+        let buckets = match key {
+            Some(k) => {
+                let mut a = self.addrs.lock().expect("not poisoned");
+                let e = a.entry(k).or_insert_with(|| Address {
+                    open: 0,
+                    opened: session::Bucket::new(cfg.new_sessions_per_sec, cfg.new_sessions_burst),
+                    last: std::time::Instant::now(),
+                    buckets: fresh(),
+                });
+                e.last = std::time::Instant::now();
+                if e.open >= cfg.max_sessions_per_address || !e.opened.take(1.0) {
+                    return Err(AppError::TooManyFromAddress);
+                }
+                e.open += 1;
+                e.buckets.clone()
             }
-            *n += 1;
-        }
+            None => fresh(),
+        };
         Ok(AddressSlot {
             state: self.clone(),
             key,
+            buckets,
         })
+    }
+}
+
+/// One client address: its open sessions, its bucket of new ones, the buckets its sessions'
+/// frames are paid from.
+struct Address {
+    open: usize,
+    opened: session::Bucket,
+    last: std::time::Instant,
+    buckets: Arc<Mutex<session::AddressBuckets>>,
+}
+
+impl AppState {
+    /// Forgets addresses with no open session and no new one for a minute (the heartbeat
+    /// calls it).
+    pub(crate) fn forget_idle_addresses(&self) {
+        self.addrs
+            .lock()
+            .expect("not poisoned")
+            .retain(|_, a| a.open > 0 || a.last.elapsed() < Duration::from_secs(60));
     }
 }
 
@@ -356,17 +401,15 @@ fn address_key(addr: IpAddr) -> IpAddr {
 pub struct AddressSlot {
     state: Arc<AppState>,
     key: Option<IpAddr>,
+    pub(crate) buckets: Arc<Mutex<session::AddressBuckets>>,
 }
 
 impl Drop for AddressSlot {
     fn drop(&mut self) {
         if let Some(k) = self.key {
             let mut a = self.state.addrs.lock().expect("not poisoned");
-            if let Some(n) = a.get_mut(&k) {
-                *n -= 1;
-                if *n == 0 {
-                    a.remove(&k);
-                }
+            if let Some(e) = a.get_mut(&k) {
+                e.open -= 1;
             }
         }
     }

@@ -15,7 +15,7 @@ use tracing_subscriber::EnvFilter;
 
 const USAGE: &str =
     "usage: redislab-proxy [--redis URL[,URL...]]... [--cluster] [--listen ADDR] [--dist DIR] \
-[--allow-origin URL]... [--max-connections N] [--max-sessions-per-address N] \
+[--allow-origin URL]... [--max-connections N] [--max-sessions-per-address N] [--address-rate N] [--new-sessions-per-s N] \
 [--client-ip-header NAME] [--rate N] [--timeout-ms N] [--idle-timeout-s N] [--max-session-s N] \
 [--session-kb N] [--max-keys N] [--max-blocking N] [--reply-budget-mb N] [--session-grace-s N] \
 [--heavy-per-s N] [--heartbeat-ms N]";
@@ -70,6 +70,14 @@ fn parse_args() -> Result<(Config, SocketAddr), String> {
             "--timeout-ms" => cfg.timeout = Duration::from_millis(num(&value)?),
             "--idle-timeout-s" => cfg.idle_timeout = Duration::from_secs(num(&value)?),
             "--max-sessions-per-address" => cfg.max_sessions_per_address = num(&value)? as usize,
+            "--address-rate" => {
+                cfg.address_rate = num(&value)? as u32;
+                cfg.address_burst = cfg.address_rate.saturating_mul(2);
+            }
+            "--new-sessions-per-s" => {
+                cfg.new_sessions_per_sec = num(&value)? as u32;
+                cfg.new_sessions_burst = cfg.new_sessions_per_sec.saturating_mul(3);
+            }
             "--client-ip-header" => cfg.client_ip_header = Some(value),
             "--max-session-s" => cfg.max_session = Duration::from_secs(num(&value)?),
             "--session-kb" => cfg.session_bytes = num(&value)? * 1024,

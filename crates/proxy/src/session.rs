@@ -49,8 +49,8 @@ const MAX_REFUSED_IN_A_ROW: u32 = 1000;
 /// The reply bytes every request is counted for at least.
 const REPLY_FLOOR: u64 = 1024;
 
-/// The bytes a request may send, read or walk before it weighs more than one unit of the
-/// rate: every lab's requests stay below it.
+/// The bytes a request may read or walk before it weighs more than its message: every lab's
+/// requests stay below it.
 pub const FREE_BYTES: u64 = 64 * 1024;
 
 struct Session {
@@ -99,6 +99,83 @@ impl Bucket {
             true
         } else {
             false
+        }
+    }
+}
+
+impl Bucket {
+    /// The tokens now (after refilling).
+    fn peek(&mut self) -> f64 {
+        self.take(0.0);
+        self.tokens
+    }
+
+    /// How long until there are `n` tokens.
+    fn until(&mut self, n: f64) -> Duration {
+        let missing = (n - self.peek()).max(0.0);
+        Duration::from_secs_f64(missing / self.rate.max(1e-9)).max(Duration::from_millis(1))
+    }
+
+    /// Gives back `n` tokens taken for nothing.
+    fn refund(&mut self, n: f64) {
+        self.tokens = (self.tokens + n).min(self.burst);
+    }
+}
+
+/// What the sessions from one address pay their frames from together: their work, and the
+/// refusals the proxy still answers (past those, their sockets are not read until they may
+/// go on: TCP holds the sender back, and the proxy spends nothing on it).
+pub(crate) struct AddressBuckets {
+    work: Bucket,
+    refusals: Bucket,
+}
+
+impl AddressBuckets {
+    pub(crate) fn new(cfg: &crate::Config) -> Self {
+        AddressBuckets {
+            work: Bucket::new(cfg.address_rate, cfg.address_burst),
+            refusals: Bucket::new(cfg.address_rate, cfg.address_burst),
+        }
+    }
+}
+
+/// A session's buckets: its own, and its address'.
+struct Rates {
+    own: Bucket,
+    address: Arc<Mutex<AddressBuckets>>,
+}
+
+impl Rates {
+    /// Pays `n` units of work, from the session's bucket and its address'.
+    fn work(&mut self, n: f64) -> bool {
+        if self.own.peek() < n {
+            return false;
+        }
+        if !self.address.lock().expect("not poisoned").work.take(n) {
+            return false;
+        }
+        self.own.take(n)
+    }
+
+    /// Gives back work paid for a request that was refused after all.
+    fn refund(&mut self, n: f64) {
+        self.own.refund(n);
+        self.address.lock().expect("not poisoned").work.refund(n);
+    }
+
+    /// Pays for answering a refusal (from the address' refusals).
+    fn refuse(&mut self, n: f64) -> bool {
+        self.address.lock().expect("not poisoned").refusals.take(n)
+    }
+
+    /// Whether a frame may be read now; else how long until one may.
+    fn ready(&mut self) -> Result<(), Duration> {
+        let own = self.own.peek();
+        let mut a = self.address.lock().expect("not poisoned");
+        if a.refusals.peek() >= 1.0 || (own >= 1.0 && a.work.peek() >= 1.0) {
+            Ok(())
+        } else {
+            Err(a.refusals.until(1.0))
         }
     }
 }
@@ -286,12 +363,25 @@ pub async fn run(
     tokio::pin!(idle);
     let lifetime = tokio::time::sleep_until(opened + cfg.max_session);
     tokio::pin!(lifetime);
-    let mut bucket = Bucket::new(cfg.rate_per_sec, cfg.burst);
+    let mut rates = Rates {
+        own: Bucket::new(cfg.rate_per_sec, cfg.burst),
+        address: slot.buckets.clone(),
+    };
     let mut refused_in_a_row = 0u32;
+    let gate = tokio::time::sleep(Duration::ZERO);
+    tokio::pin!(gate);
     let ending = loop {
         if !alive {
             break None;
         }
+        // Over its rates and out of refusals too, the socket is not read until it may go on.
+        let ready = match rates.ready() {
+            Ok(()) => true,
+            Err(wait) => {
+                gate.as_mut().reset(tokio::time::Instant::now() + wait);
+                false
+            }
+        };
         tokio::select! {
             biased;
             () = &mut shutdown => {
@@ -310,7 +400,8 @@ pub async fn run(
                 }
                 idle.as_mut().reset(due);
             }
-            next = socket.next() => {
+            () = &mut gate, if !ready => {}
+            next = socket.next(), if ready => {
                 let frame = match next {
                     None | Some(Ok(Message::Close(_))) => break None,
                     Some(Err(e)) => {
@@ -330,10 +421,13 @@ pub async fn run(
                 let refused = match frame {
                     Frame::Request(t) => {
                         last_request = tokio::time::Instant::now();
-                        on_text(&s, &mut bucket, t.as_str(), &mut pending)
+                        on_text(&s, &mut rates, t.as_str(), &mut pending)
                     }
                     Frame::Binary => {
-                        let ok = bucket.take(1.0);
+                        let ok = rates.work(1.0);
+                        if !ok {
+                            rates.refuse(1.0);
+                        }
                         Some(ServerMsg::answer(
                             None,
                             Err(if ok {
@@ -344,7 +438,7 @@ pub async fn run(
                         ))
                     }
                     Frame::Control => {
-                        if bucket.take(1.0) {
+                        if rates.work(1.0) {
                             None
                         } else {
                             break Some(close(POLICY, "too many frames"));
@@ -412,14 +506,27 @@ fn refusal(id: u64, e: ErrBody) -> Option<ServerMsg> {
 /// `pending`, and is answered when it finishes).
 fn on_text(
     s: &Arc<Session>,
-    bucket: &mut Bucket,
+    rates: &mut Rates,
     t: &str,
     pending: &mut Pending,
 ) -> Option<ServerMsg> {
     let cfg = &s.state.config;
-    // Every message costs one unit, bad ones too; a request that moves or walks more costs
-    // more, below.
-    let allowed = bucket.take(1.0);
+    // Every message costs one unit and one more per `cost_unit` bytes, bad ones too; a
+    // request that reads or walks more costs more, below. Over the rates, a refusal is
+    // answered while the address has refusals left (past that, not even read: see `run`).
+    let unit = cfg.cost_unit.max(1);
+    let base = 1 + t.len() as u64 / unit;
+    let allowed = rates.work(base as f64);
+    if !allowed && !rates.refuse(base as f64) {
+        return Some(ServerMsg::answer(
+            None,
+            Err(ErrBody::limited(
+                Code::RateLimited,
+                Limit::Rate,
+                "over the rate limit (not read)",
+            )),
+        ));
+    }
     if t.len() > cfg.max_message_bytes {
         return Some(ServerMsg::answer(
             None,
@@ -504,11 +611,11 @@ fn on_text(
                 .settle(&work.p, t, Outcome::NotRun);
         }
     };
-    // The rate, weighted: past the first `FREE_BYTES` it sends, reads or walks, a unit more
-    // for every `cost_unit` bytes — from the session's bucket and from the whole proxy's
-    // (so many sessions together cannot keep it busy with heavy requests either).
-    let extra = (t.len() as u64 + held).saturating_sub(FREE_BYTES) / cfg.cost_unit.max(1);
-    if extra > 0 && !bucket.take(extra as f64) {
+    // The rate, weighted: past the first `FREE_BYTES` it reads or walks, a unit more for
+    // every `cost_unit` bytes — from the session's and the address' buckets and from the
+    // whole proxy's (so many sessions together cannot keep it busy with heavy requests).
+    let extra = held.saturating_sub(FREE_BYTES) / unit;
+    if extra > 0 && !rates.work(extra as f64) {
         give_back(ticket);
         return refusal(
             id,
@@ -523,14 +630,16 @@ fn on_text(
             ),
         );
     }
-    if extra > 0
+    let heavy = extra + base - 1;
+    if heavy > 0
         && !s
             .state
             .heavy
             .lock()
             .expect("not poisoned")
-            .take(extra as f64)
+            .take(heavy as f64)
     {
+        rates.refund(extra as f64);
         give_back(ticket);
         return refusal(
             id,

@@ -139,6 +139,8 @@ async fn counts_offsets_pending_groups_and_consumers_are_capped() {
     let mut cfg = config(&redis.url());
     cfg.rate_per_sec = 1_000_000;
     cfg.burst = 1_000_000;
+    cfg.address_rate = 1_000_000;
+    cfg.address_burst = 1_000_000;
     cfg.limits.max_consumers = 3;
     let proxy = Proxy::start(cfg).await;
     let mut a = proxy.connect().await;
@@ -363,6 +365,8 @@ async fn a_session_s_memory_in_redis_is_counted_and_bounded() {
     let mut cfg = config(&redis.url());
     cfg.rate_per_sec = 1_000_000;
     cfg.burst = 1_000_000;
+    cfg.address_rate = 1_000_000;
+    cfg.address_burst = 1_000_000;
     cfg.heavy_per_sec = 1_000_000;
     cfg.heavy_burst = 1_000_000;
     let budget = cfg.session_bytes;

@@ -14,6 +14,7 @@ async fn five_hundred_concurrent_sockets() {
     cfg.max_connections = N;
     // All from loopback: one address.
     cfg.max_sessions_per_address = N;
+    cfg.new_sessions_burst = N as u32;
     // About concurrency, not deadlines: on a loaded 2-core machine 1,500 requests at once
     // can take longer than the tests' usual 1 s.
     cfg.timeout = Duration::from_secs(5);

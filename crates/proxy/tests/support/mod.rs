@@ -314,11 +314,13 @@ pub async fn lab_keys(c: &mut redis::aio::MultiplexedConnection) -> Vec<(String,
     }
 }
 
-/// A direct connection to the Redis at `url`.
+/// A direct connection to the Redis at `url` (no response timeout of its own: the tests
+/// bound their waits).
 pub async fn connect(url: &str) -> redis::aio::MultiplexedConnection {
+    let cfg = redis::AsyncConnectionConfig::new().set_response_timeout(None);
     redis::Client::open(url)
         .unwrap()
-        .get_multiplexed_async_connection()
+        .get_multiplexed_async_connection_with_config(&cfg)
         .await
         .expect("a direct connection to Redis")
 }
@@ -440,10 +442,10 @@ impl Ws {
         origin: &str,
         source: std::net::Ipv4Addr,
     ) -> Result<Ws, tokio_tungstenite::tungstenite::Error> {
-        let sock = tokio::net::TcpSocket::new_v4().unwrap();
-        sock.bind(SocketAddr::from((source, 0))).unwrap();
-        let tcp = sock.connect(addr).await.unwrap();
-        tcp.set_nodelay(true).unwrap();
+        let sock = tokio::net::TcpSocket::new_v4()?;
+        sock.bind(SocketAddr::from((source, 0)))?;
+        let tcp = sock.connect(addr).await?;
+        tcp.set_nodelay(true)?;
         let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
         req.headers_mut()
             .insert("origin", HeaderValue::from_str(origin).unwrap());

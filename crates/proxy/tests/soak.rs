@@ -1,0 +1,624 @@
+//! The hostile soak (issue 22): a class's proxy with 300 hostile sessions running the issue's
+//! attacks beside 50 honest students running the lock race and the console — loopback only,
+//! the proxy (the real binary, its own process) and `redis-server` started here.
+//!
+//! It passes when every honest request is answered (no error), the honest p99 stays within
+//! 3× its value on the quiet proxy (measured first, in the same test), Redis' `used_memory`
+//! and the proxy's RSS stay under the bounds printed below, no hostile session holds more
+//! than its share (its memory in Redis within its budget, its requests within its rate), a
+//! second proxy killed with SIGKILL mid-run leaves no key without a TTL, and after every
+//! session has closed every session's key expires (none is left without a TTL at any check,
+//! and all are gone within the grace).
+//!
+//! Length: `REDISLAB_SOAK_SECS` of attack (default 20; the issue's figure is 60) and
+//! `REDISLAB_SOAK_AFTER_SECS` of afterwards (default 10: the grace is half of it; the issue's
+//! figure is 60).
+
+mod support;
+
+use redislab_sim::labs::lock::{expand_query, LockLive, LockParams, FIELDS};
+use redislab_sim::labs::params::Params;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use support::{code, drive_live, lab_keys, wait_until, ProxyProcess, RedisServer, Ws};
+use tokio_tungstenite::tungstenite::Message;
+
+const HONEST: usize = 50;
+const HOSTILE: usize = 300;
+/// Sessions writing on the proxy that is killed mid-run.
+const VICTIMS: usize = 20;
+
+fn secs(var: &str, default: u64) -> Duration {
+    Duration::from_secs(
+        std::env::var(var)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default),
+    )
+}
+
+fn p99(mut v: Vec<Duration>) -> Duration {
+    assert!(!v.is_empty());
+    v.sort_unstable();
+    v[(v.len() * 99 / 100).min(v.len() - 1)]
+}
+
+fn rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn preset(id: &str) -> LockParams {
+    let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
+    assert!(errs.is_empty(), "{errs:?}");
+    p.typed()
+}
+
+/// What the honest students saw.
+#[derive(Default)]
+struct Honest {
+    rtts: Vec<Duration>,
+    requests: u64,
+    failures: Vec<String>,
+    races: u64,
+}
+
+/// One student: the console (a command every 20 ms, each checked) and, beside it, lock races
+/// one after another, each in a session of its own as the app runs them.
+async fn student(proxy: SocketAddr, from: Ipv4Addr, i: usize, until: Instant) -> Honest {
+    let origin = format!("http://{proxy}");
+    let mut out = Honest::default();
+    let race = async {
+        let mut races = 0;
+        let mut failures = Vec::new();
+        let mut rtts = Vec::new();
+        let presets = ["token", "fencing", "plain-del", "pause"];
+        while Instant::now() < until {
+            let mut ws = Ws::connect_from(proxy, &origin, from).await.expect("a session");
+            let mut run = LockLive::new(&preset(presets[(i + races) % presets.len()]));
+            let errors = drive_live(&mut ws, &mut run, Duration::from_secs(60)).await;
+            failures.extend(errors);
+            rtts.extend(
+                run.result()
+                    .commands
+                    .iter()
+                    .filter_map(|c| c.rtt_us)
+                    .map(|us| Duration::from_micros(u64::from(us))),
+            );
+            races += 1;
+        }
+        (races, failures, rtts)
+    };
+    let console = async {
+        let mut ws = Ws::connect_from(proxy, &origin, from).await.expect("a session");
+        let mut rtts = Vec::new();
+        let mut failures = Vec::new();
+        let mut every = tokio::time::interval(Duration::from_millis(20));
+        let lines: Vec<Vec<String>> = [
+            vec!["SET", "greeting", "নমস্কার"],
+            vec!["GET", "greeting"],
+            vec!["INCR", "visits"],
+            vec!["LPUSH", "jobs", "a"],
+            vec!["LRANGE", "jobs", "0", "9"],
+            vec!["RPOP", "jobs"],
+            vec!["HSET", "user:1", "name", "রহিম", "age", "30"],
+            vec!["HGETALL", "user:1"],
+            vec!["EXPIRE", "greeting", "100"],
+            vec!["TTL", "greeting"],
+            vec!["XADD", "events", "*", "kind", "login"],
+            vec!["XRANGE", "events", "-", "+", "COUNT", "5"],
+            vec!["ZADD", "board", "10", "rahim"],
+            vec!["ZRANGE", "board", "0", "-1", "WITHSCORES"],
+            vec!["SET", "lock:x", "tok", "NX", "PX", "5000"],
+            vec!["DEL", "lock:x"],
+        ]
+        .into_iter()
+        .map(|l| l.into_iter().map(String::from).collect())
+        .collect();
+        let mut n = 0;
+        while Instant::now() < until {
+            every.tick().await;
+            let words: Vec<&str> = lines[n % lines.len()].iter().map(String::as_str).collect();
+            n += 1;
+            let t = Instant::now();
+            let v = ws.cmd(&words).await;
+            rtts.push(t.elapsed());
+            if !code(&v).is_empty() {
+                failures.push(format!("{words:?} → {v}"));
+            }
+        }
+        (n as u64, failures, rtts)
+    };
+    let ((races, f1, r1), (requests, f2, r2)) = tokio::join!(race, console);
+    out.races = races as u64;
+    out.requests = requests + r1.len() as u64;
+    out.failures = f1.into_iter().chain(f2).collect();
+    out.rtts = r1.into_iter().chain(r2).collect();
+    out
+}
+
+/// 50 students, on a runtime (and thread) of their own, so the attackers' client tasks in this
+/// test do not delay them before the proxy does.
+fn class(proxy: SocketAddr, for_: Duration) -> std::thread::JoinHandle<Vec<Honest>> {
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let until = Instant::now() + for_;
+            let all = (0..HONEST).map(|i| {
+                // Two machines of the class, 25 students each (the per-address cap is 64).
+                let from = if i % 2 == 0 {
+                    Ipv4Addr::new(127, 0, 0, 1)
+                } else {
+                    Ipv4Addr::new(127, 0, 0, 7)
+                };
+                student(proxy, from, i, until)
+            });
+            futures_util::future::join_all(all).await
+        })
+    })
+}
+
+/// What one attacker's sessions did.
+#[derive(Default, Clone)]
+struct Attack {
+    /// Answers by `code/limit` ("ok" for a success).
+    answers: BTreeMap<String, u64>,
+    /// Successes of its busiest session.
+    max_ok_per_session: u64,
+    sessions: u64,
+    refused_upgrades: u64,
+    closes: BTreeMap<String, u64>,
+    /// The namespace of its session open at the end.
+    namespace: Option<String>,
+}
+
+impl Attack {
+    fn count(&mut self, v: &Value) {
+        let k = if code(v).is_empty() {
+            "ok".to_string()
+        } else {
+            format!(
+                "{}/{}",
+                code(v),
+                v["err"]["limit"].as_str().unwrap_or("")
+            )
+        };
+        *self.answers.entry(k).or_default() += 1;
+    }
+}
+
+/// The attacks, by kind (an attacker runs one kind, session after session).
+fn attack_commands(kind: usize, round: u64) -> Vec<Value> {
+    let big = "x".repeat(1000);
+    let r = round.to_string();
+    let w = |words: &[&str]| json!(words);
+    match kind {
+        // A list as big as the budget allows, then full-range reads and walks of it.
+        0 => {
+            let mut push = vec!["RPUSH", "big"];
+            push.extend(std::iter::repeat_n(big.as_str(), 60));
+            let mut v = vec![w(&push)];
+            v.extend(std::iter::repeat_n(w(&["LRANGE", "big", "0", "-1"]), 16));
+            v.extend(std::iter::repeat_n(w(&["LREM", "big", "0", "nomatch"]), 8));
+            if round % 20 == 19 {
+                v.push(w(&["DEL", "big"]));
+            }
+            v
+        }
+        // A big hash and sorted set, read whole; offsets and counts past the caps.
+        1 => {
+            let mut hset = vec!["HSET".to_string(), "h".into()];
+            for i in 0..30 {
+                hset.push(format!("f{round}-{i}"));
+                hset.push(big.clone());
+            }
+            let mut v = vec![json!(hset)];
+            v.push(w(&["ZADD", "z", &r, &format!("m{r}")]));
+            v.extend(std::iter::repeat_n(w(&["HGETALL", "h"]), 12));
+            v.push(w(&["ZRANGE", "z", "0", "-1", "WITHSCORES"]));
+            v.push(w(&["ZRANGEBYSCORE", "z", "-inf", "+inf", "LIMIT", "100000000", "1"]));
+            v
+        }
+        // Pending entries: groups reading from 0 without COUNT, FORCE claims, huge counts.
+        2 => {
+            let mut v = Vec::new();
+            for i in 0..20 {
+                v.push(w(&["XADD", "s", "*", "n", &format!("{round}-{i}"), "pad", &big[..200]]));
+            }
+            v.push(w(&["XGROUP", "CREATE", "s", &format!("g{}", round % 10), "0", "MKSTREAM"]));
+            v.push(w(&["XREADGROUP", "GROUP", "g0", &format!("c{}", round % 80), "STREAMS", "s", ">"]));
+            v.push(w(&["XCLAIM", "s", "g0", "c0", "0", "0-1", "FORCE"]));
+            v.push(w(&["XPENDING", "s", "g0", "IDLE", "999999999", "-", "+", "100000"]));
+            v.push(w(&["XAUTOCLAIM", "s", "g0", "c1", "0", "0", "COUNT", "9223372036854775807"]));
+            v.push(w(&["XRANGE", "s", "-", "+"]));
+            v.push(w(&["XADD", "s", "MINID", "0", "*", "f", "v"]));
+            v
+        }
+        // Keys: many, concurrent, with TTLs pushed past the session's end or removed.
+        3 => {
+            let mut v = Vec::new();
+            for i in 0..16 {
+                v.push(w(&["SET", &format!("k{round}-{i}"), "v"]));
+            }
+            v.push(w(&["EXPIRE", &format!("k{round}-0"), "999999999"]));
+            v.push(w(&["PERSIST", &format!("k{round}-1")]));
+            v.push(w(&["SET", &format!("k{round}-2"), "v", "KEEPTTL"]));
+            v.push(w(&["INCRBY", "n", "9223372036854775807"]));
+            v
+        }
+        // Blocking reads, the BLOCK Redis obeys last set to "for ever".
+        4 => vec![
+            w(&["BRPOP", "q", "0"]),
+            w(&["BLMOVE", "a", "b", "LEFT", "LEFT", "0"]),
+            w(&["XREADGROUP", "GROUP", "g", "c", "BLOCK", "1", "BLOCK", "0", "STREAMS", "s", ">"]),
+            w(&["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"]),
+        ],
+        // Forbidden and malformed things, lookalike names, other namespaces.
+        5 => vec![
+            w(&["FLUSHALL"]),
+            w(&["KEYS", "*"]),
+            w(&["EVAL", "return 1", "0"]),
+            w(&["GET", "lab:{00000000000000000000000000000000}:x"]),
+            w(&["G\u{0415}T", "a"]),
+            w(&["DEBUG", "SLEEP", "1"]),
+            w(&["CONFIG", "SET", "maxmemory", "1"]),
+        ],
+        _ => unreachable!(),
+    }
+}
+
+/// One attacker: sessions from `from`, one after another (a closed one is opened again),
+/// each sending its kind of attack with up to 32 requests in flight, as fast as answers
+/// come, ignoring what they say. Kind 6 floods (pings, binary frames, junk, past the rate);
+/// kind 7 hogs slots (opens more sessions than its address may).
+async fn attacker(proxy: SocketAddr, from: Ipv4Addr, kind: usize, stop: Arc<AtomicBool>) -> Attack {
+    let origin = format!("http://{proxy}");
+    let mut a = Attack::default();
+    let mut hogs = Vec::new();
+    let mut round = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        let mut ws = match Ws::connect_from(proxy, &origin, from).await {
+            Ok(ws) => ws,
+            Err(_) => {
+                a.refused_upgrades += 1;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                continue;
+            }
+        };
+        a.sessions += 1;
+        a.namespace = Some(ws.namespace());
+        if kind == 7 {
+            // Try for more places than the address has; hold what it gets, pinging only.
+            for _ in 0..8 {
+                match Ws::connect_from(proxy, &origin, from).await {
+                    Ok(h) => hogs.push(h),
+                    Err(_) => a.refused_upgrades += 1,
+                }
+            }
+        }
+        let mut ok_here = 0u64;
+        let mut next_id = 1u64;
+        let mut in_flight = 0usize;
+        let mut queue: Vec<Value> = Vec::new();
+        let closed = loop {
+            if stop.load(Ordering::Relaxed) {
+                break None;
+            }
+            // Fill the window.
+            while in_flight < 32 {
+                let msg = match kind {
+                    6 => {
+                        next_id += 1;
+                        match next_id % 4 {
+                            0 => Message::Binary(vec![0; 64].into()),
+                            1 => Message::Ping(vec![].into()),
+                            2 => Message::Text("{\"not json".into()),
+                            _ => Message::Text(json!({"id": next_id, "cmd": ["PING"]}).to_string().into()),
+                        }
+                    }
+                    7 => Message::Ping(vec![].into()),
+                    _ => {
+                        if queue.is_empty() {
+                            queue = attack_commands(kind, round);
+                            queue.reverse();
+                            round += 1;
+                        }
+                        next_id += 1;
+                        let cmd = queue.pop().unwrap();
+                        Message::Text(json!({"id": next_id, "cmd": cmd}).to_string().into())
+                    }
+                };
+                let answered = !matches!(msg, Message::Ping(_));
+                if ws.ws.send(msg).await.is_err() {
+                    break;
+                }
+                if answered {
+                    in_flight += 1;
+                } else if kind == 7 {
+                    break;
+                }
+            }
+            let wait = if kind == 7 { Duration::from_millis(500) } else { Duration::from_secs(15) };
+            match tokio::time::timeout(wait, ws.ws.next()).await {
+                Ok(Some(Ok(Message::Text(t)))) => {
+                    in_flight = in_flight.saturating_sub(1);
+                    let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                    if code(&v).is_empty() {
+                        ok_here += 1;
+                    }
+                    a.count(&v);
+                }
+                Ok(Some(Ok(Message::Close(f)))) => {
+                    break Some(f.map_or("none".to_string(), |f| f.reason.to_string()))
+                }
+                Ok(Some(Ok(_))) => {}
+                Ok(Some(Err(_)) | None) => break Some("socket".into()),
+                Err(_) if kind == 7 => {}
+                Err(_) => panic!("kind {kind}: no answer within 15 s with {in_flight} in flight"),
+            }
+        };
+        a.max_ok_per_session = a.max_ok_per_session.max(ok_here);
+        if let Some(c) = closed {
+            *a.closes.entry(c).or_default() += 1;
+        }
+    }
+    drop(hogs);
+    a
+}
+
+use futures_util::{SinkExt, StreamExt};
+
+/// Writers on the proxy that is killed mid-run: every kind of key.
+async fn victim(proxy: SocketAddr, i: usize) -> Option<String> {
+    let origin = format!("http://{proxy}");
+    let mut ws = Ws::connect_from(proxy, &origin, Ipv4Addr::new(127, 0, 0, 8)).await.ok()?;
+    let ns = ws.namespace();
+    let mut n = 0u64;
+    loop {
+        n += 1;
+        let k = format!("k{}", n % 50);
+        for words in [
+            vec!["SET", k.as_str(), "v"],
+            vec!["RPUSH", "l", "x"],
+            vec!["HSET", "h", k.as_str(), "v"],
+            vec!["XADD", "s", "*", "i", k.as_str()],
+            vec!["INCR", "n"],
+            vec!["ZADD", "z", "1", k.as_str()],
+        ] {
+            let id = n * 10 + i as u64;
+            if ws
+                .ws
+                .send(Message::Text(json!({"id": id, "cmd": words}).to_string().into()))
+                .await
+                .is_err()
+            {
+                return Some(ns);
+            }
+            match ws.ws.next().await {
+                Some(Ok(Message::Text(_))) => {}
+                _ => return Some(ns),
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
+    let attack = secs("REDISLAB_SOAK_SECS", 20);
+    let after = secs("REDISLAB_SOAK_AFTER_SECS", 10);
+    let quiet = (attack / 3).clamp(Duration::from_secs(5), Duration::from_secs(20));
+    let grace = (after / 2).max(Duration::from_secs(1));
+    let redis = RedisServer::start();
+    let admin = Arc::new(tokio::sync::Mutex::new(redis.admin().await));
+    let url = redis.url();
+    let grace_s = grace.as_secs().to_string();
+    let args = [
+        "--redis", &url, "--heartbeat-ms", "1000", "--session-grace-s", &grace_s,
+    ];
+    let proxy = ProxyProcess::spawn(&args);
+    let mut doomed = ProxyProcess::spawn(&args);
+    let pid = proxy.child.id();
+    let used_memory = |admin: Arc<tokio::sync::Mutex<redis::aio::MultiplexedConnection>>| async move {
+        support::info_field(&mut *admin.lock().await, "memory", "used_memory").await as u64
+    };
+    let mem0 = used_memory(admin.clone()).await;
+    let rss0 = rss_kb(pid);
+
+    // 1. The quiet proxy: the class alone.
+    let t0 = Instant::now();
+    let honest_quiet = class(proxy.addr, quiet).join().unwrap();
+    let quiet_rtts: Vec<Duration> = honest_quiet.iter().flat_map(|h| h.rtts.clone()).collect();
+    let quiet_failures: Vec<&String> = honest_quiet.iter().flat_map(|h| &h.failures).collect();
+    assert!(quiet_failures.is_empty(), "{quiet_failures:?}");
+    let quiet_p99 = p99(quiet_rtts.clone());
+    eprintln!("soak: quiet phase over at {:?}, p99 {quiet_p99:?}", t0.elapsed());
+
+    // 2. The same class beside 300 attackers; a second proxy with writers on it killed
+    //    with SIGKILL halfway.
+    let stop = Arc::new(AtomicBool::new(false));
+    let peaks = Arc::new((AtomicU64::new(mem0), AtomicU64::new(rss0)));
+    let sampler = {
+        let (admin, peaks, stop) = (admin.clone(), peaks.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_millis(200));
+            while !stop.load(Ordering::Relaxed) {
+                every.tick().await;
+                let m = used_memory(admin.clone()).await;
+                peaks.0.fetch_max(m, Ordering::Relaxed);
+                peaks.1.fetch_max(rss_kb(pid), Ordering::Relaxed);
+            }
+        })
+    };
+    let started = Instant::now();
+    let attackers: Vec<_> = (0..HOSTILE)
+        .map(|j| {
+            // Five machines, 60 attackers each (under the 64-session cap of an address).
+            let from = Ipv4Addr::new(127, 0, 0, 2 + (j % 5) as u8);
+            tokio::spawn(attacker(proxy.addr, from, j % 8, stop.clone()))
+        })
+        .collect();
+    let victims: Vec<_> = (0..VICTIMS)
+        .map(|i| tokio::spawn(victim(doomed.addr, i)))
+        .collect();
+    let class_under_attack = class(proxy.addr, attack);
+    // Halfway (the schedule, not a wait for an effect): SIGKILL the second proxy mid-write.
+    let admin_k = admin.clone();
+    tokio::time::sleep_until((started + attack / 2).into()).await;
+    doomed.kill9();
+    eprintln!("soak: second proxy killed at {:?}", t0.elapsed());
+    let killed_namespaces: Vec<String> = futures_util::future::join_all(victims)
+        .await
+        .into_iter()
+        .filter_map(|r| r.unwrap())
+        .collect();
+    let after_kill = lab_keys(&mut *admin_k.lock().await).await;
+    let forever: Vec<_> = after_kill.iter().filter(|(_, t)| *t == -1).collect();
+    assert!(forever.is_empty(), "after SIGKILL, keys without a TTL: {forever:?}");
+    let honest_load = tokio::task::spawn_blocking(move || class_under_attack.join().unwrap())
+        .await
+        .unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let attacks: Vec<Attack> = futures_util::future::join_all(attackers)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    sampler.abort();
+    // Each attacker's data in Redis (its last session's keys, still there for the grace):
+    // within its budget (and the pending entries its reads may add).
+    let keys = lab_keys(&mut *admin.lock().await).await;
+    let mut per_session: BTreeMap<String, u64> = BTreeMap::new();
+    {
+        let mut c = admin.lock().await;
+        for chunk in keys.chunks(500) {
+            let mut p = redis::pipe();
+            for (k, _) in chunk {
+                p.cmd("MEMORY").arg("USAGE").arg(k).arg("SAMPLES").arg(0);
+            }
+            let sizes: Vec<Option<u64>> = p.query_async(&mut *c).await.unwrap();
+            for ((k, _), m) in chunk.iter().zip(sizes) {
+                if let Some(end) = k.find("}:") {
+                    *per_session.entry(k[..end + 2].to_string()).or_default() += m.unwrap_or(0);
+                }
+            }
+        }
+    }
+    let mine: std::collections::HashSet<String> =
+        attacks.iter().filter_map(|a| a.namespace.clone()).collect();
+    let biggest = per_session
+        .iter()
+        .filter(|(ns, _)| mine.contains(*ns))
+        .map(|(_, m)| *m)
+        .max()
+        .unwrap_or(0);
+    let attack_time = started.elapsed();
+
+    let load_rtts: Vec<Duration> = honest_load.iter().flat_map(|h| h.rtts.clone()).collect();
+    let load_failures: Vec<&String> = honest_load.iter().flat_map(|h| &h.failures).collect();
+    let load_p99 = p99(load_rtts.clone());
+    let (mem_peak, rss_peak) = (peaks.0.load(Ordering::Relaxed), peaks.1.load(Ordering::Relaxed));
+    let mut all = Attack::default();
+    for a in &attacks {
+        for (k, n) in &a.answers {
+            *all.answers.entry(k.clone()).or_default() += n;
+        }
+        for (k, n) in &a.closes {
+            *all.closes.entry(k.clone()).or_default() += n;
+        }
+        all.sessions += a.sessions;
+        all.refused_upgrades += a.refused_upgrades;
+        all.max_ok_per_session = all.max_ok_per_session.max(a.max_ok_per_session);
+    }
+    let sessions_max = (2 * HONEST + HOSTILE + VICTIMS) as u64;
+    let budget = 1024 * 1024u64;
+    // A session's data: its budget, plus the pending entries a read in flight may add
+    // (1,000 × 640 B at most).
+    let share_bound = budget + 1000 * 640;
+    let mem_bound = mem0 + sessions_max * (budget + budget / 4) + (64 << 20);
+    let rss_bound_kb = rss0 + sessions_max * 256 + 3 * 32 * 1024;
+    eprintln!(
+        "soak: {attack:?} of attack ({HOSTILE} attackers in {} sessions, {} upgrades refused), \
+         {HONEST} students ({} requests, {} lock races); attackers' answers {:?}; closes {:?}\n\
+         honest p99: quiet {quiet_p99:?} ({} samples), under attack {load_p99:?} ({} samples)\n\
+         Redis used_memory: {} → peak {} bytes (bound {mem_bound}); proxy RSS: {rss0} → peak \
+         {rss_peak} kB (bound {rss_bound_kb}); busiest attacker session: {} successes; biggest \
+         attacker's data in Redis {biggest} bytes (bound {share_bound})",
+        all.sessions,
+        all.refused_upgrades,
+        honest_load.iter().map(|h| h.requests).sum::<u64>(),
+        honest_load.iter().map(|h| h.races).sum::<u64>(),
+        all.answers,
+        all.closes,
+        quiet_rtts.len(),
+        load_rtts.len(),
+        mem0,
+        mem_peak,
+        all.max_ok_per_session,
+    );
+    // Every honest request answered, none refused.
+    assert!(load_failures.is_empty(), "{load_failures:?}");
+    assert!(honest_load.iter().all(|h| h.races > 0 && h.requests > 0));
+    // The honest p99 within 3× the quiet proxy's.
+    assert!(
+        load_p99 <= quiet_p99 * 3,
+        "honest p99 {load_p99:?} under attack > 3 × {quiet_p99:?}"
+    );
+    assert!(mem_peak <= mem_bound, "used_memory {mem_peak} > {mem_bound}");
+    assert!(rss_peak <= rss_bound_kb, "RSS {rss_peak} kB > {rss_bound_kb} kB");
+    assert!(biggest <= share_bound, "an attacker holds {biggest} bytes > {share_bound}");
+    // No attacker above its share: its requests within the rate (200 a second, 400 at
+    // once), and the attacks met the bounds they were meant to meet.
+    let share = 200 * attack_time.as_secs() + 400 + 200;
+    assert!(all.max_ok_per_session <= share, "{} > {share}", all.max_ok_per_session);
+    for l in [
+        "TOO_LARGE/SESSION_MEMORY",
+        "TOO_LARGE/OFFSET",
+        "TOO_LARGE/COUNT",
+        "FORBIDDEN/",
+        "RATE_LIMITED/RATE",
+        "BAD_REQUEST/STREAM_TRIM",
+    ] {
+        assert!(all.answers.contains_key(l), "no {l}: {:?}", all.answers);
+    }
+    assert!(all.refused_upgrades > 0, "the per-address cap was never met");
+
+    // 3. After: every session closed — no key without a TTL at any check, and every
+    //    session's key gone within the grace (the killed proxy's ones swept by the live one).
+    let closed = Instant::now();
+    let left = Arc::new(Mutex::new(0usize));
+    wait_until("every session's key expired", after + Duration::from_secs(30), || {
+        let (admin, left) = (admin.clone(), left.clone());
+        async move {
+            let keys = lab_keys(&mut *admin.lock().await).await;
+            let forever: Vec<_> = keys.iter().filter(|(_, t)| *t == -1).collect();
+            assert!(forever.is_empty(), "keys without a TTL: {forever:?}");
+            let sessions: Vec<_> = keys
+                .iter()
+                .filter(|(k, _)| k.starts_with("lab:{"))
+                .collect();
+            *left.lock().unwrap() = sessions.len();
+            sessions.is_empty()
+        }
+    })
+    .await;
+    eprintln!(
+        "soak: every session's key gone {:?} after the last closed (grace {grace:?}); the \
+         killed proxy had {} sessions",
+        closed.elapsed(),
+        killed_namespaces.len()
+    );
+    drop(proxy);
+}
