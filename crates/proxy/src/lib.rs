@@ -92,7 +92,8 @@ pub struct Config {
     pub session_bytes: u64,
     /// The largest reply sent (as JSON); a bigger one is TOO_LARGE (REPLY_SIZE).
     pub max_reply_bytes: usize,
-    /// Reply bytes on their way at once, the whole proxy (what Redis may buffer for it).
+    /// Reply bytes on their way at once, the whole proxy (what Redis may buffer for it), for
+    /// heavy requests (more than 64 KiB) and again for light ones.
     pub reply_budget: u64,
     /// … and one session's share of it.
     pub session_reply_share: u64,
@@ -213,8 +214,10 @@ pub struct AppState {
     conns: Arc<Semaphore>,
     /// Open sessions per client address, and its bucket of new sessions.
     addrs: Mutex<HashMap<IpAddr, Address>>,
-    /// Reply bytes on their way (in KiB), the whole proxy.
+    /// Reply bytes on their way (in KiB), the whole proxy: heavy requests' (may wait their
+    /// turn), and light ones' (apart, so a light request never queues behind a heavy one).
     pub(crate) replies: Arc<Semaphore>,
+    pub(crate) light_replies: Arc<Semaphore>,
     /// The whole proxy's bucket of heavy work (see `Config::heavy_per_sec`).
     pub(crate) heavy: Mutex<session::Bucket>,
     /// Turns true when the proxy is shutting down.
@@ -249,6 +252,9 @@ impl AppState {
             conns: Arc::new(Semaphore::new(config.max_connections)),
             addrs: Mutex::new(HashMap::new()),
             replies: Arc::new(Semaphore::new(
+                (config.reply_budget / 1024).clamp(1, u32::MAX as u64) as usize,
+            )),
+            light_replies: Arc::new(Semaphore::new(
                 (config.reply_budget / 1024).clamp(1, u32::MAX as u64) as usize,
             )),
             heavy: Mutex::new(session::Bucket::new(config.heavy_per_sec, config.heavy_burst)),

@@ -848,9 +848,15 @@ async fn execute(
 ) -> Result<Value, ErrBody> {
     let state = &s.state;
     let cfg = &state.config;
-    // The whole proxy's reply budget: room for this reply, waited for within the deadline.
+    // The whole proxy's reply budget: room for this reply, waited for within the deadline (a
+    // light request from the light budget: never in the queue behind a heavy one).
     let kib = potential.div_ceil(1024).min(u64::from(u32::MAX)) as u32;
-    let permit = tokio::time::timeout(cfg.timeout, state.replies.clone().acquire_many_owned(kib))
+    let budget = if potential > REPLY_FLOOR + FREE_BYTES {
+        &state.replies
+    } else {
+        &state.light_replies
+    };
+    let permit = tokio::time::timeout(cfg.timeout, budget.clone().acquire_many_owned(kib))
         .await
         .ok()
         .and_then(Result::ok);

@@ -21,8 +21,8 @@ use redislab_sim::labs::params::Params;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::{code, drive_live, lab_keys, wait_until, ProxyProcess, RedisServer, Ws};
 use tokio_tungstenite::tungstenite::Message;
@@ -58,6 +58,18 @@ fn rss_kb(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU time (user + system) of a process, ms.
+fn cpu_ms(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    // Fields 14 and 15 (utime, stime) are at 11 and 12 after the name; clock ticks of 10 ms.
+    (f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0)) * 10
+}
+
 fn preset(id: &str) -> LockParams {
     let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
     assert!(errs.is_empty(), "{errs:?}");
@@ -67,7 +79,8 @@ fn preset(id: &str) -> LockParams {
 /// What the honest students saw.
 #[derive(Default)]
 struct Honest {
-    rtts: Vec<Duration>,
+    /// Console requests: when each was sent, and its round trip.
+    rtts: Vec<(Instant, Duration)>,
     requests: u64,
     failures: Vec<String>,
     races: u64,
@@ -81,29 +94,23 @@ async fn student(proxy: SocketAddr, from: Ipv4Addr, i: usize, until: Instant) ->
     let race = async {
         let mut races = 0;
         let mut failures = Vec::new();
-        let mut rtts = Vec::new();
+        let mut commands = 0u64;
         let presets = ["token", "fencing", "plain-del", "pause"];
         while Instant::now() < until {
             let mut ws = Ws::connect_from(proxy, &origin, from).await.expect("a session");
             let mut run = LockLive::new(&preset(presets[(i + races) % presets.len()]));
             let errors = drive_live(&mut ws, &mut run, Duration::from_secs(60)).await;
             failures.extend(errors);
-            rtts.extend(
-                run.result()
-                    .commands
-                    .iter()
-                    .filter_map(|c| c.rtt_us)
-                    .map(|us| Duration::from_micros(u64::from(us))),
-            );
+            commands += run.result().commands.len() as u64;
             races += 1;
         }
-        (races, failures, rtts)
+        (races, failures, commands)
     };
     let console = async {
         let mut ws = Ws::connect_from(proxy, &origin, from).await.expect("a session");
         let mut rtts = Vec::new();
         let mut failures = Vec::new();
-        let mut every = tokio::time::interval(Duration::from_millis(20));
+        let mut every = tokio::time::interval(Duration::from_millis(100));
         let lines: Vec<Vec<String>> = [
             vec!["SET", "greeting", "নমস্কার"],
             vec!["GET", "greeting"],
@@ -132,18 +139,18 @@ async fn student(proxy: SocketAddr, from: Ipv4Addr, i: usize, until: Instant) ->
             n += 1;
             let t = Instant::now();
             let v = ws.cmd(&words).await;
-            rtts.push(t.elapsed());
+            rtts.push((t, t.elapsed()));
             if !code(&v).is_empty() {
                 failures.push(format!("{words:?} → {v}"));
             }
         }
         (n as u64, failures, rtts)
     };
-    let ((races, f1, r1), (requests, f2, r2)) = tokio::join!(race, console);
+    let ((races, f1, commands), (requests, f2, rtts)) = tokio::join!(race, console);
     out.races = races as u64;
-    out.requests = requests + r1.len() as u64;
+    out.requests = requests + commands;
     out.failures = f1.into_iter().chain(f2).collect();
-    out.rtts = r1.into_iter().chain(r2).collect();
+    out.rtts = rtts;
     out
 }
 
@@ -158,12 +165,8 @@ fn class(proxy: SocketAddr, for_: Duration) -> std::thread::JoinHandle<Vec<Hones
         rt.block_on(async move {
             let until = Instant::now() + for_;
             let all = (0..HONEST).map(|i| {
-                // Two machines of the class, 25 students each (the per-address cap is 64).
-                let from = if i % 2 == 0 {
-                    Ipv4Addr::new(127, 0, 0, 1)
-                } else {
-                    Ipv4Addr::new(127, 0, 0, 7)
-                };
+                // Ten machines, five students at each.
+                let from = Ipv4Addr::new(127, 0, 0, 10 + (i % 10) as u8);
                 student(proxy, from, i, until)
             });
             futures_util::future::join_all(all).await
@@ -284,17 +287,21 @@ fn attack_commands(kind: usize, round: u64) -> Vec<Value> {
 /// each sending its kind of attack with up to 32 requests in flight, as fast as answers
 /// come, ignoring what they say. Kind 6 floods (pings, binary frames, junk, past the rate);
 /// kind 7 hogs slots (opens more sessions than its address may).
-async fn attacker(proxy: SocketAddr, from: Ipv4Addr, kind: usize, stop: Arc<AtomicBool>) -> Attack {
+/// The attackers' phase: 0 waiting, 1 attacking, 2 done.
+type Phase = tokio::sync::watch::Receiver<u8>;
+
+async fn attacker(proxy: SocketAddr, from: Ipv4Addr, kind: usize, mut phase: Phase) -> Attack {
     let origin = format!("http://{proxy}");
     let mut a = Attack::default();
     let mut hogs = Vec::new();
     let mut round = 0u64;
-    while !stop.load(Ordering::Relaxed) {
+    while *phase.borrow() != 2 {
         let mut ws = match Ws::connect_from(proxy, &origin, from).await {
             Ok(ws) => ws,
             Err(_) => {
                 a.refused_upgrades += 1;
-                tokio::time::sleep(Duration::from_millis(200)).await;
+                // Refused (429): try again a little later (or when the phase changes).
+                let _ = tokio::time::timeout(Duration::from_millis(200), phase.changed()).await;
                 continue;
             }
         };
@@ -314,11 +321,26 @@ async fn attacker(proxy: SocketAddr, from: Ipv4Addr, kind: usize, stop: Arc<Atom
         let mut in_flight = 0usize;
         let mut queue: Vec<Value> = Vec::new();
         let closed = loop {
-            if stop.load(Ordering::Relaxed) {
+            let now = *phase.borrow();
+            if now == 2 {
                 break None;
             }
-            // Fill the window.
-            while in_flight < 32 {
+            if now == 0 && in_flight == 0 {
+                // Between attacks: idle, the session open.
+                tokio::select! {
+                    _ = phase.changed() => {}
+                    m = ws.ws.next() => match m {
+                        Some(Ok(Message::Close(f))) => {
+                            break Some(f.map_or("none".to_string(), |f| f.reason.to_string()))
+                        }
+                        Some(Ok(_)) => {}
+                        _ => break Some("socket".into()),
+                    },
+                }
+                continue;
+            }
+            // Fill the window (attacking).
+            while now == 1 && in_flight < 32 {
                 let msg = match kind {
                     6 => {
                         next_id += 1;
@@ -351,7 +373,11 @@ async fn attacker(proxy: SocketAddr, from: Ipv4Addr, kind: usize, stop: Arc<Atom
                     break;
                 }
             }
-            let wait = if kind == 7 { Duration::from_millis(500) } else { Duration::from_secs(15) };
+            let wait = if kind == 7 || in_flight == 0 {
+                Duration::from_millis(500)
+            } else {
+                Duration::from_secs(15)
+            };
             match tokio::time::timeout(wait, ws.ws.next()).await {
                 Ok(Some(Ok(Message::Text(t)))) => {
                     in_flight = in_flight.saturating_sub(1);
@@ -366,7 +392,7 @@ async fn attacker(proxy: SocketAddr, from: Ipv4Addr, kind: usize, stop: Arc<Atom
                 }
                 Ok(Some(Ok(_))) => {}
                 Ok(Some(Err(_)) | None) => break Some("socket".into()),
-                Err(_) if kind == 7 => {}
+                Err(_) if kind == 7 || in_flight == 0 => {}
                 Err(_) => panic!("kind {kind}: no answer within 15 s with {in_flight} in flight"),
             }
         };
@@ -419,42 +445,77 @@ async fn victim(proxy: SocketAddr, i: usize) -> Option<String> {
 async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
     let attack = secs("REDISLAB_SOAK_SECS", 20);
     let after = secs("REDISLAB_SOAK_AFTER_SECS", 10);
-    let quiet = (attack / 3).clamp(Duration::from_secs(5), Duration::from_secs(20));
     let grace = (after / 2).max(Duration::from_secs(1));
+    // Attack and quiet windows take turns, so a change in the (shared) machine's load falls
+    // on both alike; the first seconds, while every session connects, count for neither.
+    let window = Duration::from_secs(4);
+    let windows = (attack.as_secs() / window.as_secs()).max(1) as u32;
+    let warmup = Duration::from_secs(4);
+    let class_time = warmup + window * (2 * windows);
     let redis = RedisServer::start();
     let admin = Arc::new(tokio::sync::Mutex::new(redis.admin().await));
     let url = redis.url();
     let grace_s = grace.as_secs().to_string();
+    // The rates: the defaults for a release build. `cargo test` runs a debug build of the
+    // proxy (and of this client), several times slower: its rates are a fifth.
+    let scale = if cfg!(debug_assertions) { 5 } else { 1 };
+    let (rate, address_rate, heavy) = (
+        (200 / scale).to_string(),
+        (1000 / scale).to_string(),
+        (1000 / scale).to_string(),
+    );
     let args = [
-        "--redis", &url, "--heartbeat-ms", "1000", "--session-grace-s", &grace_s,
+        "--redis",
+        &url,
+        "--heartbeat-ms",
+        "1000",
+        "--session-grace-s",
+        &grace_s,
+        "--rate",
+        &rate,
+        "--address-rate",
+        &address_rate,
+        "--heavy-per-s",
+        &heavy,
     ];
+    eprintln!("soak: proxy {}", args[2..].join(" "));
     let proxy = ProxyProcess::spawn(&args);
     let mut doomed = ProxyProcess::spawn(&args);
     let pid = proxy.child.id();
+    let me = std::process::id();
+    let rpid: u32 = redis.pid().parse().unwrap();
+    let cpu = move || (cpu_ms(pid), cpu_ms(rpid), cpu_ms(me));
     let used_memory = |admin: Arc<tokio::sync::Mutex<redis::aio::MultiplexedConnection>>| async move {
         support::info_field(&mut *admin.lock().await, "memory", "used_memory").await as u64
     };
     let mem0 = used_memory(admin.clone()).await;
     let rss0 = rss_kb(pid);
+    let c0 = cpu();
 
-    // 1. The quiet proxy: the class alone.
+    // The class, the whole time; the attackers, connected from the start, attacking in turns.
     let t0 = Instant::now();
-    let honest_quiet = class(proxy.addr, quiet).join().unwrap();
-    let quiet_rtts: Vec<Duration> = honest_quiet.iter().flat_map(|h| h.rtts.clone()).collect();
-    let quiet_failures: Vec<&String> = honest_quiet.iter().flat_map(|h| &h.failures).collect();
-    assert!(quiet_failures.is_empty(), "{quiet_failures:?}");
-    let quiet_p99 = p99(quiet_rtts.clone());
-    eprintln!("soak: quiet phase over at {:?}, p99 {quiet_p99:?}", t0.elapsed());
-
-    // 2. The same class beside 300 attackers; a second proxy with writers on it killed
-    //    with SIGKILL halfway.
-    let stop = Arc::new(AtomicBool::new(false));
+    let class = class(proxy.addr, class_time);
+    let (phase_tx, phase) = tokio::sync::watch::channel(0u8);
+    let kinds: Vec<usize> = std::env::var("REDISLAB_SOAK_KINDS")
+        .ok()
+        .map(|k| k.split(',').filter_map(|x| x.parse().ok()).collect())
+        .unwrap_or_else(|| (0..8).collect());
+    let attackers: Vec<_> = (0..HOSTILE)
+        .map(|j| {
+            // Five machines, 60 attackers each (under the 64-session cap of an address).
+            let from = Ipv4Addr::new(127, 0, 0, 2 + (j % 5) as u8);
+            tokio::spawn(attacker(proxy.addr, from, kinds[j % kinds.len()], phase.clone()))
+        })
+        .collect();
+    let victims: Vec<_> = (0..VICTIMS)
+        .map(|i| tokio::spawn(victim(doomed.addr, i)))
+        .collect();
     let peaks = Arc::new((AtomicU64::new(mem0), AtomicU64::new(rss0)));
     let sampler = {
-        let (admin, peaks, stop) = (admin.clone(), peaks.clone(), stop.clone());
+        let (admin, peaks) = (admin.clone(), peaks.clone());
         tokio::spawn(async move {
             let mut every = tokio::time::interval(Duration::from_millis(200));
-            while !stop.load(Ordering::Relaxed) {
+            loop {
                 every.tick().await;
                 let m = used_memory(admin.clone()).await;
                 peaks.0.fetch_max(m, Ordering::Relaxed);
@@ -462,44 +523,44 @@ async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
             }
         })
     };
-    let started = Instant::now();
-    let attackers: Vec<_> = (0..HOSTILE)
-        .map(|j| {
-            // Five machines, 60 attackers each (under the 64-session cap of an address).
-            let from = Ipv4Addr::new(127, 0, 0, 2 + (j % 5) as u8);
-            tokio::spawn(attacker(proxy.addr, from, j % 8, stop.clone()))
-        })
-        .collect();
-    let victims: Vec<_> = (0..VICTIMS)
-        .map(|i| tokio::spawn(victim(doomed.addr, i)))
-        .collect();
-    let class_under_attack = class(proxy.addr, attack);
-    // Halfway (the schedule, not a wait for an effect): SIGKILL the second proxy mid-write.
-    let admin_k = admin.clone();
-    tokio::time::sleep_until((started + attack / 2).into()).await;
-    doomed.kill9();
-    eprintln!("soak: second proxy killed at {:?}", t0.elapsed());
+    // The schedule (times to act at, not waits for an effect): windows of quiet and attack.
+    let mut attack_windows = Vec::new();
+    let mut killed = None;
+    for w in 0..windows {
+        let start = t0 + warmup + window * (2 * w + 1);
+        tokio::time::sleep_until(start.into()).await;
+        phase_tx.send_replace(1);
+        attack_windows.push(start..start + window);
+        if w == windows / 2 {
+            // Mid-run: SIGKILL the second proxy mid-write.
+            doomed.kill9();
+            killed = Some(t0.elapsed());
+        }
+        tokio::time::sleep_until((start + window).into()).await;
+        phase_tx.send_replace(0);
+    }
+    let c1 = cpu();
     let killed_namespaces: Vec<String> = futures_util::future::join_all(victims)
         .await
         .into_iter()
         .filter_map(|r| r.unwrap())
         .collect();
-    let after_kill = lab_keys(&mut *admin_k.lock().await).await;
-    let forever: Vec<_> = after_kill.iter().filter(|(_, t)| *t == -1).collect();
-    assert!(forever.is_empty(), "after SIGKILL, keys without a TTL: {forever:?}");
-    let honest_load = tokio::task::spawn_blocking(move || class_under_attack.join().unwrap())
+    let honest = tokio::task::spawn_blocking(move || class.join().unwrap())
         .await
         .unwrap();
-    stop.store(true, Ordering::Relaxed);
+    phase_tx.send_replace(2);
     let attacks: Vec<Attack> = futures_util::future::join_all(attackers)
         .await
         .into_iter()
         .map(Result::unwrap)
         .collect();
     sampler.abort();
-    // Each attacker's data in Redis (its last session's keys, still there for the grace):
-    // within its budget (and the pending entries its reads may add).
+    // After the SIGKILL: no key without a TTL, the dead proxy's included.
     let keys = lab_keys(&mut *admin.lock().await).await;
+    let forever: Vec<_> = keys.iter().filter(|(_, t)| *t == -1).collect();
+    assert!(forever.is_empty(), "keys without a TTL: {forever:?}");
+    // Each attacker's data in Redis (its last session's keys, there for the grace yet):
+    // within its budget (and the pending entries its reads in flight may add).
     let mut per_session: BTreeMap<String, u64> = BTreeMap::new();
     {
         let mut c = admin.lock().await;
@@ -524,11 +585,31 @@ async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
         .map(|(_, m)| *m)
         .max()
         .unwrap_or(0);
-    let attack_time = started.elapsed();
 
-    let load_rtts: Vec<Duration> = honest_load.iter().flat_map(|h| h.rtts.clone()).collect();
-    let load_failures: Vec<&String> = honest_load.iter().flat_map(|h| &h.failures).collect();
-    let load_p99 = p99(load_rtts.clone());
+    // The honest p99: in attack windows against quiet ones (after the warm-up).
+    let in_attack = |t: &Instant| attack_windows.iter().any(|w| w.contains(t));
+    let (mut quiet_rtts, mut load_rtts) = (Vec::new(), Vec::new());
+    for (t, rtt) in honest.iter().flat_map(|h| h.rtts.iter()) {
+        if *t < t0 + warmup {
+            continue;
+        }
+        if in_attack(t) {
+            load_rtts.push(*rtt);
+        } else {
+            quiet_rtts.push(*rtt);
+        }
+    }
+    let failures: Vec<&String> = honest.iter().flat_map(|h| &h.failures).collect();
+    // The honest round trips second by second (for the record when it fails).
+    let mut by_second: BTreeMap<u64, Vec<Duration>> = BTreeMap::new();
+    for (t, rtt) in honest.iter().flat_map(|h| h.rtts.iter()) {
+        by_second.entry((*t - t0).as_secs()).or_default().push(*rtt);
+    }
+    for (sec, v) in &by_second {
+        let n = v.len();
+        eprintln!("soak: second {sec:>3}: {n:>4} console requests, p99 {:?}", p99(v.clone()));
+    }
+    let (quiet_p99, load_p99) = (p99(quiet_rtts.clone()), p99(load_rtts.clone()));
     let (mem_peak, rss_peak) = (peaks.0.load(Ordering::Relaxed), peaks.1.load(Ordering::Relaxed));
     let mut all = Attack::default();
     for a in &attacks {
@@ -547,30 +628,38 @@ async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
     // A session's data: its budget, plus the pending entries a read in flight may add
     // (1,000 × 640 B at most).
     let share_bound = budget + 1000 * 640;
-    let mem_bound = mem0 + sessions_max * (budget + budget / 4) + (64 << 20);
+    let mem_bound = mem0 + sessions_max * share_bound + (64 << 20);
     let rss_bound_kb = rss0 + sessions_max * 256 + 3 * 32 * 1024;
     eprintln!(
-        "soak: {attack:?} of attack ({HOSTILE} attackers in {} sessions, {} upgrades refused), \
-         {HONEST} students ({} requests, {} lock races); attackers' answers {:?}; closes {:?}\n\
-         honest p99: quiet {quiet_p99:?} ({} samples), under attack {load_p99:?} ({} samples)\n\
-         Redis used_memory: {} → peak {} bytes (bound {mem_bound}); proxy RSS: {rss0} → peak \
-         {rss_peak} kB (bound {rss_bound_kb}); busiest attacker session: {} successes; biggest \
-         attacker's data in Redis {biggest} bytes (bound {share_bound})",
+        "soak: {} attack windows of {window:?} ({HOSTILE} attackers in {} sessions, {} upgrades \
+         refused), {HONEST} students ({} requests, {} lock races); second proxy SIGKILLed at \
+         {killed:?}; CPU ms proxy/redis/test {:?}\n\
+         attackers' answers {:?}; closes {:?}\n\
+         honest console p99: quiet {quiet_p99:?} ({} samples), under attack {load_p99:?} ({} \
+         samples)\n\
+         Redis used_memory: {mem0} → peak {mem_peak} bytes (bound {mem_bound}); proxy RSS: \
+         {rss0} → peak {rss_peak} kB (bound {rss_bound_kb}); busiest attacker session: {} \
+         successes; biggest attacker's data in Redis {biggest} bytes (bound {share_bound})",
+        windows,
         all.sessions,
         all.refused_upgrades,
-        honest_load.iter().map(|h| h.requests).sum::<u64>(),
-        honest_load.iter().map(|h| h.races).sum::<u64>(),
+        honest.iter().map(|h| h.requests).sum::<u64>(),
+        honest.iter().map(|h| h.races).sum::<u64>(),
+        (c1.0 - c0.0, c1.1 - c0.1, c1.2 - c0.2),
         all.answers,
         all.closes,
         quiet_rtts.len(),
         load_rtts.len(),
-        mem0,
-        mem_peak,
         all.max_ok_per_session,
     );
     // Every honest request answered, none refused.
-    assert!(load_failures.is_empty(), "{load_failures:?}");
-    assert!(honest_load.iter().all(|h| h.races > 0 && h.requests > 0));
+    assert!(
+        failures.is_empty(),
+        "{} failures, the first: {:?}",
+        failures.len(),
+        &failures[..failures.len().min(5)]
+    );
+    assert!(honest.iter().all(|h| h.races > 0 && h.requests > 0));
     // The honest p99 within 3× the quiet proxy's.
     assert!(
         load_p99 <= quiet_p99 * 3,
@@ -579,38 +668,35 @@ async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
     assert!(mem_peak <= mem_bound, "used_memory {mem_peak} > {mem_bound}");
     assert!(rss_peak <= rss_bound_kb, "RSS {rss_peak} kB > {rss_bound_kb} kB");
     assert!(biggest <= share_bound, "an attacker holds {biggest} bytes > {share_bound}");
-    // No attacker above its share: its requests within the rate (200 a second, 400 at
-    // once), and the attacks met the bounds they were meant to meet.
-    let share = 200 * attack_time.as_secs() + 400 + 200;
+    // No attacker above its share: its requests within the rate (`rate` a second, twice
+    // that at once), and the attacks met the bounds they were meant to meet.
+    let r: u64 = rate.parse().unwrap();
+    let share = r * (class_time.as_secs() + 1) + 2 * r;
     assert!(all.max_ok_per_session <= share, "{} > {share}", all.max_ok_per_session);
-    for l in [
-        "TOO_LARGE/SESSION_MEMORY",
-        "TOO_LARGE/OFFSET",
-        "TOO_LARGE/COUNT",
-        "FORBIDDEN/",
-        "RATE_LIMITED/RATE",
-        "BAD_REQUEST/STREAM_TRIM",
-    ] {
-        assert!(all.answers.contains_key(l), "no {l}: {:?}", all.answers);
+    if kinds.len() == 8 {
+        for l in [
+            "TOO_LARGE/SESSION_MEMORY",
+            "TOO_LARGE/OFFSET",
+            "TOO_LARGE/COUNT",
+            "FORBIDDEN/",
+            "RATE_LIMITED/RATE",
+            "BAD_REQUEST/STREAM_TRIM",
+        ] {
+            assert!(all.answers.contains_key(l), "no {l}: {:?}", all.answers);
+        }
+        assert!(all.refused_upgrades > 0, "the per-address cap was never met");
     }
-    assert!(all.refused_upgrades > 0, "the per-address cap was never met");
 
-    // 3. After: every session closed — no key without a TTL at any check, and every
-    //    session's key gone within the grace (the killed proxy's ones swept by the live one).
+    // After: every session closed — no key without a TTL at any check, and every session's
+    // key gone within the grace (the killed proxy's ones swept by the live one).
     let closed = Instant::now();
-    let left = Arc::new(Mutex::new(0usize));
     wait_until("every session's key expired", after + Duration::from_secs(30), || {
-        let (admin, left) = (admin.clone(), left.clone());
+        let admin = admin.clone();
         async move {
             let keys = lab_keys(&mut *admin.lock().await).await;
             let forever: Vec<_> = keys.iter().filter(|(_, t)| *t == -1).collect();
             assert!(forever.is_empty(), "keys without a TTL: {forever:?}");
-            let sessions: Vec<_> = keys
-                .iter()
-                .filter(|(k, _)| k.starts_with("lab:{"))
-                .collect();
-            *left.lock().unwrap() = sessions.len();
-            sessions.is_empty()
+            !keys.iter().any(|(k, _)| k.starts_with("lab:{"))
         }
     })
     .await;

@@ -482,7 +482,7 @@ impl Ws {
         loop {
             let m = tokio::time::timeout(Duration::from_secs(10), self.ws.next())
                 .await
-                .expect("a message within 10 s")?;
+                .unwrap_or_else(|_| panic!("a message within 10 s (session {})", self.hello["session"]))?;
             match m.ok()? {
                 Message::Text(t) => return Some(serde_json::from_str(t.as_str()).unwrap()),
                 Message::Close(_) => return None,
