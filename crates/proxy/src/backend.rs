@@ -211,6 +211,9 @@ pub struct Backend {
     seeds: Vec<redis::Client>,
     cluster: Option<ClusterClient>,
     shared: OnceCell<Shared>,
+    /// A second shared connection for heavy reads (one Redis only): a big reply never holds
+    /// up the light requests behind it on the wire or in the parser.
+    heavy: OnceCell<Shared>,
     timeout: Duration,
     /// Connections for blocking reads between two reads, per node (a few kept warm).
     idle: Mutex<HashMap<Option<(String, u16)>, Vec<MultiplexedConnection>>>,
@@ -269,6 +272,7 @@ impl Backend {
             seeds: clients.collect(),
             cluster,
             shared: OnceCell::new(),
+            heavy: OnceCell::new(),
             timeout,
             idle: Mutex::new(HashMap::new()),
             blocking: Arc::new(Semaphore::new(max_blocking)),
@@ -301,8 +305,19 @@ impl Backend {
     /// The shared connection, made on first use (a failed attempt is retried by the next
     /// request).
     async fn shared(&self) -> Result<Shared, RedisError> {
-        self.shared
-            .get_or_try_init(|| async {
+        self.lane(&self.shared).await
+    }
+
+    /// The connection for heavy reads (on a cluster, the shared one).
+    async fn heavy(&self) -> Result<Shared, RedisError> {
+        if self.cluster.is_some() {
+            return self.shared().await;
+        }
+        self.lane(&self.heavy).await
+    }
+
+    async fn lane(&self, cell: &OnceCell<Shared>) -> Result<Shared, RedisError> {
+        cell.get_or_try_init(|| async {
                 if let Some(cluster) = &self.cluster {
                     return cluster.get_async_connection().await.map(Shared::Cluster);
                 }
@@ -318,9 +333,9 @@ impl Backend {
                 ConnectionManager::new_with_config(self.client.clone(), cfg)
                     .await
                     .map(Shared::Single)
-            })
-            .await
-            .cloned()
+        })
+        .await
+        .cloned()
     }
 
     /// A new connection for blocking reads (no response timeout: the caller's deadline
@@ -361,6 +376,17 @@ impl Backend {
     pub async fn run(&self, cmd: &Cmd, write: bool) -> Result<Value, ErrBody> {
         deadline(self.timeout, write, async {
             self.shared().await?.query(cmd).await
+        })
+        .await
+    }
+
+    /// [`Backend::run`] for a read whose reply may be big, on the connection for those.
+    ///
+    /// # Errors
+    /// As [`Backend::run`].
+    pub async fn run_heavy(&self, cmd: &Cmd) -> Result<Value, ErrBody> {
+        deadline(self.timeout, false, async {
+            self.heavy().await?.query(cmd).await
         })
         .await
     }

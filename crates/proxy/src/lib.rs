@@ -157,29 +157,28 @@ impl Config {
     /// (`ulimit -n`) allows: each session is a socket, each blocking read in flight another,
     /// plus Redis connections, the listener and files. The warning to log when it did.
     pub fn fit_descriptors(&mut self) -> Option<String> {
-        let limit = descriptor_limit()?;
-        let fixed = 64 + 2 * self.redis.len() as u64;
-        let need = self.max_connections as u64 + self.max_blocking as u64 + fixed;
+        self.fit_descriptors_to(descriptor_limit()?)
+    }
+
+    /// [`Config::fit_descriptors`] for a given limit.
+    pub fn fit_descriptors_to(&mut self, limit: u64) -> Option<String> {
+        let fixed = 64 + 4 * self.redis.len() as u64;
+        let (mc, mb) = (self.max_connections as u64, self.max_blocking as u64);
+        let need = mc + mb + fixed;
         if need <= limit {
             return None;
         }
-        let room = limit.saturating_sub(fixed);
-        // Two sessions for each connection for blocking reads, as the defaults have it.
-        let conns = (room * 2 / 3).max(1);
-        let before = (self.max_connections, self.max_blocking);
-        self.max_connections = self.max_connections.min(conns as usize);
-        self.max_blocking = self
-            .max_blocking
-            .min(room.saturating_sub(self.max_connections as u64).max(1) as usize);
+        // Both lowered in proportion.
+        let room = limit.saturating_sub(fixed).max(2);
+        let conns = (room * mc / (mc + mb)).max(1);
+        self.max_connections = conns as usize;
+        self.max_blocking = room.saturating_sub(conns).max(1) as usize;
         Some(format!(
-            "ulimit -n is {limit}: {} sessions and {} connections for blocking reads need about \
-             {need} descriptors; serving at most {} sessions and {} blocking reads instead \
-             (raise it with `ulimit -n {}` before starting, or lower --max-connections)",
-            before.0,
-            before.1,
-            self.max_connections,
-            self.max_blocking,
-            need
+            "ulimit -n is {limit}: {mc} sessions and {mb} connections for blocking reads need \
+             about {need} descriptors; serving at most {} sessions and {} blocking reads at \
+             once instead (raise it with `ulimit -n {need}` before starting, or lower \
+             --max-connections)",
+            self.max_connections, self.max_blocking
         ))
     }
 }
@@ -612,6 +611,19 @@ mod tests {
         assert!(!is_hashed("/index.html"));
         assert!(!is_hashed("/"));
         assert!(!is_hashed("/fonts/noto-sans.woff2"));
+    }
+
+    #[test]
+    fn the_descriptor_budget_fits_ulimit() {
+        let mut c = Config::new("redis://127.0.0.1:6379");
+        assert_eq!(c.fit_descriptors_to(1 << 20), None);
+        // A common default: 1,024 descriptors for 1,000 sessions and 512 blocking reads.
+        let w = c.fit_descriptors_to(1024).expect("lowered");
+        assert!(w.contains("ulimit -n is 1024"), "{w}");
+        assert!(c.max_connections + c.max_blocking + 68 <= 1024);
+        let ratio = c.max_connections as f64 / c.max_blocking as f64;
+        assert!((ratio - 1000.0 / 512.0).abs() < 0.05, "{ratio}");
+        assert_eq!(c.fit_descriptors_to(1024), None, "fits now");
     }
 
     #[test]

@@ -59,6 +59,31 @@ impl ServerMsg {
     }
 }
 
+/// The id of a message that starts `{"id": <digits>,` or ends `"id": <digits>}` (as clients
+/// write it), read from its first or last bytes only: a refusal over the rate costs the same
+/// whatever the message's size.
+pub fn leading_id(text: &str) -> Option<u64> {
+    fn digits_then(rest: &str, end: fn(&str) -> bool) -> Option<u64> {
+        let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+        let n = rest.bytes().take_while(u8::is_ascii_digit).count();
+        (n > 0 && end(rest[n..].trim_start()))
+            .then(|| rest[..n].parse().ok())
+            .flatten()
+    }
+    let head = text.get(..text.len().min(48)).unwrap_or("");
+    if let Some(rest) = head
+        .trim_start()
+        .strip_prefix('{')
+        .and_then(|r| r.trim_start().strip_prefix("\"id\""))
+    {
+        return digits_then(rest, |a| a.starts_with(',') || a.starts_with('}'));
+    }
+    let from = text.len().saturating_sub(48);
+    let tail = text.get(from..)?;
+    let at = tail.rfind("\"id\"")?;
+    digits_then(&tail[at + 4..], |a| a == "}")
+}
+
 /// Parses a request; on failure the error and, when the message was JSON with a numeric id,
 /// that id, so the client can still match the answer.
 ///
@@ -82,5 +107,22 @@ pub fn parse(text: &str) -> Result<Request, (Option<u64>, ErrBody)> {
         (None, Some(_)) => Ok(req),
         (Some(_), Some(_)) => bad(id, "either `cmd` or `script`, not both".into()),
         (None, None) => bad(id, "a request has `cmd` or `script`".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_leading_id_is_read_from_the_first_bytes() {
+        assert_eq!(leading_id(r#"{"id":7,"cmd":["PING"]}"#), Some(7));
+        assert_eq!(leading_id(r#" { "id" : 12 , "cmd": []}"#), Some(12));
+        assert_eq!(leading_id(r#"{"cmd":["PING"],"id":7}"#), Some(7));
+        assert_eq!(leading_id(r#"{"cmd":["PING"],"id":7,"x":1}"#), None);
+        assert_eq!(leading_id(r#"{"id":"7"}"#), None);
+        assert_eq!(leading_id(r#"{"id":7.5}"#), None);
+        assert_eq!(leading_id("nonsense"), None);
+        assert_eq!(leading_id(r#"{"id":99999999999999999999999}"#), None);
     }
 }

@@ -198,19 +198,51 @@ fn text(m: &ServerMsg) -> Message {
     Message::Text(m.to_text().into())
 }
 
-/// A request in flight: its id, whether it writes (what a shutdown answers), its work.
+/// A request in flight: its id, whether it writes (what a shutdown answers), its work (its
+/// answer, ready to send).
 struct InFlight {
     id: u64,
     write: bool,
-    work: Pin<Box<dyn Future<Output = Result<Value, ErrBody>> + Send>>,
+    work: Pin<Box<dyn Future<Output = Message> + Send>>,
 }
 
 impl Future for InFlight {
-    type Output = (u64, Result<Value, ErrBody>);
+    type Output = Message;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let id = self.id;
-        self.work.as_mut().poll(cx).map(|r| (id, r))
+        self.work.as_mut().poll(cx)
+    }
+}
+
+/// A reply as `execute` leaves it: made into JSON already, or (a big one) to be made on a
+/// blocking thread, so the session tasks and the connection to Redis are never held up by it.
+enum Rendered {
+    Now(Value),
+    Later(redis::Value, Echo),
+}
+
+/// A reply's JSON above this size is made on a blocking thread.
+const RENDER_APART: usize = 64 * 1024;
+
+/// The answer to request `id`, as the message that carries it.
+async fn render(s: &Session, id: u64, r: Result<Rendered, ErrBody>) -> Message {
+    match r {
+        Ok(Rendered::Now(v)) => text(&ServerMsg::answer(Some(id), Ok(v))),
+        Ok(Rendered::Later(raw, echo)) => {
+            let prefix = s.prefix.clone();
+            tokio::task::spawn_blocking(move || {
+                let v = strip(backend::to_reply(raw), echo, &prefix).to_json();
+                text(&ServerMsg::answer(Some(id), Ok(v)))
+            })
+            .await
+            .unwrap_or_else(|_| {
+                text(&ServerMsg::answer(
+                    Some(id),
+                    Err(ErrBody::new(Code::Unavailable, "the reply could not be made")),
+                ))
+            })
+        }
+        Err(e) => text(&ServerMsg::answer(Some(id), Err(e))),
     }
 }
 
@@ -244,7 +276,7 @@ async fn answer(socket: &mut WebSocket, pending: &mut Pending, first: Message) -
         socket.feed(first).await?;
         for _ in 0..MAX_BATCH {
             match pending.next().now_or_never() {
-                Some(Some((id, r))) => socket.feed(text(&ServerMsg::answer(Some(id), r))).await?,
+                Some(Some(m)) => socket.feed(m).await?,
                 _ => break,
             }
         }
@@ -256,9 +288,9 @@ async fn answer(socket: &mut WebSocket, pending: &mut Pending, first: Message) -
 /// At a shutdown: what has finished gets its answer, everything else the shutdown error (the
 /// unfinished work is dropped). False when the socket is gone.
 async fn answer_shutdown(socket: &mut WebSocket, pending: &mut Pending, mut alive: bool) -> bool {
-    while let Some(Some((id, r))) = pending.next().now_or_never() {
+    while let Some(Some(m)) = pending.next().now_or_never() {
         if alive {
-            alive = answer(socket, pending, text(&ServerMsg::answer(Some(id), r))).await;
+            alive = answer(socket, pending, m).await;
         }
     }
     for f in std::mem::take(pending) {
@@ -389,8 +421,8 @@ pub async fn run(
                 alive = answer_shutdown(&mut socket, &mut pending, alive).await;
                 break Some(close(GOING_AWAY, "server shutting down"));
             }
-            Some((id, r)) = pending.next(), if !pending.is_empty() => {
-                alive = answer(&mut socket, &mut pending, text(&ServerMsg::answer(Some(id), r))).await;
+            Some(m) = pending.next(), if !pending.is_empty() => {
+                alive = answer(&mut socket, &mut pending, m).await;
             }
             () = &mut lifetime => break Some(close(NORMAL, "session lifetime over")),
             () = &mut idle => {
@@ -471,9 +503,9 @@ pub async fn run(
                 shutting_down = true;
                 alive = answer_shutdown(&mut socket, &mut pending, alive).await;
             }
-            Some((id, r)) = pending.next() => {
+            Some(m) = pending.next() => {
                 if alive {
-                    alive = answer(&mut socket, &mut pending, text(&ServerMsg::answer(Some(id), r))).await;
+                    alive = answer(&mut socket, &mut pending, m).await;
                 }
             }
             () = tokio::time::sleep_until(until) => break,
@@ -537,21 +569,23 @@ fn on_text(
             )),
         ));
     }
+    if !allowed {
+        // Refused without reading the whole message: its id, when it leads the message as
+        // clients write it.
+        return Some(ServerMsg::answer(
+            protocol::leading_id(t),
+            Err(ErrBody::limited(
+                Code::RateLimited,
+                Limit::Rate,
+                "over the per-connection rate limit",
+            )),
+        ));
+    }
     let req = match protocol::parse(t) {
         Ok(r) => r,
         Err((id, e)) => return Some(ServerMsg::answer(id, Err(e))),
     };
     let id = req.id;
-    if !allowed {
-        return refusal(
-            id,
-            ErrBody::limited(
-                Code::RateLimited,
-                Limit::Rate,
-                "over the per-connection rate limit",
-            ),
-        );
-    }
     let mut work = match prepare(s, &req) {
         Ok(w) => w,
         Err(e) => return refusal(id, e),
@@ -615,6 +649,7 @@ fn on_text(
     // every `cost_unit` bytes — from the session's and the address' buckets and from the
     // whole proxy's (so many sessions together cannot keep it busy with heavy requests).
     let extra = held.saturating_sub(FREE_BYTES) / unit;
+    work.heavy = held > FREE_BYTES;
     if extra > 0 && !rates.work(extra as f64) {
         give_back(ticket);
         return refusal(
@@ -677,7 +712,7 @@ fn on_text(
         work: Box::pin(async move {
             let r = execute(&s, work, ticket, potential).await;
             drop(share);
-            r
+            render(&s, id, r).await
         }),
     });
     None
@@ -702,6 +737,8 @@ struct Work {
     script: Option<(&'static redislab_sim::redis::Script, Vec<String>)>,
     /// A SET of a key already tracked, its expiry rewritten: no `after` needed.
     fast: bool,
+    /// It may read or walk more than `FREE_BYTES`.
+    heavy: bool,
 }
 
 fn prepare(s: &Session, req: &Request) -> Result<Work, ErrBody> {
@@ -711,6 +748,7 @@ fn prepare(s: &Session, req: &Request) -> Result<Work, ErrBody> {
             p,
             script: None,
             fast: false,
+            heavy: false,
         });
     }
     let name = req.script.as_deref().unwrap_or_default();
@@ -772,6 +810,7 @@ fn prepare(s: &Session, req: &Request) -> Result<Work, ErrBody> {
         },
         script: Some((script, args)),
         fast: false,
+        heavy: false,
     })
 }
 
@@ -845,7 +884,7 @@ async fn execute(
     mut work: Work,
     ticket: Option<Ticket>,
     potential: u64,
-) -> Result<Value, ErrBody> {
+) -> Result<Rendered, ErrBody> {
     let state = &s.state;
     let cfg = &state.config;
     // The whole proxy's reply budget: room for this reply, waited for within the deadline (a
@@ -920,7 +959,12 @@ async fn execute(
             ),
         ));
     }
-    Ok(strip(backend::to_reply(raw), p.echo, &s.prefix).to_json())
+    if size > RENDER_APART {
+        return Ok(Rendered::Later(raw, p.echo));
+    }
+    Ok(Rendered::Now(
+        strip(backend::to_reply(raw), p.echo, &s.prefix).to_json(),
+    ))
 }
 
 /// Sends a checked request its way: the reply as Redis sent it, and the sizes of its keys
@@ -975,11 +1019,14 @@ async fn run_request(
         _ => {}
     }
     if !p.write || p.keys.is_empty() {
-        // Reads, PUBLISH, PING.
-        return backend
-            .run(&cmd_of(&p.words), p.write)
-            .await
-            .map(|v| (v, None));
+        // Reads (a heavy one on a connection of the heavy ones), PUBLISH, PING.
+        let cmd = cmd_of(&p.words);
+        let r = if !p.write && work.heavy {
+            backend.run_heavy(&cmd).await
+        } else {
+            backend.run(&cmd, p.write).await
+        };
+        return r.map(|v| (v, None));
     }
     let words = if matches!(p.shape, Shape::Set { .. }) {
         set_words(p, s.backstop, state.redis_now_ms())
