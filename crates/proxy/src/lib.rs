@@ -138,7 +138,7 @@ impl Config {
             cost_unit: 16 * 1024,
             heavy_per_sec: 1_000,
             heavy_burst: 2_000,
-            max_in_flight: 32,
+            max_in_flight: 64,
             timeout: Duration::from_secs(2),
             idle_timeout: Duration::from_secs(300),
             max_session: Duration::from_secs(2 * 3600),

@@ -284,7 +284,7 @@ fn attack_commands(kind: usize, round: u64) -> Vec<Value> {
 }
 
 /// One attacker: sessions from `from`, one after another (a closed one is opened again),
-/// each sending its kind of attack with up to 32 requests in flight, as fast as answers
+/// each sending its kind of attack with up to 64 requests in flight (the cap), as fast as answers
 /// come, ignoring what they say. Kind 6 floods (pings, binary frames, junk, past the rate);
 /// kind 7 hogs slots (opens more sessions than its address may).
 /// The attackers' phase: 0 waiting, 1 attacking, 2 done.
@@ -340,7 +340,7 @@ async fn attacker(proxy: SocketAddr, from: Ipv4Addr, kind: usize, mut phase: Pha
                 continue;
             }
             // Fill the window (attacking).
-            while now == 1 && in_flight < 32 {
+            while now == 1 && in_flight < 64 {
                 let msg = match kind {
                     6 => {
                         next_id += 1;
