@@ -318,21 +318,21 @@ impl Backend {
 
     async fn lane(&self, cell: &OnceCell<Shared>) -> Result<Shared, RedisError> {
         cell.get_or_try_init(|| async {
-                if let Some(cluster) = &self.cluster {
-                    return cluster.get_async_connection().await.map(Shared::Cluster);
-                }
-                let cfg = ConnectionManagerConfig::new()
-                    // Fail fast while Redis is down (UNAVAILABLE) rather than hold requests
-                    // for seconds of reconnect attempts; the next request starts a new one.
-                    .set_number_of_retries(1)
-                    .set_min_delay(Duration::from_millis(50))
-                    .set_max_delay(Duration::from_millis(200))
-                    .set_connection_timeout(Some(Duration::from_millis(500)))
-                    // Our own deadline (tokio::time::timeout) decides TIMEOUT; a backstop.
-                    .set_response_timeout(Some(self.timeout + Duration::from_secs(1)));
-                ConnectionManager::new_with_config(self.client.clone(), cfg)
-                    .await
-                    .map(Shared::Single)
+            if let Some(cluster) = &self.cluster {
+                return cluster.get_async_connection().await.map(Shared::Cluster);
+            }
+            let cfg = ConnectionManagerConfig::new()
+                // Fail fast while Redis is down (UNAVAILABLE) rather than hold requests
+                // for seconds of reconnect attempts; the next request starts a new one.
+                .set_number_of_retries(1)
+                .set_min_delay(Duration::from_millis(50))
+                .set_max_delay(Duration::from_millis(200))
+                .set_connection_timeout(Some(Duration::from_millis(500)))
+                // Our own deadline (tokio::time::timeout) decides TIMEOUT; a backstop.
+                .set_response_timeout(Some(self.timeout + Duration::from_secs(1)));
+            ConnectionManager::new_with_config(self.client.clone(), cfg)
+                .await
+                .map(Shared::Single)
         })
         .await
         .cloned()
@@ -690,9 +690,10 @@ async fn deadline(
 /// cluster's redirects and outages, UNAVAILABLE (nothing ran) — never naming a node.
 pub fn server_error(e: &redis::ServerError) -> ErrBody {
     match e.kind() {
-        Some(ServerErrorKind::BusyLoading) => {
-            ErrBody::new(Code::Unavailable, "Redis is unavailable: it is loading its data")
-        }
+        Some(ServerErrorKind::BusyLoading) => ErrBody::new(
+            Code::Unavailable,
+            "Redis is unavailable: it is loading its data",
+        ),
         Some(
             ServerErrorKind::Ask
             | ServerErrorKind::Moved
@@ -753,7 +754,8 @@ pub fn scrub(text: &str) -> String {
 /// logs it at debug level.
 pub fn classify(e: &RedisError, write: bool) -> ErrBody {
     tracing::debug!(error = %e, "a request to Redis failed");
-    let unavailable = |why: &str| ErrBody::new(Code::Unavailable, format!("Redis is unavailable: {why}"));
+    let unavailable =
+        |why: &str| ErrBody::new(Code::Unavailable, format!("Redis is unavailable: {why}"));
     match e.kind() {
         ErrorKind::Server(ServerErrorKind::BusyLoading) => unavailable("it is loading its data"),
         // A cluster that is resharding or failing over refused it before running it.

@@ -246,8 +246,7 @@ impl Accounts {
                     let all = st.bound();
                     match span {
                         Some(n) if st.size.kind != Kind::String => all.min(
-                            cost::KEY
-                                + n.saturating_mul(cost::ELEM + cost::data(st.max_elem)),
+                            cost::KEY + n.saturating_mul(cost::ELEM + cost::data(st.max_elem)),
                         ),
                         _ => all,
                     }
@@ -283,7 +282,11 @@ impl Accounts {
         let hs: Vec<u64> = p.keys.iter().map(|k| self.h(k)).collect();
         let mut res: Vec<Reserve> = vec![Reserve::default(); hs.len()];
         let mut count = None;
-        let n_of = |s: &Self, i: usize| s.keys.get(&hs[i]).map_or(0, |k| k.size.n + k.reserved.elems);
+        let n_of = |s: &Self, i: usize| {
+            s.keys
+                .get(&hs[i])
+                .map_or(0, |k| k.size.n + k.reserved.elems)
+        };
         let elems_cap = |s: &Self, i: usize, add: u64| -> Result<(), ErrBody> {
             if n_of(s, i) + add > l.max_elements {
                 return Err(over(
@@ -297,7 +300,9 @@ impl Accounts {
             Ok(())
         };
         let consumer = |s: &Self, i: usize, name: &[u8], res: &mut Reserve| {
-            let Some(st) = s.keys.get(&hs[i]) else { return Ok(()) };
+            let Some(st) = s.keys.get(&hs[i]) else {
+                return Ok(());
+            };
             if st.consumers.contains(&s.h(name)) {
                 return Ok(());
             }
@@ -341,7 +346,10 @@ impl Accounts {
                 res[0].bytes = cost::data(*bytes);
             }
             Shape::XGroupCreate => {
-                let g = self.keys.get(&hs[0]).map_or(0, |k| k.size.groups + k.reserved.groups);
+                let g = self
+                    .keys
+                    .get(&hs[0])
+                    .map_or(0, |k| k.size.groups + k.reserved.groups);
                 if g >= l.max_groups {
                     return Err(over(
                         Limit::GroupsPerStream,
@@ -409,7 +417,10 @@ impl Accounts {
         if new_keys > 0 && self.keys.len() + new_keys > caps.max_keys {
             return Err(over(
                 Limit::KeysPerSession,
-                format!("a session may write at most {} distinct keys", caps.max_keys),
+                format!(
+                    "a session may write at most {} distinct keys",
+                    caps.max_keys
+                ),
             ));
         }
         let add: u64 = res
@@ -721,7 +732,15 @@ mod tests {
         // COUNT 5 with 6 pending allowed: as asked; then 4 pending: clamped to 2.
         let read = |c: &str| {
             prep(&[
-                "XREADGROUP", "GROUP", "g", c, "COUNT", "5", "STREAMS", "s", ">",
+                "XREADGROUP",
+                "GROUP",
+                "g",
+                c,
+                "COUNT",
+                "5",
+                "STREAMS",
+                "s",
+                ">",
             ])
         };
         let r = a.admit(&read("c1"), &c).unwrap();

@@ -726,11 +726,7 @@ fn options(
 /// Elements in groups of `per` words (a list's elements, a hash's field-value pairs, a
 /// sorted set's score-member pairs), added to key 0.
 fn grow(ws: &[String], per: usize) -> Shape {
-    let max_elem = ws
-        .chunks(per)
-        .map(|c| bytes(c))
-        .max()
-        .unwrap_or_default();
+    let max_elem = ws.chunks(per).map(|c| bytes(c)).max().unwrap_or_default();
     Shape::Grow {
         key: 0,
         elems: (ws.len() / per) as u64,
@@ -746,9 +742,14 @@ fn set(words: &[String]) -> Result<Shape, ErrBody> {
     let mut i = 3;
     while i < words.len() {
         let w = &words[i];
-        let unit = [("EX", 1000, false), ("PX", 1, false), ("EXAT", 1000, true), ("PXAT", 1, true)]
-            .into_iter()
-            .find(|(o, _, _)| is(w, o));
+        let unit = [
+            ("EX", 1000, false),
+            ("PX", 1, false),
+            ("EXAT", 1000, true),
+            ("PXAT", 1, true),
+        ]
+        .into_iter()
+        .find(|(o, _, _)| is(w, o));
         if let Some((_, ms, absolute)) = unit {
             if expiry != Expiry::None || i + 1 >= words.len() {
                 // Redis' own syntax error: left for it to report.
@@ -803,7 +804,10 @@ fn xadd(words: &mut Vec<String>, limits: &Limits) -> Result<Shape, ErrBody> {
             j += 1;
         }
         let Some(th) = words.get(j) else {
-            return Err(err(Code::BadRequest, "XADD key MAXLEN [=|~] n id field value …"));
+            return Err(err(
+                Code::BadRequest,
+                "XADD key MAXLEN [=|~] n id field value …",
+            ));
         };
         match th.parse::<u64>() {
             Ok(t) if t > cap => {
@@ -1078,17 +1082,46 @@ mod tests {
             c
         );
         assert_eq!(
-            limit(&["XAUTOCLAIM", "s", "g", "c", "0", "0", "COUNT", "9223372036854775807"]),
+            limit(&[
+                "XAUTOCLAIM",
+                "s",
+                "g",
+                "c",
+                "0",
+                "0",
+                "COUNT",
+                "9223372036854775807"
+            ]),
             c,
             "CVE-2022-35951's trigger"
         );
         assert_eq!(
-            limit(&["XREADGROUP", "GROUP", "g", "c", "COUNT", "20000", "STREAMS", "s", ">"]),
+            limit(&[
+                "XREADGROUP",
+                "GROUP",
+                "g",
+                "c",
+                "COUNT",
+                "20000",
+                "STREAMS",
+                "s",
+                ">"
+            ]),
             c
         );
         assert_eq!(
             limit(&[
-                "XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "COUNT", "20000", "STREAMS", "s", ">"
+                "XREADGROUP",
+                "GROUP",
+                "g",
+                "c",
+                "COUNT",
+                "1",
+                "COUNT",
+                "20000",
+                "STREAMS",
+                "s",
+                ">"
             ]),
             c
         );
@@ -1103,11 +1136,21 @@ mod tests {
             c
         );
         assert_eq!(
-            limit(&["ZRANGEBYSCORE", "z", "-inf", "+inf", "LIMIT", "100000000", "1"]),
+            limit(&[
+                "ZRANGEBYSCORE",
+                "z",
+                "-inf",
+                "+inf",
+                "LIMIT",
+                "100000000",
+                "1"
+            ]),
             Some(Limit::Offset)
         );
         assert_eq!(
-            limit(&["ZRANGE", "z", "0", "-1", "BYSCORE", "LIMIT", "0", "1", "LIMIT", "999999", "1"]),
+            limit(&[
+                "ZRANGE", "z", "0", "-1", "BYSCORE", "LIMIT", "0", "1", "LIMIT", "999999", "1"
+            ]),
             Some(Limit::Offset)
         );
         assert_eq!(
@@ -1126,7 +1169,19 @@ mod tests {
         )
         .is_ok());
         assert!(prepare(
-            &w(&["XREADGROUP", "GROUP", "g", "w1", "COUNT", "10000", "BLOCK", "500", "STREAMS", "s", ">"]),
+            &w(&[
+                "XREADGROUP",
+                "GROUP",
+                "g",
+                "w1",
+                "COUNT",
+                "10000",
+                "BLOCK",
+                "500",
+                "STREAMS",
+                "s",
+                ">"
+            ]),
             P,
             &l
         )
@@ -1163,7 +1218,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(words(&p)[2..5], ["NOMKSTREAM", "MAXLEN", "5"]);
-        assert_eq!(p.shape, Shape::XAdd { bytes: 2, maxlen: 5 });
+        assert_eq!(
+            p.shape,
+            Shape::XAdd {
+                bytes: 2,
+                maxlen: 5
+            }
+        );
     }
 
     #[test]
@@ -1172,7 +1233,17 @@ mod tests {
         let l = Limits::default();
         let p = prepare(
             &w(&[
-                "XREADGROUP", "GROUP", "g", "c", "BLOCK", "1", "BLOCK", "0", "STREAMS", "s", ">",
+                "XREADGROUP",
+                "GROUP",
+                "g",
+                "c",
+                "BLOCK",
+                "1",
+                "BLOCK",
+                "0",
+                "STREAMS",
+                "s",
+                ">",
             ]),
             P,
             &l,
@@ -1239,7 +1310,19 @@ mod tests {
             }
         );
         let p = prepare(
-            &w(&["XREADGROUP", "GROUP", "g", "c", "COUNT", "3", "STREAMS", "a", "b", ">", "0"]),
+            &w(&[
+                "XREADGROUP",
+                "GROUP",
+                "g",
+                "c",
+                "COUNT",
+                "3",
+                "STREAMS",
+                "a",
+                "b",
+                ">",
+                "0",
+            ]),
             P,
             &l,
         )

@@ -353,7 +353,11 @@ pub async fn check_server(state: &AppState) -> Result<Vec<String>, String> {
                 continue;
             }
         };
-        if let Some(v) = info(&mut c, "server").await.as_deref().and_then(parse_version) {
+        if let Some(v) = info(&mut c, "server")
+            .await
+            .as_deref()
+            .and_then(parse_version)
+        {
             oldest = Some(oldest.map_or(v, |o: (u32, u32, u32)| o.min(v)));
         }
         if let (Some(max), Some(clients)) = (
@@ -462,7 +466,9 @@ mod tests {
         assert_eq!(parse_version("redis_version:6.2\r\n"), Some((6, 2, 0)));
         assert_eq!(parse_version("nothing"), None);
         assert_eq!(
-            normal_buffer_limit("normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
+            normal_buffer_limit(
+                "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
+            ),
             Some((0, 0))
         );
         assert_eq!(

@@ -256,7 +256,10 @@ impl AppState {
             light_replies: Arc::new(Semaphore::new(
                 (config.reply_budget / 1024).clamp(1, u32::MAX as u64) as usize,
             )),
-            heavy: Mutex::new(session::Bucket::new(config.heavy_per_sec, config.heavy_burst)),
+            heavy: Mutex::new(session::Bucket::new(
+                config.heavy_per_sec,
+                config.heavy_burst,
+            )),
             shutdown: watch::Sender::new(false),
             live: watch::Sender::new(0),
             registry: Mutex::new(HashSet::new()),
@@ -493,7 +496,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Peer {
 
 /// The client's address: from the trusted header when one is configured (the last entry of
 /// a list — the one the load balancer added), else the TCP peer's.
-fn client_address(headers: &HeaderMap, peer: Option<SocketAddr>, header: Option<&str>) -> Option<IpAddr> {
+fn client_address(
+    headers: &HeaderMap,
+    peer: Option<SocketAddr>,
+    header: Option<&str>,
+) -> Option<IpAddr> {
     if let Some(h) = header {
         return headers
             .get(h)
@@ -638,10 +645,7 @@ mod tests {
         );
         assert_eq!(redact("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
         let v6: IpAddr = "2001:db8:1:2:3:4:5:6".parse().unwrap();
-        assert_eq!(
-            address_key(v6),
-            "2001:db8:1:2::".parse::<IpAddr>().unwrap()
-        );
+        assert_eq!(address_key(v6), "2001:db8:1:2::".parse::<IpAddr>().unwrap());
         let mapped: IpAddr = "::ffff:10.1.2.3".parse().unwrap();
         assert_eq!(address_key(mapped), "10.1.2.3".parse::<IpAddr>().unwrap());
         let mut h = HeaderMap::new();

@@ -178,12 +178,12 @@ async fn main() -> std::process::ExitCode {
         redislab_proxy::nodelay(listener),
         redislab_proxy::service(state.clone()),
     )
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            tracing::info!("shutting down: closing sessions");
-            st.begin_shutdown();
-        })
-        .await;
+    .with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        tracing::info!("shutting down: closing sessions");
+        st.begin_shutdown();
+    })
+    .await;
     state.shutdown(Duration::from_secs(10)).await;
     match served {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -238,7 +238,10 @@ async fn render(s: &Session, id: u64, r: Result<Rendered, ErrBody>) -> Message {
             .unwrap_or_else(|_| {
                 text(&ServerMsg::answer(
                     Some(id),
-                    Err(ErrBody::new(Code::Unavailable, "the reply could not be made")),
+                    Err(ErrBody::new(
+                        Code::Unavailable,
+                        "the reply could not be made",
+                    )),
                 ))
             })
         }
@@ -325,8 +328,7 @@ pub async fn run(
     let id = new_id();
     let cfg = &state.config;
     let opened = tokio::time::Instant::now();
-    let backstop = (state.redis_now_ms()
-        + (cfg.max_session + cfg.session_grace).as_millis() as i64)
+    let backstop = (state.redis_now_ms() + (cfg.max_session + cfg.session_grace).as_millis() as i64)
         .max(0) as u64;
     let s = Arc::new(Session {
         prefix: format!("lab:{{{id}}}:"),
@@ -1000,7 +1002,12 @@ async fn run_request(
         async move {
             let args: [&[u8]; 4] = [b.as_bytes(), mode.as_bytes(), &amount, &opt];
             backend
-                .proxy_script(&scripts::VTTL, &keys, &args, mode != "ttl" && mode != "pttl")
+                .proxy_script(
+                    &scripts::VTTL,
+                    &keys,
+                    &args,
+                    mode != "ttl" && mode != "pttl",
+                )
                 .await
                 .map(|v| (v, None))
         }
@@ -1062,7 +1069,12 @@ async fn blocking(
     let left = cfg.timeout.saturating_sub(started.elapsed());
     let mut lease = backend.lease(turn.clone(), left).await?;
     let r = backend
-        .run_blocking(&mut lease, &cmd_of(&p.words), Some(after), Duration::from_millis(ms))
+        .run_blocking(
+            &mut lease,
+            &cmd_of(&p.words),
+            Some(after),
+            Duration::from_millis(ms),
+        )
         .await;
     *turn = lease.node.clone();
     match &r {
@@ -1094,7 +1106,12 @@ fn json_size(v: &redis::Value) -> usize {
             }
         }
         V::Array(a) | V::Set(a) => 2 + a.iter().map(json_size).sum::<usize>(),
-        V::Map(m) => 2 + m.iter().map(|(k, v)| json_size(k) + json_size(v)).sum::<usize>(),
+        V::Map(m) => {
+            2 + m
+                .iter()
+                .map(|(k, v)| json_size(k) + json_size(v))
+                .sum::<usize>()
+        }
         V::SimpleString(t) => 16 + t.len() * 6,
         V::VerbatimString { text, .. } => 3 + text.len() * 6,
         V::ServerError(e) => 32 + e.details().map_or(0, str::len) * 6,

@@ -98,7 +98,14 @@ async fn a_big_key_costs_its_weight_and_its_replies_are_bounded() {
     // A reply over the cap: a typed error, the command ran, the session goes on.
     let v = a.cmd(&["LRANGE", "big", "0", "-1"]).await;
     assert_eq!((code(&v), limit(&v)), ("TOO_LARGE", "REPLY_SIZE"), "{v}");
-    assert_eq!(a.ok(&["LRANGE", "big", "0", "1"]).await.as_array().unwrap().len(), 2);
+    assert_eq!(
+        a.ok(&["LRANGE", "big", "0", "1"])
+            .await
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
     assert_eq!(a.ok(&["PING"]).await, json!({"status": "PONG"}));
 
     // 32 full reads at once: each weighs the key's size (≈ 50 units of the rate) and holds
@@ -161,7 +168,17 @@ async fn counts_offsets_pending_groups_and_consumers_are_capped() {
         .await;
     assert_eq!(r[0][1].as_array().unwrap().len(), 1000);
     let v = a
-        .cmd(&["XREADGROUP", "GROUP", "g", "c1", "COUNT", "1", "STREAMS", "s", ">"])
+        .cmd(&[
+            "XREADGROUP",
+            "GROUP",
+            "g",
+            "c1",
+            "COUNT",
+            "1",
+            "STREAMS",
+            "s",
+            ">",
+        ])
         .await;
     assert_eq!(limit(&v), "PENDING_PER_GROUP", "{v}");
     // XCLAIM … FORCE cannot add pending entries past the cap either.
@@ -173,7 +190,17 @@ async fn counts_offsets_pending_groups_and_consumers_are_capped() {
     let first = r[0][1][0][0].as_str().unwrap().to_string();
     assert_eq!(a.ok(&["XACK", "s", "g", &first]).await, json!(1));
     let r = a
-        .ok(&["XREADGROUP", "GROUP", "g", "c1", "COUNT", "5", "STREAMS", "s", ">"])
+        .ok(&[
+            "XREADGROUP",
+            "GROUP",
+            "g",
+            "c1",
+            "COUNT",
+            "5",
+            "STREAMS",
+            "s",
+            ">",
+        ])
         .await;
     assert_eq!(r[0][1].as_array().unwrap().len(), 1);
     let pending: Vec<redis::Value> = redis::cmd("XPENDING")
@@ -196,7 +223,8 @@ async fn counts_offsets_pending_groups_and_consumers_are_capped() {
         .await;
     assert_eq!(limit(&v), "CONSUMERS_PER_GROUP", "{v}");
     for g in 1..8 {
-        a.ok(&["XGROUP", "CREATE", "s", &format!("g{g}"), "$"]).await;
+        a.ok(&["XGROUP", "CREATE", "s", &format!("g{g}"), "$"])
+            .await;
     }
     let v = a.cmd(&["XGROUP", "CREATE", "s", "g8", "$"]).await;
     assert_eq!(limit(&v), "GROUPS_PER_STREAM", "{v}");
@@ -204,11 +232,43 @@ async fn counts_offsets_pending_groups_and_consumers_are_capped() {
     let before = commandstats(&mut admin).await;
     for (w, l) in [
         (
-            &["ZRANGEBYSCORE", "z", "-inf", "+inf", "LIMIT", "100000000", "1"][..],
+            &[
+                "ZRANGEBYSCORE",
+                "z",
+                "-inf",
+                "+inf",
+                "LIMIT",
+                "100000000",
+                "1",
+            ][..],
             "OFFSET",
         ),
-        (&["XAUTOCLAIM", "s", "g", "c1", "0", "0", "COUNT", "99999999999"], "COUNT"),
-        (&["XPENDING", "s", "g", "IDLE", "999999999", "-", "+", "100000"], "COUNT"),
+        (
+            &[
+                "XAUTOCLAIM",
+                "s",
+                "g",
+                "c1",
+                "0",
+                "0",
+                "COUNT",
+                "99999999999",
+            ],
+            "COUNT",
+        ),
+        (
+            &[
+                "XPENDING",
+                "s",
+                "g",
+                "IDLE",
+                "999999999",
+                "-",
+                "+",
+                "100000",
+            ],
+            "COUNT",
+        ),
         (&["XRANGE", "s", "-", "+", "COUNT", "20000"], "COUNT"),
         (&["XADD", "s", "MINID", "0", "*", "f", "v"], "STREAM_TRIM"),
         (&["LPOP", "l", "1000000"], "COUNT"),
@@ -220,12 +280,26 @@ async fn counts_offsets_pending_groups_and_consumers_are_capped() {
     let t = Instant::now();
     let v = a
         .ok(&[
-            "XREADGROUP", "GROUP", "g1", "c1", "BLOCK", "1", "BLOCK", "0", "NOACK", "STREAMS",
-            "s", ">",
+            "XREADGROUP",
+            "GROUP",
+            "g1",
+            "c1",
+            "BLOCK",
+            "1",
+            "BLOCK",
+            "0",
+            "NOACK",
+            "STREAMS",
+            "s",
+            ">",
         ])
         .await;
     assert_eq!(v, json!(null));
-    assert!(t.elapsed() >= Duration::from_millis(900), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        t.elapsed()
+    );
     let mut after = commandstats(&mut admin).await;
     // Only the XREADGROUP went (and its bookkeeping).
     after.remove("xreadgroup");
@@ -250,7 +324,9 @@ async fn concurrent_writes_cannot_all_pass_the_key_limit() {
     cfg.max_keys = 10;
     let proxy = Proxy::start(cfg).await;
     let mut a = proxy.connect().await;
-    let sets: Vec<Vec<String>> = (0..30).map(|i| words(&["SET", &format!("k{i}"), "v"])).collect();
+    let sets: Vec<Vec<String>> = (0..30)
+        .map(|i| words(&["SET", &format!("k{i}"), "v"]))
+        .collect();
     let got = burst(&mut a, &sets).await;
     let ok = got.iter().filter(|v| code(v).is_empty()).count();
     let refused = got
@@ -284,8 +360,16 @@ async fn every_frame_counts_and_pings_do_not_keep_a_session() {
         let v = a.recv().await.unwrap();
         kinds.push(format!("{}/{}", code(&v), limit(&v)));
     }
-    assert_eq!(kinds.iter().filter(|k| *k == "BAD_REQUEST/").count(), 5, "{kinds:?}");
-    assert_eq!(kinds.iter().filter(|k| *k == "RATE_LIMITED/RATE").count(), 5, "{kinds:?}");
+    assert_eq!(
+        kinds.iter().filter(|k| *k == "BAD_REQUEST/").count(),
+        5,
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds.iter().filter(|k| *k == "RATE_LIMITED/RATE").count(),
+        5,
+        "{kinds:?}"
+    );
     // Pings, one every 250 ms (within the rate), keep nothing alive: idle timeout.
     let t = Instant::now();
     let mut b = proxy.connect().await;
@@ -299,7 +383,10 @@ async fn every_frame_counts_and_pings_do_not_keep_a_session() {
                 other => panic!("{other:?}"),
             },
         }
-        assert!(t.elapsed() < Duration::from_secs(5), "pings kept the session");
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "pings kept the session"
+        );
     };
     assert_eq!(closed.reason.as_str(), "idle timeout");
     assert!(t.elapsed() >= Duration::from_millis(600));
@@ -309,7 +396,10 @@ async fn every_frame_counts_and_pings_do_not_keep_a_session() {
         let _ = c.ws.send(Message::Ping(vec![].into())).await;
     }
     let f = c.close_frame().await.expect("a close frame");
-    assert_eq!((u16::from(f.code), f.reason.as_str()), (1008, "too many frames"));
+    assert_eq!(
+        (u16::from(f.code), f.reason.as_str()),
+        (1008, "too many frames")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -350,7 +440,10 @@ async fn a_session_has_a_lifetime_and_an_address_a_cap() {
         }
         assert!(t.elapsed() < Duration::from_secs(5));
     };
-    assert_eq!((u16::from(f.code), f.reason.as_str()), (1000, "session lifetime over"));
+    assert_eq!(
+        (u16::from(f.code), f.reason.as_str()),
+        (1000, "session lifetime over")
+    );
     drop(from_one);
     drop(other);
     proxy.wait_no_sessions(Duration::from_secs(10)).await;
@@ -387,7 +480,17 @@ async fn a_session_s_memory_in_redis_is_counted_and_bounded() {
             words(&["HSET", "hash", &format!("f{n}"), &v10]),
             words(&["ZADD", "zset", &n, &format!("m{n}")]),
             words(&["XADD", "s", "*", "n", &n, "v", &v10]),
-            words(&["XREADGROUP", "GROUP", "g", &format!("c{}", i % 3), "COUNT", "1", "STREAMS", "s", ">"]),
+            words(&[
+                "XREADGROUP",
+                "GROUP",
+                "g",
+                &format!("c{}", i % 3),
+                "COUNT",
+                "1",
+                "STREAMS",
+                "s",
+                ">",
+            ]),
             words(&["INCR", "counter"]),
         ];
         for v in burst(&mut a, &batch).await {
@@ -427,5 +530,8 @@ async fn a_session_s_memory_in_redis_is_counted_and_bounded() {
     );
     assert!(real <= budget, "{real} > {budget}");
     // The accounting is an upper bound, but not a wild one.
-    assert!(real >= budget / 4, "{real} bytes: the accounting is too pessimistic");
+    assert!(
+        real >= budget / 4,
+        "{real} bytes: the accounting is too pessimistic"
+    );
 }

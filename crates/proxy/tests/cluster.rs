@@ -66,10 +66,14 @@ impl Node {
             .spawn()
             .expect("redis-server starts (apt-get install redis-server)");
         let mut exited = false;
-        support::wait_until_sync("a cluster node answers PING", Duration::from_secs(10), || {
-            exited = matches!(child.try_wait(), Ok(Some(_)));
-            exited || ping(port)
-        });
+        support::wait_until_sync(
+            "a cluster node answers PING",
+            Duration::from_secs(10),
+            || {
+                exited = matches!(child.try_wait(), Ok(Some(_)));
+                exited || ping(port)
+            },
+        );
         (!exited).then_some(child)
     }
 
@@ -151,21 +155,25 @@ impl Cluster {
     async fn wait_ok(&self) {
         for n in &self.nodes {
             let conn = std::cell::RefCell::new(n.conn().await);
-            support::wait_until("every node sees the cluster ok", Duration::from_secs(30), || async {
-                let mut conn = conn.borrow_mut();
-                let info: String = redis::cmd("CLUSTER")
-                    .arg("INFO")
-                    .query_async(&mut *conn)
-                    .await
-                    .unwrap();
-                let known: String = redis::cmd("CLUSTER")
-                    .arg("NODES")
-                    .query_async(&mut *conn)
-                    .await
-                    .unwrap();
-                let connected = known.lines().filter(|l| l.contains(" connected")).count();
-                info.contains("cluster_state:ok") && connected == 3
-            })
+            support::wait_until(
+                "every node sees the cluster ok",
+                Duration::from_secs(30),
+                || async {
+                    let mut conn = conn.borrow_mut();
+                    let info: String = redis::cmd("CLUSTER")
+                        .arg("INFO")
+                        .query_async(&mut *conn)
+                        .await
+                        .unwrap();
+                    let known: String = redis::cmd("CLUSTER")
+                        .arg("NODES")
+                        .query_async(&mut *conn)
+                        .await
+                        .unwrap();
+                    let connected = known.lines().filter(|l| l.contains(" connected")).count();
+                    info.contains("cluster_state:ok") && connected == 3
+                },
+            )
             .await;
         }
     }

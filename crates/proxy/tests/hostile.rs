@@ -259,10 +259,12 @@ async fn hostile_messages_get_typed_errors_and_never_reach_redis() {
     let pings = after.remove("ping").expect("the sentinel PING");
     assert_eq!(
         pings,
-        before.get("ping").map_or("calls=1,rejected_calls=0,failed_calls=0".to_string(), |p| {
-            let n: u64 = p[6..p.find(',').unwrap()].parse().unwrap();
-            format!("calls={},rejected_calls=0,failed_calls=0", n + 1)
-        })
+        before
+            .get("ping")
+            .map_or("calls=1,rejected_calls=0,failed_calls=0".to_string(), |p| {
+                let n: u64 = p[6..p.find(',').unwrap()].parse().unwrap();
+                format!("calls={},rejected_calls=0,failed_calls=0", n + 1)
+            })
     );
     let mut before = before;
     before.remove("ping");

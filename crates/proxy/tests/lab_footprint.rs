@@ -78,7 +78,11 @@ async fn measured(ws: &mut Ws, run: &mut dyn LiveDriver, admin_url: &str) -> Pea
                 p[0].fetch_max(keys.len() as u64, Ordering::Relaxed);
                 let (mut mem, mut pending) = (0u64, 0u64);
                 for k in &keys {
-                    let t: String = redis::cmd("TYPE").arg(k).query_async(&mut c).await.unwrap_or_default();
+                    let t: String = redis::cmd("TYPE")
+                        .arg(k)
+                        .query_async(&mut c)
+                        .await
+                        .unwrap_or_default();
                     let len_cmd = match t.as_str() {
                         "list" => "LLEN",
                         "hash" => "HLEN",
@@ -87,7 +91,11 @@ async fn measured(ws: &mut Ws, run: &mut dyn LiveDriver, admin_url: &str) -> Pea
                         _ => "",
                     };
                     if !len_cmd.is_empty() {
-                        let n: u64 = redis::cmd(len_cmd).arg(k).query_async(&mut c).await.unwrap_or(0);
+                        let n: u64 = redis::cmd(len_cmd)
+                            .arg(k)
+                            .query_async(&mut c)
+                            .await
+                            .unwrap_or(0);
                         p[1].fetch_max(n, Ordering::Relaxed);
                     }
                     if t == "stream" {
@@ -100,7 +108,8 @@ async fn measured(ws: &mut Ws, run: &mut dyn LiveDriver, admin_url: &str) -> Pea
                         for g in groups {
                             if let redis::Value::Array(f) = g {
                                 for kv in f.chunks(2) {
-                                    if matches!(&kv[0], redis::Value::BulkString(b) if b == b"pending") {
+                                    if matches!(&kv[0], redis::Value::BulkString(b) if b == b"pending")
+                                    {
                                         if let redis::Value::Int(n) = kv[1] {
                                             pending += n as u64;
                                         }
@@ -195,7 +204,10 @@ fn runs(all: bool) -> Vec<(String, Box<dyn LiveDriver>)> {
     for id in pick(lock::PRESETS.iter().map(|p| p.id).collect(), "pause") {
         let (p, e) = Params::from_query(lock::FIELDS, &lock::expand_query(&format!("preset={id}")));
         assert!(e.is_empty(), "{e:?}");
-        v.push((format!("lock {id}"), Box::new(lock::LockLive::new(&p.typed()))));
+        v.push((
+            format!("lock {id}"),
+            Box::new(lock::LockLive::new(&p.typed())),
+        ));
     }
     let base = cache::CacheConfig::default();
     let mut caches = vec![("default", base)];
@@ -269,7 +281,18 @@ async fn every_live_lab_stays_far_inside_every_limit() {
     let mut worst = Peaks::default();
     eprintln!(
         "{:<26} {:>5} {:>5} {:>6} {:>6} {:>4} {:>5} {:>6} {:>4} {:>7} {:>8} {:>7}",
-        "run", "cmds", "words", "msg B", "reply", "infl", "cmd/s", "COUNT", "keys", "elems", "mem B", "pending"
+        "run",
+        "cmds",
+        "words",
+        "msg B",
+        "reply",
+        "infl",
+        "cmd/s",
+        "COUNT",
+        "keys",
+        "elems",
+        "mem B",
+        "pending"
     );
     for (name, mut run) in runs(all) {
         let mut ws = proxy.connect().await;
@@ -304,7 +327,11 @@ async fn every_live_lab_stays_far_inside_every_limit() {
     }
     // The sustained rate: within the limit (a burst of twice as much is allowed on top).
     eprintln!("commands a second: at most {} of {rate}", worst.per_second);
-    assert!(worst.per_second <= rate, "{} commands a second", worst.per_second);
+    assert!(
+        worst.per_second <= rate,
+        "{} commands a second",
+        worst.per_second
+    );
     // Every other measure at most half its limit (most far less: see the README).
     let margins = [
         ("words", worst.words as u64, l.max_args as u64),

@@ -24,14 +24,16 @@ async fn write_everything(ws: &mut Ws) {
     ws.ok(&["ZADD", "z", "1", "m"]).await;
     ws.ok(&["ZINCRBY", "z2", "1", "m"]).await;
     ws.ok(&["XADD", "x", "*", "f", "v"]).await;
-    ws.ok(&["XGROUP", "CREATE", "x2", "g", "$", "MKSTREAM"]).await;
+    ws.ok(&["XGROUP", "CREATE", "x2", "g", "$", "MKSTREAM"])
+        .await;
     assert_eq!(
         ws.script("addjob", &["job:1", "wait"], &["1", "n", "{}"])
             .await["ok"],
         json!(1)
     );
     ws.ok(&["RPUSH", "src", "x"]).await;
-    ws.ok(&["BLMOVE", "src", "bmoved", "LEFT", "RIGHT", "1"]).await;
+    ws.ok(&["BLMOVE", "src", "bmoved", "LEFT", "RIGHT", "1"])
+        .await;
 }
 
 /// No key under `lab:*` without an expiry.
@@ -87,18 +89,26 @@ async fn a_proxy_killed_with_sigkill_leaves_no_key_without_a_ttl_and_is_swept() 
     let alive = Proxy::start(cfg).await;
     let prefix = ns[..ns.len() - 1].to_string();
     let admin = std::cell::RefCell::new(admin);
-    wait_until("the sweeper expired the dead session's keys", Duration::from_secs(20), || async {
-        let keys = lab_keys(&mut admin.borrow_mut()).await;
-        keys.iter()
-            .filter(|(k, _)| k.starts_with(&prefix))
-            .all(|(_, t)| (0..=2000).contains(t) || *t == -2)
-    })
+    wait_until(
+        "the sweeper expired the dead session's keys",
+        Duration::from_secs(20),
+        || async {
+            let keys = lab_keys(&mut admin.borrow_mut()).await;
+            keys.iter()
+                .filter(|(k, _)| k.starts_with(&prefix))
+                .all(|(_, t)| (0..=2000).contains(t) || *t == -2)
+        },
+    )
     .await;
     assert_eq!(alive.state.cleanup_counts().1, 1, "one session swept");
-    wait_until("the dead session's keys are gone", Duration::from_secs(10), || async {
-        let keys = lab_keys(&mut admin.borrow_mut()).await;
-        !keys.iter().any(|(k, _)| k.starts_with(&prefix))
-    })
+    wait_until(
+        "the dead session's keys are gone",
+        Duration::from_secs(10),
+        || async {
+            let keys = lab_keys(&mut admin.borrow_mut()).await;
+            !keys.iter().any(|(k, _)| k.starts_with(&prefix))
+        },
+    )
     .await;
     let mut admin = admin.into_inner();
     let score: Option<f64> = redis::cmd("ZSCORE")
@@ -127,9 +137,11 @@ async fn the_cleanup_is_tried_again_when_redis_does_not_answer() {
     ws.ws.close(None).await.unwrap();
     drop(ws);
     let p = &proxy;
-    wait_until("a failed cleanup attempt", Duration::from_secs(10), || async move {
-        p.state.cleanup_counts().0 >= 1
-    })
+    wait_until(
+        "a failed cleanup attempt",
+        Duration::from_secs(10),
+        || async move { p.state.cleanup_counts().0 >= 1 },
+    )
     .await;
     redis.resume();
     proxy.wait_no_sessions(Duration::from_secs(15)).await;
@@ -168,13 +180,13 @@ async fn no_secret_in_the_logs_and_no_node_in_an_error() {
         "{msg}"
     );
     let v = ws.cmd(&["SET", "k", "w"]).await;
-    assert!(
-        !v.to_string().contains("127.0.0.1"),
-        "{v}"
-    );
+    assert!(!v.to_string().contains("127.0.0.1"), "{v}");
     drop(ws);
     // The logs (at debug level): the URL shown without its password, nowhere the password.
     let out = proxy.output();
     assert!(out.contains("redis://:***@127.0.0.1"), "{out}");
-    assert!(!out.contains("hunter2"), "the password is in the logs:\n{out}");
+    assert!(
+        !out.contains("hunter2"),
+        "the password is in the logs:\n{out}"
+    );
 }

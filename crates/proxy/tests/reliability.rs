@@ -49,9 +49,11 @@ async fn redis_killed_and_restarted_mid_session() {
         ])
         + packed(&[b"GET", format!("{ns}k").as_bytes()]);
     let port = redis.port;
-    wait_until("the write and the read on the wire", Duration::from_secs(10), || async move {
-        unread_bytes(port) >= expected as u64
-    })
+    wait_until(
+        "the write and the read on the wire",
+        Duration::from_secs(10),
+        || async move { unread_bytes(port) >= expected as u64 },
+    )
     .await;
     let t = Instant::now();
     redis.kill();
@@ -84,9 +86,17 @@ async fn redis_killed_and_restarted_mid_session() {
     // Back (empty, no persistence): the same session works again, no proxy restart.
     redis.restart();
     let a = std::cell::RefCell::new(a);
-    wait_until("the session works again", Duration::from_secs(5), || async {
-        a.borrow_mut().cmd(&["SET", "k", "3"]).await.get("ok").is_some()
-    })
+    wait_until(
+        "the session works again",
+        Duration::from_secs(5),
+        || async {
+            a.borrow_mut()
+                .cmd(&["SET", "k", "3"])
+                .await
+                .get("ok")
+                .is_some()
+        },
+    )
     .await;
     let mut a = a.into_inner();
     assert_eq!(a.ok(&["GET", "k"]).await, json!("3"));

@@ -255,7 +255,11 @@ async fn pipelined_requests_are_each_answered_once() {
 }
 
 async fn pttl(admin: &mut redis::aio::MultiplexedConnection, key: &str) -> i64 {
-    redis::cmd("PTTL").arg(key).query_async(admin).await.unwrap()
+    redis::cmd("PTTL")
+        .arg(key)
+        .query_async(admin)
+        .await
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -275,7 +279,7 @@ async fn a_sessions_keys_expire_after_it_ends() {
     a.ok(&["INCR", "n"]).await;
     a.ok(&["HSET", "h", "f", "v"]).await;
     a.ok(&["SET", "forever", "2"]).await; // again: a key the session knows
-    // Through the proxy a key without a TTL of its own reads -1, as the labs teach…
+                                          // Through the proxy a key without a TTL of its own reads -1, as the labs teach…
     for k in ["forever", "list", "s", "n", "h"] {
         assert_eq!(a.ok(&["TTL", k]).await, json!(-1), "{k}");
         assert_eq!(a.ok(&["PTTL", k]).await, json!(-1), "{k}");
@@ -300,14 +304,18 @@ async fn a_sessions_keys_expire_after_it_ends() {
     // All gone, the tracking set too.
     let id = ns[..ns.len() - 1].to_string();
     let admin = std::cell::RefCell::new(admin);
-    wait_until("every key of the session expired", Duration::from_secs(10), || async {
-        let keys: Vec<String> = redis::cmd("KEYS")
-            .arg(format!("{id}*"))
-            .query_async(&mut *admin.borrow_mut())
-            .await
-            .unwrap();
-        keys.is_empty()
-    })
+    wait_until(
+        "every key of the session expired",
+        Duration::from_secs(10),
+        || async {
+            let keys: Vec<String> = redis::cmd("KEYS")
+                .arg(format!("{id}*"))
+                .query_async(&mut *admin.borrow_mut())
+                .await
+                .unwrap();
+            keys.is_empty()
+        },
+    )
     .await;
 }
 

@@ -97,7 +97,9 @@ async fn student(proxy: SocketAddr, from: Ipv4Addr, i: usize, until: Instant) ->
         let mut commands = 0u64;
         let presets = ["token", "fencing", "plain-del", "pause"];
         while Instant::now() < until {
-            let mut ws = Ws::connect_from(proxy, &origin, from).await.expect("a session");
+            let mut ws = Ws::connect_from(proxy, &origin, from)
+                .await
+                .expect("a session");
             let mut run = LockLive::new(&preset(presets[(i + races) % presets.len()]));
             let errors = drive_live(&mut ws, &mut run, Duration::from_secs(60)).await;
             failures.extend(errors);
@@ -107,7 +109,9 @@ async fn student(proxy: SocketAddr, from: Ipv4Addr, i: usize, until: Instant) ->
         (races, failures, commands)
     };
     let console = async {
-        let mut ws = Ws::connect_from(proxy, &origin, from).await.expect("a session");
+        let mut ws = Ws::connect_from(proxy, &origin, from)
+            .await
+            .expect("a session");
         let mut rtts = Vec::new();
         let mut failures = Vec::new();
         let mut every = tokio::time::interval(Duration::from_millis(100));
@@ -193,11 +197,7 @@ impl Attack {
         let k = if code(v).is_empty() {
             "ok".to_string()
         } else {
-            format!(
-                "{}/{}",
-                code(v),
-                v["err"]["limit"].as_str().unwrap_or("")
-            )
+            format!("{}/{}", code(v), v["err"]["limit"].as_str().unwrap_or(""))
         };
         *self.answers.entry(k).or_default() += 1;
     }
@@ -232,20 +232,69 @@ fn attack_commands(kind: usize, round: u64) -> Vec<Value> {
             v.push(w(&["ZADD", "z", &r, &format!("m{r}")]));
             v.extend(std::iter::repeat_n(w(&["HGETALL", "h"]), 12));
             v.push(w(&["ZRANGE", "z", "0", "-1", "WITHSCORES"]));
-            v.push(w(&["ZRANGEBYSCORE", "z", "-inf", "+inf", "LIMIT", "100000000", "1"]));
+            v.push(w(&[
+                "ZRANGEBYSCORE",
+                "z",
+                "-inf",
+                "+inf",
+                "LIMIT",
+                "100000000",
+                "1",
+            ]));
             v
         }
         // Pending entries: groups reading from 0 without COUNT, FORCE claims, huge counts.
         2 => {
             let mut v = Vec::new();
             for i in 0..20 {
-                v.push(w(&["XADD", "s", "*", "n", &format!("{round}-{i}"), "pad", &big[..200]]));
+                v.push(w(&[
+                    "XADD",
+                    "s",
+                    "*",
+                    "n",
+                    &format!("{round}-{i}"),
+                    "pad",
+                    &big[..200],
+                ]));
             }
-            v.push(w(&["XGROUP", "CREATE", "s", &format!("g{}", round % 10), "0", "MKSTREAM"]));
-            v.push(w(&["XREADGROUP", "GROUP", "g0", &format!("c{}", round % 80), "STREAMS", "s", ">"]));
+            v.push(w(&[
+                "XGROUP",
+                "CREATE",
+                "s",
+                &format!("g{}", round % 10),
+                "0",
+                "MKSTREAM",
+            ]));
+            v.push(w(&[
+                "XREADGROUP",
+                "GROUP",
+                "g0",
+                &format!("c{}", round % 80),
+                "STREAMS",
+                "s",
+                ">",
+            ]));
             v.push(w(&["XCLAIM", "s", "g0", "c0", "0", "0-1", "FORCE"]));
-            v.push(w(&["XPENDING", "s", "g0", "IDLE", "999999999", "-", "+", "100000"]));
-            v.push(w(&["XAUTOCLAIM", "s", "g0", "c1", "0", "0", "COUNT", "9223372036854775807"]));
+            v.push(w(&[
+                "XPENDING",
+                "s",
+                "g0",
+                "IDLE",
+                "999999999",
+                "-",
+                "+",
+                "100000",
+            ]));
+            v.push(w(&[
+                "XAUTOCLAIM",
+                "s",
+                "g0",
+                "c1",
+                "0",
+                "0",
+                "COUNT",
+                "9223372036854775807",
+            ]));
             v.push(w(&["XRANGE", "s", "-", "+"]));
             v.push(w(&["XADD", "s", "MINID", "0", "*", "f", "v"]));
             v
@@ -266,7 +315,19 @@ fn attack_commands(kind: usize, round: u64) -> Vec<Value> {
         4 => vec![
             w(&["BRPOP", "q", "0"]),
             w(&["BLMOVE", "a", "b", "LEFT", "LEFT", "0"]),
-            w(&["XREADGROUP", "GROUP", "g", "c", "BLOCK", "1", "BLOCK", "0", "STREAMS", "s", ">"]),
+            w(&[
+                "XREADGROUP",
+                "GROUP",
+                "g",
+                "c",
+                "BLOCK",
+                "1",
+                "BLOCK",
+                "0",
+                "STREAMS",
+                "s",
+                ">",
+            ]),
             w(&["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"]),
         ],
         // Forbidden and malformed things, lookalike names, other namespaces.
@@ -348,7 +409,9 @@ async fn attacker(proxy: SocketAddr, from: Ipv4Addr, kind: usize, mut phase: Pha
                             0 => Message::Binary(vec![0; 64].into()),
                             1 => Message::Ping(vec![].into()),
                             2 => Message::Text("{\"not json".into()),
-                            _ => Message::Text(json!({"id": next_id, "cmd": ["PING"]}).to_string().into()),
+                            _ => Message::Text(
+                                json!({"id": next_id, "cmd": ["PING"]}).to_string().into(),
+                            ),
                         }
                     }
                     7 => Message::Ping(vec![].into()),
@@ -410,7 +473,9 @@ use futures_util::{SinkExt, StreamExt};
 /// Writers on the proxy that is killed mid-run: every kind of key.
 async fn victim(proxy: SocketAddr, i: usize) -> Option<String> {
     let origin = format!("http://{proxy}");
-    let mut ws = Ws::connect_from(proxy, &origin, Ipv4Addr::new(127, 0, 0, 8)).await.ok()?;
+    let mut ws = Ws::connect_from(proxy, &origin, Ipv4Addr::new(127, 0, 0, 8))
+        .await
+        .ok()?;
     let ns = ws.namespace();
     let mut n = 0u64;
     loop {
@@ -427,7 +492,9 @@ async fn victim(proxy: SocketAddr, i: usize) -> Option<String> {
             let id = n * 10 + i as u64;
             if ws
                 .ws
-                .send(Message::Text(json!({"id": id, "cmd": words}).to_string().into()))
+                .send(Message::Text(
+                    json!({"id": id, "cmd": words}).to_string().into(),
+                ))
                 .await
                 .is_err()
             {
@@ -504,7 +571,12 @@ async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
         .map(|j| {
             // Five machines, 60 attackers each (under the 64-session cap of an address).
             let from = Ipv4Addr::new(127, 0, 0, 2 + (j % 5) as u8);
-            tokio::spawn(attacker(proxy.addr, from, kinds[j % kinds.len()], phase.clone()))
+            tokio::spawn(attacker(
+                proxy.addr,
+                from,
+                kinds[j % kinds.len()],
+                phase.clone(),
+            ))
         })
         .collect();
     let victims: Vec<_> = (0..VICTIMS)
@@ -607,10 +679,16 @@ async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
     }
     for (sec, v) in &by_second {
         let n = v.len();
-        eprintln!("soak: second {sec:>3}: {n:>4} console requests, p99 {:?}", p99(v.clone()));
+        eprintln!(
+            "soak: second {sec:>3}: {n:>4} console requests, p99 {:?}",
+            p99(v.clone())
+        );
     }
     let (quiet_p99, load_p99) = (p99(quiet_rtts.clone()), p99(load_rtts.clone()));
-    let (mem_peak, rss_peak) = (peaks.0.load(Ordering::Relaxed), peaks.1.load(Ordering::Relaxed));
+    let (mem_peak, rss_peak) = (
+        peaks.0.load(Ordering::Relaxed),
+        peaks.1.load(Ordering::Relaxed),
+    );
     let mut all = Attack::default();
     for a in &attacks {
         for (k, n) in &a.answers {
@@ -665,14 +743,27 @@ async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
         load_p99 <= quiet_p99 * 3,
         "honest p99 {load_p99:?} under attack > 3 × {quiet_p99:?}"
     );
-    assert!(mem_peak <= mem_bound, "used_memory {mem_peak} > {mem_bound}");
-    assert!(rss_peak <= rss_bound_kb, "RSS {rss_peak} kB > {rss_bound_kb} kB");
-    assert!(biggest <= share_bound, "an attacker holds {biggest} bytes > {share_bound}");
+    assert!(
+        mem_peak <= mem_bound,
+        "used_memory {mem_peak} > {mem_bound}"
+    );
+    assert!(
+        rss_peak <= rss_bound_kb,
+        "RSS {rss_peak} kB > {rss_bound_kb} kB"
+    );
+    assert!(
+        biggest <= share_bound,
+        "an attacker holds {biggest} bytes > {share_bound}"
+    );
     // No attacker above its share: its requests within the rate (`rate` a second, twice
     // that at once), and the attacks met the bounds they were meant to meet.
     let r: u64 = rate.parse().unwrap();
     let share = r * (class_time.as_secs() + 1) + 2 * r;
-    assert!(all.max_ok_per_session <= share, "{} > {share}", all.max_ok_per_session);
+    assert!(
+        all.max_ok_per_session <= share,
+        "{} > {share}",
+        all.max_ok_per_session
+    );
     if kinds.len() == 8 {
         for l in [
             "TOO_LARGE/SESSION_MEMORY",
@@ -684,21 +775,28 @@ async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
         ] {
             assert!(all.answers.contains_key(l), "no {l}: {:?}", all.answers);
         }
-        assert!(all.refused_upgrades > 0, "the per-address cap was never met");
+        assert!(
+            all.refused_upgrades > 0,
+            "the per-address cap was never met"
+        );
     }
 
     // After: every session closed — no key without a TTL at any check, and every session's
     // key gone within the grace (the killed proxy's ones swept by the live one).
     let closed = Instant::now();
-    wait_until("every session's key expired", after + Duration::from_secs(30), || {
-        let admin = admin.clone();
-        async move {
-            let keys = lab_keys(&mut *admin.lock().await).await;
-            let forever: Vec<_> = keys.iter().filter(|(_, t)| *t == -1).collect();
-            assert!(forever.is_empty(), "keys without a TTL: {forever:?}");
-            !keys.iter().any(|(k, _)| k.starts_with("lab:{"))
-        }
-    })
+    wait_until(
+        "every session's key expired",
+        after + Duration::from_secs(30),
+        || {
+            let admin = admin.clone();
+            async move {
+                let keys = lab_keys(&mut *admin.lock().await).await;
+                let forever: Vec<_> = keys.iter().filter(|(_, t)| *t == -1).collect();
+                assert!(forever.is_empty(), "keys without a TTL: {forever:?}");
+                !keys.iter().any(|(k, _)| k.starts_with("lab:{"))
+            }
+        },
+    )
     .await;
     eprintln!(
         "soak: every session's key gone {:?} after the last closed (grace {grace:?}); the \

@@ -183,8 +183,16 @@ pub fn wait_until_sync(what: &str, within: Duration, mut cond: impl FnMut() -> b
 }
 
 /// A field of `INFO <section>` as a number.
-pub async fn info_field(c: &mut redis::aio::MultiplexedConnection, section: &str, field: &str) -> i64 {
-    let info: String = redis::cmd("INFO").arg(section).query_async(c).await.unwrap();
+pub async fn info_field(
+    c: &mut redis::aio::MultiplexedConnection,
+    section: &str,
+    field: &str,
+) -> i64 {
+    let info: String = redis::cmd("INFO")
+        .arg(section)
+        .query_async(c)
+        .await
+        .unwrap();
     info.lines()
         .find_map(|l| l.strip_prefix(&format!("{field}:")))
         .and_then(|v| v.trim().parse().ok())
@@ -194,10 +202,14 @@ pub async fn info_field(c: &mut redis::aio::MultiplexedConnection, section: &str
 /// Waits until Redis has `n` clients blocked (a BRPOP is waiting in Redis itself).
 pub async fn wait_blocked(c: &mut redis::aio::MultiplexedConnection, n: i64) {
     let c = std::cell::RefCell::new(c);
-    wait_until(&format!("{n} blocked clients"), Duration::from_secs(10), || async {
-        let mut c = c.borrow_mut();
-        info_field(&mut c, "clients", "blocked_clients").await >= n
-    })
+    wait_until(
+        &format!("{n} blocked clients"),
+        Duration::from_secs(10),
+        || async {
+            let mut c = c.borrow_mut();
+            info_field(&mut c, "clients", "blocked_clients").await >= n
+        },
+    )
     .await;
 }
 
@@ -238,10 +250,8 @@ impl ProxyProcess {
     pub fn spawn(args: &[&str]) -> ProxyProcess {
         let port = free_port();
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-        let log = std::env::temp_dir().join(format!(
-            "redislab-proxy-{}-{port}.log",
-            std::process::id()
-        ));
+        let log =
+            std::env::temp_dir().join(format!("redislab-proxy-{}-{port}.log", std::process::id()));
         let out = std::fs::File::create(&log).unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_redislab-proxy"))
             .args(["--listen", &addr.to_string()])
@@ -449,8 +459,7 @@ impl Ws {
         let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
         req.headers_mut()
             .insert("origin", HeaderValue::from_str(origin).unwrap());
-        let (ws, _) =
-            tokio_tungstenite::client_async(req, MaybeTlsStream::Plain(tcp)).await?;
+        let (ws, _) = tokio_tungstenite::client_async(req, MaybeTlsStream::Plain(tcp)).await?;
         Self::greeted(ws).await
     }
 
@@ -482,7 +491,9 @@ impl Ws {
         loop {
             let m = tokio::time::timeout(Duration::from_secs(10), self.ws.next())
                 .await
-                .unwrap_or_else(|_| panic!("a message within 10 s (session {})", self.hello["session"]))?;
+                .unwrap_or_else(|_| {
+                    panic!("a message within 10 s (session {})", self.hello["session"])
+                })?;
             match m.ok()? {
                 Message::Text(t) => return Some(serde_json::from_str(t.as_str()).unwrap()),
                 Message::Close(_) => return None,
