@@ -404,7 +404,8 @@ impl Backend {
     }
 
     /// A session's write and its bookkeeping ([`After`]) in one round trip on the shared
-    /// connection: the write's own reply (Redis' error reply as a value) and its keys' sizes.
+    /// connection (`heavy`: on the one for heavy requests, when its reply may be big): the
+    /// write's own reply (Redis' error reply as a value) and its keys' sizes.
     ///
     /// # Errors
     /// As [`Backend::run`].
@@ -412,12 +413,17 @@ impl Backend {
         &self,
         cmd: &Cmd,
         after: &After<'_>,
+        heavy: bool,
     ) -> Result<(Value, Option<Vec<Size>>), ErrBody> {
         let mut p = redis::pipe();
         p.ignore_errors();
         p.add_command(cmd.clone());
         p.add_command(after.cmd());
-        let v = self.pipe(&p).await?;
+        let v = if heavy {
+            deadline(self.timeout, true, async { self.heavy().await?.pipe(&p).await }).await?
+        } else {
+            self.pipe(&p).await?
+        };
         self.then_after(v, after).await
     }
 

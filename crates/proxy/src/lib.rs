@@ -57,6 +57,10 @@ pub struct Config {
     /// sockets are not read until it may go on.
     pub address_rate: u32,
     pub address_burst: u32,
+    /// Frames per second (and the burst) from busy addresses together — those that used a
+    /// tenth of their burst lately: past it their sessions wait, while light addresses go on.
+    pub frames_per_sec: u32,
+    pub frames_burst: u32,
     /// New sessions per second from one address (and the burst): a client that closes and
     /// reopens sessions does not get a fresh rate each time for free.
     pub new_sessions_per_sec: u32,
@@ -128,7 +132,9 @@ impl Config {
             max_connections: 1000,
             max_sessions_per_address: 64,
             address_rate: 1_000,
-            address_burst: 2_000,
+            address_burst: 1_000,
+            frames_per_sec: 3_000,
+            frames_burst: 750,
             new_sessions_per_sec: 20,
             new_sessions_burst: 60,
             client_ip_header: None,
@@ -136,8 +142,8 @@ impl Config {
             rate_per_sec: 200,
             burst: 400,
             cost_unit: 16 * 1024,
-            heavy_per_sec: 1_000,
-            heavy_burst: 2_000,
+            heavy_per_sec: 250,
+            heavy_burst: 500,
             max_in_flight: 64,
             timeout: Duration::from_secs(2),
             idle_timeout: Duration::from_secs(300),
@@ -219,6 +225,8 @@ pub struct AppState {
     pub(crate) light_replies: Arc<Semaphore>,
     /// The whole proxy's bucket of heavy work (see `Config::heavy_per_sec`).
     pub(crate) heavy: Mutex<session::Bucket>,
+    /// The whole proxy's bucket of frames from busy addresses (`Config::frames_per_sec`).
+    pub(crate) frames: Mutex<session::Bucket>,
     /// Turns true when the proxy is shutting down.
     pub(crate) shutdown: watch::Sender<bool>,
     /// Sessions running (counted from the upgrade until their keys have their end-of-session
@@ -259,6 +267,10 @@ impl AppState {
             heavy: Mutex::new(session::Bucket::new(
                 config.heavy_per_sec,
                 config.heavy_burst,
+            )),
+            frames: Mutex::new(session::Bucket::new(
+                config.frames_per_sec,
+                config.frames_burst,
             )),
             shutdown: watch::Sender::new(false),
             live: watch::Sender::new(0),

@@ -15,7 +15,7 @@ use tracing_subscriber::EnvFilter;
 
 const USAGE: &str =
     "usage: redislab-proxy [--redis URL[,URL...]]... [--cluster] [--listen ADDR] [--dist DIR] \
-[--allow-origin URL]... [--max-connections N] [--max-sessions-per-address N] [--address-rate N] [--new-sessions-per-s N] \
+[--allow-origin URL]... [--max-connections N] [--max-sessions-per-address N] [--address-rate N] [--busy-frames-per-s N] [--new-sessions-per-s N] \
 [--client-ip-header NAME] [--rate N] [--timeout-ms N] [--idle-timeout-s N] [--max-session-s N] \
 [--session-kb N] [--max-keys N] [--max-blocking N] [--reply-budget-mb N] [--session-grace-s N] \
 [--heavy-per-s N] [--heartbeat-ms N]";
@@ -72,7 +72,11 @@ fn parse_args() -> Result<(Config, SocketAddr), String> {
             "--max-sessions-per-address" => cfg.max_sessions_per_address = num(&value)? as usize,
             "--address-rate" => {
                 cfg.address_rate = num(&value)? as u32;
-                cfg.address_burst = cfg.address_rate.saturating_mul(2);
+                cfg.address_burst = cfg.address_rate;
+            }
+            "--busy-frames-per-s" => {
+                cfg.frames_per_sec = num(&value)? as u32;
+                cfg.frames_burst = cfg.frames_per_sec / 4;
             }
             "--new-sessions-per-s" => {
                 cfg.new_sessions_per_sec = num(&value)? as u32;

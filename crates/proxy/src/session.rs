@@ -75,7 +75,7 @@ pub(crate) struct Bucket {
     tokens: f64,
     last: Instant,
     rate: f64,
-    burst: f64,
+    pub(crate) burst: f64,
 }
 
 impl Bucket {
@@ -143,15 +143,28 @@ impl AddressBuckets {
 struct Rates {
     own: Bucket,
     address: Arc<Mutex<AddressBuckets>>,
+    state: Arc<AppState>,
 }
 
 impl Rates {
-    /// Pays `n` units of work, from the session's bucket and its address'.
+    /// Whether the address is busy (it used a tenth of its burst lately): then its frames
+    /// also need the whole proxy's frame budget, so busy addresses together cannot take the
+    /// proxy away from the light ones, which never wait for it.
+    fn busy(a: &mut AddressBuckets) -> bool {
+        a.work.peek() < a.work.burst * 0.9
+    }
+
+    /// Pays `n` units of work, from the session's bucket, its address' and (a busy address)
+    /// the proxy's.
     fn work(&mut self, n: f64) -> bool {
         if self.own.peek() < n {
             return false;
         }
-        if !self.address.lock().expect("not poisoned").work.take(n) {
+        let mut a = self.address.lock().expect("not poisoned");
+        if Self::busy(&mut a) && !self.state.frames.lock().expect("not poisoned").take(n) {
+            return false;
+        }
+        if !a.work.take(n) {
             return false;
         }
         self.own.take(n)
@@ -163,15 +176,26 @@ impl Rates {
         self.address.lock().expect("not poisoned").work.refund(n);
     }
 
-    /// Pays for answering a refusal (from the address' refusals).
+    /// Pays for answering a refusal (from the address' refusals, and the proxy's frame
+    /// budget when the address is busy).
     fn refuse(&mut self, n: f64) -> bool {
-        self.address.lock().expect("not poisoned").refusals.take(n)
+        let mut a = self.address.lock().expect("not poisoned");
+        if Self::busy(&mut a) && !self.state.frames.lock().expect("not poisoned").take(n) {
+            return false;
+        }
+        a.refusals.take(n)
     }
 
     /// Whether a frame may be read now; else how long until one may.
     fn ready(&mut self) -> Result<(), Duration> {
         let own = self.own.peek();
         let mut a = self.address.lock().expect("not poisoned");
+        if Self::busy(&mut a) {
+            let mut g = self.state.frames.lock().expect("not poisoned");
+            if g.peek() < 1.0 {
+                return Err(g.until(1.0));
+            }
+        }
         if a.refusals.peek() >= 1.0 || (own >= 1.0 && a.work.peek() >= 1.0) {
             Ok(())
         } else {
@@ -230,7 +254,12 @@ async fn render(s: &Session, id: u64, r: Result<Rendered, ErrBody>) -> Message {
         Ok(Rendered::Now(v)) => text(&ServerMsg::answer(Some(id), Ok(v))),
         Ok(Rendered::Later(raw, echo)) => {
             let prefix = s.prefix.clone();
+            let max = s.state.config.max_reply_bytes;
             tokio::task::spawn_blocking(move || {
+                let size = json_size(&raw);
+                if size > max {
+                    return text(&ServerMsg::answer(Some(id), Err(too_big(size, max))));
+                }
                 let v = strip(backend::to_reply(raw), echo, &prefix).to_json();
                 text(&ServerMsg::answer(Some(id), Ok(v)))
             })
@@ -400,8 +429,10 @@ pub async fn run(
     let mut rates = Rates {
         own: Bucket::new(cfg.rate_per_sec, cfg.burst),
         address: slot.buckets.clone(),
+        state: state.clone(),
     };
     let mut refused_in_a_row = 0u32;
+    let mut jitter = u64::from_str_radix(&id[..16], 16).unwrap_or(1);
     let gate = tokio::time::sleep(Duration::ZERO);
     tokio::pin!(gate);
     let ending = loop {
@@ -412,7 +443,12 @@ pub async fn run(
         let ready = match rates.ready() {
             Ok(()) => true,
             Err(wait) => {
-                gate.as_mut().reset(tokio::time::Instant::now() + wait);
+                // Not before a token is there, nor sooner than 100–200 ms: the sessions of a
+                // held-back address do not all wake at every token (a herd the proxy would
+                // pay for).
+                jitter = jitter.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let spread = Duration::from_millis(100 + (jitter >> 33) % 100);
+                gate.as_mut().reset(tokio::time::Instant::now() + wait.max(spread));
                 false
             }
         };
@@ -949,17 +985,13 @@ async fn execute(
     if let redis::Value::ServerError(e) = &raw {
         return Err(backend::server_error(e));
     }
+    // A reply that may be big is measured and made on a blocking thread (see `render`).
+    if work.heavy {
+        return Ok(Rendered::Later(raw, p.echo));
+    }
     let size = json_size(&raw);
     if size > cfg.max_reply_bytes {
-        return Err(ErrBody::limited(
-            Code::TooLarge,
-            Limit::ReplySize,
-            format!(
-                "the reply is about {size} bytes, and one message carries at most {}: ask for \
-                 less (a range, a COUNT); the command itself ran",
-                cfg.max_reply_bytes
-            ),
-        ));
+        return Err(too_big(size, cfg.max_reply_bytes));
     }
     if size > RENDER_APART {
         return Ok(Rendered::Later(raw, p.echo));
@@ -967,6 +999,17 @@ async fn execute(
     Ok(Rendered::Now(
         strip(backend::to_reply(raw), p.echo, &s.prefix).to_json(),
     ))
+}
+
+fn too_big(size: usize, max: usize) -> ErrBody {
+    ErrBody::limited(
+        Code::TooLarge,
+        Limit::ReplySize,
+        format!(
+            "the reply is about {size} bytes, and one message carries at most {max}: ask for \
+             less (a range, a COUNT); the command itself ran"
+        ),
+    )
 }
 
 /// Sends a checked request its way: the reply as Redis sent it, and the sizes of its keys
@@ -1044,7 +1087,7 @@ async fn run_request(
     if work.fast {
         return backend.run(&cmd, true).await.map(|v| (v, None));
     }
-    backend.write(&cmd, &after).await
+    backend.write(&cmd, &after, work.heavy).await
 }
 
 /// A blocking read: one at a time per session (one that cannot start within the request
@@ -1091,19 +1134,19 @@ fn json_size(v: &redis::Value) -> usize {
     match v {
         V::Nil => 5,
         V::Int(_) => 21,
+        // Without decoding: a control character becomes `\u00XX`, a quote or backslash is
+        // escaped, and a byte past ASCII at worst becomes U+FFFD (3 bytes) when it is not
+        // valid UTF-8.
         V::BulkString(b) => {
-            3 + match std::str::from_utf8(b) {
-                Ok(t) => t
-                    .bytes()
-                    .map(|c| match c {
-                        b'"' | b'\\' => 2,
-                        0..=0x1f => 6,
-                        _ => 1,
-                    })
-                    .sum(),
-                // Lossy: each bad byte may become U+FFFD (3 bytes).
-                Err(_) => b.len() * 6,
-            }
+            3 + b
+                .iter()
+                .map(|&c| match c {
+                    b'"' | b'\\' => 2,
+                    0..=0x1f => 6,
+                    0x80.. => 3,
+                    _ => 1,
+                })
+                .sum::<usize>()
         }
         V::Array(a) | V::Set(a) => 2 + a.iter().map(json_size).sum::<usize>(),
         V::Map(m) => {
