@@ -486,13 +486,18 @@ impl Ws {
         self.ws.send(Message::Text(t.into().into())).await.unwrap();
     }
 
-    /// The next JSON message (10 s at most); `None` when the socket closed.
+    /// The next JSON message (10 s at most, 30 s in a debug build); `None` when the socket
+    /// closed.
     pub async fn recv(&mut self) -> Option<Value> {
+        let within = Duration::from_secs(if cfg!(debug_assertions) { 30 } else { 10 });
         loop {
-            let m = tokio::time::timeout(Duration::from_secs(10), self.ws.next())
+            let m = tokio::time::timeout(within, self.ws.next())
                 .await
                 .unwrap_or_else(|_| {
-                    panic!("a message within 10 s (session {})", self.hello["session"])
+                    panic!(
+                        "a message within {within:?} (session {})",
+                        self.hello["session"]
+                    )
                 })?;
             match m.ok()? {
                 Message::Text(t) => return Some(serde_json::from_str(t.as_str()).unwrap()),
