@@ -216,11 +216,15 @@ pub struct Backend {
     heavy: OnceCell<Shared>,
     timeout: Duration,
     /// Connections for blocking reads between two reads, per node (a few kept warm).
-    idle: Mutex<HashMap<Option<(String, u16)>, Vec<MultiplexedConnection>>>,
+    idle: Mutex<Idle>,
     /// One permit per connection open for blocking reads: the server-wide bound.
     blocking: Arc<Semaphore>,
     max_blocking: usize,
 }
+
+/// Connections for blocking reads between two reads, by node (`None`: the one Redis, or
+/// a cluster's first seed node that answers).
+type Idle = HashMap<Option<(String, u16)>, Vec<MultiplexedConnection>>;
 
 /// Idle connections for blocking reads kept per node.
 const KEEP_IDLE: usize = 16;
@@ -420,7 +424,10 @@ impl Backend {
         p.add_command(cmd.clone());
         p.add_command(after.cmd());
         let v = if heavy {
-            deadline(self.timeout, true, async { self.heavy().await?.pipe(&p).await }).await?
+            deadline(self.timeout, true, async {
+                self.heavy().await?.pipe(&p).await
+            })
+            .await?
         } else {
             self.pipe(&p).await?
         };

@@ -522,7 +522,7 @@ pub fn prepare(words: &[String], prefix: &str, limits: &Limits) -> Result<Prepar
         words: out,
         keys,
         write: !matches!(spec.does, Read | ReadAll),
-        creates: spec.does == Create && !(spec.name == "XGROUP" && !has_mkstream(&words)),
+        creates: spec.does == Create && (spec.name != "XGROUP" || has_mkstream(&words)),
         heavy: matches!(spec.does, ReadAll | Change(true)),
         span: span(spec.name, &words, &shape),
         block_ms,
@@ -726,7 +726,7 @@ fn options(
 /// Elements in groups of `per` words (a list's elements, a hash's field-value pairs, a
 /// sorted set's score-member pairs), added to key 0.
 fn grow(ws: &[String], per: usize) -> Shape {
-    let max_elem = ws.chunks(per).map(|c| bytes(c)).max().unwrap_or_default();
+    let max_elem = ws.chunks(per).map(bytes).max().unwrap_or_default();
     Shape::Grow {
         key: 0,
         elems: (ws.len() / per) as u64,

@@ -150,7 +150,15 @@ fn registry_expiry(state: &AppState, p: &mut redis::Pipeline) {
 pub async fn tick(state: &AppState) {
     state.forget_idle_addresses();
     if state.version().is_none() {
-        let _ = check_server(state).await;
+        match check_server(state).await {
+            Ok(warnings) if state.version().is_some() => {
+                for w in warnings {
+                    tracing::warn!("{w}");
+                }
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!("{e}"),
+        }
     } else {
         refresh_clock(state).await;
     }
@@ -240,7 +248,7 @@ pub fn spawn(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
         loop {
             let stop = tokio::select! {
                 _ = every.tick() => false,
-                r = shutdown.wait_for(|v| *v) => r.is_ok() || true,
+                _ = shutdown.wait_for(|v| *v) => true,
             };
             if stop {
                 return;

@@ -446,9 +446,12 @@ pub async fn run(
                 // Not before a token is there, nor sooner than 100–200 ms: the sessions of a
                 // held-back address do not all wake at every token (a herd the proxy would
                 // pay for).
-                jitter = jitter.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                jitter = jitter
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let spread = Duration::from_millis(100 + (jitter >> 33) % 100);
-                gate.as_mut().reset(tokio::time::Instant::now() + wait.max(spread));
+                gate.as_mut()
+                    .reset(tokio::time::Instant::now() + wait.max(spread));
                 false
             }
         };
@@ -628,7 +631,7 @@ fn on_text(
         Ok(w) => w,
         Err(e) => return refusal(id, e),
     };
-    if work.p.name == "XAUTOCLAIM" && !s.state.version().is_some_and(|v| v >= (7, 0, 5)) {
+    if work.p.name == "XAUTOCLAIM" && s.state.version().is_none_or(|v| v < (7, 0, 5)) {
         return refusal(
             id,
             ErrBody::limited(

@@ -118,7 +118,7 @@ async fn a_big_key_costs_its_weight_and_its_replies_are_bounded() {
     let limited: Vec<&str> = got
         .iter()
         .filter(|v| code(v) == "RATE_LIMITED")
-        .map(|v| limit(v))
+        .map(limit)
         .collect();
     assert_eq!(ran + limited.len(), 32, "{got:?}");
     assert!((1..=8).contains(&ran), "{ran} ran");

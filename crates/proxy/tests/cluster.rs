@@ -154,12 +154,12 @@ impl Cluster {
     /// Waits for the state: every node sees the whole cluster, all slots served.
     async fn wait_ok(&self) {
         for n in &self.nodes {
-            let conn = std::cell::RefCell::new(n.conn().await);
+            let conn = tokio::sync::Mutex::new(n.conn().await);
             support::wait_until(
                 "every node sees the cluster ok",
                 Duration::from_secs(30),
                 || async {
-                    let mut conn = conn.borrow_mut();
+                    let mut conn = conn.lock().await;
                     let info: String = redis::cmd("CLUSTER")
                         .arg("INFO")
                         .query_async(&mut *conn)
@@ -711,9 +711,9 @@ async fn a_node_killed_and_restarted_the_proxy_recovers() {
     // The same node back on its port (empty): the proxy reconnects by itself, no restart.
     cluster.nodes[i].restart();
     cluster.wait_ok().await;
-    let s = std::cell::RefCell::new(s);
+    let s = tokio::sync::Mutex::new(s);
     support::wait_until("the proxy recovers", Duration::from_secs(30), || async {
-        let v = s.borrow_mut().cmd(&["SET", "k2", "after"]).await;
+        let v = s.lock().await.cmd(&["SET", "k2", "after"]).await;
         assert!(v.get("ok").is_some() || typed.contains(&code(&v)), "{v}");
         v.get("ok").is_some()
     })

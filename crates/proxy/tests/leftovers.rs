@@ -88,12 +88,12 @@ async fn a_proxy_killed_with_sigkill_leaves_no_key_without_a_ttl_and_is_swept() 
     cfg.session_grace = Duration::from_secs(2);
     let alive = Proxy::start(cfg).await;
     let prefix = ns[..ns.len() - 1].to_string();
-    let admin = std::cell::RefCell::new(admin);
+    let admin = tokio::sync::Mutex::new(admin);
     wait_until(
         "the sweeper expired the dead session's keys",
         Duration::from_secs(20),
         || async {
-            let keys = lab_keys(&mut admin.borrow_mut()).await;
+            let keys = lab_keys(&mut *admin.lock().await).await;
             keys.iter()
                 .filter(|(k, _)| k.starts_with(&prefix))
                 .all(|(_, t)| (0..=2000).contains(t) || *t == -2)
@@ -105,7 +105,7 @@ async fn a_proxy_killed_with_sigkill_leaves_no_key_without_a_ttl_and_is_swept() 
         "the dead session's keys are gone",
         Duration::from_secs(10),
         || async {
-            let keys = lab_keys(&mut admin.borrow_mut()).await;
+            let keys = lab_keys(&mut *admin.lock().await).await;
             !keys.iter().any(|(k, _)| k.starts_with(&prefix))
         },
     )

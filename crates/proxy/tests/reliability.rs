@@ -85,12 +85,13 @@ async fn redis_killed_and_restarted_mid_session() {
 
     // Back (empty, no persistence): the same session works again, no proxy restart.
     redis.restart();
-    let a = std::cell::RefCell::new(a);
+    let a = tokio::sync::Mutex::new(a);
     wait_until(
         "the session works again",
         Duration::from_secs(5),
         || async {
-            a.borrow_mut()
+            a.lock()
+                .await
                 .cmd(&["SET", "k", "3"])
                 .await
                 .get("ok")

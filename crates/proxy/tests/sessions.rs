@@ -303,14 +303,14 @@ async fn a_sessions_keys_expire_after_it_ends() {
     assert!(pttl(&mut admin, &format!("{ns}short")).await <= 600);
     // All gone, the tracking set too.
     let id = ns[..ns.len() - 1].to_string();
-    let admin = std::cell::RefCell::new(admin);
+    let admin = tokio::sync::Mutex::new(admin);
     wait_until(
         "every key of the session expired",
         Duration::from_secs(10),
         || async {
             let keys: Vec<String> = redis::cmd("KEYS")
                 .arg(format!("{id}*"))
-                .query_async(&mut *admin.borrow_mut())
+                .query_async(&mut *admin.lock().await)
                 .await
                 .unwrap();
             keys.is_empty()

@@ -190,10 +190,7 @@ fn class(proxy: SocketAddr, for_: Duration) -> std::thread::JoinHandle<Vec<Hones
                 })
             })
             .collect();
-        halves
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+        halves.into_iter().flat_map(|h| h.join().unwrap()).collect()
     })
 }
 
@@ -642,9 +639,19 @@ async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
                         .unwrap_or_default();
                     let busy: Vec<&str> = list
                         .lines()
-                        .filter(|l| !l.contains("cmd=client") && (l.contains("flags=b") || !l.contains("qbuf=0 ") || !l.contains("oll=0") || !l.contains("cmd=NULL")))
+                        .filter(|l| {
+                            !l.contains("cmd=client")
+                                && (l.contains("flags=b")
+                                    || !l.contains("qbuf=0 ")
+                                    || !l.contains("oll=0")
+                                    || !l.contains("cmd=NULL"))
+                        })
                         .collect();
-                    eprintln!("DEBUG {:?} clients {} busy:", t0.elapsed(), list.lines().count());
+                    eprintln!(
+                        "DEBUG {:?} clients {} busy:",
+                        t0.elapsed(),
+                        list.lines().count()
+                    );
                     for l in busy.iter().take(12) {
                         eprintln!("  {l}");
                     }

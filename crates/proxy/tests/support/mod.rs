@@ -201,12 +201,12 @@ pub async fn info_field(
 
 /// Waits until Redis has `n` clients blocked (a BRPOP is waiting in Redis itself).
 pub async fn wait_blocked(c: &mut redis::aio::MultiplexedConnection, n: i64) {
-    let c = std::cell::RefCell::new(c);
+    let c = tokio::sync::Mutex::new(c);
     wait_until(
         &format!("{n} blocked clients"),
         Duration::from_secs(10),
         || async {
-            let mut c = c.borrow_mut();
+            let mut c = c.lock().await;
             info_field(&mut c, "clients", "blocked_clients").await >= n
         },
     )
@@ -253,7 +253,12 @@ impl ProxyProcess {
         let log =
             std::env::temp_dir().join(format!("redislab-proxy-{}-{port}.log", std::process::id()));
         let out = std::fs::File::create(&log).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_redislab-proxy"))
+        // Integration tests know the binary (examples that share this file do not use it).
+        let exe = match option_env!("CARGO_BIN_EXE_redislab-proxy") {
+            Some(exe) => exe,
+            None => panic!("the proxy binary is known to integration tests only"),
+        };
+        let mut child = Command::new(exe)
             .args(["--listen", &addr.to_string()])
             .args(args)
             .env("RUST_LOG", "redislab_proxy=debug")
