@@ -842,14 +842,15 @@ async fn a_class_with_300_hostile_sessions_beside_50_honest_ones() {
         all.max_ok_per_session
     );
     if kinds.len() == 8 {
-        for l in [
-            "TOO_LARGE/SESSION_MEMORY",
+        // (A debug run admits too little for an attacker to fill its budget in 20 s.)
+        let memory = (!debug).then_some("TOO_LARGE/SESSION_MEMORY");
+        for l in memory.into_iter().chain([
             "TOO_LARGE/OFFSET",
             "TOO_LARGE/COUNT",
             "FORBIDDEN/",
             "RATE_LIMITED/RATE",
             "BAD_REQUEST/STREAM_TRIM",
-        ] {
+        ]) {
             assert!(all.answers.contains_key(l), "no {l}: {:?}", all.answers);
         }
         assert!(
