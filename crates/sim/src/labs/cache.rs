@@ -713,7 +713,7 @@ impl<B: Backend> CacheRun<B> {
             });
             self.transmit(self.ops.len() - 1);
         } else {
-            let _ = self.redis.send(0, 0, &cmd);
+            let _ = self.redis.send(0, 0, 0, &cmd);
         }
     }
 
@@ -910,10 +910,11 @@ impl<B: Backend> CacheRun<B> {
             self.schedule(self.now + d, Ev::Reply(op, None));
             return;
         }
-        let reply = self
-            .redis
-            .send(self.now, inst as u64 + 1, &cmd)
-            .unwrap_or(Reply::Nil);
+        let reply = self.redis.send(self.now, 0, inst as u64 + 1, &cmd);
+        let reply = match reply {
+            crate::world::Sent::Reply(r) => r,
+            _ => Reply::Nil,
+        };
         let shown = self.memo.show(&reply);
         self.log(inst, &cmd, shown);
         self.ops[op].cmd = cmd;
