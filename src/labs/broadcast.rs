@@ -18,7 +18,7 @@
 //! scaled-down run beside the real counts.
 
 use super::kit::{
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
+    failed_or_progress, live_panel, open_full, stat, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
     LabProps, TimeAction,
 };
 use crate::live::bar::{counts_table, CountRow};
@@ -361,15 +361,15 @@ fn log(r: &BroadcastResult, t: u64, live: bool) -> Html {
         "Redis-এ পাঠানো কমান্ড"
     };
     html! {
-        <ol class={classes!("lk-log", "bc-log", live.then_some("live"))} aria-label={label} data-testid="bc-log">
+        <ol class={classes!("cmd-log", "bc-log", live.then_some("live"))} aria-label={label} data-testid="bc-log">
             { for r.commands[from..upto].iter().map(|c| html! {
                 <li>
-                    <span class="lk-log-t">{ secs(c.at_ms) }</span>
-                    <span class="lk-log-who">{ &c.who }</span>
-                    <code class="lk-log-cmd" title={c.cmd.clone()}>{ &c.cmd }</code>
-                    <code class="lk-log-reply" title={c.reply.clone()}>{ format!("→ {}", c.reply) }</code>
+                    <span class="cmd-log-t">{ secs(c.at_ms) }</span>
+                    <span class="cmd-log-who">{ &c.who }</span>
+                    <code class="cmd-log-cmd" title={c.cmd.clone()}>{ &c.cmd }</code>
+                    <code class="cmd-log-reply" title={c.reply.clone()}>{ format!("→ {}", c.reply) }</code>
                     if let Some(us) = c.rtt_us {
-                        <span class="lk-log-rtt" data-testid="bc-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
+                        <span class="cmd-log-rtt" data-testid="bc-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
                     }
                 </li>
             }) }
@@ -595,7 +595,7 @@ fn mini_stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html 
 /// batch, and the newest incident — with a link to the full lab. The API's answer and the page
 /// cost show where the slide's query names them (`clicks`, `mode=naive`, `paging`): the slide
 /// is about them there, and elsewhere they are the same as on every other slide.
-fn compact(r: &BroadcastResult, i: usize, named: &[String]) -> Html {
+fn compact(r: &BroadcastResult, i: usize, named: &[String], link: Html) -> Html {
     let named = |k: &str| named.iter().any(|n| n == k);
     let f = r.frames.get(i).copied().unwrap_or_default();
     let now = f.at_ms;
@@ -668,6 +668,7 @@ fn compact(r: &BroadcastResult, i: usize, named: &[String]) -> Html {
                 if c.stalled > 0 { { mini_stat("stalled", "stalled", stalled, false) } }
                 if p.dead > 0 && p.mark_dead == "on" { { mini_stat("dead", "মরা টোকেন নেভানো", f.marked, false) } }
                 if p.dead > 0 && p.mark_dead != "on" { { mini_stat("dead", "মরা টোকেনে কল, নেভানো নয়", if at_end { c.dead } else { 0 }, true) } }
+                { link }
             </div>
             { strip(r, &f, now) }
             if has_incidents(r) { { last_incident(r, now) } }
@@ -743,7 +744,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    { compact(r, i, &named) }
+                    { compact(r, i, &named, open_full(&lab)) }
                 </>
             }
         }
@@ -774,7 +775,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
                         { sent_chart(r, now) }
                     </div>
                     { answer(r) }
-                    <dl class="bc-stats">
+                    <dl class="lab-stats">
                         { stat("bc", "delivered", "পৌঁছেছে", f.delivered, false) }
                         { stat("bc", "twice", "দুবার পেয়েছে", f.twice, true) }
                         { stat("bc", "lost", "কখনো পায়নি", lost, true) }
@@ -818,7 +819,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
         }
     };
     html! {
-        <LabFrame lab={lab.clone()} {busy} {lead} {live} slide_presets={false}>
+        <LabFrame lab={lab.clone()} {busy} {lead} {live} slide_presets={false} link={false}>
             <div class="bc-main">{ view }</div>
         </LabFrame>
     }

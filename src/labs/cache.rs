@@ -17,7 +17,7 @@
 //! trips.
 
 use super::kit::{
-    failed_or_progress, live_panel, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
+    failed_or_progress, live_panel, open_full, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
     LabProps, ParamForm, TimeAction,
 };
 use crate::live::bar::{counts_table, CountRow};
@@ -354,6 +354,7 @@ pub fn CacheLab(props: &LabProps) -> Html {
                     if is_live { { compare(v, sl.live.done) } }
                     <div class="ce-foot">
                         { legend(props.embedded) }
+                        if props.embedded { { open_full(&lab) } }
                     </div>
                     if !props.embedded {
                         { log_view(&v.on, at, is_live) }
@@ -371,7 +372,7 @@ pub fn CacheLab(props: &LabProps) -> Html {
     };
     let live = live_panel(&lab, &sl, Some(live_note(&live_cfg, &asked)));
     html! {
-        <LabFrame lab={lab.clone()} {busy} {lead} {live}>
+        <LabFrame lab={lab.clone()} {busy} {lead} {live} link={false}>
             // Inside a slide the four switches the slide is about sit above the pair.
             if props.embedded {
                 <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={vec!["singleflight", "lock", "heartbeat", "redis"]} />

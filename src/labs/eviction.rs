@@ -5,7 +5,7 @@
 //! All numbers come from `redislab-sim`, computed in the simulation worker.
 
 use super::kit::{
-    failed_or_progress, pct, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps,
+    failed_or_progress, open_full, pct, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps,
     ParamForm, RunState,
 };
 use super::widgets::{hbars, line_chart, Axes, Bar, Series};
@@ -202,7 +202,7 @@ pub fn EvictionLab(props: &LabProps) -> Html {
         }
     };
     html! {
-        <LabFrame lab={lab.clone()} {busy}>
+        <LabFrame lab={lab.clone()} {busy} link={false}>
             // Inside a slide the three fields the slide is about sit above the race.
             if props.embedded {
                 <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={vec!["alpha", "cache", "trace"]} />
@@ -211,6 +211,7 @@ pub fn EvictionLab(props: &LabProps) -> Html {
             // Inside a slide: the race; the seed's whole table is on the full lab page.
             if !props.embedded { { table_view } }
             { curve }
+            if props.embedded { { open_full(&lab) } }
         </LabFrame>
     }
 }

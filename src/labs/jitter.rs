@@ -10,7 +10,7 @@
 //! simulation worker; this view only draws what comes back.
 
 use super::kit::{
-    failed_or_progress, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
+    failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
     TimeAction,
 };
 use super::widgets::{histogram, num, Axes};
@@ -248,7 +248,7 @@ pub fn JitterLab(props: &LabProps) -> Html {
             bn::grouped(i64::from(cfg.keys)), bn::grouped(cfg.ttl as i64), cfg.seed) }
     };
     html! {
-        <LabFrame lab={lab.clone()} {busy} {lead}>
+        <LabFrame lab={lab.clone()} {busy} {lead} link={false}>
             <div class="jt-body">
                 <div class="jt-main">{ view }</div>
                 <div class="jt-side">
@@ -257,6 +257,7 @@ pub fn JitterLab(props: &LabProps) -> Html {
                         <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={vec!["jitter", "round"]} />
                     }
                     { rows_view }
+                    if props.embedded { { open_full(&lab) } }
                 </div>
             </div>
         </LabFrame>

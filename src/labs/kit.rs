@@ -574,6 +574,10 @@ pub struct LabFrameProps {
     /// The preset buttons inside a slide too (a lab with many presets leaves them to its page).
     #[prop_or(true)]
     pub slide_presets: bool,
+    /// Inside a slide, the frame draws the link to the whole lab under the picture (a view
+    /// that has a better place for it in its own layout draws [`open_full`] itself).
+    #[prop_or(true)]
+    pub link: bool,
     /// The picture and its transport.
     pub children: Html,
 }
@@ -630,7 +634,7 @@ pub fn LabFrame(props: &LabFrameProps) -> Html {
             }
             <div class="lab-choose">
                 { presets.unwrap_or_default() }
-                if embedded { { super::open_full(info.id, &lab.params().to_query()) } }
+                if embedded && props.link { { open_full(lab) } }
             </div>
             { about.unwrap_or_default() }
             if !embedded {
@@ -645,6 +649,11 @@ pub fn LabFrame(props: &LabFrameProps) -> Html {
             }
         </div>
     }
+}
+
+/// The link from an embedded lab to its own page with its current parameters.
+pub fn open_full(lab: &LabState) -> Html {
+    super::open_full(lab.info.id, &lab.params().to_query())
 }
 
 /// One number of a lab: a label, the value (Bengali digits, Indian grouping) and, when `bad`

@@ -226,7 +226,7 @@ fn resource_lane(r: &LockResult, n: usize, now: u64, end: u64) -> Html {
 /// What the entry at the cursor means, in one line.
 fn now_line(r: &LockResult, n: usize) -> Html {
     let Some(c) = r.commands.iter().rev().find(|c| c.step < n) else {
-        return html! { <p class="lk-now">{"শুরু: দুই worker একই লকের দিকে ছুটছে"}</p> };
+        return html! { <p class="lab-now">{"শুরু: দুই worker একই লকের দিকে ছুটছে"}</p> };
     };
     let who = NAMES[c.actor];
     let other = NAMES[1 - c.actor];
@@ -256,8 +256,8 @@ fn now_line(r: &LockResult, n: usize) -> Html {
         CmdKind::Del => format!("{who}-র DEL: মোছার মতো কিছু ছিল না"),
     };
     html! {
-        <p class={classes!("lk-now", c.steals.then_some("bad"))} data-testid="lock-now">
-            <span class="lk-now-t">{ ms(c.at_ms) }</span>{ " " }{ say }
+        <p class={classes!("lab-now", c.steals.then_some("bad"))} data-testid="lock-now">
+            <span class="lab-now-t">{ ms(c.at_ms) }</span>{ " " }{ say }
         </p>
     }
 }
@@ -271,15 +271,15 @@ fn log(r: &LockResult, n: usize, keep: usize, live: bool) -> Html {
         "Redis-এ পাঠানো কমান্ড"
     };
     html! {
-        <ol class={classes!("lk-log", live.then_some("live"))} aria-label={label} data-testid="lock-log">
+        <ol class={classes!("cmd-log", live.then_some("live"))} aria-label={label} data-testid="lock-log">
             { for r.commands[from..upto].iter().map(|c| html! {
                 <li class={classes!(format!("lk-w{}", c.actor), c.steals.then_some("steals"))}>
-                    <span class="lk-log-t">{ ms(c.at_ms) }</span>
-                    <span class="lk-log-who">{ NAMES[c.actor] }</span>
-                    <code class="lk-log-cmd">{ &c.cmd }</code>
-                    <code class="lk-log-reply">{ format!("→ {}", c.reply) }</code>
+                    <span class="cmd-log-t">{ ms(c.at_ms) }</span>
+                    <span class="cmd-log-who">{ NAMES[c.actor] }</span>
+                    <code class="cmd-log-cmd">{ &c.cmd }</code>
+                    <code class="cmd-log-reply">{ format!("→ {}", c.reply) }</code>
                     if let Some(us) = c.rtt_us {
-                        <span class="lk-log-rtt" data-testid="lock-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
+                        <span class="cmd-log-rtt" data-testid="lock-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
                     }
                 </li>
             }) }
@@ -444,9 +444,9 @@ pub fn LockLab(props: &LabProps) -> Html {
                             <span class="lk-cursor" style={format!("left: {:.3}%", pos(now, end))}></span>
                         </div>
                     </div>
-                    <div class="lk-status">
+                    <div class="lab-status">
                     { now_line(r, n) }
-                    <dl class="lk-stats">
+                    <dl class="lab-stats">
                         { stat("lock", "two-owner", "দুই মালিক একসাথে", u64::from(c.two_owner_moments), true) }
                         { stat("lock", "steals", "অন্যের লক মুছল", u64::from(c.steals), true) }
                         { stat("lock", "stale-accepted", "পুরোনো লেখা গৃহীত", u64::from(c.stale_accepted), true) }

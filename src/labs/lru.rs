@@ -7,7 +7,7 @@
 //! cache size and any registry policy; the numbers come from `redislab_sim` (`policy_trace`).
 
 use super::kit::{
-    failed_or_progress, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
+    failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
     TimeAction,
 };
 use redislab_deck::bn;
@@ -112,6 +112,7 @@ pub fn LruLab(props: &LabProps) -> Html {
     let top = html! {
         <div class="lru-top">
             <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={only} />
+            if props.embedded { { open_full(&lab) } }
         </div>
     };
     let note = html! {
@@ -121,7 +122,7 @@ pub fn LruLab(props: &LabProps) -> Html {
     };
     let Some(run) = walk else {
         return html! {
-            <LabFrame lab={lab.clone()} busy={work.busy()} form={false} after={note}>
+            <LabFrame lab={lab.clone()} busy={work.busy()} form={false} after={note} link={false}>
                 { top }
                 { failed_or_progress(&work) }
             </LabFrame>
@@ -291,7 +292,7 @@ pub fn LruLab(props: &LabProps) -> Html {
     };
 
     html! {
-        <LabFrame lab={lab.clone()} form={false} after={note}>
+        <LabFrame lab={lab.clone()} form={false} after={note} link={false}>
             { top }
             <Controls timeline={t.clone()} label={label} />
             <div class="lru-stage">

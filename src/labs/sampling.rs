@@ -7,7 +7,7 @@
 //! the same numbers as `sampling_quality`).
 
 use super::kit::{
-    failed_or_progress, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
+    failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
     TimeAction,
 };
 use super::widgets::{line_chart, Axes, Series};
@@ -150,11 +150,12 @@ pub fn SamplingLab(props: &LabProps) -> Html {
         </>
     };
     html! {
-        <LabFrame lab={lab.clone()} {busy} {after}>
+        <LabFrame lab={lab.clone()} {busy} {after} link={false}>
             // Inside a slide the one field worth changing sits above the chart.
             if props.embedded {
                 <div class="smp-top">
                     <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={vec!["kmax"]} />
+                    { open_full(&lab) }
                 </div>
             }
             <Controls timeline={t.clone()} label={label} />

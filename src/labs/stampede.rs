@@ -11,7 +11,7 @@
 //! simulation worker.
 
 use super::kit::{
-    failed_or_progress, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
+    failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
     TimeAction,
 };
 use super::widgets::num;
@@ -268,7 +268,7 @@ pub fn StampedeLab(props: &LabProps) -> Html {
             bn::text(&js_string(cfg.rate)), bn::text(&js_string(cfg.delta)), bn::text(&js_string(cfg.ttl)), bn::text(&format_wall(wall))) }
     };
     html! {
-        <LabFrame lab={lab.clone()} {busy} {lead}>
+        <LabFrame lab={lab.clone()} {busy} {lead} link={false}>
             <div class="st-body">
                 <div class="st-main">{ view }</div>
                 <div class="st-side">
@@ -277,6 +277,7 @@ pub fn StampedeLab(props: &LabProps) -> Html {
                         <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={vec!["delta", "beta"]} />
                     }
                     { final_table }
+                    if props.embedded { { open_full(&lab) } }
                 </div>
             </div>
         </LabFrame>

@@ -93,7 +93,7 @@ fn plot(r: &StreamsResult, i: usize) -> Html {
 
 fn stats(c: &Counters, s: &Sample, embedded: bool) -> Html {
     html! {
-        <dl class="lk-stats sx-stats">
+        <dl class="lab-stats sx-stats">
             { stat("streams", "xlen", "XLEN", s.xlen, false) }
             { stat("streams", "pending", "pending", s.pending, false) }
             { stat("streams", "delivered", "ডেলিভারি", c.delivered, false) }
@@ -121,14 +121,14 @@ fn now_line(r: &StreamsResult, now: u64) -> Html {
         .find(|l| l.at_ms <= now && !l.note.is_empty());
     match last {
         None => {
-            html! { <p class="lk-now" data-testid="streams-now">{"producer লিখছে, worker-রা ব্যাচে পড়ছে, সেভ করে XACK দিচ্ছে"}</p> }
+            html! { <p class="lab-now" data-testid="streams-now">{"producer লিখছে, worker-রা ব্যাচে পড়ছে, সেভ করে XACK দিচ্ছে"}</p> }
         }
         Some(l) => {
             let bad =
                 l.note.contains("ক্র্যাশ") || l.note.contains("ছাঁটাই") || l.note.contains("শুনছে না");
             html! {
-                <p class={classes!("lk-now", bad.then_some("bad"))} data-testid="streams-now">
-                    <span class="lk-now-t">{ secs(l.at_ms) }</span>{ " " }{ format!("{} — {}", l.actor, l.note) }
+                <p class={classes!("lab-now", bad.then_some("bad"))} data-testid="streams-now">
+                    <span class="lab-now-t">{ secs(l.at_ms) }</span>{ " " }{ format!("{} — {}", l.actor, l.note) }
                 </p>
             }
         }
@@ -144,18 +144,18 @@ fn log(rows: &[LogRow], now: u64, live: bool) -> Html {
         "Redis-এ পাঠানো কমান্ড"
     };
     html! {
-        <ol class={classes!("lk-log", "sx-log", live.then_some("live"))} aria-label={label} data-testid="streams-log">
+        <ol class={classes!("cmd-log", "sx-log", live.then_some("live"))} aria-label={label} data-testid="streams-log">
             { for rows[from..upto].iter().map(|l| html! {
                 <li class={classes!((!l.note.is_empty()).then_some("noted"))}>
-                    <span class="lk-log-t">{ secs(l.at_ms) }</span>
-                    <span class="lk-log-who">{ &l.actor }</span>
+                    <span class="cmd-log-t">{ secs(l.at_ms) }</span>
+                    <span class="cmd-log-who">{ &l.actor }</span>
                     if l.cmd.is_empty() {
                         <span class="sx-log-note">{ &l.note }</span>
                     } else {
-                        <code class="lk-log-cmd" title={l.cmd.clone()}>{ &l.cmd }</code>
-                        <code class="lk-log-reply" title={l.reply.clone()}>{ format!("→ {}", l.reply) }</code>
+                        <code class="cmd-log-cmd" title={l.cmd.clone()}>{ &l.cmd }</code>
+                        <code class="cmd-log-reply" title={l.reply.clone()}>{ format!("→ {}", l.reply) }</code>
                         if let Some(us) = l.rtt_us {
-                            <span class="lk-log-rtt" data-testid="streams-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
+                            <span class="cmd-log-rtt" data-testid="streams-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
                         }
                     }
                 </li>
@@ -241,7 +241,7 @@ pub fn StreamsLab(props: &LabProps) -> Html {
                 <>
                     <Controls timeline={t.clone()} label={label} />
                     { plot(r, i) }
-                    <div class="lk-status">
+                    <div class="lab-status">
                         { now_line(r, s.t) }
                         { stats(&s.counters, &s, embedded) }
                     </div>
@@ -263,7 +263,7 @@ pub fn StreamsLab(props: &LabProps) -> Html {
     let live = live_panel(&lab, &sl, Some(live_note(&typed.for_live(*sl.switch.scale))));
     html! {
         <LabFrame lab={lab.clone()} {busy} {lead} {live}>
-            <div class="lk-main">{ view }</div>
+            <div class="sx-main">{ view }</div>
         </LabFrame>
     }
 }

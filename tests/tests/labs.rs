@@ -116,6 +116,7 @@ fn bad_lab_parameters_get_a_message_and_change_nothing() {
         .unwrap_or_default();
     assert!(!msg.is_empty(), "no message beside alpha");
     // Typed into the form: message, and the lab keeps its last good state.
+    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-cache'); i.value = '-5'; i.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),
@@ -126,6 +127,7 @@ fn bad_lab_parameters_get_a_message_and_change_nothing() {
     assert_eq!(b.text("[data-testid=eviction-table]").unwrap(), table);
     // A barrier instead of a pause: a later good change, whose run we wait for, still runs
     // with cache 300 — the bad value changed nothing.
+    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-seed'); i.value = '8'; i.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),
@@ -150,6 +152,7 @@ fn a_good_change_goes_into_the_address() {
     let b = laptop();
     b.open("#/lab/eviction");
     wait_text(&b, "[data-testid=eviction-table]");
+    b.open_form();
     b.js(
         // Two fields changed in one go: both count.
         "for (const [id, v] of [['#lab-field-cache', '600'], ['#lab-field-alpha', '1.2']]) { const i = document.querySelector(id); i.value = v; i.dispatchEvent(new Event('change', {bubbles: true})); }",
@@ -316,6 +319,7 @@ fn a_change_mid_run_shows_only_the_new_run() {
         json!([]),
     );
     let q = "cache=500&seed=3";
+    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-cache'); i.value = '500'; i.dispatchEvent(new Event('change', {bubbles: true})); const s = document.querySelector('#lab-field-seed'); s.value = '3'; s.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),

@@ -20,10 +20,10 @@ fn preset(id: &str) -> LockParams {
 
 /// The race through the proxy, driven as the browser's worker drives it: no error answers.
 async fn race_live(ws: &mut Ws, p: &LockParams) -> LockResult {
-    let mut run = LockLive::new(p);
+    let mut run: LockLive = lock::live(p);
     let errors = drive_live(ws, &mut run, Duration::from_secs(60)).await;
     assert!(errors.is_empty(), "{errors:?}");
-    run.result()
+    run.output()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

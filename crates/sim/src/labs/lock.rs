@@ -26,14 +26,15 @@
 //! scrubs its trace); [`run`] runs it to the end, and `LockRun::result().so_far(n)` equals
 //! the result of the same run stopped after `n` trace entries (tested below).
 
-use super::lab::{erase, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver, Run};
+use super::lab::{erase, AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
+use super::scenario::{LiveRun, Scenario, SimRun};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 use super::params::{Field, Kind};
-use crate::redis::{scripts, Reply, SimRedis};
+use crate::redis::{scripts, Reply};
 use crate::world::{
-    cmd, show_cmd, Action, Actor, ActorId, Command, Ctx, Hop, Input, LiveRedis, LiveWorld,
-    TraceEvent, What, World,
+    cmd, show_cmd, Action, Actor, Actors, Backend, Command, Ctx, Hop, Input, TraceEvent, What,
+    World,
 };
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -768,182 +769,101 @@ pub struct Outcome {
     pub last_end: Option<OwnerEnd>,
 }
 
-/// A step-able run.
-pub struct LockRun {
+/// The race as a [`Scenario`]: workers A and B (B `gap` ms later), their shared journal of
+/// what the resource saw, and the analysis of the trace.
+pub struct LockScenario {
     params: LockParams,
-    world: World<SimRedis>,
-    journal: Rc<RefCell<Journal>>,
-    done: bool,
-}
-
-impl LockRun {
-    /// The run of `p` (nothing happened yet).
-    pub fn new(p: &LockParams) -> Self {
-        let journal = Rc::new(RefCell::new(Journal::default()));
-        let mut world = World::with_sim(p.seed);
-        let hop = Hop {
-            to_redis_ms: 1,
-            from_redis_ms: 1,
-            jitter_ms: 2,
-        };
-        for (id, start) in [(0, 0), (1, p.gap)] {
-            world.add(Box::new(Worker::new(id, p, journal.clone())), hop, start);
-        }
-        LockRun {
-            params: p.clone(),
-            world,
-            journal,
-            done: false,
-        }
-    }
-
-    /// One event; false when the run is over.
-    pub fn step(&mut self) -> bool {
-        if self.done {
-            return false;
-        }
-        self.journal.borrow_mut().step = self.world.trace().len();
-        if self.world.trace().len() >= MAX_STEPS || !self.world.step() {
-            self.done = true;
-        }
-        !self.done
-    }
-
-    /// Up to `n` events; true when the run is over.
-    pub fn steps(&mut self, n: usize) -> bool {
-        for _ in 0..n {
-            if !self.step() {
-                break;
-            }
-        }
-        self.done
-    }
-
-    /// Runs until the trace has `n` entries (or the run ends).
-    pub fn run_to_step(&mut self, n: usize) {
-        while self.world.trace().len() < n && self.step() {}
-    }
-
-    /// Over.
-    pub fn is_done(&self) -> bool {
-        self.done
-    }
-
-    /// Trace entries so far.
-    pub fn len(&self) -> usize {
-        self.world.trace().len()
-    }
-
-    /// Nothing happened yet.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// How far along, 0..1 (an estimate until done).
-    pub fn progress(&self) -> f64 {
-        if self.done {
-            return 1.0;
-        }
-        let p = &self.params;
-        let span = (p.work + p.pause + p.ttl) * u64::from(p.jobs) * 2 + p.gap + 1;
-        (self.world.now_ms() as f64 / span as f64).min(0.99)
-    }
-
-    /// The trace and the counters as text (`labsim lock`).
-    pub fn text(&self) -> String {
-        text(&self.result(), &self.world.trace_text())
-    }
-
-    /// What the run shows so far.
-    pub fn result(&self) -> LockResult {
-        analyse(
-            &self.params,
-            self.world.trace(),
-            self.world.now_ms(),
-            &self.journal.borrow(),
-            &[],
-        )
-    }
-}
-
-/// The same two workers against a real Redis, in real time (live mode). Nothing here knows
-/// about sockets or clocks: the driver (the simulation worker in the browser, a test
-/// natively) calls [`LockLive::advance`] with the milliseconds since the start, sends the
-/// commands it returns, and hands each reply back with [`LockLive::arrived`]; virtual time is
-/// real time. The workers draw the same tokens and waits as in the simulation (the same
-/// seed), with no simulated network: the real one is in the round trips.
-pub struct LockLive {
-    params: LockParams,
-    live: LiveWorld,
     journal: Rc<RefCell<Journal>>,
 }
 
-impl LockLive {
-    /// The live run of `p` (nothing sent yet).
+impl LockScenario {
+    /// The race of `p`.
     pub fn new(p: &LockParams) -> Self {
-        let journal = Rc::new(RefCell::new(Journal::default()));
-        let mut world = World::new(p.seed, LiveRedis::default());
-        for (id, start) in [(0, 0), (1, p.gap)] {
-            world.add(
-                Box::new(Worker::new(id, p, journal.clone())),
-                Hop::default(),
-                start,
-            );
-        }
-        LockLive {
+        LockScenario {
             params: p.clone(),
-            live: LiveWorld::new(world),
-            journal,
+            journal: Rc::new(RefCell::new(Journal::default())),
         }
-    }
-
-    /// Runs everything due by `now_ms`; returns the commands to send now: (worker, command).
-    pub fn advance(&mut self, now_ms: u64) -> Vec<(ActorId, Command)> {
-        let journal = &self.journal;
-        self.live.advance(now_ms, |w| {
-            journal.borrow_mut().step = w.trace().len();
-            w.trace().len() < MAX_STEPS
-        })
-    }
-
-    /// The reply to `actor`'s command arrived at `now_ms`, `rtt_us` after it was sent (an
-    /// error of the proxy comes as an error reply: the worker treats it like Redis' own).
-    pub fn arrived(&mut self, actor: ActorId, reply: Reply, now_ms: u64, rtt_us: u32) {
-        self.live.arrived(actor, reply, now_ms, rtt_us);
-    }
-
-    /// When something is next due (`None`: waiting for replies only, or done).
-    pub fn next_at(&self) -> Option<u64> {
-        self.live.world.next_at()
-    }
-
-    /// Every worker finished and no reply is outstanding.
-    pub fn is_done(&self) -> bool {
-        self.live.waiting() == 0 && self.next_at().is_none()
     }
 
     /// The parameters it runs with.
     pub fn params(&self) -> &LockParams {
         &self.params
     }
+}
 
-    /// What the run shows so far (times are real milliseconds since the start).
-    pub fn result(&self) -> LockResult {
+impl Scenario for LockScenario {
+    type Model = Actors;
+    type Output = LockResult;
+    const EVENTS: usize = 4_096;
+    const SNAPSHOT_MS: f64 = 100.0;
+
+    fn world<B: Backend>(&mut self, backend: B, live: bool) -> World<B> {
+        let mut world = World::new(self.params.seed, backend);
+        // Live, the real network is in the round trips; the workers draw the same tokens
+        // and waits as in the simulation (the same seed).
+        let hop = if live {
+            Hop::default()
+        } else {
+            Hop {
+                to_redis_ms: 1,
+                from_redis_ms: 1,
+                jitter_ms: 2,
+            }
+        };
+        for (id, start) in [(0, 0), (1, self.params.gap)] {
+            let w = Worker::new(id, &self.params, self.journal.clone());
+            world.add(Box::new(w), hop, start);
+        }
+        world
+    }
+
+    fn go<B: Backend>(&self, world: &World<B>) -> bool {
+        self.journal.borrow_mut().step = world.trace().len();
+        world.trace().len() < MAX_STEPS
+    }
+
+    fn progress<B: Backend>(&self, world: &World<B>) -> f64 {
+        let p = &self.params;
+        let span = (p.work + p.pause + p.ttl) * u64::from(p.jobs) * 2 + p.gap + 1;
+        world.now_ms() as f64 / span as f64
+    }
+
+    fn output<B: Backend>(&self, world: &World<B>, rtts: &[u32]) -> LockResult {
         analyse(
             &self.params,
-            self.live.world.trace(),
-            self.live.world.now_ms(),
+            world.trace(),
+            world.now_ms(),
             &self.journal.borrow(),
-            &self.live.rtts,
+            rtts,
         )
     }
 }
 
+/// The race simulated, stepped one event at a time (the simulation worker drives it in
+/// slices, the view scrubs its trace).
+pub type LockRun = SimRun<LockScenario>;
+
+/// The same two workers against a real Redis, in real time (live mode): see [`LiveRun`].
+pub type LockLive = LiveRun<LockScenario>;
+
+/// The simulated race of `p` (nothing happened yet).
+pub fn sim(p: &LockParams) -> LockRun {
+    SimRun::new(LockScenario::new(p), p.seed)
+}
+
+/// The live race of `p` (nothing sent yet).
+pub fn live(p: &LockParams) -> LockLive {
+    LiveRun::new(LockScenario::new(p))
+}
+
+/// The trace and the counters as text (`labsim lock`).
+pub fn run_text(r: &LockRun) -> String {
+    text(&r.output(), &r.world().trace_text())
+}
+
 /// Runs `p` to the end.
 pub fn run(p: &LockParams) -> LockResult {
-    let mut r = LockRun::new(p);
-    while r.step() {}
-    r.result()
+    sim(p).finish()
 }
 
 fn kind_of(c: &[Vec<u8>]) -> Option<CmdKind> {
@@ -1319,27 +1239,6 @@ fn shaped(job: &Job, p: &Params) -> LockParams {
     }
 }
 
-/// World events per unit of work.
-const EVENTS: usize = 4_096;
-
-impl Run for LockRun {
-    type Part = ();
-    type Output = LockResult;
-    fn step(&mut self) -> Option<()> {
-        self.steps(EVENTS);
-        None
-    }
-    fn is_done(&self) -> bool {
-        LockRun::is_done(self)
-    }
-    fn progress(&self) -> f64 {
-        LockRun::progress(self)
-    }
-    fn output(&mut self) -> LockResult {
-        self.result()
-    }
-}
-
 /// The lab's runner.
 pub struct LockLab;
 
@@ -1352,11 +1251,11 @@ impl Lab for LockLab {
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        Ok(erase(LockRun::new(&shaped(job, p))))
+        Ok(erase(sim(&shaped(job, p))))
     }
 
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
-        Some(Box::new(LockLive::new(&shaped(job, p))))
+        Some(Box::new(live(&shaped(job, p))))
     }
 
     fn cli_spec(&self) -> CliSpec {
@@ -1372,35 +1271,16 @@ impl Lab for LockLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let mut run = LockRun::new(&p.typed());
-        while LockRun::step(&mut run) {}
-        Ok(crate::cli::emit(a, run.text(), || run.result().to_json()))
+        let mut run = sim(&p.typed());
+        run.steps(usize::MAX);
+        Ok(crate::cli::emit(a, run_text(&run), || run.output().to_json()))
     }
 }
 
-impl LiveDriver for LockLive {
-    fn advance(&mut self, now_ms: u64) -> Vec<(usize, Command)> {
-        LockLive::advance(self, now_ms)
-    }
-    fn arrived(&mut self, tag: usize, reply: Reply, now_ms: u64, rtt_us: u32) {
-        LockLive::arrived(self, tag, reply, now_ms, rtt_us);
-    }
-    fn next_at(&self) -> Option<u64> {
-        LockLive::next_at(self)
-    }
-    fn is_done(&self) -> bool {
-        LockLive::is_done(self)
-    }
-    fn snapshot(&self) -> Json {
-        Json::of(&self.result())
-    }
-    fn snapshot_ms(&self) -> f64 {
-        100.0
-    }
-}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redis::SimRedis;
     use crate::labs::params::Params;
 
     fn preset_params(id: &str) -> LockParams {
@@ -1511,9 +1391,9 @@ mod tests {
         for id in ["plain-del", "token", "pause", "fencing"] {
             let p = preset_params(id);
             let full = run(&p);
-            let mut chunked = LockRun::new(&p);
+            let mut chunked = sim(&p);
             while !chunked.steps(7) {}
-            assert_eq!(chunked.result(), full, "{id}");
+            assert_eq!(chunked.output(), full, "{id}");
             for n in [
                 0,
                 1,
@@ -1524,9 +1404,9 @@ mod tests {
                 full.steps - 1,
                 full.steps,
             ] {
-                let mut part = LockRun::new(&p);
+                let mut part = sim(&p);
                 part.run_to_step(n);
-                let r = part.result();
+                let r = part.output();
                 assert_eq!(r.times[..], full.times[..n], "{id} {n}");
                 assert_eq!(r.counters, full.so_far(n), "{id} at step {n}");
             }
@@ -1557,7 +1437,7 @@ mod tests {
         use crate::redis::Exec;
         for id in ["plain-del", "pause", "fencing", "token"] {
             let p = preset_params(id);
-            let mut live = LockLive::new(&p);
+            let mut live = live(&p);
             let mut redis = SimRedis::new(p.seed);
             let mut now = 0;
             let mut sent = 0;
@@ -1572,7 +1452,7 @@ mod tests {
                 }
                 now = live.next_at().unwrap_or(now).max(now);
             }
-            let (l, s) = (live.result(), run(&p));
+            let (l, s) = (live.output(), run(&p));
             assert_eq!(l.outcome(), s.outcome(), "{id}");
             assert_eq!(l.commands.len(), sent, "{id}");
             assert!(l.commands.iter().all(|c| c.rtt_us == Some(250)), "{id}");

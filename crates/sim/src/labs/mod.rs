@@ -16,6 +16,7 @@ pub mod lab;
 pub mod params;
 pub mod preset;
 pub mod registry;
+pub mod scenario;
 pub mod ui;
 pub mod work;
 
