@@ -16,6 +16,7 @@ use crate::live::{use_live, ws_url, LiveRun};
 use gloo_timers::callback::Interval;
 use redislab_deck::bn;
 use redislab_sim::labs::lab::LabInfo;
+use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::params::{Kind, Params};
 pub use redislab_sim::labs::ui::{ParamState, TimeAction, Timeline};
 use redislab_sim::labs::work::{Body, Job};
@@ -648,6 +649,69 @@ pub fn LabFrame(props: &LabFrameProps) -> Html {
                 { props.after.clone() }
             }
         </div>
+    }
+}
+
+/// Props of [`CmdLog`].
+#[derive(Properties, PartialEq)]
+pub struct CmdLogProps {
+    /// The lines shown, each with the classes of its row (the lab's: who sent it, what it did).
+    pub lines: Vec<(CmdLine, Classes)>,
+    /// The lab's id: the list is `data-testid="<lab>-log"`, a round trip `<lab>-rtt`.
+    pub lab: &'static str,
+    /// A live run's log (each line with its round trip).
+    #[prop_or_default]
+    pub live: bool,
+    /// Times in seconds with one decimal (`১.২ s`); otherwise in milliseconds (`১২৩ ms`).
+    #[prop_or_default]
+    pub secs: bool,
+    /// The lab's own class for the list.
+    #[prop_or_default]
+    pub class: Classes,
+    /// What an empty log says.
+    #[prop_or_default]
+    pub empty: Option<AttrValue>,
+}
+
+/// The command log every lab that speaks Redis draws: when, who, the command as redis-cli
+/// echoes it, Redis' reply as redis-cli prints it (or why there was none), a live run's round
+/// trip, the lab's note. The one place a command and a reply become text.
+#[component]
+pub fn CmdLog(props: &CmdLogProps) -> Html {
+    let label = if props.live {
+        "আসল Redis-এ পাঠানো কমান্ড, তার উত্তর আর আসা-যাওয়ার সময়"
+    } else {
+        "Redis-এ পাঠানো কমান্ড"
+    };
+    html! {
+        <ol class={classes!("cmd-log", props.class.clone(), props.live.then_some("live"))} aria-label={label} data-testid={format!("{}-log", props.lab)}>
+            { for props.lines.iter().map(|(l, cls)| {
+                let cmd = l.cmd_text();
+                let reply = l.reply_text();
+                html! {
+                    <li class={classes!(cls.clone(), (!l.note.is_empty()).then_some("noted"))}>
+                        <span class="cmd-log-t">{ if props.secs {
+                            bn::text(&format!("{:.1} s", l.at_ms as f64 / 1000.0))
+                        } else {
+                            format!("{} ms", bn::text(&l.at_ms.to_string()))
+                        } }</span>
+                        <span class="cmd-log-who">{ &l.actor }</span>
+                        if l.cmd.is_empty() {
+                            <span class="cmd-log-note">{ &l.note }</span>
+                        } else {
+                            <code class="cmd-log-cmd" title={cmd.clone()}>{ cmd }</code>
+                            <code class={classes!("cmd-log-reply", l.reply.is_err().then_some("none"))} title={reply.clone()}>{ format!("→ {reply}") }</code>
+                            if let Some(us) = l.rtt_us {
+                                <span class="cmd-log-rtt" data-testid={format!("{}-rtt", props.lab)} title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
+                            }
+                        }
+                    </li>
+                }
+            }) }
+            if props.lines.is_empty() {
+                if let Some(e) = props.empty.clone() { <li class="cmd-log-empty">{ e }</li> }
+            }
+        </ol>
     }
 }
 

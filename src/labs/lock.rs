@@ -16,10 +16,12 @@
 //! table sets the simulation's prediction of the same (slowed) parameters beside it.
 
 use super::kit::{
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
+    failed_or_progress, live_panel, stat, CmdLog, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
     LabProps, TimeAction,
 };
 use redislab_deck::bn;
+use redislab_sim::labs::log::CmdLine;
+use redislab_sim::redis::Reply;
 use redislab_sim::labs::lock::{
     CmdKind, CmdRow, LockParams, LockResult, OwnerEnd, SegKind, INFO, NAMES,
 };
@@ -102,14 +104,14 @@ fn lanes(r: &LockResult) -> Lanes {
         };
         let many = |k: CmdKind, ok: bool| {
             mine()
-                .filter(|(_, c)| c.kind == k && (c.reply == "OK") == ok)
+                .filter(|(_, c)| c.kind == k && (c.reply == Reply::ok()) == ok)
                 .count()
                 > MAX_TICKS
         };
         let (misses, extends) = (many(CmdKind::Acquire, false), many(CmdKind::Extend, false));
         mine()
             .filter(|(_, c)| match c.kind {
-                CmdKind::Acquire if c.reply != "OK" => !misses,
+                CmdKind::Acquire if c.reply != Reply::ok() => !misses,
                 CmdKind::Extend => !extends,
                 _ => true,
             })
@@ -156,7 +158,7 @@ fn lane(r: &LockResult, g: &Lanes, actor: usize, n: usize, now: u64, end: u64) -
 
 fn cmd_tick(c: &CmdRow, end: u64) -> Html {
     let cls = match c.kind {
-        CmdKind::Acquire if c.reply == "OK" => "got",
+        CmdKind::Acquire if c.reply == Reply::ok() => "got",
         CmdKind::Acquire => "miss",
         CmdKind::Dedup => "dedup",
         CmdKind::Fence => "fence",
@@ -165,7 +167,7 @@ fn cmd_tick(c: &CmdRow, end: u64) -> Html {
     };
     html! {
         <span class={classes!("lk-cmd", cls, c.steals.then_some("steals"))} style={format!("left: {:.3}%", pos(c.at_ms, end))}
-            title={format!("{} · {} → {}", ms(c.at_ms), c.cmd, c.reply)}></span>
+            title={format!("{} · {} → {}", ms(c.at_ms), c.cmd_text(), c.reply)}></span>
     }
 }
 
@@ -231,15 +233,15 @@ fn now_line(r: &LockResult, n: usize) -> Html {
     let who = NAMES[c.actor];
     let other = NAMES[1 - c.actor];
     let say = match c.kind {
-        CmdKind::Acquire if c.reply == "OK" => format!("{who} লক পেল (SET NX → OK)"),
+        CmdKind::Acquire if c.reply == Reply::ok() => format!("{who} লক পেল (SET NX → OK)"),
         CmdKind::Acquire => format!("{who} লক পেল না (nil) — একটু পরে আবার চেষ্টা"),
-        CmdKind::Dedup if c.reply == "OK" => format!("{who}: প্রথম ক্লিক, কাজটা চলবে"),
+        CmdKind::Dedup if c.reply == Reply::ok() => format!("{who}: প্রথম ক্লিক, কাজটা চলবে"),
         CmdKind::Dedup => format!("{who}: একই ক্লিক দ্বিতীয়বার — dedup key আগেই আছে, কাজ বাদ"),
         CmdKind::Fence => format!(
             "{who} পেল fencing token {}",
-            bn::text(c.reply.trim_start_matches("(integer) "))
+            bn::text(&c.reply.as_int().map_or_else(String::new, |n| n.to_string()))
         ),
-        CmdKind::Extend if c.reply.ends_with(" 1") => format!("{who}-র heartbeat: মেয়াদ বাড়ল"),
+        CmdKind::Extend if c.reply.as_int() == Some(1) => format!("{who}-র heartbeat: মেয়াদ বাড়ল"),
         CmdKind::Extend => format!("{who}-র heartbeat ০ পেল — লক আর তার নেই, কাজ থামাল"),
         CmdKind::Del | CmdKind::Release if c.steals => {
             format!(
@@ -251,7 +253,7 @@ fn now_line(r: &LockResult, n: usize) -> Html {
                 }
             )
         }
-        CmdKind::Del | CmdKind::Release if c.reply.ends_with(" 1") => format!("{who} নিজের লক ছাড়ল"),
+        CmdKind::Del | CmdKind::Release if c.reply.as_int() == Some(1) => format!("{who} নিজের লক ছাড়ল"),
         CmdKind::Release => format!("{who}-র টোকেন মেলেনি — স্ক্রিপ্ট কিছুই মুছল না (০)"),
         CmdKind::Del => format!("{who}-র DEL: মোছার মতো কিছু ছিল না"),
     };
@@ -265,26 +267,11 @@ fn now_line(r: &LockResult, n: usize) -> Html {
 fn log(r: &LockResult, n: usize, keep: usize, live: bool) -> Html {
     let upto = r.commands.partition_point(|c| c.step < n);
     let from = upto.saturating_sub(keep);
-    let label = if live {
-        "আসল Redis-এ পাঠানো কমান্ড, তার উত্তর আর আসা-যাওয়ার সময়"
-    } else {
-        "Redis-এ পাঠানো কমান্ড"
-    };
-    html! {
-        <ol class={classes!("cmd-log", live.then_some("live"))} aria-label={label} data-testid="lock-log">
-            { for r.commands[from..upto].iter().map(|c| html! {
-                <li class={classes!(format!("lk-w{}", c.actor), c.steals.then_some("steals"))}>
-                    <span class="cmd-log-t">{ ms(c.at_ms) }</span>
-                    <span class="cmd-log-who">{ NAMES[c.actor] }</span>
-                    <code class="cmd-log-cmd">{ &c.cmd }</code>
-                    <code class="cmd-log-reply">{ format!("→ {}", c.reply) }</code>
-                    if let Some(us) = c.rtt_us {
-                        <span class="cmd-log-rtt" data-testid="lock-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
-                    }
-                </li>
-            }) }
-        </ol>
-    }
+    let lines: Vec<(CmdLine, Classes)> = r.commands[from..upto]
+        .iter()
+        .map(|c| (c.line(), classes!(format!("lk-w{}", c.actor), c.steals.then_some("steals"))))
+        .collect();
+    html! { <CmdLog {lines} lab="lock" {live} /> }
 }
 
 fn scripts_used(p: &LockParams) -> Html {
@@ -425,7 +412,7 @@ pub fn LockLab(props: &LabProps) -> Html {
             let steal = r.first_steal().filter(|s| s.step < n).map(|s| {
                 html! {
                     <p class="lk-steal" data-testid="lock-steal" data-at={s.at_ms.to_string()}>
-                        { format!("{} ms-এ {}-র `{}` মুছে দিল {}-র লক", bn::text(&s.at_ms.to_string()), NAMES[s.actor], s.cmd, NAMES[1 - s.actor]) }
+                        { format!("{} ms-এ {}-র `{}` মুছে দিল {}-র লক", bn::text(&s.at_ms.to_string()), NAMES[s.actor], s.cmd_text(), NAMES[1 - s.actor]) }
                     </p>
                 }
             });

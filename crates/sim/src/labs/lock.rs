@@ -27,13 +27,14 @@
 //! the result of the same run stopped after `n` trace entries (tested below).
 
 use super::lab::{erase, AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
+use super::log::CmdLine;
 use super::scenario::{LiveRun, Scenario, SimRun};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 use super::params::{Field, Kind};
 use crate::redis::{scripts, Reply};
 use crate::world::{
-    cmd, show_cmd, Action, Actor, Actors, Backend, Command, Ctx, Hop, Input, TraceEvent, What,
+    cmd, Action, Actor, Actors, Backend, Command, Ctx, Hop, Input, TraceEvent, What,
     World,
 };
 use serde::{Deserialize, Serialize};
@@ -613,10 +614,10 @@ pub struct CmdRow {
     pub sent_ms: u64,
     /// Worker.
     pub actor: usize,
-    /// The command, as `redis-cli` would echo it.
-    pub cmd: String,
-    /// The reply, as `redis-cli` prints it.
-    pub reply: String,
+    /// The command's words.
+    pub cmd: Vec<String>,
+    /// Redis' reply (a live run's may be the proxy's error, as an error reply).
+    pub reply: Reply,
     /// What it is for.
     pub kind: CmdKind,
     /// It deleted the other worker's lock (a `DEL`, or a release, that removed a lock the
@@ -625,6 +626,30 @@ pub struct CmdRow {
     /// Live runs: the round trip to the real Redis through the proxy, µs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_us: Option<u32>,
+}
+
+impl CmdRow {
+    /// The command as redis-cli echoes it.
+    pub fn cmd_text(&self) -> String {
+        self.line().cmd_text()
+    }
+
+    /// The row as a line of the command log.
+    pub fn line(&self) -> CmdLine {
+        CmdLine {
+            at_ms: self.at_ms,
+            actor: NAMES[self.actor].into(),
+            cmd: self.cmd.clone(),
+            reply: Ok(self.reply.clone()),
+            note: String::new(),
+            rtt_us: self.rtt_us,
+        }
+    }
+
+    /// Redis granted (`OK`) or confirmed (`1`) what it asked.
+    pub fn worked(&self) -> bool {
+        self.reply == Reply::ok() || self.reply.as_int() == Some(1)
+    }
 }
 
 /// Who held the lock in Redis, from when to when.
@@ -975,8 +1000,11 @@ fn analyse(
                     at_ms: e.at_ms,
                     sent_ms: sent[e.actor],
                     actor: e.actor,
-                    cmd: show_cmd(c),
-                    reply: reply.to_string(),
+                    cmd: c
+                        .iter()
+                        .map(|w| String::from_utf8_lossy(w).into_owned())
+                        .collect(),
+                    reply: reply.clone(),
                     kind,
                     steals,
                     rtt_us,
@@ -1210,7 +1238,9 @@ fn text(r: &LockResult, trace: &str) -> String {
     if let Some(st) = r.first_steal() {
         s.push_str(&format!(
             "first steal: {} at {} ms: {}\n",
-            NAMES[st.actor], st.at_ms, st.cmd
+            NAMES[st.actor],
+            st.at_ms,
+            st.cmd_text()
         ));
     }
     s
@@ -1327,7 +1357,7 @@ mod tests {
         let r = run(&preset_params("plain-del"));
         let st = r.first_steal().unwrap();
         assert_eq!(
-            (st.actor, st.at_ms, st.cmd.as_str()),
+            (st.actor, st.at_ms, st.cmd_text().as_str()),
             (0, 1404, "DEL lock:campaign:42")
         );
         assert_eq!(r.owners[1].actor, 1);
@@ -1375,12 +1405,12 @@ mod tests {
         assert_eq!(r.counters.duplicates, 1);
         assert_eq!(r.counters.grants, 1);
         assert!(r.commands[0]
-            .cmd
+            .cmd_text()
             .starts_with("SET dedup:click-1 1 NX EX 900"));
         let second = r.commands.iter().find(|c| c.actor == 1).unwrap();
         assert_eq!(
-            (second.cmd.as_str(), second.reply.as_str()),
-            ("SET dedup:click-1 1 NX EX 900", "(nil)")
+            (second.cmd_text().as_str(), &second.reply),
+            ("SET dedup:click-1 1 NX EX 900", &Reply::Nil)
         );
         p.dedup = "off".into();
         assert_eq!(run(&p).counters.grants, 2);
@@ -1427,7 +1457,7 @@ mod tests {
         assert!(r
             .commands
             .iter()
-            .any(|c| c.kind == CmdKind::Extend && c.reply == "(integer) 0"));
+            .any(|c| c.kind == CmdKind::Extend && c.reply == Reply::Integer(0)));
     }
 
     /// The live driver with SimRedis answering every command the moment it is sent (no

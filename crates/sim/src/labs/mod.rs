@@ -13,6 +13,7 @@
 //! fields, a step-able run the worker drives in slices, and its output as the view draws it.
 
 pub mod lab;
+pub mod log;
 pub mod params;
 pub mod preset;
 pub mod registry;
