@@ -305,6 +305,7 @@ fn has_its_shape_and_its_labs() {
         "streams preset=crash",
         "cache redis=down",
         "lock preset=plain-del",
+        "lock preset=pause",
         "lock preset=fencing",
     ] {
         assert!(
