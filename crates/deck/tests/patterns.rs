@@ -48,11 +48,11 @@ const SEED_003: &[&str] = &[
     "স্ট্রং-রুম",
     "আধ ঘণ্টা",
     // The mapping.
-    "| ক্যাশ |",
-    "| producer |",
-    "| consumer |",
-    "| distributed lock |",
-    "| lock-এর TTL |",
+    "**ক্যাশ**",
+    "**producer**",
+    "**consumer**",
+    "**distributed lock**",
+    "**lock-এর TTL**",
     "`SET … NX EX`",
     "Redlock",
     // Three patterns.
