@@ -16,18 +16,18 @@
 //! table sets the simulation's prediction of the same (slowed) parameters beside it.
 
 use super::kit::{
-    failed_or_progress, use_timeline, use_work, Controls, LabProps, ParamForm, TimeAction,
+    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
+    LabProps, TimeAction,
 };
-use crate::live::bar::{use_live_switch, LivePanel};
-use crate::live::{use_live, ws_url};
 use redislab_deck::bn;
 use redislab_sim::labs::lock::{
-    expand_query, preset_of, CmdKind, CmdRow, LockParams, LockResult, OwnerEnd, SegKind, FIELDS,
-    NAMES, PRESETS,
+    CmdKind, CmdRow, LockParams, LockResult, OwnerEnd, SegKind, INFO, NAMES,
 };
-use redislab_sim::labs::work::{Job, Output};
 use redislab_sim::redis::scripts;
 use yew::prelude::*;
+
+/// The lab's view, by the name the dispatch uses.
+pub use LockLab as View;
 
 /// Milliseconds per timeline tick.
 const TICK_MS: u32 = 160;
@@ -223,15 +223,6 @@ fn resource_lane(r: &LockResult, n: usize, now: u64, end: u64) -> Html {
     }
 }
 
-fn stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html {
-    html! {
-        <div class={classes!("lk-stat", key, (bad && v > 0).then_some("bad"))}>
-            <dt>{ label }</dt>
-            <dd data-testid={format!("lock-{key}")} data-n={v.to_string()}>{ bn::text(&v.to_string()) }</dd>
-        </div>
-    }
-}
-
 /// What the entry at the cursor means, in one line.
 fn now_line(r: &LockResult, n: usize) -> Html {
     let Some(c) = r.commands.iter().rev().find(|c| c.step < n) else {
@@ -389,37 +380,17 @@ fn compare(sim: &LockResult, real: &LockResult, done: bool) -> Html {
 /// The lock-race lab.
 #[component]
 pub fn LockLab(props: &LabProps) -> Html {
-    // A preset in the query (`preset=token`, as a deck writes it) stands for its values.
-    let super::kit::UseParams { state, set } =
-        super::kit::use_params(FIELDS, &expand_query(&props.query), props.on_query.clone());
-    let params = state.good.clone();
-    let typed: LockParams = params.typed();
+    let lab = use_lab(&INFO, props);
+    let typed: LockParams = lab.typed();
     // Live mode: the same race against a real Redis, slowed `scale` times; the simulation
     // of the slowed parameters is its prediction.
-    let sw = use_live_switch();
-    let live_on_page = *sw.on && !props.embedded;
-    let sim_params = if live_on_page {
-        typed.slowed(*sw.scale)
-    } else {
-        typed.clone()
-    };
-    let run = use_work(Some(Job::Lock(sim_params.clone())));
-    let live = use_live(
-        live_on_page.then(|| Job::LockLive {
-            params: sim_params.clone(),
-            url: ws_url(),
-        }),
-        *sw.attempt,
-    );
-    let busy = run.busy() || (live_on_page && !live.done);
-    let predicted = match run.done.as_deref() {
-        Some(Output::Lock(r)) => Some(r.as_ref()),
-        _ => None,
-    };
+    let sl = use_sim_live::<LockResult>(&lab, true, true);
+    let busy = sl.busy();
+    let predicted = sl.predicted();
+    let real = sl.real();
     // The timeline draws the real race when there is one, the simulation otherwise (also
     // when live mode found no proxy: the lab stays usable).
-    let real = live.lock();
-    let result = real.or(predicted);
+    let result = sl.shown();
     let frames = result.map_or(1, |r| r.steps + 1);
     // The lanes' geometry, once per result (the timeline only filters it).
     let geometry = {
@@ -436,31 +407,9 @@ pub fn LockLab(props: &LabProps) -> Html {
             }
         });
     }
-    let current = preset_of(&params).map(|p| p.id);
-    let presets = html! {
-        <div class="lk-presets" role="group" aria-label="প্রিসেট">
-            <span class="lk-presets-label">{"প্রিসেট:"}</span>
-            { for PRESETS.iter().map(|pr| {
-                let set = set.clone();
-                let on = current == Some(pr.id);
-                let onclick = Callback::from(move |_: MouseEvent| {
-                    for (k, v) in pr.pairs {
-                        if let Some(f) = FIELDS.iter().find(|f| f.key == *k) {
-                            set.emit((f.key, v.to_string()));
-                        }
-                    }
-                });
-                html! {
-                    <button class={classes!("tool", "lk-preset", on.then_some("on"))} aria-pressed={on.to_string()}
-                        data-preset={pr.id} title={pr.about} {onclick}>{ pr.label }</button>
-                }
-            }) }
-            if props.embedded { { super::open_full("lock", &params.to_query()) } }
-        </div>
-    };
     let embedded = props.embedded;
     let view = match result {
-        None => failed_or_progress(&run),
+        None => failed_or_progress(&sl.sim),
         Some(r) => {
             let n = (t.cursor).min(r.steps);
             let now = if n == 0 { 0 } else { r.time_at(n - 1) };
@@ -498,47 +447,36 @@ pub fn LockLab(props: &LabProps) -> Html {
                     <div class="lk-status">
                     { now_line(r, n) }
                     <dl class="lk-stats">
-                        { stat("two-owner", "দুই মালিক একসাথে", u64::from(c.two_owner_moments), true) }
-                        { stat("steals", "অন্যের লক মুছল", u64::from(c.steals), true) }
-                        { stat("stale-accepted", "পুরোনো লেখা গৃহীত", u64::from(c.stale_accepted), true) }
-                        { stat("stale-rejected", "পুরোনো লেখা বাতিল", u64::from(c.stale_rejected), false) }
+                        { stat("lock", "two-owner", "দুই মালিক একসাথে", u64::from(c.two_owner_moments), true) }
+                        { stat("lock", "steals", "অন্যের লক মুছল", u64::from(c.steals), true) }
+                        { stat("lock", "stale-accepted", "পুরোনো লেখা গৃহীত", u64::from(c.stale_accepted), true) }
+                        { stat("lock", "stale-rejected", "পুরোনো লেখা বাতিল", u64::from(c.stale_rejected), false) }
                         if !embedded {
-                            { stat("grants", "লক দেওয়া হলো", u64::from(c.grants), false) }
-                            { stat("duplicates", "ডুপ্লিকেট বাদ", u64::from(c.duplicates), false) }
-                            { stat("lost", "heartbeat-এ ধরা পড়ল", u64::from(c.lost), false) }
+                            { stat("lock", "grants", "লক দেওয়া হলো", u64::from(c.grants), false) }
+                            { stat("lock", "duplicates", "ডুপ্লিকেট বাদ", u64::from(c.duplicates), false) }
+                            { stat("lock", "lost", "heartbeat-এ ধরা পড়ল", u64::from(c.lost), false) }
                         }
                     </dl>
                     </div>
                     if !embedded { { steal.unwrap_or_default() } }
                     if let (Some(sim), Some(real)) = (predicted, real) {
-                        { compare(sim, real, live.done) }
+                        { compare(sim, real, sl.live.done) }
                     }
                     if !embedded { { log(r, n, LOG, real.is_some()) } }
                 </>
             }
         }
     };
-    let form = html! { <ParamForm state={state.0.clone()} set={set.clone()} /> };
+    let lead = html! {
+        <>
+            {"দুই worker, A আর B, একই কাজের লক চায়: "}<code>{"SET lock:campaign:42 <token> NX PX <ttl>"}</code>
+            {"। কাজ সেরে resource-এ লেখে, তারপর লক ছাড়ে — সাধারণ DEL-এ, নয়তো টোকেন মিলিয়ে Lua স্ক্রিপ্টে। মাঝে একজনকে থমকে দিন (GC, ধীর কোয়েরি) আর দেখুন লক কার হাতে থাকে।"}
+        </>
+    };
+    let live = live_panel(&lab, &sl, None);
     html! {
-        <div class={classes!("lab", "lab-lock", embedded.then_some("embedded"))} data-lab="lock" aria-busy={busy.to_string()}>
-            if !embedded {
-                <p class="lk-lead">
-                    {"দুই worker, A আর B, একই কাজের লক চায়: "}<code>{"SET lock:campaign:42 <token> NX PX <ttl>"}</code>
-                    {"। কাজ সেরে resource-এ লেখে, তারপর লক ছাড়ে — সাধারণ DEL-এ, নয়তো টোকেন মিলিয়ে Lua স্ক্রিপ্টে। মাঝে একজনকে থমকে দিন (GC, ধীর কোয়েরি) আর দেখুন লক কার হাতে থাকে।"}
-                </p>
-            }
-            { presets }
-            if let Some(pr) = PRESETS.iter().find(|p| Some(p.id) == current).filter(|_| !embedded) {
-                <p class="lk-about">{ pr.about }</p>
-            }
-            if !embedded { { form } }
-            if !embedded {
-                <LivePanel switch={sw.clone()} live={live.clone()} />
-            }
-            <div class="lk-body">
-                <div class="lk-main">{ view }</div>
-                if !embedded { { scripts_used(&typed) } }
-            </div>
-        </div>
+        <LabFrame lab={lab.clone()} {busy} {lead} {live} after={scripts_used(&typed)}>
+            <div class="lk-main">{ view }</div>
+        </LabFrame>
     }
 }

@@ -5,12 +5,12 @@
 //! and phone size. The heaviest preset's long-task check is in `longtasks.rs`.
 
 use redislab_e2e::{screenshot_dir, Browser};
-use redislab_sim::labs::broadcast::{expand_query, run, BroadcastResult, FIELDS};
+use redislab_sim::labs::broadcast::{run, BroadcastResult, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
 
 fn native(query: &str) -> BroadcastResult {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(query));
+    let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     run(&p.typed())
 }

@@ -5,11 +5,12 @@
 
 use redislab_e2e::{screenshot_dir, Browser};
 use redislab_sim::labs::cache::{pair, table, CacheLab};
-use redislab_sim::labs::params::{CacheParams, Params, CACHE};
+use redislab_sim::labs::cache::{CacheParams, INFO};
+use redislab_sim::labs::params::Params;
 use serde_json::json;
 
 fn native(query: &str) -> CacheLab {
-    let (p, errs) = Params::from_query(CACHE, query);
+    let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     pair(&p.typed::<CacheParams>().config())
 }

@@ -6,7 +6,8 @@
 
 use redislab_e2e::{screenshot_dir, serve_dist, Browser};
 use redislab_sim::eviction_table;
-use redislab_sim::labs::params::{EvictionParams, Params, EVICTION};
+use redislab_sim::labs::eviction::{EvictionParams, INFO as EVICTION};
+use redislab_sim::labs::params::Params;
 use serde_json::json;
 
 fn laptop() -> Browser {
@@ -37,7 +38,7 @@ fn wait_every_font_face(b: &Browser) {
 
 /// The native table for a lab query, computed the way `labsim eviction` does.
 fn native_table(query: &str) -> String {
-    let (p, errs) = Params::from_query(EVICTION, query);
+    let (p, errs) = Params::from_query(&EVICTION, query);
     assert!(errs.is_empty(), "{errs:?}");
     eviction_table(&p.typed::<EvictionParams>().config())
         .unwrap()
@@ -481,7 +482,7 @@ fn a_lab_loads_without_the_compile_worker() {
 fn deck_lab_ids_are_the_simulators_labs() {
     for id in redislab_deck::parse::LABS {
         assert!(
-            redislab_sim::labs::params::fields(id).is_some(),
+            redislab_sim::labs::registry::info(id).is_some_and(|l| !l.fields.is_empty()),
             "{id} has no fields"
         );
     }

@@ -10,7 +10,7 @@
 //! says so and the lab keeps simulating.
 
 use redislab_e2e::{assert_no_console_errors, free_port, key, screenshot_dir, Browser};
-use redislab_sim::labs::lock::{expand_query, run, LockResult, FIELDS};
+use redislab_sim::labs::lock::{run, LockResult, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
 use std::io::{Read, Write};
@@ -20,7 +20,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn native(query: &str) -> LockResult {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(query));
+    let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     run(&p.typed())
 }
@@ -417,7 +417,7 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     assert!(axe.is_empty(), "accessibility: {axe:#?}");
     let real = b.text("[data-testid=live-compare] tr[data-row=grants] td[data-side=real]");
     let slow = {
-        let (p, _) = Params::from_query(FIELDS, &expand_query(q));
+        let (p, _) = Params::from_query(&INFO, q);
         run(&p.typed::<redislab_sim::labs::lock::LockParams>().slowed(2))
     };
     let names: Vec<&str> = slow
@@ -649,7 +649,7 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
 #[test]
 fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     use redislab_sim::labs::cache::{self, CacheConfig};
-    use redislab_sim::labs::streams::{self, StreamsParams, FIELDS as SFIELDS, PRESETS};
+    use redislab_sim::labs::streams::{self, StreamsParams, INFO as SINFO, PRESETS};
     let live = Live::start();
     let b = Browser::new(1366, 768);
     let dir = screenshot_dir().join("live");
@@ -746,7 +746,7 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     });
     let pr = PRESETS.iter().find(|p| p.id == "crash").unwrap();
     let q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let p: StreamsParams = Params::from_query(SFIELDS, &q.join("&")).0.typed();
+    let p: StreamsParams = Params::from_query(&SINFO, &q.join("&")).0.typed();
     let small = p.for_live(1);
     let sim = streams::run(&small);
     assert_eq!(compared(&b, "saved", "sim"), sim.counters.saved);
@@ -823,13 +823,13 @@ fn zcard(port: u16, set: &str) -> u64 {
 
 #[test]
 fn the_queue_lab_runs_on_a_real_redis() {
-    use redislab_sim::labs::broadcast::{self, BroadcastParams, FIELDS as BFIELDS};
+    use redislab_sim::labs::broadcast::{self, BroadcastParams, INFO as BINFO};
     let live = Live::start();
     let b = Browser::new(1366, 768);
     let dir = screenshot_dir().join("live");
     let shaped = |id: &str| -> BroadcastParams {
-        let q = broadcast::expand_query(&format!("preset={id}"));
-        Params::from_query(BFIELDS, &q)
+        let q = format!("preset={id}");
+        Params::from_query(&BINFO, &q)
             .0
             .typed::<BroadcastParams>()
             .for_live(1)
@@ -932,7 +932,7 @@ fn the_queue_lab_runs_on_a_real_redis() {
     });
     let p = shaped("outage");
     let slow = broadcast::run(
-        &Params::from_query(BFIELDS, &broadcast::expand_query("preset=outage"))
+        &Params::from_query(&BINFO, "preset=outage")
             .0
             .typed::<BroadcastParams>()
             .for_live(2),

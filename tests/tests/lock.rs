@@ -4,12 +4,12 @@
 //! address gets its message while the lab keeps its last good state.
 
 use redislab_e2e::{screenshot_dir, Browser};
-use redislab_sim::labs::lock::{expand_query, run, Counters, LockResult, FIELDS, PRESETS};
+use redislab_sim::labs::lock::{run, Counters, LockResult, INFO, PRESETS};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
 
 fn native(query: &str) -> LockResult {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(query));
+    let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     run(&p.typed())
 }

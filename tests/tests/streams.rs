@@ -6,11 +6,11 @@
 
 use redislab_e2e::{deck, screenshot_dir, Browser};
 use redislab_sim::labs::params::Params;
-use redislab_sim::labs::streams::{run, Counters, StreamsResult, FIELDS, PRESETS};
+use redislab_sim::labs::streams::{run, Counters, StreamsResult, INFO, PRESETS};
 use serde_json::json;
 
 fn native(pairs: &str) -> StreamsResult {
-    let (p, errs) = Params::from_query(FIELDS, pairs);
+    let (p, errs) = Params::from_query(&INFO, pairs);
     assert!(errs.is_empty(), "{errs:?}");
     run(&p.typed())
 }

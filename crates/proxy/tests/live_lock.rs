@@ -6,16 +6,14 @@
 
 mod support;
 
-use redislab_sim::labs::lock::{
-    self, expand_query, CmdKind, LockLive, LockParams, LockResult, OwnerEnd, FIELDS,
-};
+use redislab_sim::labs::lock::{self, CmdKind, LockLive, LockParams, LockResult, OwnerEnd, INFO};
 use redislab_sim::labs::params::Params;
 use redislab_sim::live::{self, Incoming};
 use std::time::Duration;
 use support::{config, drive_live, Proxy, RedisServer, Ws};
 
 fn preset(id: &str) -> LockParams {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
+    let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
     assert!(errs.is_empty(), "{errs:?}");
     p.typed()
 }

@@ -26,6 +26,9 @@
 //! scrubs its trace); [`run`] runs it to the end, and `LockRun::result().so_far(n)` equals
 //! the result of the same run stopped after `n` trace entries (tested below).
 
+use super::lab::{erase, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver, Run};
+use super::params::Params;
+use crate::cli::{Args, CliError};
 use super::params::{Field, Kind};
 use crate::redis::{scripts, Reply, SimRedis};
 use crate::world::{
@@ -185,7 +188,7 @@ pub struct LockParams {
 
 impl Default for LockParams {
     fn default() -> Self {
-        super::params::Params::defaults(FIELDS).typed()
+        super::params::Params::defaults(&INFO).typed()
     }
 }
 
@@ -288,20 +291,6 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
-/// The preset with this id.
-pub fn preset(id: &str) -> Option<&'static Preset> {
-    super::preset::find(PRESETS, id)
-}
-
-/// Expands `preset=<id>` in a query into the preset's pairs ([`super::preset::expand`]).
-pub fn expand_query(query: &str) -> String {
-    super::preset::expand(PRESETS, query)
-}
-
-/// The preset whose values `p` has, if any.
-pub fn preset_of(p: &super::params::Params) -> Option<&'static Preset> {
-    super::preset::of(PRESETS, p)
-}
 
 /// Text of a critical-section piece of work in the trace.
 pub const WORK: &str = "কাজ";
@@ -1307,13 +1296,115 @@ fn text(r: &LockResult, trace: &str) -> String {
     s
 }
 
+// --- the lab -------------------------------------------------------------------------------
+
+/// The lab.
+pub const INFO: LabInfo = LabInfo {
+    id: "lock",
+    title: "লকের দৌড় — DEL, টোকেন, fencing",
+    blurb: "দুই worker একই লক চায় — সাধারণ DEL অন্যের লক মোছে, টোকেন-স্ক্রিপ্ট আর fencing token তা ঠেকায়",
+    fields: FIELDS,
+    presets: PRESETS,
+    rules: super::lab::no_rules,
+    runs: &["race"],
+    live: true,
+};
+
+/// The parameters of `job`: slowed for a live run when it asks.
+fn shaped(job: &Job, p: &Params) -> LockParams {
+    let p: LockParams = p.typed();
+    match job.live_scale {
+        Some(k) => p.slowed(k),
+        None => p,
+    }
+}
+
+/// World events per unit of work.
+const EVENTS: usize = 4_096;
+
+impl Run for LockRun {
+    type Part = ();
+    type Output = LockResult;
+    fn step(&mut self) -> Option<()> {
+        self.steps(EVENTS);
+        None
+    }
+    fn is_done(&self) -> bool {
+        LockRun::is_done(self)
+    }
+    fn progress(&self) -> f64 {
+        LockRun::progress(self)
+    }
+    fn output(&mut self) -> LockResult {
+        self.result()
+    }
+}
+
+/// The lab's runner.
+pub struct LockLab;
+
+/// The registry's entry.
+pub static LAB: LockLab = LockLab;
+
+impl Lab for LockLab {
+    fn info(&self) -> &'static LabInfo {
+        &INFO
+    }
+
+    fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        Ok(erase(LockRun::new(&shaped(job, p))))
+    }
+
+    fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
+        Some(Box::new(LockLive::new(&shaped(job, p))))
+    }
+
+    fn cli_spec(&self) -> CliSpec {
+        CliSpec {
+            alias: None,
+            summary: "the lock race: workers A and B, SET NX PX, DEL or the token script, \
+                      heartbeat, a pause, fencing, dedup (the trace, then the counters)",
+            skip: &[],
+            more: &[],
+            switches: &[],
+            usage: &[],
+        }
+    }
+
+    fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
+        let mut run = LockRun::new(&p.typed());
+        while LockRun::step(&mut run) {}
+        Ok(crate::cli::emit(a, run.text(), || run.result().to_json()))
+    }
+}
+
+impl LiveDriver for LockLive {
+    fn advance(&mut self, now_ms: u64) -> Vec<(usize, Command)> {
+        LockLive::advance(self, now_ms)
+    }
+    fn arrived(&mut self, tag: usize, reply: Reply, now_ms: u64, rtt_us: u32) {
+        LockLive::arrived(self, tag, reply, now_ms, rtt_us);
+    }
+    fn next_at(&self) -> Option<u64> {
+        LockLive::next_at(self)
+    }
+    fn is_done(&self) -> bool {
+        LockLive::is_done(self)
+    }
+    fn snapshot(&self) -> Json {
+        Json::of(&self.result())
+    }
+    fn snapshot_ms(&self) -> f64 {
+        100.0
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::labs::params::Params;
 
     fn preset_params(id: &str) -> LockParams {
-        let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
+        let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
         assert!(errs.is_empty(), "{errs:?}");
         p.typed()
     }
@@ -1321,18 +1412,17 @@ mod tests {
     #[test]
     fn defaults_are_the_plain_del_preset() {
         assert_eq!(LockParams::default(), preset_params("plain-del"));
-        let p = Params::defaults(FIELDS);
-        assert_eq!(preset_of(&p).map(|p| p.id), Some("plain-del"));
+        let p = Params::defaults(&INFO);
+        assert_eq!(p.preset().map(|p| p.id), Some("plain-del"));
         // Later pairs override the preset's.
-        let q = expand_query("seed=9&preset=fencing&pause=100");
-        let (p, errs) = Params::from_query(FIELDS, &q);
+        let (p, errs) = Params::from_query(&INFO, "seed=9&preset=fencing&pause=100");
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(
             (p.get("fencing"), p.get("pause"), p.get("seed")),
             ("on", "100", "9")
         );
         // An unknown preset is reported by the parameter check.
-        let (_, errs) = Params::from_query(FIELDS, &expand_query("preset=nope"));
+        let (_, errs) = Params::from_query(&INFO, "preset=nope");
         assert_eq!(errs[0].key, "preset");
     }
 
@@ -1495,13 +1585,14 @@ mod tests {
 
     #[test]
     fn the_worker_protocol_gives_the_same_result() {
-        use crate::labs::work::{Body, Job, Output, Work};
+        use crate::labs::work::{Body, Job, Work};
         let p = preset_params("fencing");
-        let msgs = Work::new(Job::Lock(p.clone())).unwrap().run_to_end();
-        let Some(Body::Done(Output::Lock(r))) = msgs.last() else {
+        let job = Job::new(&INFO, &Params::from_query(&INFO, "preset=fencing").0);
+        let msgs = Work::new(job).unwrap().run_to_end();
+        let Some(Body::Done(r)) = msgs.last() else {
             panic!("no result: {msgs:?}")
         };
-        assert_eq!(**r, run(&p));
+        assert_eq!(r.read::<LockResult>().unwrap(), run(&p));
         // It survives the JSON trip the worker's messages take.
         let s = serde_json::to_string(&msgs).unwrap();
         assert_eq!(serde_json::from_str::<Vec<Body>>(&s).unwrap(), msgs);
