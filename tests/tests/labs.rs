@@ -500,7 +500,7 @@ fn deck_lab_ids_are_the_simulators_labs() {
 fn embedded_labs_fit_their_slides() {
     let b = laptop();
     let mut seen = 0;
-    for deck in ["eviction", "production", "broadcast"] {
+    for deck in ["eviction", "production", "broadcast", "patterns"] {
         b.open(&format!("#/{deck}/1"));
         b.wait(15, "the first slide", |b| {
             b.text(".counter").is_some_and(|c| c.starts_with("০১ /"))
