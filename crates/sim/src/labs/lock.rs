@@ -1468,7 +1468,7 @@ mod tests {
         for id in ["plain-del", "pause", "fencing", "token"] {
             let p = preset_params(id);
             let mut live = LockLive::new(&p);
-            let mut redis = SimRedis::new(p.seed);
+            let mut redis = SimRedis::new(p.seed).with_named_scripts();
             let mut now = 0;
             let mut sent = 0;
             while !live.is_done() {

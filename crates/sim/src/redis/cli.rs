@@ -101,7 +101,7 @@ pub fn run_session(
     seed: u32,
 ) -> Result<(), String> {
     use super::{Exec, Reply, SimRedis};
-    let mut sim = SimRedis::new(seed);
+    let mut sim = SimRedis::new(seed).with_named_scripts();
     for (n, line) in input.lines().enumerate() {
         let line = line.map_err(|e| format!("reading stdin: {e}"))?;
         let t = line.trim();

@@ -15,10 +15,11 @@
 //! Not modelled: XINFO, XSETID, the groups' `entries-read`/lag bookkeeping (only XINFO
 //! shows it) and RESP3 replies.
 
+use super::blocking::{BlockKind, Unit};
 use super::num::parse_i64;
 use super::{
-    arity_error, wrongtype, BlockKind, ClientId, Entry, RawExec, RawReply, Reply, SimRedis, Value,
-    NOT_INT, SYNTAX,
+    arity_error, wrongtype, ClientId, Entry, RawExec, RawReply, Reply, SimRedis, Value, NOT_INT,
+    SYNTAX,
 };
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -283,7 +284,7 @@ fn lp_str(s: &[u8]) -> usize {
     enc + back
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Item {
     id: StreamId,
     /// Its fields are `Node::buf[start..end]`: field, value, field, value, … each as a
@@ -302,7 +303,7 @@ struct EntryRef<'a> {
 }
 
 /// One radix-tree node: a listpack of entries delta-encoded against its master entry.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Node {
     master: StreamId,
     master_fields: Box<[Vec<u8>]>,
@@ -392,7 +393,7 @@ impl Node {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Nack {
     consumer: u32,
     delivery_time: i64,
@@ -403,7 +404,7 @@ struct Nack {
 /// only counts its entries, and its PEL is read off the group's (the entries whose NACK
 /// names it, in the same ID order): one ordered map to update per delivery and per XACK
 /// instead of two.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Consumer {
     name: Vec<u8>,
     seen_time: i64,
@@ -411,7 +412,7 @@ struct Consumer {
     pending: usize,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, PartialEq, Default)]
 struct Group {
     last_id: StreamId,
     pel: BTreeMap<StreamId, Nack>,
@@ -500,7 +501,7 @@ impl Group {
 }
 
 /// A stream value.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub(crate) struct Stream {
     nodes: VecDeque<Node>,
     length: u64,
@@ -522,6 +523,17 @@ struct TrimArgs {
 }
 
 impl Stream {
+    /// Approximate bytes Redis spends on it ([`super::evict`]): each node's listpack and
+    /// radix-tree entry, each group's PEL and consumers.
+    pub(crate) fn mem_estimate(&self) -> usize {
+        64 + self.nodes.iter().map(|n| n.bytes() + 48).sum::<usize>()
+            + self
+                .groups
+                .values()
+                .map(|g| 96 + g.pel.len() * 64 + g.consumers.len() * 80)
+                .sum::<usize>()
+    }
+
     /// Index of the node that would hold `id`.
     fn node_for(&self, id: StreamId) -> usize {
         self.nodes
@@ -1044,6 +1056,7 @@ impl SimRedis {
         };
         s.append(id, &a[field_pos..]);
         s.trim(&args.trim);
+        self.modified(key);
         self.signal_ready(key);
         Ok(id)
     }
@@ -1112,7 +1125,13 @@ impl SimRedis {
         match self.stream_mut(a[1]) {
             Err(e) => e,
             Ok(None) => Reply::Integer(0),
-            Ok(Some(s)) => Reply::Integer(s.trim(&args.trim) as i64),
+            Ok(Some(s)) => {
+                let n = s.trim(&args.trim);
+                if n > 0 {
+                    self.modified(a[1]);
+                }
+                Reply::Integer(n as i64)
+            }
         }
     }
 
@@ -1133,10 +1152,22 @@ impl SimRedis {
             unreachable!("checked above")
         };
         let n = ids.iter().filter(|&&id| s.delete_item(id)).count();
+        if n > 0 {
+            self.modified(a[1]);
+        }
         Reply::Integer(n as i64)
     }
 
     pub(crate) fn xgroup(&mut self, a: &[&[u8]]) -> Reply {
+        let r = self.xgroup_inner(a);
+        if !r.is_error() && a.len() > 2 {
+            // Consumer-group bookkeeping is propagated (server.dirty), not signalled.
+            self.dirty(a[2]);
+        }
+        r
+    }
+
+    fn xgroup_inner(&mut self, a: &[&[u8]]) -> Reply {
         let sub = a[1].to_ascii_lowercase();
         let arity: i32 = match sub.as_slice() {
             b"create" => -5,
@@ -1307,6 +1338,15 @@ impl SimRedis {
     }
 
     pub(crate) fn xack(&mut self, a: &[&[u8]]) -> Reply {
+        let r = self.xack_inner(a);
+        if !r.is_error() && a.len() > 1 {
+            // Consumer-group bookkeeping is propagated (server.dirty), not signalled.
+            self.dirty(a[1]);
+        }
+        r
+    }
+
+    fn xack_inner(&mut self, a: &[&[u8]]) -> Reply {
         let s = match self.stream_mut(a[1]) {
             Err(e) => return e,
             Ok(None) => return Reply::Integer(0),
@@ -1440,6 +1480,15 @@ impl SimRedis {
     }
 
     pub(crate) fn xclaim(&mut self, a: &[&[u8]]) -> Reply {
+        let r = self.xclaim_inner(a);
+        if !r.is_error() && a.len() > 1 {
+            // Consumer-group bookkeeping is propagated (server.dirty), not signalled.
+            self.dirty(a[1]);
+        }
+        r
+    }
+
+    fn xclaim_inner(&mut self, a: &[&[u8]]) -> Reply {
         let now = self.mstime();
         let s = match self.stream_with_group(a[1], a[2]) {
             Ok(s) => s,
@@ -1563,6 +1612,15 @@ impl SimRedis {
     }
 
     pub(crate) fn xautoclaim(&mut self, a: &[&[u8]]) -> Reply {
+        let r = self.xautoclaim_inner(a);
+        if !r.is_error() && a.len() > 1 {
+            // Consumer-group bookkeeping is propagated (server.dirty), not signalled.
+            self.dirty(a[1]);
+        }
+        r
+    }
+
+    fn xautoclaim_inner(&mut self, a: &[&[u8]]) -> Reply {
         let min_idle = match parse_ll(a[4], "ERR Invalid min-idle-time argument for XAUTOCLAIM") {
             Ok(v) => v.max(0),
             Err(e) => return e,
@@ -1667,7 +1725,21 @@ impl SimRedis {
     }
 
     pub(crate) fn xreadgroup(&mut self, a: &[&[u8]], client: Option<ClientId>) -> RawExec {
-        self.xread_generic(a, client, true)
+        let r = self.xread_generic(a, client, true);
+        if let RawExec::Reply(RawReply::Read(_)) = &r {
+            // The group's last ID and PEL moved: propagated, as Redis propagates XCLAIMs.
+            if let Some(i) = a.iter().position(|w| w.eq_ignore_ascii_case(b"streams")) {
+                let keys: Vec<Vec<u8>> = a[i + 1..]
+                    .iter()
+                    .take((a.len() - i - 1) / 2)
+                    .map(|k| k.to_vec())
+                    .collect();
+                for k in keys {
+                    self.dirty(&k);
+                }
+            }
+        }
+        r
     }
 
     fn xread_generic(&mut self, a: &[&[u8]], client: Option<ClientId>, group_cmd: bool) -> RawExec {
@@ -1684,18 +1756,10 @@ impl SimRedis {
             let o = a[i];
             if o.eq_ignore_ascii_case(b"block") && more > 0 {
                 i += 1;
-                let t = match parse_ll(a[i], "ERR timeout is not an integer or out of range") {
-                    Ok(t) => t,
+                timeout = match self.parse_timeout(a[i], Unit::Millis) {
+                    Ok(t) => Some(t),
                     Err(e) => return r(e),
                 };
-                if t < 0 {
-                    return r(Reply::err("ERR timeout is negative"));
-                }
-                timeout = Some(if t > 0 {
-                    t.saturating_add(self.mstime())
-                } else {
-                    0
-                });
             } else if o.eq_ignore_ascii_case(b"count") && more > 0 {
                 i += 1;
                 count = match parse_ll(a[i], NOT_INT) {
@@ -1843,6 +1907,7 @@ impl SimRedis {
     /// `serveClientsBlockedOnStreamKey`: clients blocked on `key` whose ID the stream has
     /// passed are served, in the order they blocked.
     pub(crate) fn serve_stream_waiters(&mut self, key: &[u8]) {
+        self.dirty(key);
         let now = self.mstime();
         for client in self.waiters(key) {
             let Some(BlockKind::Stream(w)) = self.blocked.get(&client).map(|b| b.kind.clone())

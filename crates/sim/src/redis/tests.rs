@@ -484,7 +484,7 @@ fn sorted_sets() {
 
 #[test]
 fn scripts_release_and_extend() {
-    let mut s = SimRedis::new(1);
+    let mut s = SimRedis::new(1).with_named_scripts();
     let rel = scripts::RELEASE.sha1;
     let ext = scripts::EXTEND.sha1;
     r(&mut s, "SET lock tok PX 1000");

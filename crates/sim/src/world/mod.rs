@@ -364,9 +364,10 @@ pub struct World<B: Backend> {
 }
 
 impl World<SimRedis> {
-    /// A world whose Redis is a fresh [`SimRedis`] seeded with `seed`.
+    /// A world whose Redis is a fresh [`SimRedis`] seeded with `seed`, with the named scripts
+    /// loaded (as the proxy loads them on a real Redis when it starts).
     pub fn with_sim(seed: u32) -> Self {
-        World::new(seed, SimRedis::new(seed))
+        World::new(seed, SimRedis::new(seed).with_named_scripts())
     }
 }
 
