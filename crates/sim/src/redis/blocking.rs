@@ -106,6 +106,12 @@ impl SimRedis {
         );
     }
 
+    /// Stops `client` waiting, without a reply (what `CLIENT UNBLOCK` does, less the reply);
+    /// whether it was blocked. Its other state (MULTI, WATCH, subscriptions) stays.
+    pub fn cancel_block(&mut self, client: ClientId) -> bool {
+        self.unblock(client).is_some()
+    }
+
     pub(crate) fn unblock(&mut self, client: ClientId) -> Option<Blocked> {
         let b = self.blocked.remove(&client)?;
         for k in &b.keys {

@@ -306,7 +306,7 @@ impl SimRedis {
         };
         if let Some(err) = check_arity(&spec, a, lower) {
             if top {
-                self.tx.flag(cid);
+                return tree(self.reject(lower, cid, err));
             }
             return tree(err);
         }
@@ -360,16 +360,13 @@ impl SimRedis {
                 || queued & DENYOOM != 0
                 || (in_multi && !matches!(lower, b"exec" | b"discard" | b"quit" | b"reset"));
             if out_of_memory && reject {
-                self.tx.flag(cid);
-                return Some(Reply::err(OOM));
+                return Some(self.reject(lower, cid, Reply::err(OOM)));
             }
             self.mem.pre_oom = out_of_memory;
         }
         if self.repl.is_replica() && (flags & WRITE != 0 || queued & WRITE != 0) {
-            self.tx.flag(cid);
-            return Some(Reply::err(
-                "READONLY You can't write against a read only replica.",
-            ));
+            let err = Reply::err("READONLY You can't write against a read only replica.");
+            return Some(self.reject(lower, cid, err));
         }
         if let Some(c) = client {
             if self.pubsub.subscribed(c) {
@@ -380,11 +377,10 @@ impl SimRedis {
                         return Some(Reply::Array(vec![Reply::bulk("pong"), Reply::Bulk(msg)]));
                     }
                     _ => {
-                        self.tx.flag(cid);
-                        return Some(Reply::Error(format!(
+                        return Some(self.reject(lower, cid, Reply::Error(format!(
                             "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
                             String::from_utf8_lossy(lower)
-                        )));
+                        ))));
                     }
                 }
             }
@@ -394,6 +390,20 @@ impl SimRedis {
             return Some(Reply::Status("QUEUED".into()));
         }
         None
+    }
+
+    /// `rejectCommand`: the transaction is flagged, and a refused EXEC aborts it.
+    fn reject(&mut self, lower: &[u8], cid: ClientId, err: Reply) -> Reply {
+        self.tx.flag(cid);
+        if lower != b"exec" {
+            return err;
+        }
+        self.discard_client(cid);
+        let Reply::Error(e) = err else {
+            return err;
+        };
+        let e = e.strip_prefix("ERR ").unwrap_or(&e);
+        Reply::Error(format!("EXECABORT Transaction discarded because of: {e}"))
     }
 
     /// Runs a queued or scripted command one level down: no blocking, no eviction, no

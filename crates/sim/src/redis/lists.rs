@@ -478,15 +478,13 @@ impl SimRedis {
                 j += 1;
                 match parse_i64(a[j]) {
                     Some(c) if c >= 0 => count = Some(c),
-                    Some(_) => return Reply::err("ERR COUNT can't be negative"),
-                    None => return Reply::err(NOT_INT),
+                    _ => return Reply::err("ERR COUNT can't be negative"),
                 }
             } else if is(o, b"maxlen") && more {
                 j += 1;
                 match parse_i64(a[j]) {
                     Some(m) if m >= 0 => maxlen = m,
-                    Some(_) => return Reply::err("ERR MAXLEN can't be negative"),
-                    None => return Reply::err(NOT_INT),
+                    _ => return Reply::err("ERR MAXLEN can't be negative"),
                 }
             } else {
                 return Reply::err(SYNTAX);

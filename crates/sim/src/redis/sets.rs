@@ -315,8 +315,7 @@ impl SimRedis {
             None => None,
             Some(c) => match parse_i64(c) {
                 Some(n) if n >= 0 => Some(n as u64),
-                Some(_) => return Reply::err("ERR value is out of range, must be positive"),
-                None => return Reply::err(super::NOT_INT),
+                _ => return Reply::err("ERR value is out of range, must be positive"),
             },
         };
         let key = a[1];

@@ -597,3 +597,14 @@ fn snapshot_lists_live_keys_in_order() {
         vec![(b"a".to_vec(), "list", -1), (b"b".to_vec(), "string", 50)]
     );
 }
+
+#[test]
+fn watch_sees_del() {
+    let mut s = SimRedis::new(1);
+    r(&mut s, "SET h0 v");
+    assert_eq!(r(&mut s, "WATCH h1 h0"), Reply::ok());
+    assert_eq!(r(&mut s, "DEL l1 h0"), int(1));
+    assert_eq!(r(&mut s, "MULTI"), Reply::ok());
+    assert_eq!(r(&mut s, "GET t2"), Reply::Status("QUEUED".into()));
+    assert_eq!(r(&mut s, "EXEC"), Reply::Nil);
+}

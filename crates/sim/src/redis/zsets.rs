@@ -606,8 +606,7 @@ impl SimRedis {
             None => 1,
             Some(c) => match parse_i64(c) {
                 Some(n) if n >= 0 => n as usize,
-                Some(_) => return Reply::err("ERR value is out of range, must be positive"),
-                None => return Reply::err(NOT_INT),
+                _ => return Reply::err("ERR value is out of range, must be positive"),
             },
         };
         let key = a[1];
