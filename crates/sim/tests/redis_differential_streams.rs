@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::{blocked, drive, no_special, poll, seeds_from_env, Seen, Server};
+use common::{blocked, drive, no_special, poll, seeds_from_env, Conn, Seen, Server};
 use redislab_sim::redis::{Exec, SimRedis};
 use redislab_sim::{Mulberry32, Reply};
 
