@@ -53,7 +53,7 @@
 mod common;
 mod diffgen;
 
-use common::{blocked, drive, poll, seeds_from_env, Conn, Seen, Server};
+use common::{blocked, drive, poll, seeds_from_env, Conn, Judge, Seen, Server};
 use redislab_sim::redis::{scripts, Exec, SimRedis};
 use redislab_sim::world::lockrace::{race, LockWorker, RaceConfig};
 use redislab_sim::world::{Backend, Hop, World};
@@ -510,8 +510,10 @@ fn run_seed(seed: u32, n: usize, seen: &mut Seen) {
         &mut sim,
         &mut real,
         seen,
-        agrees,
-        diffgen::special,
+        Judge {
+            agree: agrees,
+            special: diffgen::special,
+        },
         |sim, prev| {
             if let Some((c, r)) = prev {
                 match c[0].to_ascii_uppercase().as_str() {

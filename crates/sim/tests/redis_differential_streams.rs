@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::{blocked, drive, no_special, poll, seeds_from_env, Conn, Seen, Server};
+use common::{blocked, drive, no_special, poll, seeds_from_env, Conn, Judge, Seen, Server};
 use redislab_sim::redis::{Exec, SimRedis};
 use redislab_sim::{Mulberry32, Reply};
 
@@ -363,8 +363,10 @@ fn run_stream_seed(seed: u32, n: usize, seen: &mut Seen) {
         &mut sim,
         &mut real,
         seen,
-        stream_agrees,
-        no_special,
+        Judge {
+            agree: stream_agrees,
+            special: no_special,
+        },
         |_, prev| {
             if let Some((cmd, Reply::Bulk(id))) = prev {
                 if cmd[0] == "XADD" {

@@ -174,6 +174,17 @@ pub fn show(args: &[String]) -> String {
         .join(" ")
 }
 
+/// Runs a command on both sides itself and answers the two replies in comparable form, or
+/// `None` to let the driver send it as it is.
+pub type Special = fn(&mut SimRedis, &mut Conn, &[String]) -> Option<(Reply, Reply)>;
+
+/// How the driver compares: `agree` on the two replies, after `special`.
+#[derive(Clone, Copy)]
+pub struct Judge {
+    pub agree: fn(&[String], &Reply, &Reply) -> bool,
+    pub special: Special,
+}
+
 /// Sends `n` commands from `next` (given the previous command and the real reply) to
 /// SimRedis and the server, failing with the last commands when a reply disagrees; returns
 /// how many commands were skipped because they would have blocked. `special` may run a
@@ -184,8 +195,7 @@ pub fn drive(
     sim: &mut SimRedis,
     real: &mut Conn,
     seen: &mut Seen,
-    agree: fn(&[String], &Reply, &Reply) -> bool,
-    special: fn(&mut SimRedis, &mut Conn, &[String]) -> Option<(Reply, Reply)>,
+    judge: Judge,
     mut next: impl FnMut(&mut SimRedis, Option<(&[String], &Reply)>) -> Vec<String>,
 ) -> usize {
     let start = Instant::now();
@@ -195,7 +205,7 @@ pub fn drive(
     while sent < n {
         let cmd = next(sim, prev.as_ref().map(|(c, r)| (c.as_slice(), r)));
         sim.advance_to(start.elapsed().as_millis() as u64);
-        let (got, want) = match special(sim, real, &cmd) {
+        let (got, want) = match (judge.special)(sim, real, &cmd) {
             Some(both) => both,
             None => {
                 let got = match sim.execute(1, &cmd) {
@@ -211,7 +221,7 @@ pub fn drive(
             }
         };
         history.push(format!("{} -> {want}", show(&cmd)));
-        if !agree(&cmd, &got, &want) {
+        if !(judge.agree)(&cmd, &got, &want) {
             let shown: usize = std::env::var("SIMREDIS_DIFF_HISTORY")
                 .ok()
                 .and_then(|v| v.parse().ok())
