@@ -3,9 +3,11 @@
 //! **Accounting.** `used_memory` is a fixed base (what a fresh `redis-server` 7.0 reports,
 //! [`BASE_MEMORY`]) plus, per key, an estimate of Redis' allocations rounded up to
 //! jemalloc's size classes: the dict entry, the key's sds, the value's `robj`, the value
-//! itself (an `int` string costs nothing more, an `embstr` one allocation, a listpack its
-//! bytes, a hash table an entry and two sds per field, a skiplist node per member, …), the
-//! expires entry of a key with a TTL, and the dicts' bucket arrays as 8 bytes per key. While
+//! itself (a small `int` string is a shared object, an `embstr` one allocation, a listpack
+//! its bytes, a hash table an entry and two sds per field, a skiplist node per member, …),
+//! the expires entry of a key with a TTL, plus the two dicts' bucket arrays (8 bytes times
+//! the power of two at or above their size). Not counted: a replica's replication backlog
+//! (up to 1 MB on a real primary with replicas) and the clients' buffers. While
 //! `maxmemory` is set, each key's estimate is kept in its entry and updated after every
 //! command that changed the key, so the total follows writes in O(changed keys) (a write to
 //! a large collection re-measures that collection); without a limit INFO measures on demand.
@@ -29,8 +31,9 @@ use crate::eviction::redis_lfu::{LfuCounter, LFU_INIT_VAL};
 use crate::rng::Mulberry32;
 use std::collections::HashMap;
 
-/// `used_memory` of a fresh `redis-server` 7.0.15 (x86-64, jemalloc) with no keys.
-pub const BASE_MEMORY: u64 = 868_000;
+/// `used_memory` of a fresh `redis-server` 7.0.15 (x86-64, jemalloc) with no keys and one
+/// client connected (`used_memory_startup` 876 KB and the client's buffers).
+pub const BASE_MEMORY: u64 = 898_000;
 const POOL: usize = crate::eviction::sampled::REDIS_POOL;
 
 /// `maxmemory-policy`.
@@ -249,11 +252,13 @@ pub(crate) fn sds(len: usize) -> usize {
     alloc(hdr + len + 1)
 }
 
-/// Estimated bytes of one key and its value.
+/// Estimated bytes of one key and its value (the dicts' bucket arrays are counted apart).
 fn key_bytes(key: &[u8], e: &Entry) -> u64 {
-    let mut n = alloc(24) + sds(key.len()) + 8; // dict entry, key, bucket
+    let mut n = alloc(24) + sds(key.len()); // dict entry, key
     n += match &e.value {
         Value::Str(s) => match super::keys::encoding(&e.value, e.enc) {
+            // 0..9999 are shared objects (unless an LRU/LFU limit gives each its own).
+            "int" if super::num::parse_i64(s).is_some_and(|v| (0..10_000).contains(&v)) => 0,
             "int" => 16,
             "embstr" => alloc(16 + 3 + s.len() + 1),
             _ => 16 + sds(s.len()),
@@ -269,9 +274,21 @@ fn key_bytes(key: &[u8], e: &Entry) -> u64 {
         Value::Stream(s) => 16 + s.mem_estimate(),
     };
     if e.expire >= 0 {
-        n += alloc(24) + 8;
+        n += alloc(24);
     }
     n as u64
+}
+
+/// The main and expires dicts' bucket arrays (a power of two at least the size).
+fn buckets(keys: usize, volatile: usize) -> u64 {
+    let table = |n: usize| {
+        if n == 0 {
+            0
+        } else {
+            8 * n.next_power_of_two() as u64
+        }
+    };
+    table(keys) + table(volatile)
 }
 
 impl SimRedis {
@@ -282,7 +299,7 @@ impl SimRedis {
         } else {
             self.keys.iter().map(|(k, e)| key_bytes(k, e)).sum()
         };
-        BASE_MEMORY + data
+        BASE_MEMORY + data + buckets(self.keys.len(), self.volatile.len())
     }
 
     /// Re-measures `key` after a command changed it.

@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 pub struct Server {
     child: Child,
     port: u16,
+    /// The server's own working directory (a replica writes the RDB it receives there).
+    dir: std::path::PathBuf,
 }
 
 impl Server {
@@ -48,15 +50,19 @@ impl Server {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
+        let dir = std::env::temp_dir().join(format!("redislab-sim-redis-{port}"));
+        std::fs::create_dir_all(&dir).expect("a directory for redis-server");
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .arg("--dir")
+            .arg(&dir)
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
             .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("redis-server starts");
-        let mut s = Server { child, port };
+        let mut s = Server { child, port, dir };
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             if let Ok(mut c) = Conn::open(port) {
@@ -90,6 +96,7 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
