@@ -230,10 +230,9 @@ impl SimRedis {
                 }
                 let i = self.exp.rng.below(self.volatile.len() as u32) as usize;
                 sampled += 1;
-                let key = &self.volatile[i];
-                let when = self.keys.get(key.as_slice()).map_or(-1, |e| e.expire);
-                if when >= 0 && now > when {
-                    let key = key.clone();
+                let when = self.vexp[i];
+                if now > when {
+                    let key = self.volatile[i].clone();
                     self.delete(&key);
                     self.expired_deleted(&key);
                     expired += 1;

@@ -302,6 +302,9 @@ pub struct SimRedis {
     epoch_ms: i64,
     keys: HashMap<Vec<u8>, Entry, Fixed>,
     volatile: Vec<Vec<u8>>,
+    /// The expiry time of `volatile[i]`, so the expire cycle checks a sample without a
+    /// hash lookup.
+    vexp: Vec<i64>,
     /// Active expiry: the cycle's clock, RNG, index of expiry times, counters.
     exp: expire::Expiry,
     /// SPOP, SRANDMEMBER, eviction sampling and LFU counters draw from this one, so they
@@ -346,6 +349,7 @@ impl SimRedis {
             epoch_ms: EPOCH_MS,
             keys: HashMap::default(),
             volatile: Vec::new(),
+            vexp: Vec::new(),
             exp: expire::Expiry::new(seed, expire_cfg),
             rand: Mulberry32::new(seed ^ 0x5EED_CAFE),
             blocked: BTreeMap::new(),
@@ -520,6 +524,7 @@ impl SimRedis {
     fn unvolatile(&mut self, pos: usize, when: i64) {
         self.exp.forget(when);
         self.volatile.swap_remove(pos);
+        self.vexp.swap_remove(pos);
         if let Some(moved) = self.volatile.get(pos) {
             if let Some(e) = self.keys.get_mut(moved.as_slice()) {
                 e.vpos = pos;
@@ -599,9 +604,11 @@ impl SimRedis {
         if e.expire < 0 {
             e.vpos = len;
             self.volatile.push(key.to_vec());
+            self.vexp.push(when);
         } else {
             let old = e.expire;
             self.exp.forget(old);
+            self.vexp[e.vpos] = when;
         }
         e.expire = when;
         self.exp.remember(when, key, self.volatile.len());
@@ -626,6 +633,7 @@ impl SimRedis {
             .touch_all(&self.keys, self.epoch_ms + self.now as i64);
         self.keys.clear();
         self.volatile.clear();
+        self.vexp.clear();
         self.exp.clear();
         self.mem.clear();
         self.repl.flush();
