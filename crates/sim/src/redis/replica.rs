@@ -295,6 +295,28 @@ impl Replicated {
         r
     }
 
+    /// Replies to `n`'s blocked clients since the last call (see [`SimRedis::take_woken`]).
+    pub fn take_woken(&mut self, n: Node) -> Vec<super::Woken> {
+        match n {
+            Node::Primary => self.primary.take_woken(),
+            Node::Replica => self.replica.take_woken(),
+        }
+    }
+
+    /// Forgets a client of `n` (see [`SimRedis::disconnect`]).
+    pub fn disconnect(&mut self, n: Node, client: u64) {
+        match n {
+            Node::Primary => self.primary.disconnect(client),
+            Node::Replica => self.replica.disconnect(client),
+        }
+    }
+
+    /// The promoted replica as a server of its own (after [`Replicated::promote`]); the old
+    /// primary is dropped.
+    pub fn into_replica(self) -> SimRedis {
+        self.replica
+    }
+
     /// Moves both nodes to virtual time `t`, delivering what has arrived by then.
     pub fn advance_to(&mut self, t: u64) {
         while self.linked && self.next_ping <= t {
