@@ -97,8 +97,8 @@ pub struct SessionOptions {
 
 /// The nodes a session talks to: one server, or a primary with a replica.
 enum Nodes {
-    One(super::SimRedis),
-    Pair(super::Replicated),
+    One(Box<super::SimRedis>),
+    Pair(Box<super::Replicated>),
 }
 
 /// Runs a `redis-cli`-style session for `labsim redis`: one command per line in, one JSON
@@ -131,7 +131,7 @@ pub fn run_session(
     if let Some(ms) = opts.now_ms {
         first.set_epoch_ms(ms);
     }
-    let mut nodes = Nodes::One(first);
+    let mut nodes = Nodes::One(Box::new(first));
     let mut node = Node::Primary;
     let mut lag = 0u64;
     for (n, line) in input.lines().enumerate() {
@@ -175,7 +175,7 @@ pub fn run_session(
                         nodes = match nodes {
                             Nodes::One(s) => {
                                 let seed = opts.seed.wrapping_add(1);
-                                Nodes::Pair(Replicated::attach(s, seed, lag))
+                                Nodes::Pair(Box::new(Replicated::attach(*s, seed, lag)))
                             }
                             Nodes::Pair(p) if !p.linked() => {
                                 return Err(bad("'#node replica': the replica was promoted; there is no replica now"))
@@ -191,7 +191,7 @@ pub fn run_session(
                     nodes = match nodes {
                         Nodes::Pair(mut p) => {
                             p.promote();
-                            Nodes::One(p.into_replica())
+                            Nodes::One(Box::new(p.into_replica()))
                         }
                         Nodes::One(_) => {
                             return Err(bad("'#promote' needs a replica: '#node replica' first"))
