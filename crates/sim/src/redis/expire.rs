@@ -176,23 +176,51 @@ impl SimRedis {
         let cfg = self.exp.cfg;
         self.exp.stats.cycles += k;
         let v = self.volatile.len() as u64;
-        if v == 0 || cfg.max_loops == 0 {
-            if v == 0 {
-                self.exp.avg_ttl = 0;
-            }
+        if v == 0 {
+            self.exp.avg_ttl = 0;
+            return;
+        }
+        if cfg.max_loops == 0 {
+            self.feed_avg_ttl_stretch(k);
             return;
         }
         let n = v.min(u64::from(cfg.keys_per_loop));
         self.exp.stats.sampled += k * n;
         self.exp.rng.skip(k * n);
-        // The moving average forgets a cycle after a few thousand more: only the last ones
-        // of a long stretch can still show.
-        let p = period(&cfg) as i64;
-        let first = self.exp.next_cron as i64;
-        let from = k.saturating_sub(4096);
-        for i in from..k {
-            let now = self.epoch_ms + first + i as i64 * p;
+        self.feed_avg_ttl_stretch(k);
+    }
+
+    /// `avg_ttl` after `k` cycles from the next one, each fed the mean remaining TTL
+    /// `A - now` (`A` the mean expiry time, constant while no key changes). With Redis'
+    /// integer update `x' = x/50*49 + m/50` and an input falling by a multiple of 50 per
+    /// cycle, `d = 50·(m/50) - x` follows a map of its own (`d' = 49·(⌈d/50⌉ - Δ)`), which
+    /// settles on a fixed point within a few hundred cycles; from there `x = 50·(m/50) - d`
+    /// exactly, so the rest of the stretch is one step.
+    fn feed_avg_ttl_stretch(&mut self, k: u64) {
+        let p = period(&self.exp.cfg) as i64;
+        let first = self.epoch_ms + self.exp.next_cron as i64;
+        let v = self.volatile.len() as i128;
+        let a = (self.exp.sum / v) as i64;
+        let mut prev_d = None;
+        for i in 0..k {
+            let now = first + i as i64 * p;
             self.feed_avg_ttl(now);
+            let mean = a - now;
+            let x = self.exp.avg_ttl;
+            if p % 50 != 0 || mean <= 0 || x <= 0 {
+                prev_d = None;
+                continue;
+            }
+            let d = 50 * (mean / 50) - x;
+            if prev_d == Some(d) {
+                let last_mean = a - (first + (k - 1) as i64 * p);
+                let last_x = 50 * (last_mean / 50) - d;
+                if last_mean > 0 && last_x > 0 {
+                    self.exp.avg_ttl = last_x;
+                    return;
+                }
+            }
+            prev_d = Some(d);
         }
     }
 

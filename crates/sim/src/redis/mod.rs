@@ -746,3 +746,9 @@ mod tests;
 
 #[cfg(test)]
 mod tests_streams;
+
+#[cfg(test)]
+mod tests_more;
+
+#[cfg(test)]
+mod tests_replica;

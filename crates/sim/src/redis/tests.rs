@@ -3,25 +3,25 @@
 
 use super::*;
 
-fn r(s: &mut SimRedis, line: &str) -> Reply {
+pub(super) fn r(s: &mut SimRedis, line: &str) -> Reply {
     let a = cli::split_args(line).expect("valid line");
     let a: Vec<&[u8]> = a.iter().map(Vec::as_slice).collect();
     s.call(&a)
 }
 
-fn int(n: i64) -> Reply {
+pub(super) fn int(n: i64) -> Reply {
     Reply::Integer(n)
 }
 
-fn bulk(s: &str) -> Reply {
+pub(super) fn bulk(s: &str) -> Reply {
     Reply::bulk(s)
 }
 
-fn arr(items: &[&str]) -> Reply {
+pub(super) fn arr(items: &[&str]) -> Reply {
     Reply::Array(items.iter().map(|s| bulk(s)).collect())
 }
 
-fn err(s: &str) -> Reply {
+pub(super) fn err(s: &str) -> Reply {
     Reply::err(s)
 }
 
