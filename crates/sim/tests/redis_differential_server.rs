@@ -28,6 +28,9 @@
 //!   in DBSIZE and INFO keyspace while answering nil for them; a read on the primary
 //!   reclaims a key and its DEL reaches the replica; promotion stops replication. The key
 //!   counts on both nodes agree at every step (each waited for with the replica's offset).
+//! * `blocking_timeouts_parse_like_redis_7_0`: BLPOP's timeout as a long double in seconds
+//!   rounded up to the millisecond (0.0001 s waits 1 ms), hexadecimal included, and every
+//!   error word for word.
 //!
 //! Not compared, and why: the order of a hash table's elements (Redis seeds its hash per
 //! process), which keys allkeys-* eviction picks (Redis samples its own hash table), and
@@ -578,4 +581,42 @@ fn a_real_replica_counts_like_the_simulated_one() {
         Exec::Reply(Reply::Integer(0))
     );
     counts(&mut pair, &mut p, &mut r, "after promotion");
+}
+
+/// BLPOP's timeout read as Redis 7.0 reads it (a long double in seconds, rounded up to the
+/// millisecond): errors word for word; a short timeout answers nil on both, after the same
+/// number of ms on SimRedis' clock as `ceil(t · 1000)`.
+#[test]
+fn blocking_timeouts_parse_like_redis_7_0() {
+    let mut server = Server::start();
+    let mut real = server.conn();
+    for (t, ms) in [
+        ("0.0001", Some(1)),
+        ("1e-400", Some(1)),
+        ("0x1p-12", Some(1)),
+        ("0.0015", Some(2)),
+        ("0.01", Some(10)),
+        ("abc", None),
+        ("-1", None),
+        ("inf", None),
+        ("-inf", None),
+        ("1e300", None),
+        ("nan", None),
+        (" 1", None),
+        ("1e5000", None),
+    ] {
+        let mut sim = SimRedis::new(1);
+        let c = ["BLPOP", "nokey", t];
+        let want = real.cmd(&c);
+        match (sim.execute(1, &c), ms) {
+            (Exec::Blocked, Some(ms)) => {
+                assert_eq!(want, Reply::Nil, "{t}");
+                assert_eq!(sim.next_timeout_ms(), Some(ms), "{t}");
+                sim.advance(ms);
+                assert_eq!(sim.take_woken()[0].reply, Reply::Nil);
+            }
+            (Exec::Reply(got), None) => assert_eq!(got, want, "{t}"),
+            (other, _) => panic!("{t}: SimRedis {other:?}, Redis {want}"),
+        }
+    }
 }

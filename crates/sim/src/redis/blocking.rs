@@ -2,6 +2,7 @@
 //! which order they are served, their deadlines, and the one timeout parser every blocking
 //! command uses.
 
+use super::ld::{Ld, LdError};
 use super::num::parse_i64;
 use super::{streams, ClientId, End, Entry, RawReply, RawWoken, Reply, SimRedis, Value, Woken};
 
@@ -218,36 +219,18 @@ impl SimRedis {
     }
 }
 
-/// `getLongDoubleFromObject`'s `strtold` checks: no leading space, the whole text a number,
-/// not NaN, no overflow past the long double's range. Read as an `f64` (a value past the
-/// f64 range stands for one past i64 once in ms; one below it for the smallest positive).
+/// `getLongDoubleFromObject` (`strtold`, hexadecimal floats included), as an `f64`: a value
+/// past the f64 range stands for one past i64 once in ms, a tiny one stays non-zero.
 fn parse_long_double(s: &[u8]) -> Option<f64> {
-    let t = std::str::from_utf8(s).ok()?;
-    if t.is_empty() || t.len() > 5 * 1024 || t.starts_with(|c: char| c.is_ascii_whitespace()) {
-        return None;
+    match Ld::parse(s) {
+        Ok(x) => Some(x.to_f64()),
+        Err(LdError::Infinite) => Some(if s.first() == Some(&b'-') {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        }),
+        Err(LdError::Invalid) => None,
     }
-    let v: f64 = t.parse().ok()?;
-    if v.is_nan() {
-        return None;
-    }
-    let body = t.trim_start_matches(['+', '-']).to_ascii_lowercase();
-    let exp: i64 = body
-        .split_once('e')
-        .and_then(|(_, e)| e.parse().ok())
-        .unwrap_or(0);
-    if v.is_infinite() && body != "inf" && body != "infinity" && exp > 4932 {
-        return None; // ERANGE overflow of a long double
-    }
-    if v == 0.0 {
-        let mantissa = body.split('e').next().unwrap_or("");
-        if mantissa.bytes().any(|c| (b'1'..=b'9').contains(&c)) {
-            if exp < -4950 {
-                return None; // ERANGE underflow of a long double
-            }
-            return Some(if t.starts_with('-') { -1e-300 } else { 1e-300 });
-        }
-    }
-    Some(v)
 }
 
 #[cfg(test)]
@@ -264,14 +247,16 @@ mod tests {
         assert_eq!(secs("0.1"), Ok(now + 100));
         assert_eq!(secs("1.5"), Ok(now + 1500));
         assert_eq!(secs("1e-400"), Ok(now + 1));
-        for neg in ["-1", "-0.5", "inf", "1e300"] {
+        assert_eq!(secs("0x10"), Ok(now + 16_000), "strtold reads hexadecimal");
+        assert_eq!(secs("-0.0001"), Ok(0), "rounds up to -0: no timeout");
+        for neg in ["-1", "-0.5", "inf", "-inf", "1e300"] {
             assert_eq!(
                 secs(neg),
                 Err(Reply::err("ERR timeout is negative")),
                 "{neg}"
             );
         }
-        for bad in ["abc", "nan", " 1", "1 ", ""] {
+        for bad in ["abc", "nan", " 1", "1 ", "", "1e5000"] {
             assert_eq!(
                 secs(bad),
                 Err(Reply::err("ERR timeout is not a float or out of range")),

@@ -150,6 +150,33 @@ impl Ld {
         v.ok_or(LdError::Invalid)
     }
 
+    /// The nearest `f64` (±inf past its range; a tiny non-zero value stays non-zero).
+    pub(crate) fn to_f64(self) -> f64 {
+        if self.mant == 0 {
+            return if self.neg { -0.0 } else { 0.0 };
+        }
+        let mut v = self.mant as f64;
+        let mut e = self.exp;
+        while e > 0 {
+            let step = e.min(1000);
+            v *= 2f64.powi(step);
+            e -= step;
+        }
+        while e < 0 {
+            let step = e.max(-1000);
+            v *= 2f64.powi(step);
+            e -= step;
+        }
+        if v == 0.0 {
+            v = f64::MIN_POSITIVE;
+        }
+        if self.neg {
+            -v
+        } else {
+            v
+        }
+    }
+
     /// `self + o`, rounded to nearest even; `None` when it overflows to infinity.
     pub(crate) fn add(self, o: Ld) -> Option<Ld> {
         if self.mant == 0 {
