@@ -643,6 +643,7 @@ impl SimRedis {
 
     /// `signalModifiedKey` + `server.dirty++`: a command changed `key` (watchers of it are
     /// told; a replica gets the key's new state; memory is re-accounted).
+    #[inline]
     pub(crate) fn modified(&mut self, key: &[u8]) {
         if self.tx.watching() {
             self.touch_watched(key);
@@ -652,6 +653,7 @@ impl SimRedis {
 
     /// `server.dirty++` alone: the change is propagated, but WATCH does not see it (what
     /// Redis does for stream consumer-group bookkeeping).
+    #[inline]
     pub(crate) fn dirty(&mut self, key: &[u8]) {
         if self.track {
             self.dirty_keys.push(key.to_vec());

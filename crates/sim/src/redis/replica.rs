@@ -76,6 +76,10 @@ impl ReplState {
         self.extra = Some(n);
     }
 
+    pub(crate) fn has_extra(&self) -> bool {
+        self.extra.is_some()
+    }
+
     pub(crate) fn take_extra_bytes(&mut self) -> Option<u64> {
         self.extra.take()
     }

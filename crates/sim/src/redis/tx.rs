@@ -33,6 +33,11 @@ pub(crate) struct Transactions {
 }
 
 impl Transactions {
+    /// Whether any client is in MULTI or watches a key.
+    pub(crate) fn active(&self) -> bool {
+        !self.clients.is_empty()
+    }
+
     pub(crate) fn watching(&self) -> bool {
         !self.watchers.is_empty()
     }
