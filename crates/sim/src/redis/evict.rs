@@ -335,6 +335,9 @@ impl SimRedis {
             self.mem.used = used;
         }
         self.mem.pool = vec![None; POOL];
+        if !self.mem.tracking() {
+            self.mem.pre_oom = false;
+        }
         self.update_track();
     }
 
