@@ -1,21 +1,21 @@
 //! SimRedis: an in-memory model of the Redis 7.0 commands the labs use, answering in virtual
 //! time on a clock the simulation owns.
 //!
-//! * strings ([`strings`]): GET, SET (EX/PX/EXAT/PXAT/NX/XX/GET/KEEPTTL), SETNX, SETEX,
+//! * strings (`strings`): GET, SET (EX/PX/EXAT/PXAT/NX/XX/GET/KEEPTTL), SETNX, SETEX,
 //!   PSETEX, GETSET, GETDEL, GETEX, MGET, MSET, MSETNX, INCR, INCRBY, DECR, DECRBY,
 //!   INCRBYFLOAT, APPEND, STRLEN, GETRANGE, SETRANGE;
-//! * keys ([`keys`], [`scan`]): DEL, UNLINK, EXISTS, TYPE, RENAME, RENAMENX, EXPIRE,
+//! * keys (`keys`, `scan`): DEL, UNLINK, EXISTS, TYPE, RENAME, RENAMENX, EXPIRE,
 //!   PEXPIRE, EXPIREAT, PEXPIREAT (NX/XX/GT/LT), EXPIRETIME, PEXPIRETIME, TTL, PTTL, PERSIST,
 //!   OBJECT ENCODING, SCAN / HSCAN / SSCAN / ZSCAN (MATCH, COUNT, TYPE), DBSIZE, FLUSHALL;
-//! * lists ([`lists`]): LPUSH, RPUSH, LPOP, RPOP (with count), LRANGE, LLEN, LREM, LINDEX,
+//! * lists (`lists`): LPUSH, RPUSH, LPOP, RPOP (with count), LRANGE, LLEN, LREM, LINDEX,
 //!   LSET, LTRIM, LINSERT, LPOS, LMOVE, RPOPLPUSH and the blocking BLMOVE, BRPOP, BLPOP,
 //!   BRPOPLPUSH, which block in virtual time and are served in the order the clients
 //!   blocked, as `blocked.c` does;
-//! * hashes ([`hashes`]), sets ([`sets`]), sorted sets ([`zsets`]), HyperLogLog ([`hll`],
+//! * hashes (`hashes`), sets (`sets`), sorted sets (`zsets`), HyperLogLog ([`hll`],
 //!   a port of `hyperloglog.c`: PFCOUNT and the raw string are Redis' own), streams
 //!   ([`streams`]), pub/sub ([`pubsub`]);
-//! * transactions ([`tx`]): MULTI, EXEC, DISCARD, WATCH, UNWATCH;
-//! * server ([`info`], [`evict`]): INFO (keyspace, stats, memory, replication), CONFIG
+//! * transactions (`tx`): MULTI, EXEC, DISCARD, WATCH, UNWATCH;
+//! * server (`info`, [`evict`]): INFO (keyspace, stats, memory, replication), CONFIG
 //!   GET/SET of `maxmemory`, `maxmemory-policy`, `maxmemory-samples`, `hz` and
 //!   `hll-sparse-max-bytes`, DEBUG SET-ACTIVE-EXPIRE, PING, ECHO;
 //! * EVALSHA / EVAL / SCRIPT LOAD / EXISTS / FLUSH of the named scripts in [`scripts`] (Lua
@@ -26,7 +26,7 @@
 //! Replies are RESP2-typed [`Reply`] values and every error is worded as Redis 7.0 words it
 //! (checked against `redis-server` 7.0.15 by `tests/redis_differential.rs`). Keys expire
 //! lazily on access (a key is alive while `now <= expire time`, as `keyIsExpired` says) and
-//! by the active expire cycle of `expire.c` ([`expire`]): `hz` times per virtual second it
+//! by the active expire cycle of `expire.c` (`expire`): `hz` times per virtual second it
 //! samples up to 20 keys with a TTL, deletes the expired ones and repeats while more than 10%
 //! of a sample was expired, up to a loop limit standing for the cycle's 25%-of-a-tick time
 //! budget. Redis 6+ visits the expires table's hash buckets with a cursor, which amounts to
