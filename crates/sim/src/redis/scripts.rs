@@ -21,7 +21,7 @@ use super::{Reply, SimRedis, NOT_INT};
 /// A script's semantics: `(server, KEYS, ARGV)` → the reply, or the inner error text.
 pub type ScriptFn = fn(&mut SimRedis, &[&[u8]], &[&[u8]]) -> Result<Reply, String>;
 
-/// One registered script, as text only: its Rust semantics are looked up by [`body`] where
+/// One registered script, as text only: its Rust semantics are looked up by `body` where
 /// SimRedis runs it, so code that only names or shows a script (the app, the labs module,
 /// the proxy) does not link SimRedis through a function pointer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
