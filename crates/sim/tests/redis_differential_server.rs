@@ -28,6 +28,8 @@
 //!   in DBSIZE and INFO keyspace while answering nil for them; a read on the primary
 //!   reclaims a key and its DEL reaches the replica; promotion stops replication. The key
 //!   counts on both nodes agree at every step (each waited for with the replica's offset).
+//! * `watching_expired_keys_agrees`: WATCH of a key already past its TTL, then another
+//!   client's write, read, DEL, FLUSHALL, EXPIRE or nothing — Redis 7.0's special rules.
 //! * `blocking_timeouts_parse_like_redis_7_0`: BLPOP's timeout as a long double in seconds
 //!   rounded up to the millisecond (0.0001 s waits 1 ms), hexadecimal included, and every
 //!   error word for word.
@@ -618,5 +620,44 @@ fn blocking_timeouts_parse_like_redis_7_0() {
             (Exec::Reply(got), None) => assert_eq!(got, want, "{t}"),
             (other, _) => panic!("{t}: SimRedis {other:?}, Redis {want}"),
         }
+    }
+}
+
+/// WATCH of a key already past its TTL (active expiry paused on both sides), then another
+/// client writes it, reads it (a lazy delete), deletes it, flushes, or nothing: EXEC
+/// answers alike (Redis 7.0 counts only the write as a change).
+#[test]
+fn watching_expired_keys_agrees() {
+    let mut server = Server::start_with(&["--enable-debug-command", "local"]);
+    let mut a = server.conn();
+    let mut b = server.conn();
+    for case in ["SET k v2", "GET k", "", "DEL k", "FLUSHALL", "EXPIRE k 100"] {
+        let mut sim = SimRedis::new(1);
+        let start = Instant::now();
+        sim.set_epoch_ms(unix_ms());
+        let mut both2 = |sim: &mut SimRedis, conn: &mut Conn, client: u64, line: &str| {
+            sim.advance_to(start.elapsed().as_millis() as u64);
+            let c: Vec<String> = line.split(' ').map(str::to_string).collect();
+            let want = conn.call(&c);
+            let got = match sim.execute(client, &c) {
+                Exec::Reply(r) => r,
+                Exec::Blocked => unreachable!(),
+            };
+            assert_eq!(got, want, "{case:?}: {line}");
+        };
+        both2(&mut sim, &mut a, 1, "FLUSHALL");
+        both2(&mut sim, &mut a, 1, "DEBUG SET-ACTIVE-EXPIRE 0");
+        both2(&mut sim, &mut a, 1, "SET k v PX 1");
+        let set = start.elapsed();
+        poll(5, "the TTL to pass", || {
+            (start.elapsed() > set + Duration::from_millis(10)).then_some(())
+        });
+        both2(&mut sim, &mut a, 1, "WATCH k");
+        if !case.is_empty() {
+            both2(&mut sim, &mut b, 2, case);
+        }
+        both2(&mut sim, &mut a, 1, "MULTI");
+        both2(&mut sim, &mut a, 1, "PING");
+        both2(&mut sim, &mut a, 1, "EXEC");
     }
 }

@@ -674,9 +674,12 @@ impl SimRedis {
         self.repl.propagate_del(key);
     }
 
-    /// A key found expired by a SET that overwrites it in place: the DEL Redis' lookup
-    /// would have sent first.
+    /// A key found expired by a SET that overwrites it in place: what Redis' lookup would
+    /// have done first (deleted it, telling watchers and sending the DEL).
     fn expired_in_place(&mut self, key: &[u8]) {
+        if self.tx.watching() {
+            self.tx.touch(key, false);
+        }
         self.repl.propagate_del(key);
     }
 

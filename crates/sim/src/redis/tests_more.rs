@@ -493,3 +493,44 @@ fn rng_skip_equals_steps() {
     }
     assert_eq!(a, b);
 }
+
+/// Redis 7.0's rules for a key already expired when watched (checked against 7.0.15 with
+/// two connections and active expiry paused): deleting it is no change, writing it is.
+#[test]
+fn watching_an_already_expired_key() {
+    for (case, want_nil) in [
+        ("SET k v2", true),
+        ("GET k", false),
+        ("", false),
+        ("DEL k", false),
+        ("FLUSHALL", false),
+    ] {
+        let mut s = SimRedis::new(1);
+        let mut c =
+            |client: u64, line: &str| match s.execute(client, &cli::split_args(line).unwrap()) {
+                Exec::Reply(x) => x,
+                Exec::Blocked => panic!("blocked"),
+            };
+        c(1, "DEBUG SET-ACTIVE-EXPIRE 0");
+        c(1, "SET k v PX 1");
+        s.advance(10);
+        let mut c =
+            |client: u64, line: &str| match s.execute(client, &cli::split_args(line).unwrap()) {
+                Exec::Reply(x) => x,
+                Exec::Blocked => panic!("blocked"),
+            };
+        c(1, "WATCH k");
+        if !case.is_empty() {
+            c(2, case);
+        }
+        c(1, "MULTI");
+        c(1, "PING");
+        let got = c(1, "EXEC");
+        let want = if want_nil {
+            Reply::Nil
+        } else {
+            Reply::Array(vec![Reply::Status("PONG".into())])
+        };
+        assert_eq!(got, want, "{case:?}");
+    }
+}
