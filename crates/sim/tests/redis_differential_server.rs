@@ -635,7 +635,7 @@ fn watching_expired_keys_agrees() {
         let mut sim = SimRedis::new(1);
         let start = Instant::now();
         sim.set_epoch_ms(unix_ms());
-        let mut both2 = |sim: &mut SimRedis, conn: &mut Conn, client: u64, line: &str| {
+        let both2 = |sim: &mut SimRedis, conn: &mut Conn, client: u64, line: &str| {
             sim.advance_to(start.elapsed().as_millis() as u64);
             let c: Vec<String> = line.split(' ').map(str::to_string).collect();
             let want = conn.call(&c);
