@@ -313,13 +313,13 @@ fn a_change_mid_run_shows_only_the_new_run() {
     b.wait(20, "the heavy run to be under way", |b| {
         b.exists(".lab[aria-busy=true] .lab-progress")
     });
+    b.open_form();
     // Record every table text and every partial row the page shows from now on.
     b.js(
         "window.__seen = []; const seen = () => document.querySelectorAll('[data-testid=eviction-table], [data-testid=eviction-rows]').forEach(e => window.__seen.push(e.textContent)); new MutationObserver(seen).observe(document.body, {subtree: true, childList: true, characterData: true});",
         json!([]),
     );
     let q = "cache=500&seed=3";
-    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-cache'); i.value = '500'; i.dispatchEvent(new Event('change', {bubbles: true})); const s = document.querySelector('#lab-field-seed'); s.value = '3'; s.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),
