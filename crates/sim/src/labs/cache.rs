@@ -641,7 +641,7 @@ pub struct CacheRun<B: Backend = SimRedis> {
 impl CacheRun<SimRedis> {
     /// A run of `cfg` against a fresh SimRedis.
     pub fn new(cfg: CacheConfig) -> Self {
-        CacheRun::with_backend(cfg, SimRedis::new(cfg.seed))
+        CacheRun::with_backend(cfg, SimRedis::new(cfg.seed).with_named_scripts())
     }
 }
 
@@ -1367,7 +1367,7 @@ impl CacheLive {
                     start: Start::Empty,
                     ..*cfg
                 },
-                SimRedis::new(cfg.seed),
+                SimRedis::new(cfg.seed).with_named_scripts(),
             )
         };
         r.cfg = *cfg;
