@@ -95,6 +95,10 @@ fn block(b: &Block, live: bool, fr: Frags) -> Html {
         Block::Para(t) => html! { <p>{ inline(t) }</p> },
         Block::Lead(t) => html! { <p class="lead">{ inline(t) }</p> },
         Block::Note(t) => html! { <p class="note">{ inline(t) }</p> },
+        // A correction: one small line; the fact itself is the slide's own bullet or diagram.
+        Block::Fix(t) => {
+            html! { <p class="fix"><span class="fix-tag">{"সংশোধন"}</span>{" "}{ inline(t) }</p> }
+        }
         Block::Bullets(items) => html! {
             <ul class="bullets">{ for items.iter().enumerate().map(|(i, t)| html! { <li class={fr.class(i)}>{ inline(t) }</li> }) }</ul>
         },
