@@ -198,7 +198,15 @@ fn words(s: &str) -> Vec<&str> {
     for (k, &(i, c)) in chars.iter().enumerate() {
         let inner_hyphen =
             c == '-' && start.is_some() && chars.get(k + 1).is_some_and(|&(_, n)| is_word_char(n));
-        if is_word_char(c) || inner_hyphen {
+        // `cache.aside`, `Socket.IO`: a dot between letters is inside an identifier.
+        let inner_dot = c == '.'
+            && start.is_some()
+            && k > 0
+            && chars[k - 1].1.is_ascii_alphanumeric()
+            && chars
+                .get(k + 1)
+                .is_some_and(|&(_, n)| n.is_ascii_alphanumeric());
+        if is_word_char(c) || inner_hyphen || inner_dot {
             start.get_or_insert(i);
         } else if let Some(st) = start.take() {
             out.push(&s[st..i]);
@@ -210,9 +218,15 @@ fn words(s: &str) -> Vec<&str> {
     out
 }
 
-/// Whether `word` is `variant` with an inflection (`-এর`, `ে`, `র` …).
+/// Whether `word` is `variant` with an inflection (`-এর`, `ে`, `র` …). A variant in lower
+/// case matches any case (`cache`, `Cache`); one with capitals matches as written (`DB`, not
+/// the `db` of `src/db.c`).
 fn inflected(word: &str, variant: &str) -> bool {
-    let (w, v) = (word.to_lowercase(), variant.to_lowercase());
+    let (w, v) = if variant.chars().any(|c| c.is_ascii_uppercase()) {
+        (word.to_string(), variant.to_string())
+    } else {
+        (word.to_lowercase(), variant.to_lowercase())
+    };
     let Some(rest) = w.strip_prefix(&v) else {
         return false;
     };
@@ -226,9 +240,26 @@ fn inflected(word: &str, variant: &str) -> bool {
     ENDINGS.contains(&rest)
 }
 
+/// `text` without its quotations (`"…"`, `“…”`): a quoted error message or title is verbatim.
+fn unquoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            '“' => quoted = true,
+            '”' => quoted = false,
+            c if !quoted => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Glossary variants in `text` (prose, code already removed): what to write instead.
 fn glossary(text: &str) -> Vec<String> {
-    let ws = words(text);
+    let text = unquoted(text);
+    let ws = words(&text);
     let mut out = Vec::new();
     for t in GLOSSARY {
         for &v in t.not {
