@@ -113,11 +113,14 @@ fn block(b: &Block, live: bool, fr: Frags) -> Html {
                 }) }
             </code></pre>
         },
+        // Each cell carries its column's name: on a phone a row becomes a card of labelled cells.
         Block::Table { head, rows } => html! {
             <table class="table" tabindex={focusable}>
                 <thead><tr>{ for head.iter().map(|c| html! { <th scope="col">{ inline(c) }</th> }) }</tr></thead>
                 <tbody>{ for rows.iter().map(|r| html! {
-                    <tr>{ for r.iter().map(|c| html! { <td>{ inline(c) }</td> }) }</tr>
+                    <tr>{ for r.iter().enumerate().map(|(i, c)| html! {
+                        <td data-label={head.get(i).map(|h| redislab_deck::plain(h))}>{ inline(c) }</td>
+                    }) }</tr>
                 }) }</tbody>
             </table>
         },
