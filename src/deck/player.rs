@@ -99,10 +99,24 @@ pub fn Player(props: &DeckViewProps) -> Html {
             move || drop(timer)
         });
     }
-    // Fit: a short slide is set larger, a dense one that would overflow a little smaller.
+    // Fit: a short slide is set larger, a dense one that would overflow a little smaller —
+    // again once the web fonts are in, since the fallback font measures differently.
     {
         let stage = stage.clone();
-        use_effect_with((p.index, p.script, *fullscreen), move |_| fit(&stage));
+        use_effect_with((p.index, p.script, *fullscreen), move |_| {
+            fit(&stage);
+            let ready = js_sys::Reflect::get(&dom::document(), &"fonts".into())
+                .and_then(|fonts| js_sys::Reflect::get(&fonts, &"ready".into()))
+                .ok()
+                .and_then(|r| r.dyn_into::<js_sys::Promise>().ok());
+            if let Some(ready) = ready {
+                wasm_bindgen_futures::spawn_local(async move {
+                    if wasm_bindgen_futures::JsFuture::from(ready).await.is_ok() {
+                        fit(&stage);
+                    }
+                });
+            }
+        });
     }
     {
         let stage = stage.clone();
@@ -408,23 +422,27 @@ fn fit(node: &NodeRef) {
     if let Some(b) = &body {
         let _ = b.style().set_property("flex", "none");
     }
-    let padding = dom::window()
-        .get_computed_style(&el)
-        .ok()
-        .flatten()
-        .map_or(0.0, |cs| {
-            let px = |p: &str| {
-                cs.get_property_value(p)
-                    .ok()
-                    .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
-                    .unwrap_or(0.0)
-            };
-            px("padding-top") + px("padding-bottom")
-        });
     let mut f = 1.0_f64;
-    for pass in 0..4 {
+    // The padding is in the slide's em: it grows and shrinks with the type, so it is read
+    // again at every pass.
+    let padding = || {
+        dom::window()
+            .get_computed_style(&el)
+            .ok()
+            .flatten()
+            .map_or(0.0, |cs| {
+                let px = |p: &str| {
+                    cs.get_property_value(p)
+                        .ok()
+                        .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+                        .unwrap_or(0.0)
+                };
+                px("padding-top") + px("padding-bottom")
+            })
+    };
+    for pass in 0..5 {
         let need = f64::from(inner.offset_height());
-        let have = f64::from(el.client_height()) - padding;
+        let have = f64::from(el.client_height()) - padding();
         if need <= 0.0 || have <= 0.0 {
             break;
         }
@@ -433,7 +451,7 @@ fn fit(node: &NodeRef) {
             // Padding does not shrink with the type; aim a little under.
             (f * ratio * 0.97).max(FIT_MIN)
         } else if pass < 2 && ratio > 1.06 && f < FIT_MAX {
-            (f * ratio * 0.95).min(FIT_MAX)
+            (f * ratio.sqrt() * 0.97).min(FIT_MAX)
         } else {
             break;
         };

@@ -194,7 +194,7 @@ fn the_sharded_adapter_saves_through_room_channels() {
     let s = slide(&deck("production"), 13);
     has(
         &s,
-        &["রুমপিছু আলাদা চ্যানেল", "Redis ৭.০", "SSUBSCRIBE নিজে কিছু বাঁচায় না"],
+        &["রুমপিছু চ্যানেল", "Redis ৭.০", "SSUBSCRIBE নিজে কিছু বাঁচায় না"],
     );
     lacks(&s, &["shard channel-এ, তাই অকারণ ট্রাফিক"]);
 }
