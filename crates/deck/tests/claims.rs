@@ -299,7 +299,7 @@ fn the_broadcast_deck_counts_right() {
         .body
         .iter()
         .find_map(|x| match x {
-            Block::Container { kind, items, .. } if kind == "steps" => Some(items.len()),
+            Block::Container { kind, items, .. } if kind == "cards" => Some(items.len()),
             _ => None,
         })
         .expect("the layers");
