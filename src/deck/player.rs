@@ -423,6 +423,10 @@ fn fit(node: &NodeRef) {
         let _ = b.style().set_property("flex", "none");
     }
     let mut f = 1.0_f64;
+    // The cover and the end are centred already, and the page's first slide is also written
+    // into index.html (the shell) without the app: they keep their type, so the app's first
+    // slide lands exactly on the shell's.
+    let grow = el.class_list().contains("layout-default");
     // The padding is in the slide's em: it grows and shrinks with the type, so it is read
     // again at every pass.
     let padding = || {
@@ -450,7 +454,7 @@ fn fit(node: &NodeRef) {
         let next = if ratio < 1.0 {
             // Padding does not shrink with the type; aim a little under.
             (f * ratio * 0.97).max(FIT_MIN)
-        } else if pass < 2 && ratio > 1.06 && f < FIT_MAX {
+        } else if grow && pass < 2 && ratio > 1.06 && f < FIT_MAX {
             (f * ratio.sqrt() * 0.97).min(FIT_MAX)
         } else {
             break;
