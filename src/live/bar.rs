@@ -2,7 +2,7 @@
 //! scale, the connection indicator, "again" once a run has ended, what a live run runs (when
 //! it is scaled down) and, when it cannot run, the clear message that the lab is simulating.
 
-use super::{Indicator, LiveRun};
+use super::{Indicator, LiveState};
 use redislab_deck::bn;
 use redislab_sim::live::LiveStatus;
 use yew::prelude::*;
@@ -37,7 +37,7 @@ pub struct LivePanelProps {
     /// The switch.
     pub switch: LiveSwitch,
     /// The live run.
-    pub live: LiveRun,
+    pub live: LiveState,
     /// What a live run runs, when it is not the lab's own numbers (scaled-down counts).
     #[prop_or_default]
     pub note: Option<AttrValue>,
@@ -89,13 +89,13 @@ pub fn LivePanel(props: &LivePanelProps) -> Html {
                 }
             </div>
             if on {
-                if let Some(note) = props.note.clone().filter(|_| live.failed.is_none() || live.part.is_some()) {
+                if let Some(note) = props.note.clone().filter(|_| live.failed.is_none() || live.got) {
                     <p class="live-note" data-testid="live-note">{ note }</p>
                 }
                 if let Some(why) = live.failed.clone() {
                     <p class="live-msg" role="alert" data-testid="live-msg">
                         { why }
-                        if !matches!(live.status, Some(LiveStatus::Lost(_))) || live.part.is_none() {
+                        if !matches!(live.status, Some(LiveStatus::Lost(_))) || !live.got {
                             <span class="live-msg-sim">{" নিচে যা দেখছেন তা সিমুলেশন।"}</span>
                         }
                     </p>

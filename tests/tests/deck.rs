@@ -117,6 +117,48 @@ fn walk_the_broadcast_deck() {
 }
 
 #[test]
+fn walk_the_patterns_deck() {
+    let n = deck("patterns").slides.len();
+    assert!((20..=26).contains(&n), "the patterns deck has {n} slides");
+    walk("patterns");
+}
+
+/// The patterns deck is on the home page, with its slide count and its handout (one page a
+/// slide, every fragment shown).
+#[test]
+fn the_patterns_deck_is_listed_with_its_handout() {
+    let d = deck("patterns");
+    let n = d.slides.len();
+    let b = laptop();
+    b.open("#/");
+    b.wait(10, "the home page", |b| b.exists(".deck-card"));
+    let card = b.js(
+        "return [...document.querySelectorAll('.deck-card')].map(c => c.textContent).find(t => t.includes(arguments[0])) || ''",
+        json!([d.title.as_ref()]),
+    );
+    let card = card.as_str().unwrap_or_default();
+    assert!(
+        card.contains(&format!("{}টি স্লাইড", bn::digits(n, 1))),
+        "the home page's card: {card:?}"
+    );
+    b.click(".deck-card a[href='#/patterns/print']");
+    b.wait(10, "the handout", |b| b.exists(".print-page"));
+    assert_eq!(
+        b.js(
+            "return document.querySelectorAll('.print-page').length",
+            json!([])
+        ),
+        json!(n)
+    );
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('.print-page .frag')].filter(e => getComputedStyle(e).visibility !== 'visible').length", json!([])),
+        json!(0)
+    );
+    b.screenshot(&screenshot_dir().join("features/patterns-handout.png"));
+    assert_no_console_errors(&b);
+}
+
+#[test]
 fn walk_the_whole_deck_with_the_arrow_keys() {
     let deck = production();
     assert_eq!(deck.slides.len(), 22);
@@ -458,7 +500,7 @@ fn the_phone_shows_the_roles_in_order_tables_whole_and_figures_on_one_line() {
 #[test]
 fn phone_width_stays_readable() {
     let b = Browser::new(PHONE.0, PHONE.1);
-    for id in ["production", "eviction", "broadcast"] {
+    for id in ["production", "eviction", "broadcast", "patterns"] {
         let n = deck(id).slides.len();
         let shots = screenshot_dir().join(format!("phone/{id}"));
         for i in 1..=n {

@@ -46,14 +46,14 @@ fn wait_labs_idle(b: &Browser) {
 
 /// What the simulator computes natively for the broadcast lab's address query.
 fn broadcast_native(query: &str) -> broadcast::BroadcastResult {
-    let (p, errs) = Params::from_query(broadcast::FIELDS, &broadcast::expand_query(query));
+    let (p, errs) = Params::from_query(&broadcast::INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     broadcast::run(&p.typed())
 }
 
 /// What the simulator computes natively for the lock lab's address query.
 fn lock_native(query: &str) -> lock::LockResult {
-    let (p, errs) = Params::from_query(lock::FIELDS, &lock::expand_query(query));
+    let (p, errs) = Params::from_query(&lock::INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     lock::run(&p.typed())
 }

@@ -37,18 +37,8 @@ pub const CONTAINERS: &[&str] = &[
     "cards", "stats", "steps", "defs", "levels", "diagram", "lab",
 ];
 
-/// Live labs a deck can embed (`:::lab NAME key=value …`).
-pub const LABS: &[&str] = &[
-    "lru",
-    "eviction",
-    "sampling",
-    "jitter",
-    "stampede",
-    "cache",
-    "lock",
-    "streams",
-    "broadcast",
-];
+/// Live labs a deck can embed (`:::lab NAME key=value …`): the simulator's registry.
+pub use redislab_sim::labs::registry::IDS as LABS;
 
 /// Diagram names the app knows how to draw (`:::diagram NAME`).
 pub const DIAGRAMS: &[&str] = &[
@@ -388,6 +378,17 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Body> {
                         .is_some_and(|(k, v)| !k.is_empty() && !v.is_empty())
                 }) {
                     return err(n, format!("lab preset `{bad}` must be `key=value`"));
+                }
+                // The values as the lab itself checks them (its fields, ranges and presets).
+                let info = redislab_sim::labs::registry::info(&args[0]).expect("checked above");
+                let query = args[1..]
+                    .iter()
+                    .map(|a| a.as_ref())
+                    .collect::<Vec<&str>>()
+                    .join("&");
+                let (_, errors) = redislab_sim::labs::params::Params::from_query(info, &query);
+                if let Some(e) = errors.first() {
+                    return err(n, format!("lab `{}`: `{}`: {}", info.id, e.key, e.message));
                 }
             }
             let end = lines[i + 1..].iter().position(|(_, l)| *l == ":::");

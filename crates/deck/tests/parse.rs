@@ -293,6 +293,30 @@ fn malformed() -> Vec<(&'static str, String, usize, &'static str)> {
             "ugly",
         ),
         (
+            "unknown lab",
+            deck("kicker: k\ntitle: t\n\n:::lab moon\n:::\n???\ns.\n"),
+            7,
+            "unknown lab",
+        ),
+        (
+            "lab value out of range",
+            deck("kicker: k\ntitle: t\n\n:::lab cache requests=0\n:::\n???\ns.\n"),
+            7,
+            "requests",
+        ),
+        (
+            "unknown lab key",
+            deck("kicker: k\ntitle: t\n\n:::lab lock colour=red\n:::\n???\ns.\n"),
+            7,
+            "colour",
+        ),
+        (
+            "unknown lab preset",
+            deck("kicker: k\ntitle: t\n\n:::lab lock preset=nope\n:::\n???\ns.\n"),
+            7,
+            "nope",
+        ),
+        (
             "diagram without name",
             deck("kicker: k\ntitle: t\n\n:::diagram\n- a\n:::\n???\ns.\n"),
             7,

@@ -6,26 +6,24 @@
 
 mod support;
 
-use redislab_sim::labs::lock::{
-    self, expand_query, CmdKind, LockLive, LockParams, LockResult, OwnerEnd, FIELDS,
-};
+use redislab_sim::labs::lock::{self, CmdKind, LockLive, LockParams, LockResult, OwnerEnd, INFO};
 use redislab_sim::labs::params::Params;
 use redislab_sim::live::{self, Incoming};
 use std::time::Duration;
 use support::{config, drive_live, Proxy, RedisServer, Ws};
 
 fn preset(id: &str) -> LockParams {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
+    let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
     assert!(errs.is_empty(), "{errs:?}");
     p.typed()
 }
 
 /// The race through the proxy, driven as the browser's worker drives it: no error answers.
 async fn race_live(ws: &mut Ws, p: &LockParams) -> LockResult {
-    let mut run = LockLive::new(p);
+    let mut run: LockLive = lock::live(p);
     let errors = drive_live(ws, &mut run, Duration::from_secs(60)).await;
     assert!(errors.is_empty(), "{errors:?}");
-    run.result()
+    run.output()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,15 +11,13 @@
 mod support;
 
 use redislab_proxy::Config;
-use redislab_sim::labs::broadcast::{
-    self, expand_query, BroadcastLive, BroadcastParams, BroadcastResult, FIELDS,
-};
+use redislab_sim::labs::broadcast::{self, BroadcastLive, BroadcastParams, BroadcastResult, INFO};
 use redislab_sim::labs::params::Params;
 use std::time::Duration;
 use support::{connect, drive_live, Proxy, RedisServer};
 
 fn preset(id: &str) -> BroadcastParams {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
+    let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
     assert!(errs.is_empty(), "{errs:?}");
     p.typed()
 }

@@ -139,7 +139,7 @@ fn cache_engine() {
 fn streams_lab() {
     use redislab_sim::labs::params::Params;
     use redislab_sim::labs::streams;
-    let (p, _) = Params::from_query(streams::FIELDS, streams::BENCH_QUERY);
+    let (p, _) = Params::from_query(&streams::INFO, streams::BENCH_QUERY);
     let p: streams::StreamsParams = p.typed();
     let (t, cpu, r) = best_of_cpu(3, || streams::run(&p));
     let c = r.counters;
@@ -168,7 +168,7 @@ fn streams_lab() {
 
 /// (g) The broadcast lab: 5,00,000 tokens, the fixed configuration (budget 1 s natively).
 fn broadcast() {
-    use redislab_sim::labs::broadcast::{expand_query, run, BroadcastParams, FIELDS};
+    use redislab_sim::labs::broadcast::{run, BroadcastParams, INFO};
     use redislab_sim::labs::params::Params;
     let p = BroadcastParams::default();
     let (t, r) = best_of(3, || run(&p));
@@ -182,9 +182,7 @@ fn broadcast() {
         r.counters.sent_twice,
         r.counters.lost
     );
-    let heavy: BroadcastParams = Params::from_query(FIELDS, &expand_query("preset=all-at-once"))
-        .0
-        .typed();
+    let heavy: BroadcastParams = Params::from_query(&INFO, "preset=all-at-once").0.typed();
     let (t, r) = best_of(3, || run(&heavy));
     println!(
         "    all at once (1,000 worker slots, no throttle): {:.1} ms ({} FCM calls, {} Redis commands)",

@@ -2,7 +2,7 @@
 //! crash, outage and click schedules, and `labsim broadcast --json`.
 
 use redislab_sim::labs::broadcast::{
-    expand_query, is_dead, run, BroadcastConfig, BroadcastParams, BroadcastRun, End, FIELDS,
+    is_dead, run, BroadcastConfig, BroadcastParams, BroadcastRun, End, INFO,
 };
 use redislab_sim::labs::params::Params;
 use redislab_sim::queue::Life;
@@ -10,7 +10,7 @@ use redislab_sim::rng::Mulberry32;
 use std::process::Command;
 
 fn preset(query: &str) -> BroadcastParams {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(query));
+    let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{query}: {errs:?}");
     p.typed()
 }

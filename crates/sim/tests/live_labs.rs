@@ -8,8 +8,8 @@
 use redislab_sim::labs::broadcast::{self, BroadcastLive, BroadcastParams};
 use redislab_sim::labs::cache::{self, CacheConfig, CacheLive, Layers, Path};
 use redislab_sim::labs::params::Params;
-use redislab_sim::labs::streams::{self, StreamsLive, StreamsParams, FIELDS, PRESETS};
-use redislab_sim::labs::work::{LiveDriver, Output};
+use redislab_sim::labs::streams::{self, StreamsLive, StreamsParams, INFO, PRESETS};
+use redislab_sim::labs::work::LiveDriver;
 use redislab_sim::redis::{Exec, Reply, SimRedis};
 use std::collections::BTreeMap;
 
@@ -90,9 +90,7 @@ fn the_cache_engine_live_answers_every_request_as_predicted() {
         assert_eq!((cfg.concurrent, cfg.requests), (8, 120));
         let mut live = CacheLive::new(&cfg);
         let sent = drive(&mut live, cfg.seed);
-        let Output::Cache(view) = live.output() else {
-            panic!("not the cache's output")
-        };
+        let view: cache::CacheView = live.snapshot().read().expect("the cache's output");
         let real = live.result();
         let sim = live.predicted();
         assert_eq!(real.counts.requests(), 120, "{layers:?}");
@@ -124,7 +122,7 @@ fn the_cache_engine_live_answers_every_request_as_predicted() {
 fn preset(id: &str) -> StreamsParams {
     let pr = PRESETS.iter().find(|p| p.id == id).unwrap();
     let q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let (p, e) = Params::from_query(FIELDS, &q.join("&"));
+    let (p, e) = Params::from_query(&INFO, &q.join("&"));
     assert!(e.is_empty());
     p.typed()
 }
@@ -179,10 +177,7 @@ fn the_streams_lab_live_saves_everything_and_samples_redis() {
 }
 
 fn broadcast_preset(id: &str) -> BroadcastParams {
-    let (p, e) = Params::from_query(
-        broadcast::FIELDS,
-        &broadcast::expand_query(&format!("preset={id}")),
-    );
+    let (p, e) = Params::from_query(&broadcast::INFO, &format!("preset={id}"));
     assert!(e.is_empty(), "{e:?}");
     p.typed()
 }

@@ -52,7 +52,7 @@
 
 use redislab_sim::redis::{scripts, Exec, SimRedis};
 use redislab_sim::world::lockrace::{race, LockWorker, RaceConfig};
-use redislab_sim::world::{Backend, Hop, World};
+use redislab_sim::world::{Backend, Delivery, Hop, Sent, World};
 use redislab_sim::{Mulberry32, Reply};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -910,21 +910,21 @@ struct RealRedis {
 }
 
 impl Backend for RealRedis {
-    fn send(&mut self, _now_ms: u64, client: u64, cmd: &[Vec<u8>]) -> Option<Reply> {
+    fn send(&mut self, _now_ms: u64, _op: usize, client: u64, cmd: &[Vec<u8>]) -> Sent {
         let port = self.port;
         let c = self
             .conns
             .entry(client)
             .or_insert_with(|| Conn::open(port).expect("connect"));
-        Some(c.call(cmd))
+        Sent::Reply(c.call(cmd))
     }
-    fn take_woken(&mut self) -> Vec<(u64, Reply)> {
+    fn take_woken(&mut self) -> Vec<Delivery> {
         Vec::new()
     }
     fn next_timeout_ms(&self) -> Option<u64> {
         None
     }
-    fn advance_to(&mut self, _now_ms: u64) -> Vec<(u64, Reply, u64)> {
+    fn advance_to(&mut self, _now_ms: u64) -> Vec<Delivery> {
         Vec::new()
     }
 }

@@ -41,8 +41,10 @@ mod live;
 
 pub use live::{BroadcastLive, LIVE_BLOCK_MS, LIVE_CONCURRENCY, LIVE_TOKENS};
 
-use super::params::{choice, int, Field};
-use super::preset::{self, Preset};
+use super::lab::{erase, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver, Run};
+use crate::cli::{Args, CliError};
+use super::params::{broken, choice, int, Field, Params};
+use super::preset::Preset;
 use crate::queue::{
     Keys, Life, Outcome, Processor, QueueConfig, Running, Slot, StalledCheck, Step,
 };
@@ -216,7 +218,7 @@ fn is_drain(v: &u64) -> bool {
 
 impl Default for BroadcastParams {
     fn default() -> Self {
-        super::params::Params::defaults(FIELDS).typed()
+        super::params::Params::defaults(&INFO).typed()
     }
 }
 
@@ -369,30 +371,6 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
-/// The preset with this id.
-pub fn preset(id: &str) -> Option<&'static Preset> {
-    preset::find(PRESETS, id)
-}
-
-/// Expands `preset=<id>` in a query into the preset's pairs.
-pub fn expand_query(query: &str) -> String {
-    preset::expand(PRESETS, query)
-}
-
-/// The preset whose values `p` has, if any (the defaults are `fixed`).
-pub fn preset_of(p: &super::params::Params) -> Option<&'static Preset> {
-    // A preset matches when its pairs hold and every other field is at its default.
-    PRESETS.iter().find(|pr| {
-        FIELDS.iter().all(|f| {
-            let want = pr
-                .pairs
-                .iter()
-                .find(|(k, _)| *k == f.key)
-                .map_or(f.default, |(_, v)| *v);
-            f.key == "seed" || p.get(f.key) == want
-        })
-    })
-}
 
 // ---------------------------------------------------------------------------------------
 // What the run records.
@@ -1932,13 +1910,140 @@ impl BroadcastResult {
     }
 }
 
+// --- the lab -------------------------------------------------------------------------------
+
+/// The lab.
+pub const INFO: LabInfo = LabInfo {
+    id: "broadcast",
+    title: "এক ক্লিকে ৫ লাখ ডিভাইস — কিউ, ব্যাচ, রিট্রাই",
+    blurb: "API-র ভেতরে লুপ বনাম BullMQ-র মতো কিউ: cursor, ৫০০-র ব্যাচ, থ্রটল, dedup, backoff-এ রিট্রাই, মরা টোকেন, ওয়ার্কার ক্র্যাশ — কে পেল, কে দুবার, কে বাদ",
+    fields: FIELDS,
+    presets: PRESETS,
+    rules,
+    runs: &["run"],
+    live: true,
+};
+
+/// Batch jobs (× broadcast jobs without dedup) within [`MAX_JOBS`].
+fn rules(p: &Params) -> Result<(), super::lab::Broken> {
+    let num = |k: &str| u64::try_from(p.int(k)).unwrap_or(1).max(1);
+    let per = num("chunk").min(num("page"));
+    let copies = if p.get("dedup") == "off" { num("clicks") } else { 1 };
+    if num("tokens").div_ceil(per) * copies > MAX_JOBS {
+        return Err(broken(
+            "chunk",
+            format!(
+                "ব্যাচ (টোকেন ÷ chunk, ক্লিক ধরে) {MAX_JOBS}-এর বেশি হলে হিসাব অনেক লম্বা — chunk বাড়ান বা টোকেন কমান"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The parameters of `job`: scaled down for a live run when it asks.
+fn shaped(job: &Job, p: &Params) -> BroadcastParams {
+    let p: BroadcastParams = p.typed();
+    match job.live_scale {
+        Some(k) => p.for_live(k),
+        None => p,
+    }
+}
+
+/// World events per unit of work.
+const EVENTS: usize = 8_192;
+
+impl Run for BroadcastRun {
+    type Part = ();
+    type Output = BroadcastResult;
+    fn step(&mut self) -> Option<()> {
+        self.steps(EVENTS);
+        None
+    }
+    fn is_done(&self) -> bool {
+        BroadcastRun::is_done(self)
+    }
+    fn progress(&self) -> f64 {
+        BroadcastRun::progress(self)
+    }
+    fn output(&mut self) -> BroadcastResult {
+        self.result()
+    }
+}
+
+/// The lab's runner.
+pub struct BroadcastLab;
+
+/// The registry's entry.
+pub static LAB: BroadcastLab = BroadcastLab;
+
+impl Lab for BroadcastLab {
+    fn info(&self) -> &'static LabInfo {
+        &INFO
+    }
+
+    fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        Ok(erase(BroadcastRun::new(&shaped(job, p))))
+    }
+
+    fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
+        let p = shaped(job, p);
+        (p.mode == "queue").then(|| Box::new(BroadcastLive::new(&p)) as Box<dyn LiveDriver>)
+    }
+
+    fn cli_spec(&self) -> CliSpec {
+        CliSpec {
+            alias: None,
+            summary: "seed 004's broadcast: one notification to 5,00,000 devices, the naive loop in \
+                      the request or a BullMQ-style queue in SimRedis (paging, 500-token chunks, a \
+                      throttle, dedup, retries with backoff, dead tokens, a worker crash)",
+            skip: &[],
+            more: &[],
+            switches: &["trace"],
+            usage: &["[--trace] (every event)"],
+        }
+    }
+
+    fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
+        let mut run = BroadcastRun::new(&p.typed());
+        while BroadcastRun::step(&mut run) {}
+        let r = run.result();
+        let mut text = if a.flag("trace") {
+            run.trace_text()
+        } else {
+            String::new()
+        };
+        text.push_str(&r.text());
+        Ok(crate::cli::emit(a, text, || r.to_json()))
+    }
+}
+
+impl LiveDriver for BroadcastLive {
+    fn advance(&mut self, now_ms: u64) -> Vec<(usize, Command)> {
+        BroadcastLive::advance(self, now_ms)
+    }
+    fn arrived(&mut self, tag: usize, reply: Reply, now_ms: u64, rtt_us: u32) {
+        BroadcastLive::arrived(self, tag, reply, now_ms, rtt_us);
+    }
+    fn next_at(&self) -> Option<u64> {
+        BroadcastLive::next_at(self)
+    }
+    fn is_done(&self) -> bool {
+        BroadcastLive::is_done(self)
+    }
+    fn snapshot(&self) -> Json {
+        Json::of(&self.result())
+    }
+    fn snapshot_ms(&self) -> f64 {
+        250.0
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::labs::params::Params;
 
     fn preset_params(id: &str) -> BroadcastParams {
-        let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
+        let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
         assert!(errs.is_empty(), "{errs:?}");
         p.typed()
     }
@@ -1947,13 +2052,13 @@ mod tests {
     fn defaults_are_the_fixed_preset_and_every_preset_is_valid() {
         assert_eq!(BroadcastParams::default(), preset_params("fixed"));
         assert_eq!(
-            preset_of(&Params::defaults(FIELDS)).map(|p| p.id),
+            Params::defaults(&INFO).preset().map(|p| p.id),
             Some("fixed")
         );
         for pr in PRESETS {
-            let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={}", pr.id)));
+            let (p, errs) = Params::from_query(&INFO, &format!("preset={}", pr.id));
             assert!(errs.is_empty(), "{}: {errs:?}", pr.id);
-            assert!(preset_of(&p).is_some(), "{}", pr.id);
+            assert!(p.preset().is_some(), "{}", pr.id);
         }
         assert_eq!(BroadcastParams::default().batches(), 1000);
     }
@@ -1971,15 +2076,14 @@ mod tests {
 
     #[test]
     fn the_worker_protocol_gives_the_same_result() {
-        use crate::labs::work::{Body, Job, Output, Work};
+        use crate::labs::work::{Body, Job, Work};
         let p = preset_params("dead-tokens");
-        let msgs = Work::new(Job::Broadcast(Box::new(p.clone())))
-            .unwrap()
-            .run_to_end();
-        let Some(Body::Done(Output::Broadcast(r))) = msgs.last() else {
+        let job = Job::new(&INFO, &Params::from_query(&INFO, "preset=dead-tokens").0);
+        let msgs = Work::new(job).unwrap().run_to_end();
+        let Some(Body::Done(r)) = msgs.last() else {
             panic!("no result")
         };
-        assert_eq!(**r, run(&p));
+        assert_eq!(r.read::<BroadcastResult>().unwrap(), run(&p));
         let s = serde_json::to_string(&msgs).unwrap();
         assert_eq!(serde_json::from_str::<Vec<Body>>(&s).unwrap(), msgs);
     }

@@ -26,11 +26,16 @@
 //! scrubs its trace); [`run`] runs it to the end, and `LockRun::result().so_far(n)` equals
 //! the result of the same run stopped after `n` trace entries (tested below).
 
+use super::lab::{erase, AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
+use super::log::CmdLine;
+use super::scenario::{LiveRun, Scenario, SimRun};
+use super::params::Params;
+use crate::cli::{Args, CliError};
 use super::params::{Field, Kind};
-use crate::redis::{scripts, Reply, SimRedis};
+use crate::redis::{scripts, Reply};
 use crate::world::{
-    cmd, show_cmd, Action, Actor, ActorId, Command, Ctx, Hop, Input, LiveRedis, LiveWorld,
-    TraceEvent, What, World,
+    cmd, Action, Actor, Actors, Backend, Command, Ctx, Hop, Input, TraceEvent, What,
+    World,
 };
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -185,7 +190,7 @@ pub struct LockParams {
 
 impl Default for LockParams {
     fn default() -> Self {
-        super::params::Params::defaults(FIELDS).typed()
+        super::params::Params::defaults(&INFO).typed()
     }
 }
 
@@ -288,20 +293,6 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
-/// The preset with this id.
-pub fn preset(id: &str) -> Option<&'static Preset> {
-    super::preset::find(PRESETS, id)
-}
-
-/// Expands `preset=<id>` in a query into the preset's pairs ([`super::preset::expand`]).
-pub fn expand_query(query: &str) -> String {
-    super::preset::expand(PRESETS, query)
-}
-
-/// The preset whose values `p` has, if any.
-pub fn preset_of(p: &super::params::Params) -> Option<&'static Preset> {
-    super::preset::of(PRESETS, p)
-}
 
 /// Text of a critical-section piece of work in the trace.
 pub const WORK: &str = "কাজ";
@@ -623,10 +614,10 @@ pub struct CmdRow {
     pub sent_ms: u64,
     /// Worker.
     pub actor: usize,
-    /// The command, as `redis-cli` would echo it.
-    pub cmd: String,
-    /// The reply, as `redis-cli` prints it.
-    pub reply: String,
+    /// The command's words.
+    pub cmd: Vec<String>,
+    /// Redis' reply (a live run's may be the proxy's error, as an error reply).
+    pub reply: Reply,
     /// What it is for.
     pub kind: CmdKind,
     /// It deleted the other worker's lock (a `DEL`, or a release, that removed a lock the
@@ -635,6 +626,30 @@ pub struct CmdRow {
     /// Live runs: the round trip to the real Redis through the proxy, µs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_us: Option<u32>,
+}
+
+impl CmdRow {
+    /// The command as redis-cli echoes it.
+    pub fn cmd_text(&self) -> String {
+        self.line().cmd_text()
+    }
+
+    /// The row as a line of the command log.
+    pub fn line(&self) -> CmdLine {
+        CmdLine {
+            at_ms: self.at_ms,
+            actor: NAMES[self.actor].into(),
+            cmd: self.cmd.clone(),
+            reply: Ok(self.reply.clone()),
+            note: String::new(),
+            rtt_us: self.rtt_us,
+        }
+    }
+
+    /// Redis granted (`OK`) or confirmed (`1`) what it asked.
+    pub fn worked(&self) -> bool {
+        self.reply == Reply::ok() || self.reply.as_int() == Some(1)
+    }
 }
 
 /// Who held the lock in Redis, from when to when.
@@ -779,182 +794,101 @@ pub struct Outcome {
     pub last_end: Option<OwnerEnd>,
 }
 
-/// A step-able run.
-pub struct LockRun {
+/// The race as a [`Scenario`]: workers A and B (B `gap` ms later), their shared journal of
+/// what the resource saw, and the analysis of the trace.
+pub struct LockScenario {
     params: LockParams,
-    world: World<SimRedis>,
-    journal: Rc<RefCell<Journal>>,
-    done: bool,
-}
-
-impl LockRun {
-    /// The run of `p` (nothing happened yet).
-    pub fn new(p: &LockParams) -> Self {
-        let journal = Rc::new(RefCell::new(Journal::default()));
-        let mut world = World::with_sim(p.seed);
-        let hop = Hop {
-            to_redis_ms: 1,
-            from_redis_ms: 1,
-            jitter_ms: 2,
-        };
-        for (id, start) in [(0, 0), (1, p.gap)] {
-            world.add(Box::new(Worker::new(id, p, journal.clone())), hop, start);
-        }
-        LockRun {
-            params: p.clone(),
-            world,
-            journal,
-            done: false,
-        }
-    }
-
-    /// One event; false when the run is over.
-    pub fn step(&mut self) -> bool {
-        if self.done {
-            return false;
-        }
-        self.journal.borrow_mut().step = self.world.trace().len();
-        if self.world.trace().len() >= MAX_STEPS || !self.world.step() {
-            self.done = true;
-        }
-        !self.done
-    }
-
-    /// Up to `n` events; true when the run is over.
-    pub fn steps(&mut self, n: usize) -> bool {
-        for _ in 0..n {
-            if !self.step() {
-                break;
-            }
-        }
-        self.done
-    }
-
-    /// Runs until the trace has `n` entries (or the run ends).
-    pub fn run_to_step(&mut self, n: usize) {
-        while self.world.trace().len() < n && self.step() {}
-    }
-
-    /// Over.
-    pub fn is_done(&self) -> bool {
-        self.done
-    }
-
-    /// Trace entries so far.
-    pub fn len(&self) -> usize {
-        self.world.trace().len()
-    }
-
-    /// Nothing happened yet.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// How far along, 0..1 (an estimate until done).
-    pub fn progress(&self) -> f64 {
-        if self.done {
-            return 1.0;
-        }
-        let p = &self.params;
-        let span = (p.work + p.pause + p.ttl) * u64::from(p.jobs) * 2 + p.gap + 1;
-        (self.world.now_ms() as f64 / span as f64).min(0.99)
-    }
-
-    /// The trace and the counters as text (`labsim lock`).
-    pub fn text(&self) -> String {
-        text(&self.result(), &self.world.trace_text())
-    }
-
-    /// What the run shows so far.
-    pub fn result(&self) -> LockResult {
-        analyse(
-            &self.params,
-            self.world.trace(),
-            self.world.now_ms(),
-            &self.journal.borrow(),
-            &[],
-        )
-    }
-}
-
-/// The same two workers against a real Redis, in real time (live mode). Nothing here knows
-/// about sockets or clocks: the driver (the simulation worker in the browser, a test
-/// natively) calls [`LockLive::advance`] with the milliseconds since the start, sends the
-/// commands it returns, and hands each reply back with [`LockLive::arrived`]; virtual time is
-/// real time. The workers draw the same tokens and waits as in the simulation (the same
-/// seed), with no simulated network: the real one is in the round trips.
-pub struct LockLive {
-    params: LockParams,
-    live: LiveWorld,
     journal: Rc<RefCell<Journal>>,
 }
 
-impl LockLive {
-    /// The live run of `p` (nothing sent yet).
+impl LockScenario {
+    /// The race of `p`.
     pub fn new(p: &LockParams) -> Self {
-        let journal = Rc::new(RefCell::new(Journal::default()));
-        let mut world = World::new(p.seed, LiveRedis::default());
-        for (id, start) in [(0, 0), (1, p.gap)] {
-            world.add(
-                Box::new(Worker::new(id, p, journal.clone())),
-                Hop::default(),
-                start,
-            );
-        }
-        LockLive {
+        LockScenario {
             params: p.clone(),
-            live: LiveWorld::new(world),
-            journal,
+            journal: Rc::new(RefCell::new(Journal::default())),
         }
-    }
-
-    /// Runs everything due by `now_ms`; returns the commands to send now: (worker, command).
-    pub fn advance(&mut self, now_ms: u64) -> Vec<(ActorId, Command)> {
-        let journal = &self.journal;
-        self.live.advance(now_ms, |w| {
-            journal.borrow_mut().step = w.trace().len();
-            w.trace().len() < MAX_STEPS
-        })
-    }
-
-    /// The reply to `actor`'s command arrived at `now_ms`, `rtt_us` after it was sent (an
-    /// error of the proxy comes as an error reply: the worker treats it like Redis' own).
-    pub fn arrived(&mut self, actor: ActorId, reply: Reply, now_ms: u64, rtt_us: u32) {
-        self.live.arrived(actor, reply, now_ms, rtt_us);
-    }
-
-    /// When something is next due (`None`: waiting for replies only, or done).
-    pub fn next_at(&self) -> Option<u64> {
-        self.live.world.next_at()
-    }
-
-    /// Every worker finished and no reply is outstanding.
-    pub fn is_done(&self) -> bool {
-        self.live.waiting() == 0 && self.next_at().is_none()
     }
 
     /// The parameters it runs with.
     pub fn params(&self) -> &LockParams {
         &self.params
     }
+}
 
-    /// What the run shows so far (times are real milliseconds since the start).
-    pub fn result(&self) -> LockResult {
+impl Scenario for LockScenario {
+    type Model = Actors;
+    type Output = LockResult;
+    const EVENTS: usize = 4_096;
+    const SNAPSHOT_MS: f64 = 100.0;
+
+    fn world<B: Backend>(&mut self, backend: B, live: bool) -> World<B> {
+        let mut world = World::new(self.params.seed, backend);
+        // Live, the real network is in the round trips; the workers draw the same tokens
+        // and waits as in the simulation (the same seed).
+        let hop = if live {
+            Hop::default()
+        } else {
+            Hop {
+                to_redis_ms: 1,
+                from_redis_ms: 1,
+                jitter_ms: 2,
+            }
+        };
+        for (id, start) in [(0, 0), (1, self.params.gap)] {
+            let w = Worker::new(id, &self.params, self.journal.clone());
+            world.add(Box::new(w), hop, start);
+        }
+        world
+    }
+
+    fn go<B: Backend>(&self, world: &World<B>) -> bool {
+        self.journal.borrow_mut().step = world.trace().len();
+        world.trace().len() < MAX_STEPS
+    }
+
+    fn progress<B: Backend>(&self, world: &World<B>) -> f64 {
+        let p = &self.params;
+        let span = (p.work + p.pause + p.ttl) * u64::from(p.jobs) * 2 + p.gap + 1;
+        world.now_ms() as f64 / span as f64
+    }
+
+    fn output<B: Backend>(&self, world: &World<B>, rtts: &[u32]) -> LockResult {
         analyse(
             &self.params,
-            self.live.world.trace(),
-            self.live.world.now_ms(),
+            world.trace(),
+            world.now_ms(),
             &self.journal.borrow(),
-            &self.live.rtts,
+            rtts,
         )
     }
 }
 
+/// The race simulated, stepped one event at a time (the simulation worker drives it in
+/// slices, the view scrubs its trace).
+pub type LockRun = SimRun<LockScenario>;
+
+/// The same two workers against a real Redis, in real time (live mode): see [`LiveRun`].
+pub type LockLive = LiveRun<LockScenario>;
+
+/// The simulated race of `p` (nothing happened yet).
+pub fn sim(p: &LockParams) -> LockRun {
+    SimRun::new(LockScenario::new(p), p.seed)
+}
+
+/// The live race of `p` (nothing sent yet).
+pub fn live(p: &LockParams) -> LockLive {
+    LiveRun::new(LockScenario::new(p))
+}
+
+/// The trace and the counters as text (`labsim lock`).
+pub fn run_text(r: &LockRun) -> String {
+    text(&r.output(), &r.world().trace_text())
+}
+
 /// Runs `p` to the end.
 pub fn run(p: &LockParams) -> LockResult {
-    let mut r = LockRun::new(p);
-    while r.step() {}
-    r.result()
+    sim(p).finish()
 }
 
 fn kind_of(c: &[Vec<u8>]) -> Option<CmdKind> {
@@ -1066,8 +1000,11 @@ fn analyse(
                     at_ms: e.at_ms,
                     sent_ms: sent[e.actor],
                     actor: e.actor,
-                    cmd: show_cmd(c),
-                    reply: reply.to_string(),
+                    cmd: c
+                        .iter()
+                        .map(|w| String::from_utf8_lossy(w).into_owned())
+                        .collect(),
+                    reply: reply.clone(),
                     kind,
                     steals,
                     rtt_us,
@@ -1301,19 +1238,83 @@ fn text(r: &LockResult, trace: &str) -> String {
     if let Some(st) = r.first_steal() {
         s.push_str(&format!(
             "first steal: {} at {} ms: {}\n",
-            NAMES[st.actor], st.at_ms, st.cmd
+            NAMES[st.actor],
+            st.at_ms,
+            st.cmd_text()
         ));
     }
     s
 }
 
+// --- the lab -------------------------------------------------------------------------------
+
+/// The lab.
+pub const INFO: LabInfo = LabInfo {
+    id: "lock",
+    title: "লকের দৌড় — DEL, টোকেন, fencing",
+    blurb: "দুই worker একই লক চায় — সাধারণ DEL অন্যের লক মোছে, টোকেন-স্ক্রিপ্ট আর fencing token তা ঠেকায়",
+    fields: FIELDS,
+    presets: PRESETS,
+    rules: super::lab::no_rules,
+    runs: &["race"],
+    live: true,
+};
+
+/// The parameters of `job`: slowed for a live run when it asks.
+fn shaped(job: &Job, p: &Params) -> LockParams {
+    let p: LockParams = p.typed();
+    match job.live_scale {
+        Some(k) => p.slowed(k),
+        None => p,
+    }
+}
+
+/// The lab's runner.
+pub struct LockLab;
+
+/// The registry's entry.
+pub static LAB: LockLab = LockLab;
+
+impl Lab for LockLab {
+    fn info(&self) -> &'static LabInfo {
+        &INFO
+    }
+
+    fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        Ok(erase(sim(&shaped(job, p))))
+    }
+
+    fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
+        Some(Box::new(live(&shaped(job, p))))
+    }
+
+    fn cli_spec(&self) -> CliSpec {
+        CliSpec {
+            alias: None,
+            summary: "the lock race: workers A and B, SET NX PX, DEL or the token script, \
+                      heartbeat, a pause, fencing, dedup (the trace, then the counters)",
+            skip: &[],
+            more: &[],
+            switches: &[],
+            usage: &[],
+        }
+    }
+
+    fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
+        let mut run = sim(&p.typed());
+        run.steps(usize::MAX);
+        Ok(crate::cli::emit(a, run_text(&run), || run.output().to_json()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redis::SimRedis;
     use crate::labs::params::Params;
 
     fn preset_params(id: &str) -> LockParams {
-        let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
+        let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
         assert!(errs.is_empty(), "{errs:?}");
         p.typed()
     }
@@ -1321,18 +1322,17 @@ mod tests {
     #[test]
     fn defaults_are_the_plain_del_preset() {
         assert_eq!(LockParams::default(), preset_params("plain-del"));
-        let p = Params::defaults(FIELDS);
-        assert_eq!(preset_of(&p).map(|p| p.id), Some("plain-del"));
+        let p = Params::defaults(&INFO);
+        assert_eq!(p.preset().map(|p| p.id), Some("plain-del"));
         // Later pairs override the preset's.
-        let q = expand_query("seed=9&preset=fencing&pause=100");
-        let (p, errs) = Params::from_query(FIELDS, &q);
+        let (p, errs) = Params::from_query(&INFO, "seed=9&preset=fencing&pause=100");
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(
             (p.get("fencing"), p.get("pause"), p.get("seed")),
             ("on", "100", "9")
         );
         // An unknown preset is reported by the parameter check.
-        let (_, errs) = Params::from_query(FIELDS, &expand_query("preset=nope"));
+        let (_, errs) = Params::from_query(&INFO, "preset=nope");
         assert_eq!(errs[0].key, "preset");
     }
 
@@ -1357,7 +1357,7 @@ mod tests {
         let r = run(&preset_params("plain-del"));
         let st = r.first_steal().unwrap();
         assert_eq!(
-            (st.actor, st.at_ms, st.cmd.as_str()),
+            (st.actor, st.at_ms, st.cmd_text().as_str()),
             (0, 1404, "DEL lock:campaign:42")
         );
         assert_eq!(r.owners[1].actor, 1);
@@ -1405,12 +1405,12 @@ mod tests {
         assert_eq!(r.counters.duplicates, 1);
         assert_eq!(r.counters.grants, 1);
         assert!(r.commands[0]
-            .cmd
+            .cmd_text()
             .starts_with("SET dedup:click-1 1 NX EX 900"));
         let second = r.commands.iter().find(|c| c.actor == 1).unwrap();
         assert_eq!(
-            (second.cmd.as_str(), second.reply.as_str()),
-            ("SET dedup:click-1 1 NX EX 900", "(nil)")
+            (second.cmd_text().as_str(), &second.reply),
+            ("SET dedup:click-1 1 NX EX 900", &Reply::Nil)
         );
         p.dedup = "off".into();
         assert_eq!(run(&p).counters.grants, 2);
@@ -1421,9 +1421,9 @@ mod tests {
         for id in ["plain-del", "token", "pause", "fencing"] {
             let p = preset_params(id);
             let full = run(&p);
-            let mut chunked = LockRun::new(&p);
+            let mut chunked = sim(&p);
             while !chunked.steps(7) {}
-            assert_eq!(chunked.result(), full, "{id}");
+            assert_eq!(chunked.output(), full, "{id}");
             for n in [
                 0,
                 1,
@@ -1434,9 +1434,9 @@ mod tests {
                 full.steps - 1,
                 full.steps,
             ] {
-                let mut part = LockRun::new(&p);
+                let mut part = sim(&p);
                 part.run_to_step(n);
-                let r = part.result();
+                let r = part.output();
                 assert_eq!(r.times[..], full.times[..n], "{id} {n}");
                 assert_eq!(r.counters, full.so_far(n), "{id} at step {n}");
             }
@@ -1457,7 +1457,7 @@ mod tests {
         assert!(r
             .commands
             .iter()
-            .any(|c| c.kind == CmdKind::Extend && c.reply == "(integer) 0"));
+            .any(|c| c.kind == CmdKind::Extend && c.reply == Reply::Integer(0)));
     }
 
     /// The live driver with SimRedis answering every command the moment it is sent (no
@@ -1467,7 +1467,7 @@ mod tests {
         use crate::redis::Exec;
         for id in ["plain-del", "pause", "fencing", "token"] {
             let p = preset_params(id);
-            let mut live = LockLive::new(&p);
+            let mut live = live(&p);
             let mut redis = SimRedis::new(p.seed);
             let mut now = 0;
             let mut sent = 0;
@@ -1482,7 +1482,7 @@ mod tests {
                 }
                 now = live.next_at().unwrap_or(now).max(now);
             }
-            let (l, s) = (live.result(), run(&p));
+            let (l, s) = (live.output(), run(&p));
             assert_eq!(l.outcome(), s.outcome(), "{id}");
             assert_eq!(l.commands.len(), sent, "{id}");
             assert!(l.commands.iter().all(|c| c.rtt_us == Some(250)), "{id}");
@@ -1495,13 +1495,14 @@ mod tests {
 
     #[test]
     fn the_worker_protocol_gives_the_same_result() {
-        use crate::labs::work::{Body, Job, Output, Work};
+        use crate::labs::work::{Body, Job, Work};
         let p = preset_params("fencing");
-        let msgs = Work::new(Job::Lock(p.clone())).unwrap().run_to_end();
-        let Some(Body::Done(Output::Lock(r))) = msgs.last() else {
+        let job = Job::new(&INFO, &Params::from_query(&INFO, "preset=fencing").0);
+        let msgs = Work::new(job).unwrap().run_to_end();
+        let Some(Body::Done(r)) = msgs.last() else {
             panic!("no result: {msgs:?}")
         };
-        assert_eq!(**r, run(&p));
+        assert_eq!(r.read::<LockResult>().unwrap(), run(&p));
         // It survives the JSON trip the worker's messages take.
         let s = serde_json::to_string(&msgs).unwrap();
         assert_eq!(serde_json::from_str::<Vec<Body>>(&s).unwrap(), msgs);
