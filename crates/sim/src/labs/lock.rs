@@ -853,13 +853,13 @@ impl Scenario for LockScenario {
         world.now_ms() as f64 / span as f64
     }
 
-    fn output<B: Backend>(&self, world: &World<B>, rtts: &[u32]) -> LockResult {
+    fn output<B: Backend>(&self, world: &World<B>, live: Option<&[u32]>) -> LockResult {
         analyse(
             &self.params,
             world.trace(),
             world.now_ms(),
             &self.journal.borrow(),
-            rtts,
+            live.unwrap_or_default(),
         )
     }
 }
