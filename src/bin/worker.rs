@@ -18,7 +18,7 @@
 #[path = "worker/live.rs"]
 mod live;
 
-use redislab_sim::labs::work::{Body, FromWorker, ToWorker, Work};
+use redislab_sim::labs::work::{self, Body, FromWorker, ToWorker, Work};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -75,12 +75,14 @@ impl Worker {
     fn receive(&mut self, text: &str) {
         self.lives.retain(|l| !l.borrow().is_over());
         match serde_json::from_str::<ToWorker>(text) {
-            Ok(ToWorker::Start { run, job }) if job.is_live() => {
-                if let Some((driver, url)) = job.into_live() {
+            Ok(ToWorker::Start { run, job }) if job.is_live() => match work::live(&job) {
+                Ok(driver) => {
+                    let url = job.live_url.unwrap_or_default();
                     self.lives
                         .extend(live::Live::start(run, &self.scope, driver, &url));
                 }
-            }
+                Err(e) => self.post(run, Body::Failed(e)),
+            },
             Ok(ToWorker::Start { run, job }) => match Work::new(job) {
                 Ok(work) => self.queue.push_back(Run {
                     id: run,

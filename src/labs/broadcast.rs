@@ -18,17 +18,19 @@
 //! scaled-down run beside the real counts.
 
 use super::kit::{
-    failed_or_progress, use_timeline, use_work, Controls, LabProps, ParamForm, TimeAction,
+    failed_or_progress, live_panel, open_full, stat, CmdLog, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
+    LabProps, TimeAction,
 };
-use crate::live::bar::{counts_table, use_live_switch, CountRow, LivePanel};
-use crate::live::{use_live, ws_url};
+use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
+use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::broadcast::{
-    expand_query, preset_of, Attempt, BroadcastParams, BroadcastResult, End, Frame, Why, FIELDS,
-    PRESETS,
+    Attempt, BroadcastParams, BroadcastResult, End, Frame, Why, INFO,
 };
-use redislab_sim::labs::work::{Job, Output};
 use yew::prelude::*;
+
+/// The lab's view, by the name the dispatch uses.
+pub use BroadcastLab as View;
 
 /// Milliseconds per timeline tick.
 const TICK_MS: u32 = 120;
@@ -167,14 +169,6 @@ fn grid(r: &BroadcastResult, t: u64) -> Html {
     }
 }
 
-fn stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html {
-    html! {
-        <div class={classes!("bc-stat", key, (bad && v > 0).then_some("bad"))}>
-            <dt>{ label }</dt>
-            <dd data-testid={format!("bc-{key}")} data-n={v.to_string()}>{ g(v) }</dd>
-        </div>
-    }
-}
 
 /// Sent over time, up to `t`.
 fn sent_chart(r: &BroadcastResult, t: u64) -> Html {
@@ -362,29 +356,16 @@ fn attempt_row(a: &Attempt) -> Html {
 fn log(r: &BroadcastResult, t: u64, live: bool) -> Html {
     let upto = r.commands.partition_point(|c| c.at_ms <= t);
     let from = upto.saturating_sub(LOG);
-    let label = if live {
-        "আসল Redis-এ পাঠানো কমান্ড, তার উত্তর আর আসা-যাওয়ার সময়"
+    let lines: Vec<(CmdLine, Classes)> = r.commands[from..upto]
+        .iter()
+        .map(|c| (c.clone(), Classes::new()))
+        .collect();
+    let empty = if r.params.mode == "naive" {
+        "লুপটা Redis-এ কিছুই লেখে না — কে পেল, তার কোনো রেকর্ড নেই"
     } else {
-        "Redis-এ পাঠানো কমান্ড"
+        "এখনো কোনো কমান্ড নয়"
     };
-    html! {
-        <ol class={classes!("lk-log", "bc-log", live.then_some("live"))} aria-label={label} data-testid="bc-log">
-            { for r.commands[from..upto].iter().map(|c| html! {
-                <li>
-                    <span class="lk-log-t">{ secs(c.at_ms) }</span>
-                    <span class="lk-log-who">{ &c.who }</span>
-                    <code class="lk-log-cmd" title={c.cmd.clone()}>{ &c.cmd }</code>
-                    <code class="lk-log-reply" title={c.reply.clone()}>{ format!("→ {}", c.reply) }</code>
-                    if let Some(us) = c.rtt_us {
-                        <span class="lk-log-rtt" data-testid="bc-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
-                    }
-                </li>
-            }) }
-            if upto == 0 {
-                <li class="bc-log-empty">{ if r.params.mode == "naive" { "লুপটা Redis-এ কিছুই লেখে না — কে পেল, তার কোনো রেকর্ড নেই" } else { "এখনো কোনো কমান্ড নয়" } }</li>
-            }
-        </ol>
-    }
+    html! { <CmdLog {lines} lab="bc" {live} secs=true class={classes!("bc-log")} empty={AttrValue::from(empty)} /> }
 }
 
 /// The line about the API's answer.
@@ -602,7 +583,7 @@ fn mini_stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html 
 /// batch, and the newest incident — with a link to the full lab. The API's answer and the page
 /// cost show where the slide's query names them (`clicks`, `mode=naive`, `paging`): the slide
 /// is about them there, and elsewhere they are the same as on every other slide.
-fn compact(r: &BroadcastResult, i: usize, query: &str, named: &[String]) -> Html {
+fn compact(r: &BroadcastResult, i: usize, named: &[String], link: Html) -> Html {
     let named = |k: &str| named.iter().any(|n| n == k);
     let f = r.frames.get(i).copied().unwrap_or_default();
     let now = f.at_ms;
@@ -675,7 +656,7 @@ fn compact(r: &BroadcastResult, i: usize, query: &str, named: &[String]) -> Html
                 if c.stalled > 0 { { mini_stat("stalled", "stalled", stalled, false) } }
                 if p.dead > 0 && p.mark_dead == "on" { { mini_stat("dead", "মরা টোকেন নেভানো", f.marked, false) } }
                 if p.dead > 0 && p.mark_dead != "on" { { mini_stat("dead", "মরা টোকেনে কল, নেভানো নয়", if at_end { c.dead } else { 0 }, true) } }
-                { super::open_full("broadcast", query) }
+                { link }
             </div>
             { strip(r, &f, now) }
             if has_incidents(r) { { last_incident(r, now) } }
@@ -686,38 +667,17 @@ fn compact(r: &BroadcastResult, i: usize, query: &str, named: &[String]) -> Html
 /// The broadcast lab.
 #[component]
 pub fn BroadcastLab(props: &LabProps) -> Html {
-    let super::kit::UseParams { state, set } =
-        super::kit::use_params(FIELDS, &expand_query(&props.query), props.on_query.clone());
-    let params = state.good.clone();
-    let typed: BroadcastParams = params.typed();
+    let lab = use_lab(&INFO, props);
+    let typed: BroadcastParams = lab.typed();
     let embedded = props.embedded;
-    let sw = use_live_switch();
-    // The naive loop never speaks Redis: nothing to run live.
+    // The naive loop never speaks Redis: nothing to run live. The queue runs live scaled
+    // down; the simulation of the same scaled-down run is its prediction.
     let queue = typed.mode == "queue";
-    let live_on_page = *sw.on && !embedded && queue;
-    let small = typed.for_live(*sw.scale);
-    let live = use_live(
-        live_on_page.then(|| Job::BroadcastLive {
-            params: Box::new(small.clone()),
-            url: ws_url(),
-        }),
-        *sw.attempt,
-    );
-    // Live: the simulation of the same scaled-down run is the prediction; a live run that
-    // could not start leaves the lab simulating its own parameters.
-    let sim_params = if live_on_page && (live.failed.is_none() || live.part.is_some()) {
-        small.clone()
-    } else {
-        typed.clone()
-    };
-    let run = use_work(Some(Job::Broadcast(Box::new(sim_params))));
-    let busy = run.busy() || (live_on_page && !live.done);
-    let predicted = match run.done.as_deref() {
-        Some(Output::Broadcast(r)) => Some(r.as_ref()),
-        _ => None,
-    };
-    let real = if live_on_page { live.broadcast() } else { None };
-    let result = real.or(predicted);
+    let sl = use_sim_live::<BroadcastResult>(&lab, queue, true);
+    let busy = sl.busy();
+    let predicted = sl.predicted();
+    let real = sl.real();
+    let result = sl.shown();
     let frames = result.map_or(1, |r| r.frames.len().max(1));
     // A new result opens on the whole run; the naive loop's on the moment its process dies
     // (the seed's 3,214), with the rerun still to play.
@@ -735,37 +695,26 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             }
         });
     }
-    let form_open = use_state(|| false);
-    // The fields a slide's query names (a preset's included): what the compact form is about.
+    // The fields a slide's query names (a preset's included): what the compact view is about.
     let named: Vec<String> = if embedded {
-        expand_query(&props.query)
-            .split('&')
-            .filter_map(|kv| kv.split('=').next())
-            .map(str::to_string)
+        let preset = lab
+            .query
+            .split(['&', ' '])
+            .find_map(|kv| kv.strip_prefix("preset="))
+            .and_then(|id| INFO.presets.iter().find(|p| p.id == id));
+        preset
+            .into_iter()
+            .flat_map(|p| p.pairs.iter().map(|(k, _)| k.to_string()))
+            .chain(
+                lab.query
+                    .split(['&', ' '])
+                    .filter_map(|kv| kv.split('=').next())
+                    .filter(|k| !k.is_empty() && *k != "preset")
+                    .map(str::to_string),
+            )
             .collect()
     } else {
         Vec::new()
-    };
-    let current = preset_of(&params).map(|p| p.id);
-    let presets = html! {
-        <div class="lk-presets" role="group" aria-label="প্রিসেট">
-            <span class="lk-presets-label">{"প্রিসেট:"}</span>
-            { for PRESETS.iter().map(|pr| {
-                let set = set.clone();
-                let on = current == Some(pr.id);
-                let onclick = Callback::from(move |_: MouseEvent| {
-                    // A preset is its pairs over the defaults.
-                    for f in FIELDS.iter().filter(|f| f.key != "seed") {
-                        let v = pr.pairs.iter().find(|(k, _)| *k == f.key).map_or(f.default, |(_, v)| *v);
-                        set.emit((f.key, v.to_string()));
-                    }
-                });
-                html! {
-                    <button class={classes!("tool", "lk-preset", on.then_some("on"))} aria-pressed={on.to_string()}
-                        data-preset={pr.id} title={pr.about} {onclick}>{ pr.label }</button>
-                }
-            }) }
-        </div>
     };
     // Until the timeline has taken the new result's length, draw the position it opens on
     // (not the start): the result is drawn once, not at the start and again a moment later.
@@ -775,7 +724,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
         open_at.unwrap_or(frames.saturating_sub(1))
     };
     let view = match result {
-        None => failed_or_progress(&run),
+        None => failed_or_progress(&sl.sim),
         Some(r) if embedded => {
             let i = cursor.min(r.frames.len().saturating_sub(1));
             let now = r.frames.get(i).map_or(0, |f| f.at_ms);
@@ -783,7 +732,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    { compact(r, i, &params.to_query(), &named) }
+                    { compact(r, i, &named, open_full(&lab)) }
                 </>
             }
         }
@@ -814,22 +763,22 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
                         { sent_chart(r, now) }
                     </div>
                     { answer(r) }
-                    <dl class="bc-stats">
-                        { stat("delivered", "পৌঁছেছে", f.delivered, false) }
-                        { stat("twice", "দুবার পেয়েছে", f.twice, true) }
-                        { stat("lost", "কখনো পায়নি", lost, true) }
-                        { stat("calls", "FCM কল", f.calls, false) }
+                    <dl class="lab-stats">
+                        { stat("bc", "delivered", "পৌঁছেছে", f.delivered, false) }
+                        { stat("bc", "twice", "দুবার পেয়েছে", f.twice, true) }
+                        { stat("bc", "lost", "কখনো পায়নি", lost, true) }
+                        { stat("bc", "calls", "FCM কল", f.calls, false) }
                         if r.params.mode == "queue" {
-                            { stat("retries", "রিট্রাই", f.retries, false) }
-                            { stat("failed", "failed set", f.failed, true) }
-                            { stat("dead", "মরা টোকেন নেভানো", f.marked, false) }
-                            { stat("429", "429 উত্তর", c.calls_429, true) }
-                            { stat("stalled", "stalled থেকে ফেরত", c.stalled, false) }
-                            { stat("commands", "Redis কমান্ড", c.commands, false) }
+                            { stat("bc", "retries", "রিট্রাই", f.retries, false) }
+                            { stat("bc", "failed", "failed set", f.failed, true) }
+                            { stat("bc", "dead", "মরা টোকেন নেভানো", f.marked, false) }
+                            { stat("bc", "429", "429 উত্তর", c.calls_429, true) }
+                            { stat("bc", "stalled", "stalled থেকে ফেরত", c.stalled, false) }
+                            { stat("bc", "commands", "Redis কমান্ড", c.commands, false) }
                         }
                     </dl>
                     if let (Some(sim), Some(real)) = (predicted, real) {
-                        { compare(sim, real, live.done) }
+                        { compare(sim, real, sl.live.done) }
                     }
                     if r.params.mode == "naive" { { naive_note(r) } }
                     if r.params.mode == "queue" {
@@ -844,47 +793,22 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             }
         }
     };
-    let has_errors = !state.0.errors.is_empty();
-    // The form's thirty-odd fields are drawn only while its box is open (or holds a message):
-    // closed, they were a third of the lab's elements, built on every opening for nobody.
-    let open = has_errors || *form_open;
-    let on_toggle = {
-        let form_open = form_open.clone();
-        Callback::from(move |e: Event| {
-            form_open.set(
-                e.target_unchecked_into::<web_sys::Element>()
-                    .has_attribute("open"),
-            );
-        })
+    let lead = html! {
+        <>
+            {"একটা নোটিফিকেশন, ৫ লাখ ডিভাইস। নিচের প্রিসেটগুলো একে একে ভাঙন আর মেরামত দেখায়: API-র ভেতরে লুপ, কিউতে রেখে উত্তর, পেজিং, ৫০০-র ব্যাচ, থ্রটল, dedup, আউটেজে রিট্রাই, মরা টোকেন, ওয়ার্কার ক্র্যাশ। "}{ if real.is_some() { "কিউ এখন আসল Redis-এ (প্রক্সির এই সেশনের নামে) BullMQ-র মতো রাখা: " } else { "কিউ SimRedis-এ BullMQ-র মতো রাখা: " } }
+            <code>{"bull:push:wait"}</code>{", "}<code>{"active"}</code>{", "}<code>{"delayed"}</code>{", "}<code>{"failed"}</code>{"।"}
+        </>
+    };
+    let live = if queue {
+        live_panel(&lab, &sl, Some(live_note(&typed.for_live(*sl.switch.scale))))
+    } else {
+        html! {
+            <p class="live-note" data-testid="live-none">{"আসল Redis: লুপের ধরনে Redis-এ কিছুই যায় না — লুপটা রিকোয়েস্টের ভেতর থেকে সরাসরি FCM ডাকে, তাই আসল Redis-এ চালানোর মতো কোনো কমান্ড নেই। কিউয়ের কোনো প্রিসেট বেছে নিলে সুইচটা ফেরে।"}</p>
+        }
     };
     html! {
-        <div class={classes!("lab", "lab-broadcast", embedded.then_some("embedded"))} data-lab="broadcast" aria-busy={busy.to_string()}>
-            if !embedded {
-                <p class="lk-lead">
-                    {"একটা নোটিফিকেশন, ৫ লাখ ডিভাইস। নিচের প্রিসেটগুলো একে একে ভাঙন আর মেরামত দেখায়: API-র ভেতরে লুপ, কিউতে রেখে উত্তর, পেজিং, ৫০০-র ব্যাচ, থ্রটল, dedup, আউটেজে রিট্রাই, মরা টোকেন, ওয়ার্কার ক্র্যাশ। "}{ if real.is_some() { "কিউ এখন আসল Redis-এ (প্রক্সির এই সেশনের নামে) BullMQ-র মতো রাখা: " } else { "কিউ SimRedis-এ BullMQ-র মতো রাখা: " } }
-                    <code>{"bull:push:wait"}</code>{", "}<code>{"active"}</code>{", "}<code>{"delayed"}</code>{", "}<code>{"failed"}</code>{"।"}
-                </p>
-            }
-            if !embedded {
-                { presets }
-                if let Some(pr) = PRESETS.iter().find(|p| Some(p.id) == current) {
-                    <p class="lk-about">{ pr.about }</p>
-                }
-            }
-            if !embedded {
-                if queue {
-                    <LivePanel switch={sw.clone()} live={live.clone()} note={AttrValue::from(live_note(&small))} />
-                } else {
-                    <p class="live-note" data-testid="live-none">{"আসল Redis: লুপের ধরনে Redis-এ কিছুই যায় না — লুপটা রিকোয়েস্টের ভেতর থেকে সরাসরি FCM ডাকে, তাই আসল Redis-এ চালানোর মতো কোনো কমান্ড নেই। কিউয়ের কোনো প্রিসেট বেছে নিলে সুইচটা ফেরে।"}</p>
-                }
-            }
+        <LabFrame lab={lab.clone()} {busy} {lead} {live} slide_presets={false} link={false}>
             <div class="bc-main">{ view }</div>
-            if !embedded {
-                <details class="bc-form" {open} ontoggle={on_toggle}>
-                    <summary>{"সব প্যারামিটার — প্রতিটা সংখ্যা বদলানো যায়"}</summary>
-                    if open { <ParamForm state={state.0.clone()} set={set.clone()} /> }
-                </details>
-            }
-        </div>
+        </LabFrame>
     }
 }

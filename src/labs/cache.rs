@@ -17,18 +17,19 @@
 //! trips.
 
 use super::kit::{
-    failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
-    TimeAction,
+    failed_or_progress, live_panel, open_full, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
+    LabProps, ParamForm, TimeAction,
 };
-use crate::live::bar::{counts_table, use_live_switch, CountRow, LivePanel};
-use crate::live::{use_live, ws_url};
+use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
 use redislab_sim::labs::cache::{
-    CacheConfig, CacheSide, CacheView, Counts, Health, Layers, Path, VIEW_FRAMES,
+    CacheConfig, CacheParams, CacheSide, CacheView, Counts, Health, Layers, Path, INFO,
+    VIEW_FRAMES,
 };
-use redislab_sim::labs::params::{CacheParams, CACHE};
-use redislab_sim::labs::work::{Job, Output};
 use yew::prelude::*;
+
+/// The lab's view, by the name the dispatch uses.
+pub use CacheLab as View;
 
 /// Milliseconds per timeline tick.
 const TICK_MS: u32 = 100;
@@ -278,28 +279,16 @@ fn live_note(c: &CacheConfig, asked: &CacheConfig) -> String {
 /// The cache-engine lab.
 #[component]
 pub fn CacheLab(props: &LabProps) -> Html {
-    let p = use_params(CACHE, &props.query, props.on_query.clone());
-    let params = p.state.good.clone();
-    let typed: CacheParams = params.typed();
-    let run = use_work(Some(Job::Cache(Box::new(typed.clone()))));
-    let sw = use_live_switch();
-    let live_on_page = *sw.on && !props.embedded;
+    let lab = use_lab(&INFO, props);
+    let typed: CacheParams = lab.typed();
     let asked = typed.config();
-    let live_cfg = asked.for_live(*sw.scale);
-    let live = use_live(
-        live_on_page.then(|| Job::CacheLive {
-            config: live_cfg,
-            url: ws_url(),
-        }),
-        *sw.attempt,
-    );
-    let real = live.cache();
-    let busy = run.busy() || (live_on_page && !live.done);
-    let view = match (real, run.done.as_deref()) {
-        (Some(v), _) => Some(v),
-        (None, Some(Output::Cache(v))) => Some(v.as_ref()),
-        _ => None,
-    };
+    // Live: the chosen layers' instances against a real Redis, scaled down; the live run
+    // carries the simulation of the same config beside itself.
+    let sl = use_sim_live::<CacheView>(&lab, true, false);
+    let live_cfg = asked.for_live(*sl.switch.scale);
+    let real = sl.real();
+    let busy = sl.busy();
+    let view = sl.shown();
     let frames = if view.is_some() { VIEW_FRAMES + 1 } else { 1 };
     let t = use_timeline(frames, TICK_MS);
     {
@@ -313,7 +302,7 @@ pub fn CacheLab(props: &LabProps) -> Html {
         });
     }
     let body = match view {
-        None => failed_or_progress(&run),
+        None => failed_or_progress(&sl.sim),
         Some(v) => {
             let frame = t.cursor.min(VIEW_FRAMES);
             let at = v.time_at(frame);
@@ -362,10 +351,10 @@ pub fn CacheLab(props: &LabProps) -> Html {
                         { side_card(v, &v.off, left.0, left.1, frame, top, props.embedded) }
                         { side_card(v, &v.on, right.0, right.1, frame, top, props.embedded) }
                     </div>
-                    if is_live { { compare(v, live.done) } }
+                    if is_live { { compare(v, sl.live.done) } }
                     <div class="ce-foot">
                         { legend(props.embedded) }
-                        if props.embedded { { super::open_full("cache", &params.to_query()) } }
+                        if props.embedded { { open_full(&lab) } }
                     </div>
                     if !props.embedded {
                         { log_view(&v.on, at, is_live) }
@@ -375,23 +364,20 @@ pub fn CacheLab(props: &LabProps) -> Html {
             }
         }
     };
-    let form = html! {
-        <ParamForm state={p.state.0.clone()} set={p.set.clone()}
-            only={if props.embedded { vec!["singleflight", "lock", "heartbeat", "redis"] } else { Vec::new() }} />
+    let lead = html! {
+        <>
+            {"কয়েকটা API ইনস্ট্যান্স একটা জনপ্রিয় key পড়ছে খামের ভেতর দিয়ে ("}<code>{"{version, freshUntil, value}"}</code>
+            {")। বাঁয়ে সব স্তর বন্ধ, ডানে আপনার বাছাই করা স্তর — একই seed-এ। প্রতিটি কমান্ড SimRedis-এ সত্যিই চলে; নিচের লগে তার উত্তর।"}
+        </>
     };
+    let live = live_panel(&lab, &sl, Some(live_note(&live_cfg, &asked)));
     html! {
-        <div class={classes!("lab", "lab-cache", props.embedded.then_some("embedded"))} data-lab="cache" aria-busy={busy.to_string()}>
-            if !props.embedded {
-                <p class="ce-lead">
-                    {"কয়েকটা API ইনস্ট্যান্স একটা জনপ্রিয় key পড়ছে খামের ভেতর দিয়ে ("}<code>{"{version, freshUntil, value}"}</code>
-                    {")। বাঁয়ে সব স্তর বন্ধ, ডানে আপনার বাছাই করা স্তর — একই seed-এ। প্রতিটি কমান্ড SimRedis-এ সত্যিই চলে; নিচের লগে তার উত্তর।"}
-                </p>
-            }
-            { form }
-            if !props.embedded {
-                <LivePanel switch={sw.clone()} live={live.clone()} note={AttrValue::from(live_note(&live_cfg, &asked))} />
+        <LabFrame lab={lab.clone()} {busy} {lead} {live} link={false}>
+            // Inside a slide the four switches the slide is about sit above the pair.
+            if props.embedded {
+                <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={vec!["singleflight", "lock", "heartbeat", "redis"]} />
             }
             { body }
-        </div>
+        </LabFrame>
     }
 }

@@ -5,20 +5,24 @@
 //! All numbers come from `redislab-sim`, computed in the simulation worker.
 
 use super::kit::{
-    failed_or_progress, pct, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
-    RunState,
+    failed_or_progress, open_full, pct, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps,
+    ParamForm, RunState,
 };
 use super::widgets::{hbars, line_chart, Axes, Bar, Series};
 use redislab_deck::bn;
 use redislab_sim::eviction::{Access, TraceKind};
 use redislab_sim::jsfmt::to_fixed;
-use redislab_sim::labs::eviction::{curve_policies, CurveSeries, Logged, FRAMES, LOG};
-use redislab_sim::labs::params::{EvictionParams, EVICTION};
-use redislab_sim::labs::work::{Job, Output, Part};
+use redislab_sim::labs::eviction::{
+    curve_policies, CurvePoint, CurveSeries, EvictionParams, Logged, Race, TableRow, FRAMES,
+    INFO, LOG,
+};
 use yew::prelude::*;
 
+/// The lab's view, by the name the dispatch uses.
+pub use EvictionLab as View;
+
 /// The curves drawn from what has arrived: the partial points until the result is in.
-fn curves(run: &RunState, p: &EvictionParams) -> Vec<Series> {
+fn curves(run: &RunState<CurvePoint, Vec<CurveSeries>>, p: &EvictionParams) -> Vec<Series> {
     let from = |list: &[CurveSeries]| -> Vec<Series> {
         list.iter()
             .map(|c| Series {
@@ -28,7 +32,7 @@ fn curves(run: &RunState, p: &EvictionParams) -> Vec<Series> {
             })
             .collect()
     };
-    if let Some(Output::EvictionCurve(list)) = run.done.as_deref() {
+    if let Some(list) = run.result() {
         return from(list);
     }
     let mut list: Vec<CurveSeries> = curve_policies(&p.policies)
@@ -39,11 +43,9 @@ fn curves(run: &RunState, p: &EvictionParams) -> Vec<Series> {
             points: Vec::new(),
         })
         .collect();
-    for part in run.parts.iter() {
-        if let Part::CurvePoint(pt) = part {
-            if let Some(s) = list.get_mut(pt.series) {
-                s.points.push((pt.x, pt.y));
-            }
+    for pt in run.parts.iter() {
+        if let Some(s) = list.get_mut(pt.series) {
+            s.points.push((pt.x, pt.y));
         }
     }
     list.retain(|s| !s.points.is_empty());
@@ -51,19 +53,18 @@ fn curves(run: &RunState, p: &EvictionParams) -> Vec<Series> {
 }
 
 /// The table's rows that have arrived, in the seed's layout (the whole table replaces them).
-fn rows_so_far(run: &RunState) -> String {
+fn rows_so_far(run: &RunState<TableRow, String>) -> String {
     run.parts
         .iter()
-        .filter_map(|part| match part {
-            Part::TableRow(r) => Some(format!(
+        .map(|r| {
+            format!(
                 "{:<8}{}",
                 r.name,
                 r.stats
                     .iter()
                     .map(|s| format!("{:>10}", format!("{}%", to_fixed(s.hit_percent(), 1))))
                     .collect::<String>()
-            )),
-            _ => None,
+            )
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -91,16 +92,15 @@ fn access_text(step: &Logged, rule: &str) -> Html {
 /// The policy race.
 #[component]
 pub fn EvictionLab(props: &LabProps) -> Html {
-    let p = use_params(EVICTION, &props.query, props.on_query.clone());
-    let params = p.state.good.clone();
-    let typed: EvictionParams = params.typed();
+    let lab = use_lab(&INFO, props);
+    let typed: EvictionParams = lab.typed();
     // Three runs, queued in this order in the worker: the table first (the seed's numbers),
     // then the race replay for the timeline, then the curve. Inside a slide only the race is
     // drawn, so only the race runs.
     let full = !props.embedded;
-    let table = use_work(full.then(|| Job::EvictionTable(typed.clone())));
-    let race = use_work(Some(Job::EvictionRace(typed.clone())));
-    let curve_run = use_work(full.then(|| Job::EvictionCurve(typed.clone())));
+    let table = use_work::<TableRow, String>(full.then(|| lab.job().run("table")));
+    let race = use_work::<(), Race>(Some(lab.job().run("race")));
+    let curve_run = use_work::<CurvePoint, Vec<CurveSeries>>(full.then(|| lab.job().run("curve")));
     let busy = table.busy() || race.busy() || curve_run.busy();
     let t = use_timeline(FRAMES, 250);
     let kind = typed.kind();
@@ -109,36 +109,9 @@ pub fn EvictionLab(props: &LabProps) -> Html {
         TraceKind::Scan => "(b) + scan",
         TraceKind::Shift => "(c) shift",
     };
-    // The everyday knobs first; the trace's finer shape behind "more".
-    const MAIN: [&str; 7] = [
-        "alpha", "cache", "keys", "trace", "policies", "focus", "seed",
-    ];
-    const MORE: [&str; 7] = [
-        "requests",
-        "warmup",
-        "policy_seed",
-        "scan_period",
-        "scan_keys",
-        "shift_period",
-        "shift_amount",
-    ];
-    let form = if props.embedded {
-        html! { <ParamForm state={p.state.0.clone()} set={p.set.clone()} only={vec!["alpha", "cache", "trace"]} /> }
-    } else {
-        let open_more = MORE.iter().any(|k| p.state.errors.contains_key(*k));
-        html! {
-            <>
-                <ParamForm state={p.state.0.clone()} set={p.set.clone()} only={MAIN.to_vec()} />
-                <details class="lab-more" open={open_more}>
-                    <summary>{"আরও প্যারামিটার — অনুরোধ, warm-up, policy seed, scan আর shift-এর আকার"}</summary>
-                    <ParamForm state={p.state.0.clone()} set={p.set.clone()} only={MORE.to_vec()} unknown=false />
-                </details>
-            </>
-        }
-    };
 
-    let table_view = match table.done.as_deref() {
-        Some(Output::EvictionTable { text }) => html! {
+    let table_view = match table.result() {
+        Some(text) => html! {
             <div class="race-table">
                 <p class="lab-caption">{ format!("তিন trace-এ পুরো ফল (seed-এর টেবিলের বিন্যাসে) · এই ব্রাউজারে হিসাব লাগল {} ms", bn::digits(table.millis.round() as usize, 1)) }</p>
                 <pre class="lab-table" tabindex="0" data-testid="eviction-table" data-ms={format!("{:.1}", table.millis)}>{ text.clone() }</pre>
@@ -153,8 +126,8 @@ pub fn EvictionLab(props: &LabProps) -> Html {
             </div>
         },
     };
-    let race_view = match race.done.as_deref() {
-        Some(Output::EvictionRace(r)) => {
+    let race_view = match race.result() {
+        Some(r) => {
             let f = t.cursor.min(FRAMES - 1);
             let pos = r.positions.get(f).copied().unwrap_or(0);
             let bars: Vec<Bar> = r
@@ -229,13 +202,16 @@ pub fn EvictionLab(props: &LabProps) -> Html {
         }
     };
     html! {
-        <div class={classes!("lab", "lab-eviction", props.embedded.then_some("embedded"))} data-lab="eviction" aria-busy={busy.to_string()}>
-            { form }
+        <LabFrame lab={lab.clone()} {busy} link={false}>
+            // Inside a slide the three fields the slide is about sit above the race.
+            if props.embedded {
+                <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={vec!["alpha", "cache", "trace"]} />
+            }
             { race_view }
             // Inside a slide: the race; the seed's whole table is on the full lab page.
             if !props.embedded { { table_view } }
             { curve }
-            if props.embedded { { super::open_full("eviction", &params.to_query()) } }
-        </div>
+            if props.embedded { { open_full(&lab) } }
+        </LabFrame>
     }
 }

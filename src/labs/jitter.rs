@@ -10,7 +10,7 @@
 //! simulation worker; this view only draws what comes back.
 
 use super::kit::{
-    failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
+    failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
     TimeAction,
 };
 use super::widgets::{histogram, num, Axes};
@@ -19,9 +19,12 @@ use redislab_sim::jsfmt::to_fixed;
 use redislab_sim::labs::jitter::{
     nice_ceil, JitterCase, JitterChart, JitterConfig, JitterWave, HEADER,
 };
-use redislab_sim::labs::params::{JitterParams, JITTER};
-use redislab_sim::labs::work::{Job, Output, Part};
+use redislab_sim::labs::jitter::{JitterOutput, JitterParams, INFO};
+use redislab_sim::labs::lab::Job;
 use yew::prelude::*;
+
+/// The lab's view, by the name the dispatch uses.
+pub use JitterLab as View;
 
 /// Milliseconds per timeline tick.
 const TICK_MS: u32 = 120;
@@ -182,22 +185,23 @@ fn table(waves: &[JitterWave], chosen: JitterCase, cfg: &JitterConfig, complete:
 /// The TTL-jitter lab.
 #[component]
 pub fn JitterLab(props: &LabProps) -> Html {
-    let p = use_params(JITTER, &props.query, props.on_query.clone());
-    let params = p.state.good.clone();
-    let typed: JitterParams = params.typed();
+    let lab = use_lab(&INFO, props);
+    let typed: JitterParams = lab.typed();
     let cfg = typed.config();
     let case = typed.case();
 
-    let chosen_run = use_work(Some(Job::JitterChart(typed)));
+    let chosen_run = use_work::<JitterWave, JitterOutput>(Some(lab.job().run("chart")));
     // The table depends on keys, TTL and seed only: J and round leave it in place.
-    let rows_run = use_work(Some(Job::JitterTable(JitterParams {
-        jitter: 0.0,
-        round: 1,
-        ..typed
-    })));
+    let table_job = {
+        let mut p = lab.params().clone();
+        // The defaults' own values: always valid.
+        let _ = (p.set("jitter", "0"), p.set("round", "1"));
+        Job::new(&INFO, &p).run("table")
+    };
+    let rows_run = use_work::<JitterWave, JitterOutput>(Some(table_job));
     let busy = chosen_run.busy() || rows_run.busy();
-    let chosen = match chosen_run.done.as_deref() {
-        Some(Output::JitterChart(c)) => Some(c),
+    let chosen = match chosen_run.result() {
+        Some(JitterOutput::Chart(c)) => Some(c),
         _ => None,
     };
 
@@ -235,41 +239,27 @@ pub fn JitterLab(props: &LabProps) -> Html {
             }
         }
     };
-    let rows_view = match rows_run.done.as_deref() {
-        Some(Output::JitterTable(w)) => table(w, case, &cfg, true),
-        _ => {
-            let so_far: Vec<JitterWave> = rows_run
-                .parts
-                .iter()
-                .filter_map(|p| match p {
-                    Part::JitterRow(w) => Some(w.clone()),
-                    _ => None,
-                })
-                .collect();
-            html! { <>{ failed_or_progress(&rows_run) }{ table(&so_far, case, &cfg, false) }</> }
-        }
+    let rows_view = match rows_run.result() {
+        Some(JitterOutput::Table(w)) => table(w, case, &cfg, true),
+        _ => html! { <>{ failed_or_progress(&rows_run) }{ table(&rows_run.parts, case, &cfg, false) }</> },
     };
-    let form = html! {
-        <ParamForm state={p.state.0.clone()} set={p.set.clone()}
-            only={if props.embedded { vec!["jitter", "round"] } else { Vec::new() }} />
+    let lead = html! {
+        { format!("{} key একই মুহূর্তে লেখা, TTL {} s; প্রতিটির মেয়াদ TTL × (১ + J·u), u −১ থেকে ১-এর মধ্যে সমবণ্টিত (mulberry32({})). মরলেই আবার লেখা হয় — round মানে কততম মেয়াদ।",
+            bn::grouped(i64::from(cfg.keys)), bn::grouped(cfg.ttl as i64), cfg.seed) }
     };
     html! {
-        <div class={classes!("lab", "lab-jitter", props.embedded.then_some("embedded"))} data-lab="jitter" aria-busy={busy.to_string()}>
-            if !props.embedded {
-                <p class="jt-lead">
-                    { format!("{} key একই মুহূর্তে লেখা, TTL {} s; প্রতিটির মেয়াদ TTL × (১ + J·u), u −১ থেকে ১-এর মধ্যে সমবণ্টিত (mulberry32({})). মরলেই আবার লেখা হয় — round মানে কততম মেয়াদ।",
-                        bn::grouped(i64::from(cfg.keys)), bn::grouped(cfg.ttl as i64), cfg.seed) }
-                </p>
-                { form.clone() }
-            }
+        <LabFrame lab={lab.clone()} {busy} {lead} link={false}>
             <div class="jt-body">
                 <div class="jt-main">{ view }</div>
                 <div class="jt-side">
-                    if props.embedded { { form } }
+                    // Inside a slide the two fields the slide is about sit beside the table.
+                    if props.embedded {
+                        <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={vec!["jitter", "round"]} />
+                    }
                     { rows_view }
-                    if props.embedded { { super::open_full("jitter", &params.to_query()) } }
+                    if props.embedded { { open_full(&lab) } }
                 </div>
             </div>
-        </div>
+        </LabFrame>
     }
 }

@@ -1,11 +1,26 @@
-//! What every lab shares: its parameters (checked, with a message beside a bad field while the
-//! lab keeps its last good state), a timeline to play, pause, step, scrub, speed up and reset,
-//! and runs in the simulation worker followed as they go, so no main-thread task runs long.
+//! The lab view kit: what every lab shares, so a lab's view only draws its own picture.
+//!
+//! * [`use_lab`] — the preamble: the lab's parameters from its query (checked, with a message
+//!   beside a bad field while the lab keeps its last good state), a setter, the preset buttons'
+//!   rule (the defaults plus the preset's values, the seed kept).
+//! * [`use_work`] — a run in the simulation worker, followed as it goes (progress, typed
+//!   partial results, the typed result), so no main-thread task runs long; [`use_sim_live`]
+//!   beside it runs the same lab against a real Redis and the simulation as its prediction.
+//! * [`LabFrame`] — one frame for every lab: its picture first (on a phone the first screen),
+//!   then the lead, the presets, the live panel and the form folded until opened.
+//! * [`Controls`] — the transport: play, pause, step, scrub, speed and reset on a [`Timeline`].
+//! * [`stat`], [`progress`] — the small pieces every lab draws the same way.
 
+use crate::live::bar::{use_live_switch, LivePanel, LiveSwitch};
+use crate::live::{use_live, ws_url, LiveRun};
 use gloo_timers::callback::Interval;
-use redislab_sim::labs::params::{Field, Kind};
+use redislab_deck::bn;
+use redislab_sim::labs::lab::LabInfo;
+use redislab_sim::labs::log::CmdLine;
+use redislab_sim::labs::params::{Kind, Params};
 pub use redislab_sim::labs::ui::{ParamState, TimeAction, Timeline};
-use redislab_sim::labs::work::{Body, Job, Output, Part};
+use redislab_sim::labs::work::{Body, Job};
+use serde::de::DeserializeOwned;
 use std::cell::Cell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -35,30 +50,67 @@ impl std::ops::Deref for Form {
     }
 }
 
-impl Reducible for Form {
+/// What changes a lab's form.
+pub enum FormAction {
     /// A field and what was typed into it.
-    type Action = (&'static str, String);
+    Set(&'static str, String),
+    /// A preset's button.
+    Preset(&'static str),
+}
 
-    fn reduce(self: Rc<Self>, (key, value): Self::Action) -> Rc<Self> {
-        Rc::new(Form(self.0.apply(key, value)))
+impl Reducible for Form {
+    type Action = FormAction;
+
+    fn reduce(self: Rc<Self>, action: FormAction) -> Rc<Self> {
+        Rc::new(Form(match action {
+            FormAction::Set(key, value) => self.0.apply(key, value),
+            FormAction::Preset(id) => self.0.preset(id),
+        }))
     }
 }
 
-/// A lab's parameters, from a query, with a setter that checks each value.
-pub struct UseParams {
-    /// Current state.
-    pub state: UseReducerHandle<Form>,
+/// A lab as its view starts from it: what the lab is, its parameters and how to change them.
+#[derive(Clone, PartialEq)]
+pub struct LabState {
+    /// What the lab is.
+    pub info: &'static LabInfo,
+    /// The form: the last good values (what the lab shows), drafts and messages.
+    pub form: ParamState,
     /// Set a field from what was typed (applied to the newest state, so several sets in one
     /// event all count).
     pub set: Callback<(&'static str, String)>,
+    /// Choose a preset.
+    pub preset: Callback<&'static str>,
+    /// Drawn inside a slide.
+    pub embedded: bool,
+    /// The query it was opened with (a deck's preset, a link).
+    pub query: AttrValue,
 }
 
-/// Parameters of a lab with these fields, starting from `query`. `on_query` hears the query of
-/// every new good state (not the first).
+impl LabState {
+    /// The last good parameters.
+    pub fn params(&self) -> &Params {
+        &self.form.good
+    }
+
+    /// The last good parameters as the lab's typed struct.
+    pub fn typed<T: DeserializeOwned>(&self) -> T {
+        self.form.good.typed()
+    }
+
+    /// The lab's main run of the current parameters.
+    pub fn job(&self) -> Job {
+        Job::new(self.info, &self.form.good)
+    }
+}
+
+/// The preamble every lab view starts with: lab `info`'s parameters from the query it was
+/// opened with. Its page hears the query of every new good state (not the first).
 #[hook]
-pub fn use_params(fields: &'static [Field], query: &str, on_query: Callback<String>) -> UseParams {
-    let q = query.to_string();
-    let state = use_reducer(move || Form(ParamState::from_query(fields, &q)));
+pub fn use_lab(info: &'static LabInfo, props: &LabProps) -> LabState {
+    let q = props.query.to_string();
+    let on_query = props.on_query.clone();
+    let state = use_reducer(move || Form(ParamState::from_query(info, &q)));
     let mounted = use_mut_ref(|| false);
     use_effect_with(state.good.to_query(), move |q| {
         // The first run is the query we were given: nothing to tell.
@@ -68,9 +120,20 @@ pub fn use_params(fields: &'static [Field], query: &str, on_query: Callback<Stri
     });
     let set = {
         let d = state.dispatcher();
-        Callback::from(move |action: (&'static str, String)| d.dispatch(action))
+        Callback::from(move |(k, v): (&'static str, String)| d.dispatch(FormAction::Set(k, v)))
     };
-    UseParams { state, set }
+    let preset = {
+        let d = state.dispatcher();
+        Callback::from(move |id: &'static str| d.dispatch(FormAction::Preset(id)))
+    };
+    LabState {
+        info,
+        form: state.0.clone(),
+        set,
+        preset,
+        embedded: props.embedded,
+        query: props.query.clone(),
+    }
 }
 
 /// Props of [`ParamForm`].
@@ -257,9 +320,10 @@ pub fn Controls(props: &ControlsProps) -> Html {
     }
 }
 
-/// What a lab knows about one of its runs in the simulation worker.
-#[derive(Clone, PartialEq, Default)]
-pub struct RunState {
+/// What a lab knows about one of its runs in the simulation worker: its progress, the
+/// partial results (`P`) and the result (`O`), read as the lab's own types.
+#[derive(PartialEq)]
+pub struct RunState<P, O> {
     /// Which run this is about (a new job starts a new run).
     run: u64,
     job: Option<Job>,
@@ -267,19 +331,54 @@ pub struct RunState {
     /// How far along, 0.0..=1.0.
     pub progress: f64,
     /// Partial results so far, in arrival order.
-    pub parts: Rc<Vec<Part>>,
+    pub parts: Rc<Vec<P>>,
     /// The result, once done.
-    pub done: Option<Rc<Output>>,
+    pub done: Option<Rc<O>>,
     /// Why the run failed, if it did.
     pub failed: Option<String>,
     /// Milliseconds from the request to the result (0 until done).
     pub millis: f64,
 }
 
-impl RunState {
+impl<P, O> Clone for RunState<P, O> {
+    fn clone(&self) -> Self {
+        RunState {
+            run: self.run,
+            job: self.job.clone(),
+            started: self.started,
+            progress: self.progress,
+            parts: self.parts.clone(),
+            done: self.done.clone(),
+            failed: self.failed.clone(),
+            millis: self.millis,
+        }
+    }
+}
+
+impl<P, O> Default for RunState<P, O> {
+    fn default() -> Self {
+        RunState {
+            run: 0,
+            job: None,
+            started: 0.0,
+            progress: 0.0,
+            parts: Rc::new(Vec::new()),
+            done: None,
+            failed: None,
+            millis: 0.0,
+        }
+    }
+}
+
+impl<P, O> RunState<P, O> {
     /// Still computing.
     pub fn busy(&self) -> bool {
         self.job.is_some() && self.done.is_none() && self.failed.is_none()
+    }
+
+    /// The result, once done.
+    pub fn result(&self) -> Option<&O> {
+        self.done.as_deref()
     }
 }
 
@@ -291,7 +390,11 @@ pub enum RunAction {
     Body(u64, Body),
 }
 
-impl Reducible for RunState {
+impl<P, O> Reducible for RunState<P, O>
+where
+    P: DeserializeOwned + Clone + 'static,
+    O: DeserializeOwned + 'static,
+{
     type Action = RunAction;
 
     fn reduce(self: Rc<Self>, action: RunAction) -> Rc<Self> {
@@ -306,16 +409,23 @@ impl Reducible for RunState {
             RunAction::Body(run, _) if run != self.run => self,
             RunAction::Body(_, body) => {
                 let mut s = (*self).clone();
+                let unreadable = |e: String| format!("সিমুলেটরের উত্তর পড়া গেল না: {e}");
                 match body {
                     Body::Progress(p) => s.progress = p,
-                    Body::Part(part) => Rc::make_mut(&mut s.parts).push(part),
-                    Body::Done(out) => {
-                        s.progress = 1.0;
-                        s.millis = now() - s.started;
-                        s.done = Some(Rc::new(out));
-                    }
+                    Body::Part(part) => match part.read::<P>() {
+                        Ok(p) => Rc::make_mut(&mut s.parts).push(p),
+                        Err(e) => s.failed = Some(unreadable(e)),
+                    },
+                    Body::Done(out) => match out.read::<O>() {
+                        Ok(o) => {
+                            s.progress = 1.0;
+                            s.millis = now() - s.started;
+                            s.done = Some(Rc::new(o));
+                        }
+                        Err(e) => s.failed = Some(unreadable(e)),
+                    },
                     Body::Failed(why) => s.failed = Some(why),
-                    Body::Ready => {}
+                    Body::Status(_) | Body::Ready => {}
                 }
                 Rc::new(s)
             }
@@ -327,13 +437,18 @@ thread_local! {
     static RUNS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Runs `job` in the simulation worker and follows it: progress, partial results and the
-/// result (`None`: nothing runs, and the state is idle). A new `job` cancels the run in
-/// flight; what a cancelled run still sends is dropped, and until the new run answers the
-/// state is the new run's, busy and empty (nothing stale shows).
+/// Runs `job` in the simulation worker and follows it: progress, partial results (`P`) and
+/// the result (`O`) — the types of the lab's run (`None`: nothing runs, and the state is
+/// idle). A new `job` cancels the run in flight; what a cancelled run still sends is dropped,
+/// and until the new run answers the state is the new run's, busy and empty (nothing stale
+/// shows).
 #[hook]
-pub fn use_work(job: Option<Job>) -> RunState {
-    let state = use_reducer(RunState::default);
+pub fn use_work<P, O>(job: Option<Job>) -> RunState<P, O>
+where
+    P: DeserializeOwned + Clone + PartialEq + 'static,
+    O: DeserializeOwned + PartialEq + 'static,
+{
+    let state = use_reducer(RunState::<P, O>::default);
     {
         let d = state.dispatcher();
         use_effect_with(job.clone(), move |job| {
@@ -363,6 +478,259 @@ pub fn use_work(job: Option<Job>) -> RunState {
     }
 }
 
+/// A lab that speaks Redis, run in simulation and — on its own page, with the switch on —
+/// against a real Redis through the proxy, the simulation of the same (scaled) parameters
+/// beside it as the prediction.
+pub struct SimLive<O> {
+    /// The switch.
+    pub switch: LiveSwitch,
+    /// Live mode is on for this lab here.
+    pub on: bool,
+    /// The simulation (the prediction, while live).
+    pub sim: RunState<(), O>,
+    /// The live run.
+    pub live: LiveRun<O>,
+}
+
+impl<O> SimLive<O> {
+    /// Still computing or still running live.
+    pub fn busy(&self) -> bool {
+        self.sim.busy() || (self.on && !self.live.done)
+    }
+
+    /// The simulation's result.
+    pub fn predicted(&self) -> Option<&O> {
+        self.sim.result()
+    }
+
+    /// The real run so far (live only).
+    pub fn real(&self) -> Option<&O> {
+        self.on.then(|| self.live.get()).flatten()
+    }
+
+    /// What the lab draws: the real run when there is one, the simulation otherwise (also
+    /// when live mode found no proxy: the lab stays usable).
+    pub fn shown(&self) -> Option<&O> {
+        self.real().or(self.predicted())
+    }
+}
+
+/// [`SimLive`] for `lab`: `live_ok` says whether these parameters speak Redis at all (the
+/// broadcast lab's naive loop does not); `predict_scaled` runs the simulation on the live
+/// run's scaled parameters while live (off for a lab whose live output carries its own
+/// prediction). A live run that could not start leaves the lab simulating its own numbers.
+#[hook]
+pub fn use_sim_live<O>(lab: &LabState, live_ok: bool, predict_scaled: bool) -> SimLive<O>
+where
+    O: DeserializeOwned + PartialEq + 'static,
+{
+    let switch = use_live_switch();
+    let on = *switch.on && !lab.embedded && lab.info.live && live_ok;
+    let scaled = lab.job().scaled(*switch.scale);
+    let live = use_live::<O>(on.then(|| scaled.clone().live(ws_url())), *switch.attempt);
+    let sim_job = if on && predict_scaled && (live.failed.is_none() || live.got) {
+        scaled
+    } else {
+        lab.job()
+    };
+    let sim = use_work::<(), O>(Some(sim_job));
+    SimLive {
+        switch,
+        on,
+        sim,
+        live,
+    }
+}
+
+/// The live panel of a [`SimLive`] lab (nothing inside a slide).
+pub fn live_panel<O>(lab: &LabState, s: &SimLive<O>, note: Option<String>) -> Html {
+    if lab.embedded {
+        return Html::default();
+    }
+    html! {
+        <LivePanel switch={s.switch.clone()} live={s.live.state.clone()} note={note.map(AttrValue::from)} />
+    }
+}
+
+/// Props of [`LabFrame`].
+#[derive(Properties, PartialEq)]
+pub struct LabFrameProps {
+    /// The lab.
+    pub lab: LabState,
+    /// Still computing (`aria-busy`).
+    #[prop_or_default]
+    pub busy: bool,
+    /// What the lab shows, a sentence or two (on its own page).
+    #[prop_or_default]
+    pub lead: Html,
+    /// The live panel (its own page, labs that speak Redis).
+    #[prop_or_default]
+    pub live: Html,
+    /// What goes under the form (notes, scripts) on its own page.
+    #[prop_or_default]
+    pub after: Html,
+    /// Show every field in the folded form (the LRU lab draws its own few fields).
+    #[prop_or(true)]
+    pub form: bool,
+    /// The preset buttons inside a slide too (a lab with many presets leaves them to its page).
+    #[prop_or(true)]
+    pub slide_presets: bool,
+    /// Inside a slide, the frame draws the link to the whole lab under the picture (a view
+    /// that has a better place for it in its own layout draws [`open_full`] itself).
+    #[prop_or(true)]
+    pub link: bool,
+    /// The picture and its transport.
+    pub children: Html,
+}
+
+/// One frame for every lab. The lab comes first: its picture and transport, then the presets
+/// (with what the chosen one shows), the live panel and every field folded until opened (or
+/// while a field holds a message). Inside a slide: the picture, the presets and a link to the
+/// whole lab with these parameters.
+#[component]
+pub fn LabFrame(props: &LabFrameProps) -> Html {
+    let lab = &props.lab;
+    let info = lab.info;
+    let embedded = lab.embedded;
+    let open = use_state_eq(|| false);
+    let current = lab.params().preset().map(|p| p.id);
+    let presets = (!info.presets.is_empty() && (props.slide_presets || !embedded)).then(|| {
+        html! {
+            <div class="lab-presets" role="group" aria-label="প্রিসেট">
+                <span class="lab-presets-label">{"প্রিসেট:"}</span>
+                { for info.presets.iter().map(|pr| {
+                    let choose = lab.preset.clone();
+                    let on = current == Some(pr.id);
+                    let id = pr.id;
+                    html! {
+                        <button class={classes!("tool", "lab-preset", on.then_some("on"))} aria-pressed={on.to_string()}
+                            data-preset={id} title={pr.about} onclick={Callback::from(move |_: MouseEvent| choose.emit(id))}>{ pr.label }</button>
+                    }
+                }) }
+            </div>
+        }
+    });
+    let about = current
+        .and_then(|id| info.presets.iter().find(|p| p.id == id))
+        .filter(|_| !embedded)
+        .map(|pr| html! { <p class="lab-about">{ pr.about }</p> });
+    let has_errors = !lab.form.errors.is_empty();
+    // The fields are drawn only while the box is open (or holds a message): closed, they
+    // are many elements built on every opening for nobody.
+    let show = has_errors || *open;
+    let on_toggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| {
+            open.set(
+                e.target_unchecked_into::<web_sys::Element>()
+                    .has_attribute("open"),
+            );
+        })
+    };
+    html! {
+        <div class={classes!("lab", format!("lab-{}", info.id), embedded.then_some("embedded"))} data-lab={info.id} aria-busy={props.busy.to_string()}>
+            <div class="lab-picture">{ props.children.clone() }</div>
+            if !embedded && props.lead != Html::default() {
+                <p class="lab-lead">{ props.lead.clone() }</p>
+            }
+            <div class="lab-choose">
+                { presets.unwrap_or_default() }
+                if embedded && props.link { { open_full(lab) } }
+            </div>
+            { about.unwrap_or_default() }
+            if !embedded {
+                { props.live.clone() }
+                if props.form {
+                    <details class="lab-form-box" open={show} ontoggle={on_toggle}>
+                        <summary>{"সব প্যারামিটার — প্রতিটা সংখ্যা বদলানো যায়"}</summary>
+                        if show { <ParamForm state={lab.form.clone()} set={lab.set.clone()} /> }
+                    </details>
+                }
+                { props.after.clone() }
+            }
+        </div>
+    }
+}
+
+/// Props of [`CmdLog`].
+#[derive(Properties, PartialEq)]
+pub struct CmdLogProps {
+    /// The lines shown, each with the classes of its row (the lab's: who sent it, what it did).
+    pub lines: Vec<(CmdLine, Classes)>,
+    /// The lab's id: the list is `data-testid="<lab>-log"`, a round trip `<lab>-rtt`.
+    pub lab: &'static str,
+    /// A live run's log (each line with its round trip).
+    #[prop_or_default]
+    pub live: bool,
+    /// Times in seconds with one decimal (`১.২ s`); otherwise in milliseconds (`১২৩ ms`).
+    #[prop_or_default]
+    pub secs: bool,
+    /// The lab's own class for the list.
+    #[prop_or_default]
+    pub class: Classes,
+    /// What an empty log says.
+    #[prop_or_default]
+    pub empty: Option<AttrValue>,
+}
+
+/// The command log every lab that speaks Redis draws: when, who, the command as redis-cli
+/// echoes it, Redis' reply as redis-cli prints it (or why there was none), a live run's round
+/// trip, the lab's note. The one place a command and a reply become text.
+#[component]
+pub fn CmdLog(props: &CmdLogProps) -> Html {
+    let label = if props.live {
+        "আসল Redis-এ পাঠানো কমান্ড, তার উত্তর আর আসা-যাওয়ার সময়"
+    } else {
+        "Redis-এ পাঠানো কমান্ড"
+    };
+    html! {
+        <ol class={classes!("cmd-log", props.class.clone(), props.live.then_some("live"))} aria-label={label} data-testid={format!("{}-log", props.lab)}>
+            { for props.lines.iter().map(|(l, cls)| {
+                let cmd = l.cmd_text();
+                let reply = l.reply_text();
+                html! {
+                    <li class={classes!(cls.clone(), (!l.note.is_empty()).then_some("noted"))}>
+                        <span class="cmd-log-t">{ if props.secs {
+                            bn::text(&format!("{:.1} s", l.at_ms as f64 / 1000.0))
+                        } else {
+                            format!("{} ms", bn::text(&l.at_ms.to_string()))
+                        } }</span>
+                        <span class="cmd-log-who">{ &l.actor }</span>
+                        if l.cmd.is_empty() {
+                            <span class="cmd-log-note">{ &l.note }</span>
+                        } else {
+                            <code class="cmd-log-cmd" title={cmd.clone()}>{ cmd }</code>
+                            <code class={classes!("cmd-log-reply", l.reply.is_err().then_some("none"))} title={reply.clone()}>{ format!("→ {reply}") }</code>
+                            if let Some(us) = l.rtt_us {
+                                <span class="cmd-log-rtt" data-testid={format!("{}-rtt", props.lab)} title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
+                            }
+                        }
+                    </li>
+                }
+            }) }
+            if props.lines.is_empty() {
+                if let Some(e) = props.empty.clone() { <li class="cmd-log-empty">{ e }</li> }
+            }
+        </ol>
+    }
+}
+
+/// The link from an embedded lab to its own page with its current parameters.
+pub fn open_full(lab: &LabState) -> Html {
+    super::open_full(lab.info.id, &lab.params().to_query())
+}
+
+/// One number of a lab: a label, the value (Bengali digits, Indian grouping) and, when `bad`
+/// and not zero, the warning colour. `data-testid` is `<lab>-<key>`, `data-n` the number.
+pub fn stat(lab: &str, key: &'static str, label: &'static str, v: u64, bad: bool) -> Html {
+    html! {
+        <div class={classes!("lab-stat", key, (bad && v > 0).then_some("bad"))}>
+            <dt>{ label }</dt>
+            <dd data-testid={format!("{lab}-{key}")} data-n={v.to_string()}>{ bn::grouped(i64::try_from(v).unwrap_or(i64::MAX)) }</dd>
+        </div>
+    }
+}
+
 /// Milliseconds since the page started (high resolution).
 pub fn now() -> f64 {
     crate::dom::window().performance().map_or(0.0, |p| p.now())
@@ -379,7 +747,7 @@ pub fn progress(p: f64) -> Html {
 }
 
 /// The progress bar of a run, or why it failed.
-pub fn failed_or_progress(run: &RunState) -> Html {
+pub fn failed_or_progress<P, O>(run: &RunState<P, O>) -> Html {
     match &run.failed {
         Some(why) => html! { <p class="field-error" role="alert">{ why.clone() }</p> },
         None => progress(run.progress),

@@ -16,18 +16,20 @@
 //! table sets the simulation's prediction of the same (slowed) parameters beside it.
 
 use super::kit::{
-    failed_or_progress, use_timeline, use_work, Controls, LabProps, ParamForm, TimeAction,
+    failed_or_progress, live_panel, stat, CmdLog, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
+    LabProps, TimeAction,
 };
-use crate::live::bar::{use_live_switch, LivePanel};
-use crate::live::{use_live, ws_url};
 use redislab_deck::bn;
+use redislab_sim::labs::log::CmdLine;
+use redislab_sim::redis::Reply;
 use redislab_sim::labs::lock::{
-    expand_query, preset_of, CmdKind, CmdRow, LockParams, LockResult, OwnerEnd, SegKind, FIELDS,
-    NAMES, PRESETS,
+    CmdKind, CmdRow, LockParams, LockResult, OwnerEnd, SegKind, INFO, NAMES,
 };
-use redislab_sim::labs::work::{Job, Output};
 use redislab_sim::redis::scripts;
 use yew::prelude::*;
+
+/// The lab's view, by the name the dispatch uses.
+pub use LockLab as View;
 
 /// Milliseconds per timeline tick.
 const TICK_MS: u32 = 160;
@@ -102,14 +104,14 @@ fn lanes(r: &LockResult) -> Lanes {
         };
         let many = |k: CmdKind, ok: bool| {
             mine()
-                .filter(|(_, c)| c.kind == k && (c.reply == "OK") == ok)
+                .filter(|(_, c)| c.kind == k && (c.reply == Reply::ok()) == ok)
                 .count()
                 > MAX_TICKS
         };
         let (misses, extends) = (many(CmdKind::Acquire, false), many(CmdKind::Extend, false));
         mine()
             .filter(|(_, c)| match c.kind {
-                CmdKind::Acquire if c.reply != "OK" => !misses,
+                CmdKind::Acquire if c.reply != Reply::ok() => !misses,
                 CmdKind::Extend => !extends,
                 _ => true,
             })
@@ -156,7 +158,7 @@ fn lane(r: &LockResult, g: &Lanes, actor: usize, n: usize, now: u64, end: u64) -
 
 fn cmd_tick(c: &CmdRow, end: u64) -> Html {
     let cls = match c.kind {
-        CmdKind::Acquire if c.reply == "OK" => "got",
+        CmdKind::Acquire if c.reply == Reply::ok() => "got",
         CmdKind::Acquire => "miss",
         CmdKind::Dedup => "dedup",
         CmdKind::Fence => "fence",
@@ -165,7 +167,7 @@ fn cmd_tick(c: &CmdRow, end: u64) -> Html {
     };
     html! {
         <span class={classes!("lk-cmd", cls, c.steals.then_some("steals"))} style={format!("left: {:.3}%", pos(c.at_ms, end))}
-            title={format!("{} · {} → {}", ms(c.at_ms), c.cmd, c.reply)}></span>
+            title={format!("{} · {} → {}", ms(c.at_ms), c.cmd_text(), c.reply)}></span>
     }
 }
 
@@ -223,32 +225,23 @@ fn resource_lane(r: &LockResult, n: usize, now: u64, end: u64) -> Html {
     }
 }
 
-fn stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html {
-    html! {
-        <div class={classes!("lk-stat", key, (bad && v > 0).then_some("bad"))}>
-            <dt>{ label }</dt>
-            <dd data-testid={format!("lock-{key}")} data-n={v.to_string()}>{ bn::text(&v.to_string()) }</dd>
-        </div>
-    }
-}
-
 /// What the entry at the cursor means, in one line.
 fn now_line(r: &LockResult, n: usize) -> Html {
     let Some(c) = r.commands.iter().rev().find(|c| c.step < n) else {
-        return html! { <p class="lk-now">{"শুরু: দুই worker একই লকের দিকে ছুটছে"}</p> };
+        return html! { <p class="lab-now">{"শুরু: দুই worker একই লকের দিকে ছুটছে"}</p> };
     };
     let who = NAMES[c.actor];
     let other = NAMES[1 - c.actor];
     let say = match c.kind {
-        CmdKind::Acquire if c.reply == "OK" => format!("{who} লক পেল (SET NX → OK)"),
+        CmdKind::Acquire if c.reply == Reply::ok() => format!("{who} লক পেল (SET NX → OK)"),
         CmdKind::Acquire => format!("{who} লক পেল না (nil) — একটু পরে আবার চেষ্টা"),
-        CmdKind::Dedup if c.reply == "OK" => format!("{who}: প্রথম ক্লিক, কাজটা চলবে"),
+        CmdKind::Dedup if c.reply == Reply::ok() => format!("{who}: প্রথম ক্লিক, কাজটা চলবে"),
         CmdKind::Dedup => format!("{who}: একই ক্লিক দ্বিতীয়বার — dedup key আগেই আছে, কাজ বাদ"),
         CmdKind::Fence => format!(
             "{who} পেল fencing token {}",
-            bn::text(c.reply.trim_start_matches("(integer) "))
+            bn::text(&c.reply.as_int().map_or_else(String::new, |n| n.to_string()))
         ),
-        CmdKind::Extend if c.reply.ends_with(" 1") => format!("{who}-র heartbeat: মেয়াদ বাড়ল"),
+        CmdKind::Extend if c.reply.as_int() == Some(1) => format!("{who}-র heartbeat: মেয়াদ বাড়ল"),
         CmdKind::Extend => format!("{who}-র heartbeat ০ পেল — লক আর তার নেই, কাজ থামাল"),
         CmdKind::Del | CmdKind::Release if c.steals => {
             format!(
@@ -260,13 +253,13 @@ fn now_line(r: &LockResult, n: usize) -> Html {
                 }
             )
         }
-        CmdKind::Del | CmdKind::Release if c.reply.ends_with(" 1") => format!("{who} নিজের লক ছাড়ল"),
+        CmdKind::Del | CmdKind::Release if c.reply.as_int() == Some(1) => format!("{who} নিজের লক ছাড়ল"),
         CmdKind::Release => format!("{who}-র টোকেন মেলেনি — স্ক্রিপ্ট কিছুই মুছল না (০)"),
         CmdKind::Del => format!("{who}-র DEL: মোছার মতো কিছু ছিল না"),
     };
     html! {
-        <p class={classes!("lk-now", c.steals.then_some("bad"))} data-testid="lock-now">
-            <span class="lk-now-t">{ ms(c.at_ms) }</span>{ " " }{ say }
+        <p class={classes!("lab-now", c.steals.then_some("bad"))} data-testid="lock-now">
+            <span class="lab-now-t">{ ms(c.at_ms) }</span>{ " " }{ say }
         </p>
     }
 }
@@ -274,26 +267,11 @@ fn now_line(r: &LockResult, n: usize) -> Html {
 fn log(r: &LockResult, n: usize, keep: usize, live: bool) -> Html {
     let upto = r.commands.partition_point(|c| c.step < n);
     let from = upto.saturating_sub(keep);
-    let label = if live {
-        "আসল Redis-এ পাঠানো কমান্ড, তার উত্তর আর আসা-যাওয়ার সময়"
-    } else {
-        "Redis-এ পাঠানো কমান্ড"
-    };
-    html! {
-        <ol class={classes!("lk-log", live.then_some("live"))} aria-label={label} data-testid="lock-log">
-            { for r.commands[from..upto].iter().map(|c| html! {
-                <li class={classes!(format!("lk-w{}", c.actor), c.steals.then_some("steals"))}>
-                    <span class="lk-log-t">{ ms(c.at_ms) }</span>
-                    <span class="lk-log-who">{ NAMES[c.actor] }</span>
-                    <code class="lk-log-cmd">{ &c.cmd }</code>
-                    <code class="lk-log-reply">{ format!("→ {}", c.reply) }</code>
-                    if let Some(us) = c.rtt_us {
-                        <span class="lk-log-rtt" data-testid="lock-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
-                    }
-                </li>
-            }) }
-        </ol>
-    }
+    let lines: Vec<(CmdLine, Classes)> = r.commands[from..upto]
+        .iter()
+        .map(|c| (c.line(), classes!(format!("lk-w{}", c.actor), c.steals.then_some("steals"))))
+        .collect();
+    html! { <CmdLog {lines} lab="lock" {live} /> }
 }
 
 fn scripts_used(p: &LockParams) -> Html {
@@ -389,37 +367,17 @@ fn compare(sim: &LockResult, real: &LockResult, done: bool) -> Html {
 /// The lock-race lab.
 #[component]
 pub fn LockLab(props: &LabProps) -> Html {
-    // A preset in the query (`preset=token`, as a deck writes it) stands for its values.
-    let super::kit::UseParams { state, set } =
-        super::kit::use_params(FIELDS, &expand_query(&props.query), props.on_query.clone());
-    let params = state.good.clone();
-    let typed: LockParams = params.typed();
+    let lab = use_lab(&INFO, props);
+    let typed: LockParams = lab.typed();
     // Live mode: the same race against a real Redis, slowed `scale` times; the simulation
     // of the slowed parameters is its prediction.
-    let sw = use_live_switch();
-    let live_on_page = *sw.on && !props.embedded;
-    let sim_params = if live_on_page {
-        typed.slowed(*sw.scale)
-    } else {
-        typed.clone()
-    };
-    let run = use_work(Some(Job::Lock(sim_params.clone())));
-    let live = use_live(
-        live_on_page.then(|| Job::LockLive {
-            params: sim_params.clone(),
-            url: ws_url(),
-        }),
-        *sw.attempt,
-    );
-    let busy = run.busy() || (live_on_page && !live.done);
-    let predicted = match run.done.as_deref() {
-        Some(Output::Lock(r)) => Some(r.as_ref()),
-        _ => None,
-    };
+    let sl = use_sim_live::<LockResult>(&lab, true, true);
+    let busy = sl.busy();
+    let predicted = sl.predicted();
+    let real = sl.real();
     // The timeline draws the real race when there is one, the simulation otherwise (also
     // when live mode found no proxy: the lab stays usable).
-    let real = live.lock();
-    let result = real.or(predicted);
+    let result = sl.shown();
     let frames = result.map_or(1, |r| r.steps + 1);
     // The lanes' geometry, once per result (the timeline only filters it).
     let geometry = {
@@ -436,31 +394,9 @@ pub fn LockLab(props: &LabProps) -> Html {
             }
         });
     }
-    let current = preset_of(&params).map(|p| p.id);
-    let presets = html! {
-        <div class="lk-presets" role="group" aria-label="প্রিসেট">
-            <span class="lk-presets-label">{"প্রিসেট:"}</span>
-            { for PRESETS.iter().map(|pr| {
-                let set = set.clone();
-                let on = current == Some(pr.id);
-                let onclick = Callback::from(move |_: MouseEvent| {
-                    for (k, v) in pr.pairs {
-                        if let Some(f) = FIELDS.iter().find(|f| f.key == *k) {
-                            set.emit((f.key, v.to_string()));
-                        }
-                    }
-                });
-                html! {
-                    <button class={classes!("tool", "lk-preset", on.then_some("on"))} aria-pressed={on.to_string()}
-                        data-preset={pr.id} title={pr.about} {onclick}>{ pr.label }</button>
-                }
-            }) }
-            if props.embedded { { super::open_full("lock", &params.to_query()) } }
-        </div>
-    };
     let embedded = props.embedded;
     let view = match result {
-        None => failed_or_progress(&run),
+        None => failed_or_progress(&sl.sim),
         Some(r) => {
             let n = (t.cursor).min(r.steps);
             let now = if n == 0 { 0 } else { r.time_at(n - 1) };
@@ -476,7 +412,7 @@ pub fn LockLab(props: &LabProps) -> Html {
             let steal = r.first_steal().filter(|s| s.step < n).map(|s| {
                 html! {
                     <p class="lk-steal" data-testid="lock-steal" data-at={s.at_ms.to_string()}>
-                        { format!("{} ms-এ {}-র `{}` মুছে দিল {}-র লক", bn::text(&s.at_ms.to_string()), NAMES[s.actor], s.cmd, NAMES[1 - s.actor]) }
+                        { format!("{} ms-এ {}-র `{}` মুছে দিল {}-র লক", bn::text(&s.at_ms.to_string()), NAMES[s.actor], s.cmd_text(), NAMES[1 - s.actor]) }
                     </p>
                 }
             });
@@ -495,50 +431,39 @@ pub fn LockLab(props: &LabProps) -> Html {
                             <span class="lk-cursor" style={format!("left: {:.3}%", pos(now, end))}></span>
                         </div>
                     </div>
-                    <div class="lk-status">
+                    <div class="lab-status">
                     { now_line(r, n) }
-                    <dl class="lk-stats">
-                        { stat("two-owner", "দুই মালিক একসাথে", u64::from(c.two_owner_moments), true) }
-                        { stat("steals", "অন্যের লক মুছল", u64::from(c.steals), true) }
-                        { stat("stale-accepted", "পুরোনো লেখা গৃহীত", u64::from(c.stale_accepted), true) }
-                        { stat("stale-rejected", "পুরোনো লেখা বাতিল", u64::from(c.stale_rejected), false) }
+                    <dl class="lab-stats">
+                        { stat("lock", "two-owner", "দুই মালিক একসাথে", u64::from(c.two_owner_moments), true) }
+                        { stat("lock", "steals", "অন্যের লক মুছল", u64::from(c.steals), true) }
+                        { stat("lock", "stale-accepted", "পুরোনো লেখা গৃহীত", u64::from(c.stale_accepted), true) }
+                        { stat("lock", "stale-rejected", "পুরোনো লেখা বাতিল", u64::from(c.stale_rejected), false) }
                         if !embedded {
-                            { stat("grants", "লক দেওয়া হলো", u64::from(c.grants), false) }
-                            { stat("duplicates", "ডুপ্লিকেট বাদ", u64::from(c.duplicates), false) }
-                            { stat("lost", "heartbeat-এ ধরা পড়ল", u64::from(c.lost), false) }
+                            { stat("lock", "grants", "লক দেওয়া হলো", u64::from(c.grants), false) }
+                            { stat("lock", "duplicates", "ডুপ্লিকেট বাদ", u64::from(c.duplicates), false) }
+                            { stat("lock", "lost", "heartbeat-এ ধরা পড়ল", u64::from(c.lost), false) }
                         }
                     </dl>
                     </div>
                     if !embedded { { steal.unwrap_or_default() } }
                     if let (Some(sim), Some(real)) = (predicted, real) {
-                        { compare(sim, real, live.done) }
+                        { compare(sim, real, sl.live.done) }
                     }
                     if !embedded { { log(r, n, LOG, real.is_some()) } }
                 </>
             }
         }
     };
-    let form = html! { <ParamForm state={state.0.clone()} set={set.clone()} /> };
+    let lead = html! {
+        <>
+            {"দুই worker, A আর B, একই কাজের লক চায়: "}<code>{"SET lock:campaign:42 <token> NX PX <ttl>"}</code>
+            {"। কাজ সেরে resource-এ লেখে, তারপর লক ছাড়ে — সাধারণ DEL-এ, নয়তো টোকেন মিলিয়ে Lua স্ক্রিপ্টে। মাঝে একজনকে থমকে দিন (GC, ধীর কোয়েরি) আর দেখুন লক কার হাতে থাকে।"}
+        </>
+    };
+    let live = live_panel(&lab, &sl, None);
     html! {
-        <div class={classes!("lab", "lab-lock", embedded.then_some("embedded"))} data-lab="lock" aria-busy={busy.to_string()}>
-            if !embedded {
-                <p class="lk-lead">
-                    {"দুই worker, A আর B, একই কাজের লক চায়: "}<code>{"SET lock:campaign:42 <token> NX PX <ttl>"}</code>
-                    {"। কাজ সেরে resource-এ লেখে, তারপর লক ছাড়ে — সাধারণ DEL-এ, নয়তো টোকেন মিলিয়ে Lua স্ক্রিপ্টে। মাঝে একজনকে থমকে দিন (GC, ধীর কোয়েরি) আর দেখুন লক কার হাতে থাকে।"}
-                </p>
-            }
-            { presets }
-            if let Some(pr) = PRESETS.iter().find(|p| Some(p.id) == current).filter(|_| !embedded) {
-                <p class="lk-about">{ pr.about }</p>
-            }
-            if !embedded { { form } }
-            if !embedded {
-                <LivePanel switch={sw.clone()} live={live.clone()} />
-            }
-            <div class="lk-body">
-                <div class="lk-main">{ view }</div>
-                if !embedded { { scripts_used(&typed) } }
-            </div>
-        </div>
+        <LabFrame lab={lab.clone()} {busy} {lead} {live} after={scripts_used(&typed)}>
+            <div class="lk-main">{ view }</div>
+        </LabFrame>
     }
 }

@@ -7,16 +7,17 @@
 //! cache size and any registry policy; the numbers come from `redislab_sim` (`policy_trace`).
 
 use super::kit::{
-    failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
+    failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
     TimeAction,
 };
 use redislab_deck::bn;
 use redislab_sim::eviction::lru_trace::{OpKind, Outcome, TraceStep};
-use redislab_sim::labs::eviction::{touch, LruWalk, Touch};
-use redislab_sim::labs::params::{LruParams, LRU};
-use redislab_sim::labs::work::{Job, Output};
+use redislab_sim::labs::lru::{touch, LruWalk, Touch, INFO};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+/// The lab's view, by the name the dispatch uses.
+pub use LruLab as View;
 
 fn op_text(s: &TraceStep) -> String {
     let verb = match s.op.kind {
@@ -73,13 +74,9 @@ fn sentence(run: &LruWalk, n: usize, total: usize, step: &TraceStep, t: Touch) -
 /// The LRU step-through lab.
 #[component]
 pub fn LruLab(props: &LabProps) -> Html {
-    let p = use_params(LRU, &props.query, props.on_query.clone());
-    let params = p.state.good.clone();
-    let work = use_work(Some(Job::Lru(params.typed::<LruParams>())));
-    let walk = match work.done.as_deref() {
-        Some(Output::Lru(w)) => Some(w),
-        _ => None,
-    };
+    let lab = use_lab(&INFO, props);
+    let work = use_work::<(), LruWalk>(Some(lab.job()));
+    let walk = work.result();
     let total = walk.map_or(0, |w| w.steps.len());
     let t = use_timeline(total + 1, 700);
     let cursor = t.cursor.min(total);
@@ -114,16 +111,21 @@ pub fn LruLab(props: &LabProps) -> Html {
     };
     let top = html! {
         <div class="lru-top">
-            <ParamForm state={p.state.0.clone()} set={p.set.clone()} only={only} />
-            if props.embedded { { super::open_full("lru", &params.to_query()) } }
+            <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={only} />
+            if props.embedded { { open_full(&lab) } }
         </div>
+    };
+    let note = html! {
+        <p class="lru-note">
+            {"hash map বলে node কোথায় (O(1)-এ খোঁজ); doubly linked list রাখে ক্রম — মাথায় সবচেয়ে সাম্প্রতিক (MRU), লেজে সবচেয়ে পুরোনো (LRU)। Node-এর ঠিকানা জানা থাকলে তাকে খুলে মাথায় বসানো মাত্র দুটি pointer বদল, তাই get আর put দুটোই O(1)। অন্য policy বেছে দেখুন একই অপারেশনে কে সরে।"}
+        </p>
     };
     let Some(run) = walk else {
         return html! {
-            <div class={classes!("lab", "lab-lru", props.embedded.then_some("embedded"))} data-lab="lru" aria-busy={work.busy().to_string()}>
+            <LabFrame lab={lab.clone()} busy={work.busy()} form={false} after={note} link={false}>
                 { top }
                 { failed_or_progress(&work) }
-            </div>
+            </LabFrame>
         };
     };
     let step = cursor.checked_sub(1).and_then(|i| run.steps.get(i));
@@ -290,7 +292,7 @@ pub fn LruLab(props: &LabProps) -> Html {
     };
 
     html! {
-        <div class={classes!("lab", "lab-lru", props.embedded.then_some("embedded"))} data-lab="lru" aria-busy="false">
+        <LabFrame lab={lab.clone()} form={false} after={note} link={false}>
             { top }
             <Controls timeline={t.clone()} label={label} />
             <div class="lru-stage">
@@ -307,11 +309,6 @@ pub fn LruLab(props: &LabProps) -> Html {
                     { table }
                 </div>
             </div>
-            if !props.embedded {
-                <p class="lru-note">
-                    {"hash map বলে node কোথায় (O(1)-এ খোঁজ); doubly linked list রাখে ক্রম — মাথায় সবচেয়ে সাম্প্রতিক (MRU), লেজে সবচেয়ে পুরোনো (LRU)। Node-এর ঠিকানা জানা থাকলে তাকে খুলে মাথায় বসানো মাত্র দুটি pointer বদল, তাই get আর put দুটোই O(1)। অন্য policy বেছে দেখুন একই অপারেশনে কে সরে।"}
-                </p>
-            }
-        </div>
+        </LabFrame>
     }
 }

@@ -7,15 +7,17 @@
 //! the same numbers as `sampling_quality`).
 
 use super::kit::{
-    failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
+    failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
     TimeAction,
 };
 use super::widgets::{line_chart, Axes, Series};
 use redislab_deck::bn;
 use redislab_sim::eviction::sampling::SamplingPoint;
-use redislab_sim::labs::params::{SamplingParams, SAMPLING};
-use redislab_sim::labs::work::{Job, Output, Part};
+use redislab_sim::labs::sampling::{SamplingParams, INFO};
 use yew::prelude::*;
+
+/// The lab's view, by the name the dispatch uses.
+pub use SamplingLab as View;
 
 /// A fraction as a percentage with one decimal, in Bengali digits.
 fn pct_bn(x: f64) -> String {
@@ -37,22 +39,14 @@ fn remark(k: u32) -> &'static str {
 /// The sampled-LRU quality lab.
 #[component]
 pub fn SamplingLab(props: &LabProps) -> Html {
-    let p = use_params(SAMPLING, &props.query, props.on_query.clone());
-    let params = p.state.good.clone();
-    let setup: SamplingParams = params.typed();
-    let run = use_work(Some(Job::Sampling(setup)));
+    let lab = use_lab(&INFO, props);
+    let setup: SamplingParams = lab.typed();
+    let run = use_work::<SamplingPoint, Vec<SamplingPoint>>(Some(lab.job()));
     let busy = run.busy();
     // The points measured so far (all of them once done): the chart grows as they arrive.
-    let points: Vec<SamplingPoint> = match run.done.as_deref() {
-        Some(Output::Sampling(v)) => v.clone(),
-        _ => run
-            .parts
-            .iter()
-            .filter_map(|p| match p {
-                Part::SamplingPoint(pt) => Some(*pt),
-                _ => None,
-            })
-            .collect(),
+    let points: Vec<SamplingPoint> = match run.result() {
+        Some(v) => v.clone(),
+        None => run.parts.to_vec(),
     };
 
     let t = use_timeline(setup.kmax as usize, 600);
@@ -140,17 +134,30 @@ pub fn SamplingLab(props: &LabProps) -> Html {
         }
     };
 
-    let only = if props.embedded {
-        vec!["kmax"]
-    } else {
-        Vec::new()
+    let after = html! {
+        <>
+            <p class="smp-caption">
+                {"Redis allkeys-lru ডিফল্টে প্রতি eviction-এ ৫টি নমুনা দেখে (maxmemory-samples 5); সংস্করণ ৩.০ থেকে প্রার্থীদের একটি ছোট pool রেখে আন্দাজ আরও ভালো। এখানের রেখা pool ছাড়া, শুধু নমুনার।"}
+            </p>
+            <p class="smp-note">
+                { format!(
+                    "{} key-এর মধ্যে k-টি সমান সম্ভাবনায় তুলে সবচেয়ে পুরোনোটিকে সরানো হলো, প্রতিটি k-তে {} বার (seed {})। k-টি সমবণ্টিত সংখ্যার সর্বোচ্চটির গড় k/(k+1) — তাই নমুনা বাড়লে victim নিখুঁত LRU-র দিকে এগোয়, আর key-প্রতি list-এর দুটি pointer-এর memory বাঁচে।",
+                    bn::text(&setup.keys.to_string()),
+                    bn::text(&setup.trials.to_string()),
+                    setup.seed
+                ) }
+            </p>
+        </>
     };
     html! {
-        <div class={classes!("lab", "lab-sampling", props.embedded.then_some("embedded"))} data-lab="sampling" aria-busy={busy.to_string()}>
-            <div class="smp-top">
-                <ParamForm state={p.state.0.clone()} set={p.set.clone()} {only} />
-                if props.embedded { { super::open_full("sampling", &params.to_query()) } }
-            </div>
+        <LabFrame lab={lab.clone()} {busy} {after} link={false}>
+            // Inside a slide the one field worth changing sits above the chart.
+            if props.embedded {
+                <div class="smp-top">
+                    <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={vec!["kmax"]} />
+                    { open_full(&lab) }
+                </div>
+            }
             <Controls timeline={t.clone()} label={label} />
             <div class="smp-body">
                 <div class={classes!("smp-chart", (setup.kmax > 16).then_some("many-k"))}>
@@ -173,23 +180,6 @@ pub fn SamplingLab(props: &LabProps) -> Html {
                     }
                 </div>
             </div>
-            // Inside a slide the chart and the numbers are the essence; the note is on the
-            // full lab page.
-            if !props.embedded {
-                <p class="smp-caption">
-                    {"Redis allkeys-lru ডিফল্টে প্রতি eviction-এ ৫টি নমুনা দেখে (maxmemory-samples 5); সংস্করণ ৩.০ থেকে প্রার্থীদের একটি ছোট pool রেখে আন্দাজ আরও ভালো। এখানের রেখা pool ছাড়া, শুধু নমুনার।"}
-                </p>
-            }
-            if !props.embedded {
-                <p class="smp-note">
-                    { format!(
-                        "{} key-এর মধ্যে k-টি সমান সম্ভাবনায় তুলে সবচেয়ে পুরোনোটিকে সরানো হলো, প্রতিটি k-তে {} বার (seed {})। k-টি সমবণ্টিত সংখ্যার সর্বোচ্চটির গড় k/(k+1) — তাই নমুনা বাড়লে victim নিখুঁত LRU-র দিকে এগোয়, আর key-প্রতি list-এর দুটি pointer-এর memory বাঁচে।",
-                        bn::text(&setup.keys.to_string()),
-                        bn::text(&setup.trials.to_string()),
-                        setup.seed
-                    ) }
-                </p>
-            }
-        </div>
+        </LabFrame>
     }
 }

@@ -11,16 +11,19 @@
 //! simulation worker.
 
 use super::kit::{
-    failed_or_progress, use_params, use_timeline, use_work, Controls, LabProps, ParamForm,
+    failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
     TimeAction,
 };
 use super::widgets::num;
 use redislab_deck::bn;
 use redislab_sim::jsfmt::js_string;
-use redislab_sim::labs::params::{StampedeParams, STAMPEDE};
-use redislab_sim::labs::stampede::{header, Counters, Mode, StampedeConfig, StampedeSummary};
-use redislab_sim::labs::work::{Job, Output, Part};
+use redislab_sim::labs::stampede::{
+    header, Counters, Mode, StampedeConfig, StampedeOutput, StampedeParams, StampedeSummary, INFO,
+};
 use yew::prelude::*;
+
+/// The lab's view, by the name the dispatch uses.
+pub use StampedeLab as View;
 
 /// Timeline positions at most (several buckets per position on long runs).
 const MAX_FRAMES: usize = 240;
@@ -178,16 +181,12 @@ fn table(runs: &[StampedeSummary], cfg: &StampedeConfig, embedded: bool, complet
 /// The stampede lab: four designs side by side.
 #[component]
 pub fn StampedeLab(props: &LabProps) -> Html {
-    let p = use_params(STAMPEDE, &props.query, props.on_query.clone());
-    let params = p.state.good.clone();
-    let typed: StampedeParams = params.typed();
+    let lab = use_lab(&INFO, props);
+    let typed: StampedeParams = lab.typed();
     let cfg = typed.config();
-    let run = use_work(Some(Job::Stampede(typed)));
+    let run = use_work::<(Mode, Counters), StampedeOutput>(Some(lab.job()));
     let busy = run.busy();
-    let runs = match run.done.as_deref() {
-        Some(Output::Stampede { runs, .. }) => Some(runs),
-        _ => None,
-    };
+    let runs = run.result().map(|o| &o.runs);
 
     let n = runs.and_then(|r| r.first()).map_or(1, |r| r.buckets.len());
     let step = n.div_ceil(MAX_FRAMES).max(1);
@@ -213,13 +212,10 @@ pub fn StampedeLab(props: &LabProps) -> Html {
             let rows: Vec<StampedeSummary> = run
                 .parts
                 .iter()
-                .filter_map(|p| match p {
-                    Part::StampedeRow(mode, counters) => Some(StampedeSummary {
-                        mode: *mode,
-                        counters: *counters,
-                        buckets: Vec::new(),
-                    }),
-                    _ => None,
+                .map(|&(mode, counters)| StampedeSummary {
+                    mode,
+                    counters,
+                    buckets: Vec::new(),
                 })
                 .collect();
             (
@@ -267,28 +263,24 @@ pub fn StampedeLab(props: &LabProps) -> Html {
         }
     };
     let wall = cfg.rate * cfg.delta;
-    let form = html! {
-        <ParamForm state={p.state.0.clone()} set={p.set.clone()}
-            only={if props.embedded { vec!["delta", "beta"] } else { Vec::new() }} />
+    let lead = html! {
+        { format!("একটা hot key, সেকেন্ডে λ = {} অনুরোধ (seeded Poisson), recompute-এ Δ = {} s, TTL {} s। মেয়াদের দেয়ালে একসাথে আটকায় প্রায় λ × Δ = {}টি অনুরোধ — একই seed-এ চার নকশা পাশাপাশি।",
+            bn::text(&js_string(cfg.rate)), bn::text(&js_string(cfg.delta)), bn::text(&js_string(cfg.ttl)), bn::text(&format_wall(wall))) }
     };
     html! {
-        <div class={classes!("lab", "lab-stampede", props.embedded.then_some("embedded"))} data-lab="stampede" aria-busy={busy.to_string()}>
-            if !props.embedded {
-                <p class="st-lead">
-                    { format!("একটা hot key, সেকেন্ডে λ = {} অনুরোধ (seeded Poisson), recompute-এ Δ = {} s, TTL {} s। মেয়াদের দেয়ালে একসাথে আটকায় প্রায় λ × Δ = {}টি অনুরোধ — একই seed-এ চার নকশা পাশাপাশি।",
-                        bn::text(&js_string(cfg.rate)), bn::text(&js_string(cfg.delta)), bn::text(&js_string(cfg.ttl)), bn::text(&format_wall(wall))) }
-                </p>
-                { form.clone() }
-            }
+        <LabFrame lab={lab.clone()} {busy} {lead} link={false}>
             <div class="st-body">
                 <div class="st-main">{ view }</div>
                 <div class="st-side">
-                    if props.embedded { { form } }
+                    // Inside a slide the two fields the slide is about sit beside the table.
+                    if props.embedded {
+                        <ParamForm state={lab.form.clone()} set={lab.set.clone()} only={vec!["delta", "beta"]} />
+                    }
                     { final_table }
-                    if props.embedded { { super::open_full("stampede", &params.to_query()) } }
+                    if props.embedded { { open_full(&lab) } }
                 </div>
             </div>
-        </div>
+        </LabFrame>
     }
 }
 

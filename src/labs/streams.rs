@@ -16,17 +16,16 @@
 //! and a table sets the simulation of the same scaled-down run beside the real counts.
 
 use super::kit::{
-    failed_or_progress, use_timeline, use_work, Controls, LabProps, ParamForm, TimeAction,
+    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
+    LabProps, TimeAction,
 };
-use crate::live::bar::{counts_table, use_live_switch, CountRow, LivePanel};
-use crate::live::{use_live, ws_url};
+use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
-use redislab_sim::labs::params::Params;
-use redislab_sim::labs::streams::{
-    preset_of, Counters, LogRow, Sample, StreamsParams, StreamsResult, FIELDS, PRESETS,
-};
-use redislab_sim::labs::work::{Job, Output};
+use redislab_sim::labs::streams::{Counters, LogRow, Sample, StreamsParams, StreamsResult, INFO};
 use yew::prelude::*;
+
+/// The lab's view, by the name the dispatch uses.
+pub use StreamsLab as View;
 
 /// Milliseconds per timeline tick.
 const TICK_MS: u32 = 120;
@@ -41,22 +40,6 @@ fn secs(ms: u64) -> String {
     bn::text(&format!("{:.1} s", ms as f64 / 1000.0))
 }
 
-/// `preset=<id>` in a query stands for the preset's values (the query's own pairs win).
-fn expand_query(query: &str) -> String {
-    let mut head = Vec::new();
-    let mut rest = Vec::new();
-    for pair in query.split(['&', ' ']).filter(|s| !s.is_empty()) {
-        match pair.split_once('=') {
-            Some(("preset", v)) => match PRESETS.iter().find(|p| p.id == v.trim()) {
-                Some(p) => head.extend(p.pairs.iter().map(|(k, v)| format!("{k}={v}"))),
-                None => rest.push(pair.to_string()),
-            },
-            _ => rest.push(pair.to_string()),
-        }
-    }
-    head.extend(rest);
-    head.join("&")
-}
 
 /// XLEN and pending over time: the whole run faint, up to the cursor bright.
 fn plot(r: &StreamsResult, i: usize) -> Html {
@@ -107,31 +90,23 @@ fn plot(r: &StreamsResult, i: usize) -> Html {
     }
 }
 
-fn stat(key: &'static str, label: &'static str, v: u64, bad: bool) -> Html {
-    html! {
-        <div class={classes!("lk-stat", key, (bad && v > 0).then_some("bad"))}>
-            <dt>{ label }</dt>
-            <dd data-testid={format!("streams-{key}")} data-n={v.to_string()}>{ n(v) }</dd>
-        </div>
-    }
-}
 
 fn stats(c: &Counters, s: &Sample, embedded: bool) -> Html {
     html! {
-        <dl class="lk-stats sx-stats">
-            { stat("xlen", "XLEN", s.xlen, false) }
-            { stat("pending", "pending", s.pending, false) }
-            { stat("delivered", "ডেলিভারি", c.delivered, false) }
-            { stat("saved", "সেভ হলো", c.saved, false) }
-            { stat("duplicates", "দুবার সেভ", c.duplicates, true) }
-            { stat("dead", "dead-letter", c.dead, true) }
-            { stat("lost", "ছাঁটাইয়ে হারাল", c.lost_trim, true) }
-            { stat("pubsub-lost", "Pub/Sub-এ হারাল", c.pubsub_lost, true) }
+        <dl class="lab-stats sx-stats">
+            { stat("streams", "xlen", "XLEN", s.xlen, false) }
+            { stat("streams", "pending", "pending", s.pending, false) }
+            { stat("streams", "delivered", "ডেলিভারি", c.delivered, false) }
+            { stat("streams", "saved", "সেভ হলো", c.saved, false) }
+            { stat("streams", "duplicates", "দুবার সেভ", c.duplicates, true) }
+            { stat("streams", "dead", "dead-letter", c.dead, true) }
+            { stat("streams", "lost", "ছাঁটাইয়ে হারাল", c.lost_trim, true) }
+            { stat("streams", "pubsub-lost", "Pub/Sub-এ হারাল", c.pubsub_lost, true) }
             if !embedded {
-                { stat("reclaimed", "XAUTOCLAIM-এ দখল", c.reclaimed, false) }
-                { stat("retried", "একটা একটা করে", c.retried, false) }
-                { stat("stuck", "মরা worker-এ আটকে", c.stuck, true) }
-                { stat("commands", "কমান্ড", c.commands, false) }
+                { stat("streams", "reclaimed", "XAUTOCLAIM-এ দখল", c.reclaimed, false) }
+                { stat("streams", "retried", "একটা একটা করে", c.retried, false) }
+                { stat("streams", "stuck", "মরা worker-এ আটকে", c.stuck, true) }
+                { stat("streams", "commands", "কমান্ড", c.commands, false) }
             }
         </dl>
     }
@@ -146,14 +121,14 @@ fn now_line(r: &StreamsResult, now: u64) -> Html {
         .find(|l| l.at_ms <= now && !l.note.is_empty());
     match last {
         None => {
-            html! { <p class="lk-now" data-testid="streams-now">{"producer লিখছে, worker-রা ব্যাচে পড়ছে, সেভ করে XACK দিচ্ছে"}</p> }
+            html! { <p class="lab-now" data-testid="streams-now">{"producer লিখছে, worker-রা ব্যাচে পড়ছে, সেভ করে XACK দিচ্ছে"}</p> }
         }
         Some(l) => {
             let bad =
                 l.note.contains("ক্র্যাশ") || l.note.contains("ছাঁটাই") || l.note.contains("শুনছে না");
             html! {
-                <p class={classes!("lk-now", bad.then_some("bad"))} data-testid="streams-now">
-                    <span class="lk-now-t">{ secs(l.at_ms) }</span>{ " " }{ format!("{} — {}", l.actor, l.note) }
+                <p class={classes!("lab-now", bad.then_some("bad"))} data-testid="streams-now">
+                    <span class="lab-now-t">{ secs(l.at_ms) }</span>{ " " }{ format!("{} — {}", l.actor, l.note) }
                 </p>
             }
         }
@@ -169,18 +144,18 @@ fn log(rows: &[LogRow], now: u64, live: bool) -> Html {
         "Redis-এ পাঠানো কমান্ড"
     };
     html! {
-        <ol class={classes!("lk-log", "sx-log", live.then_some("live"))} aria-label={label} data-testid="streams-log">
+        <ol class={classes!("cmd-log", "sx-log", live.then_some("live"))} aria-label={label} data-testid="streams-log">
             { for rows[from..upto].iter().map(|l| html! {
                 <li class={classes!((!l.note.is_empty()).then_some("noted"))}>
-                    <span class="lk-log-t">{ secs(l.at_ms) }</span>
-                    <span class="lk-log-who">{ &l.actor }</span>
+                    <span class="cmd-log-t">{ secs(l.at_ms) }</span>
+                    <span class="cmd-log-who">{ &l.actor }</span>
                     if l.cmd.is_empty() {
                         <span class="sx-log-note">{ &l.note }</span>
                     } else {
-                        <code class="lk-log-cmd" title={l.cmd.clone()}>{ &l.cmd }</code>
-                        <code class="lk-log-reply" title={l.reply.clone()}>{ format!("→ {}", l.reply) }</code>
+                        <code class="cmd-log-cmd" title={l.cmd.clone()}>{ &l.cmd }</code>
+                        <code class="cmd-log-reply" title={l.reply.clone()}>{ format!("→ {}", l.reply) }</code>
                         if let Some(us) = l.rtt_us {
-                            <span class="lk-log-rtt" data-testid="streams-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
+                            <span class="cmd-log-rtt" data-testid="streams-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
                         }
                     }
                 </li>
@@ -235,35 +210,15 @@ fn live_note(p: &StreamsParams) -> String {
 /// The streams lab.
 #[component]
 pub fn StreamsLab(props: &LabProps) -> Html {
-    let super::kit::UseParams { state, set } =
-        super::kit::use_params(FIELDS, &expand_query(&props.query), props.on_query.clone());
-    let params: Params = state.good.clone();
-    let typed: StreamsParams = params.typed();
-    let sw = use_live_switch();
-    let live_on_page = *sw.on && !props.embedded;
-    let small = typed.for_live(*sw.scale);
-    let live = use_live(
-        live_on_page.then(|| Job::StreamsLive {
-            params: small.clone(),
-            url: ws_url(),
-        }),
-        *sw.attempt,
-    );
-    // Live: the simulation of the same scaled-down run is the prediction; a live run that
-    // could not start leaves the lab simulating its own parameters.
-    let sim_params = if live_on_page && (live.failed.is_none() || live.part.is_some()) {
-        small.clone()
-    } else {
-        typed
-    };
-    let run = use_work(Some(Job::Streams(sim_params)));
-    let busy = run.busy() || (live_on_page && !live.done);
-    let predicted = match run.done.as_deref() {
-        Some(Output::Streams(r)) => Some(r.as_ref()),
-        _ => None,
-    };
+    let lab = use_lab(&INFO, props);
+    let typed: StreamsParams = lab.typed();
+    // Live: the same producers and workers against a real Redis, scaled down; the
+    // simulation of the same scaled-down run is the prediction.
+    let sl = use_sim_live::<StreamsResult>(&lab, true, true);
+    let busy = sl.busy();
+    let predicted = sl.predicted();
     // A live run shows itself from its first sample of Redis' XLEN and XPENDING on.
-    let real = live.streams().filter(|r| !r.samples.is_empty());
+    let real = sl.real().filter(|r| !r.samples.is_empty());
     let result = real.or(predicted);
     let frames = result.map_or(1, |r| r.samples.len().max(1));
     let t = use_timeline(frames, TICK_MS);
@@ -276,30 +231,8 @@ pub fn StreamsLab(props: &LabProps) -> Html {
         });
     }
     let embedded = props.embedded;
-    let current = preset_of(&params).map(|p| p.id);
-    let presets = html! {
-        <div class="lk-presets" role="group" aria-label="প্রিসেট">
-            <span class="lk-presets-label">{"প্রিসেট:"}</span>
-            { for PRESETS.iter().map(|pr| {
-                let set = set.clone();
-                let on = current == Some(pr.id);
-                let onclick = Callback::from(move |_: MouseEvent| {
-                    for (k, v) in pr.pairs {
-                        if let Some(f) = FIELDS.iter().find(|f| f.key == *k) {
-                            set.emit((f.key, v.to_string()));
-                        }
-                    }
-                });
-                html! {
-                    <button class={classes!("tool", "lk-preset", on.then_some("on"))} aria-pressed={on.to_string()}
-                        data-preset={pr.id} title={pr.about} {onclick}>{ pr.label }</button>
-                }
-            }) }
-            if embedded { { super::open_full("streams", &params.to_query()) } }
-        </div>
-    };
     let view = match result {
-        None => failed_or_progress(&run),
+        None => failed_or_progress(&sl.sim),
         Some(r) => {
             let i = t.cursor.min(r.samples.len().saturating_sub(1));
             let s = r.samples.get(i).copied().unwrap_or_default();
@@ -308,37 +241,29 @@ pub fn StreamsLab(props: &LabProps) -> Html {
                 <>
                     <Controls timeline={t.clone()} label={label} />
                     { plot(r, i) }
-                    <div class="lk-status">
+                    <div class="lab-status">
                         { now_line(r, s.t) }
                         { stats(&s.counters, &s, embedded) }
                     </div>
                     if let (Some(sim), Some(real)) = (predicted, real) {
-                        { compare(sim, real, live.done) }
+                        { compare(sim, real, sl.live.done) }
                     }
                     if !embedded { { log(&r.log, s.t, r.live) } }
                 </>
             }
         }
     };
-    let form = html! { <ParamForm state={state.0.clone()} set={set.clone()} /> };
+    let lead = html! {
+        <>
+            {"producer লেখে "}<code>{"XADD orders MAXLEN ~ 100000 * n <i>"}</code>
+            {"; consumer group-এর worker-রা পড়ে "}<code>{"XREADGROUP GROUP savers w1 COUNT 200 BLOCK 5000 STREAMS orders >"}</code>
+            {", ডেটাবেসে সেভ করে তারপর XACK। পাশে একই মেসেজ PUBLISH — কেউ না শুনলে হারিয়ে যায়।"}
+        </>
+    };
+    let live = live_panel(&lab, &sl, Some(live_note(&typed.for_live(*sl.switch.scale))));
     html! {
-        <div class={classes!("lab", "lab-streams", embedded.then_some("embedded"))} data-lab="streams" aria-busy={busy.to_string()}>
-            if !embedded {
-                <p class="lk-lead">
-                    {"producer লেখে "}<code>{"XADD orders MAXLEN ~ 100000 * n <i>"}</code>
-                    {"; consumer group-এর worker-রা পড়ে "}<code>{"XREADGROUP GROUP savers w1 COUNT 200 BLOCK 5000 STREAMS orders >"}</code>
-                    {", ডেটাবেসে সেভ করে তারপর XACK। পাশে একই মেসেজ PUBLISH — কেউ না শুনলে হারিয়ে যায়।"}
-                </p>
-            }
-            { presets }
-            if let Some(pr) = PRESETS.iter().find(|p| Some(p.id) == current).filter(|_| !embedded) {
-                <p class="lk-about">{ pr.about }</p>
-            }
-            if !embedded { { form } }
-            if !embedded {
-                <LivePanel switch={sw.clone()} live={live.clone()} note={AttrValue::from(live_note(&small))} />
-            }
-            <div class="lk-main">{ view }</div>
-        </div>
+        <LabFrame lab={lab.clone()} {busy} {lead} {live}>
+            <div class="sx-main">{ view }</div>
+        </LabFrame>
     }
 }

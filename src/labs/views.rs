@@ -1,29 +1,25 @@
 //! Every lab's view, by id: what the labs module (`src/bin/labs.rs`) draws into a
 //! [`super::host::LabHost`]. Only that module names this function, so the views stay out of
-//! the app's first load. A lab's row in [`super::LABS`] and its arm here go together (a test
-//! checks every listed lab has a view).
+//! the app's first load. The dispatch is made from the simulator's one list of labs
+//! (`redislab_sim::for_each_lab`): each lab's view module, named by its id, exports `View`.
 
 use super::kit::LabProps;
-use super::{broadcast, cache, eviction, jitter, lock, lru, sampling, stampede, streams};
 use yew::prelude::*;
 
-/// The view of lab `id`, or `None` for an id no lab has.
-pub fn view(id: &str, p: LabProps) -> Option<Html> {
-    Some(match id {
-        "lru" => html! { <lru::LruLab ..p /> },
-        "eviction" => html! { <eviction::EvictionLab ..p /> },
-        "sampling" => html! { <sampling::SamplingLab ..p /> },
-        "jitter" => html! { <jitter::JitterLab ..p /> },
-        "stampede" => html! { <stampede::StampedeLab ..p /> },
-        "cache" => html! { <cache::CacheLab ..p /> },
-        "lock" => html! { <lock::LockLab ..p /> },
-        "streams" => html! { <streams::StreamsLab ..p /> },
-        "broadcast" => html! { <broadcast::BroadcastLab ..p /> },
-        // Not a lab, but drawn the same way, so it stays out of the first load too.
-        "console" => html! { <crate::live::console::ConsoleView /> },
-        _ => return None,
-    })
+macro_rules! dispatch {
+    ($($lab:ident),*) => {
+        /// The view of lab `id`, or `None` for an id no lab has.
+        pub fn view(id: &str, p: LabProps) -> Option<Html> {
+            Some(match id {
+                $(stringify!($lab) => html! { <super::$lab::View ..p /> },)*
+                // Not a lab, but drawn the same way, so it stays out of the first load too.
+                "console" => html! { <crate::live::console::ConsoleView /> },
+                _ => return None,
+            })
+        }
+    };
 }
+redislab_sim::for_each_lab!(dispatch);
 
 #[cfg(test)]
 mod tests {
@@ -34,6 +30,7 @@ mod tests {
     fn every_listed_lab_has_a_view_and_nothing_else_does() {
         let listed: Vec<&str> = super::super::LABS.iter().map(|l| l.id).collect();
         assert_eq!(listed, redislab_deck::parse::LABS);
+        assert_eq!(listed, redislab_sim::labs::registry::IDS);
         for id in &listed {
             assert!(
                 view(id, LabProps::default()).is_some(),

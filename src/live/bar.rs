@@ -2,7 +2,7 @@
 //! scale, the connection indicator, "again" once a run has ended, what a live run runs (when
 //! it is scaled down) and, when it cannot run, the clear message that the lab is simulating.
 
-use super::{Indicator, LiveRun};
+use super::{Indicator, LiveState};
 use redislab_deck::bn;
 use redislab_sim::live::LiveStatus;
 use yew::prelude::*;
@@ -37,7 +37,7 @@ pub struct LivePanelProps {
     /// The switch.
     pub switch: LiveSwitch,
     /// The live run.
-    pub live: LiveRun,
+    pub live: LiveState,
     /// What a live run runs, when it is not the lab's own numbers (scaled-down counts).
     #[prop_or_default]
     pub note: Option<AttrValue>,
@@ -76,10 +76,10 @@ pub fn LivePanel(props: &LivePanelProps) -> Html {
                     <span>{"আসল Redis"}</span>
                 </label>
                 <label class="live-scale">
-                    <span>{"সময় ধীর"}</span>
+                    <span>{"আসল Redis-এ গতি"}</span>
                     <select data-testid="live-scale" onchange={on_scale}>
                         { for SCALES.iter().map(|&k| html! {
-                            <option value={k.to_string()} selected={k == *sw.scale}>{ format!("×{}", bn::text(&k.to_string())) }</option>
+                            <option value={k.to_string()} selected={k == *sw.scale}>{ scale_name(k) }</option>
                         }) }
                     </select>
                 </label>
@@ -89,19 +89,42 @@ pub fn LivePanel(props: &LivePanelProps) -> Html {
                 }
             </div>
             if on {
-                if let Some(note) = props.note.clone().filter(|_| live.failed.is_none() || live.part.is_some()) {
+                if let Some(note) = props.note.clone().filter(|_| live.failed.is_none() || live.got) {
                     <p class="live-note" data-testid="live-note">{ note }</p>
                 }
                 if let Some(why) = live.failed.clone() {
                     <p class="live-msg" role="alert" data-testid="live-msg">
                         { why }
-                        if !matches!(live.status, Some(LiveStatus::Lost(_))) || live.part.is_none() {
+                        if !matches!(live.status, Some(LiveStatus::Lost(_))) || !live.got {
                             <span class="live-msg-sim">{" নিচে যা দেখছেন তা সিমুলেশন।"}</span>
                         }
                     </p>
+                    if matches!(live.status, Some(LiveStatus::NoProxy)) { { for_instructors() } }
                 }
             }
         </>
+    }
+}
+
+/// A live run's speed, in words: how many times slower than the lab's own milliseconds.
+fn scale_name(k: u64) -> String {
+    match k {
+        1 => "স্বাভাবিক".into(),
+        k => format!("{} গুণ ধীর", bn::text(&k.to_string())),
+    }
+}
+
+/// How to give the page a real Redis: for an instructor, folded away from a student.
+pub fn for_instructors() -> Html {
+    html! {
+        <details class="live-howto" data-testid="live-howto">
+            <summary>{"প্রশিক্ষকদের জন্য: আসল Redis চালু করা"}</summary>
+            <p>
+                {"যে মেশিনে Redis চলছে সেখানে অ্যাপটা প্রক্সি দিয়ে চালান, তারপর সেই ঠিকানা দিয়ে খুলুন: "}
+                <code>{"cargo xtask serve --redis redis://127.0.0.1:6379"}</code>
+                {" (স্থির হোস্ট বা trunk serve-এ প্রক্সি থাকে না)।"}
+            </p>
+        </details>
     }
 }
 

@@ -13,12 +13,9 @@ pub mod console;
 pub mod socket;
 
 use crate::labs::worker;
-use redislab_sim::labs::broadcast::BroadcastResult;
-use redislab_sim::labs::cache::CacheView;
-use redislab_sim::labs::lock::LockResult;
-use redislab_sim::labs::streams::StreamsResult;
-use redislab_sim::labs::work::{Body, Job, Part};
+use redislab_sim::labs::work::{Body, Job};
 use redislab_sim::live::LiveStatus;
+use serde::de::DeserializeOwned;
 use std::cell::Cell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -28,18 +25,59 @@ pub fn ws_url() -> String {
     redislab_sim::live::ws_url(&crate::dom::window().location().href().unwrap_or_default())
 }
 
-/// What a lab knows about its live run.
+/// What a lab knows about its live run, whatever the lab: the connection and how it ended.
 #[derive(Clone, PartialEq, Default)]
-pub struct LiveRun {
+pub struct LiveState {
     run: u64,
     /// The connection, once the worker has said.
     pub status: Option<LiveStatus>,
-    /// The run so far (the last snapshot, or the result).
-    pub part: Option<Rc<Part>>,
+    /// Something of the run has come (a snapshot or the result).
+    pub got: bool,
     /// It ended.
     pub done: bool,
     /// Why it stopped early (no proxy, Redis gone), in Bengali.
     pub failed: Option<String>,
+}
+
+/// A live run: its state and the run so far as the lab's output type `O`.
+#[derive(PartialEq)]
+pub struct LiveRun<O> {
+    /// The connection and how it ended.
+    pub state: LiveState,
+    /// The run so far (the last snapshot, or the result).
+    pub part: Option<Rc<O>>,
+}
+
+impl<O> Clone for LiveRun<O> {
+    fn clone(&self) -> Self {
+        LiveRun {
+            state: self.state.clone(),
+            part: self.part.clone(),
+        }
+    }
+}
+
+impl<O> Default for LiveRun<O> {
+    fn default() -> Self {
+        LiveRun {
+            state: LiveState::default(),
+            part: None,
+        }
+    }
+}
+
+impl<O> std::ops::Deref for LiveRun<O> {
+    type Target = LiveState;
+    fn deref(&self) -> &LiveState {
+        &self.state
+    }
+}
+
+impl<O> LiveRun<O> {
+    /// The run so far.
+    pub fn get(&self) -> Option<&O> {
+        self.part.as_deref()
+    }
 }
 
 /// What happens to a live run.
@@ -50,36 +88,50 @@ pub enum LiveAction {
     Body(u64, Body),
 }
 
-impl Reducible for LiveRun {
+impl<O: DeserializeOwned + 'static> Reducible for LiveRun<O> {
     type Action = LiveAction;
 
     fn reduce(self: Rc<Self>, action: LiveAction) -> Rc<Self> {
         match action {
             LiveAction::Start(run) => Rc::new(LiveRun {
-                run,
-                status: Some(LiveStatus::Connecting),
-                ..LiveRun::default()
+                state: LiveState {
+                    run,
+                    status: Some(LiveStatus::Connecting),
+                    ..LiveState::default()
+                },
+                part: None,
             }),
-            LiveAction::Body(run, _) if run != self.run => self,
+            LiveAction::Body(run, _) if run != self.state.run => self,
             LiveAction::Body(_, body) => {
                 let mut s = (*self).clone();
                 match body {
-                    Body::Part(Part::LiveStatus(st)) => s.status = Some(st),
-                    Body::Part(p) => s.part = Some(Rc::new(p)),
-                    Body::Done(o) => {
-                        if let Some(p) = Part::from_output(o) {
-                            s.part = Some(Rc::new(p));
-                        }
-                        s.done = true;
+                    Body::Status(st) => s.state.status = Some(st),
+                    Body::Part(p) => s.take(&p),
+                    Body::Done(p) => {
+                        s.take(&p);
+                        s.state.done = true;
                     }
                     Body::Failed(why) => {
-                        s.failed = Some(why);
-                        s.done = true;
+                        s.state.failed = Some(why);
+                        s.state.done = true;
                     }
-                    _ => {}
+                    Body::Progress(_) | Body::Ready => {}
                 }
                 Rc::new(s)
             }
+        }
+    }
+}
+
+impl<O: DeserializeOwned> LiveRun<O> {
+    /// Keeps what the run says so far.
+    fn take(&mut self, p: &redislab_sim::labs::lab::Json) {
+        match p.read::<O>() {
+            Ok(o) => {
+                self.part = Some(Rc::new(o));
+                self.state.got = true;
+            }
+            Err(e) => self.state.failed = Some(format!("অচেনা উত্তর: {e}")),
         }
     }
 }
@@ -88,42 +140,15 @@ thread_local! {
     static RUNS: Cell<u64> = const { Cell::new(0) };
 }
 
-impl LiveRun {
-    /// The lock race so far.
-    pub fn lock(&self) -> Option<&LockResult> {
-        match self.part.as_deref() {
-            Some(Part::LiveLock(r)) => Some(r),
-            _ => None,
-        }
-    }
-    /// The cache engine so far, beside its prediction.
-    pub fn cache(&self) -> Option<&CacheView> {
-        match self.part.as_deref() {
-            Some(Part::LiveCache(v)) => Some(v),
-            _ => None,
-        }
-    }
-    /// The streams lab so far.
-    pub fn streams(&self) -> Option<&StreamsResult> {
-        match self.part.as_deref() {
-            Some(Part::LiveStreams(r)) => Some(r),
-            _ => None,
-        }
-    }
-    /// The queue (the broadcast lab) so far.
-    pub fn broadcast(&self) -> Option<&BroadcastResult> {
-        match self.part.as_deref() {
-            Some(Part::LiveBroadcast(r)) => Some(r),
-            _ => None,
-        }
-    }
-}
-
-/// Runs the live `job` (`None`: not live; a job's `url` is the proxy's, [`ws_url`]). A new
-/// job (or a new `attempt`) cancels the run in flight, which closes its socket.
+/// Runs the live `job` (`None`: not live; see [`redislab_sim::labs::lab::Job::live`]), its
+/// snapshots and result read as the lab's output type `O`. A new job (or a new `attempt`)
+/// cancels the run in flight, which closes its socket.
 #[hook]
-pub fn use_live(job: Option<Job>, attempt: u32) -> LiveRun {
-    let state = use_reducer(LiveRun::default);
+pub fn use_live<O>(job: Option<Job>, attempt: u32) -> LiveRun<O>
+where
+    O: DeserializeOwned + PartialEq + 'static,
+{
+    let state = use_reducer(LiveRun::<O>::default);
     let on = job.is_some();
     {
         let d = state.dispatcher();

@@ -551,6 +551,17 @@ impl Browser {
         );
     }
 
+    /// Opens the lab's folded parameter form (if it is closed) and waits for its fields.
+    pub fn open_form(&self) {
+        if !self.exists(".lab-form-box[open]") {
+            self.click(".lab-form-box summary");
+        }
+        self.wait(10, "the lab's fields", |b| {
+            b.rect(".lab-form-box .lab-field")
+                .is_some_and(|r| r.width > 0.0 && r.height > 0.0)
+        });
+    }
+
     /// Clicks the first element matching a CSS selector.
     pub fn click(&self, css: &str) {
         let el = self.cmd(

@@ -5,12 +5,12 @@
 //! and phone size. The heaviest preset's long-task check is in `longtasks.rs`.
 
 use redislab_e2e::{screenshot_dir, Browser};
-use redislab_sim::labs::broadcast::{expand_query, run, BroadcastResult, FIELDS};
+use redislab_sim::labs::broadcast::{run, BroadcastResult, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
 
 fn native(query: &str) -> BroadcastResult {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(query));
+    let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     run(&p.typed())
 }
@@ -69,10 +69,10 @@ fn the_defaults_make_1000_calls_and_lose_nobody() {
     let log = b.text("[data-testid=bc-log]").unwrap_or_default();
     assert!(log.contains("bull:push:"), "{log}");
     // The parameter box is drawn when opened: every field, on screen.
-    assert!(!b.exists(".bc-form [data-field=chunk]"));
-    b.click(".bc-form summary");
+    assert!(!b.exists(".lab-form-box [data-field=chunk]"));
+    b.click(".lab-form-box summary");
     b.wait(5, "the fields", |b| {
-        b.rect(".bc-form [data-field=chunk] input")
+        b.rect(".lab-form-box [data-field=chunk] input")
             .is_some_and(|r| r.width > 0.0 && r.height > 0.0)
     });
     let axe = b.axe_serious();
@@ -136,6 +136,7 @@ fn a_bad_parameter_gets_a_bengali_message_and_changes_nothing() {
         .unwrap_or_default();
     assert!(msg.contains("পূর্ণসংখ্যা"), "{msg}");
     assert_eq!(n(&b, "", "calls"), 1000);
+    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-chunk'); i.value = '10'; i.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),

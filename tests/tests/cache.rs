@@ -5,11 +5,12 @@
 
 use redislab_e2e::{screenshot_dir, Browser};
 use redislab_sim::labs::cache::{pair, table, CacheLab};
-use redislab_sim::labs::params::{CacheParams, Params, CACHE};
+use redislab_sim::labs::cache::{CacheParams, INFO};
+use redislab_sim::labs::params::Params;
 use serde_json::json;
 
 fn native(query: &str) -> CacheLab {
-    let (p, errs) = Params::from_query(CACHE, query);
+    let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     pair(&p.typed::<CacheParams>().config())
 }
@@ -209,6 +210,7 @@ fn a_bad_cache_parameter_gets_a_message_and_changes_nothing() {
     let good = page_table(&b);
     assert_eq!(good, table(&native("requests=300")));
     // Typed into the form: a message, and the lab keeps its last good state.
+    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-instances'); i.value = '99'; i.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),
@@ -218,6 +220,7 @@ fn a_bad_cache_parameter_gets_a_message_and_changes_nothing() {
     });
     assert_eq!(page_table(&b), good);
     // A later good change runs with everything else as it was.
+    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-seed'); i.value = '7'; i.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),

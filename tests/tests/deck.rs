@@ -117,6 +117,48 @@ fn walk_the_broadcast_deck() {
 }
 
 #[test]
+fn walk_the_patterns_deck() {
+    let n = deck("patterns").slides.len();
+    assert!((20..=26).contains(&n), "the patterns deck has {n} slides");
+    walk("patterns");
+}
+
+/// The patterns deck is on the home page, with its slide count and its handout (one page a
+/// slide, every fragment shown).
+#[test]
+fn the_patterns_deck_is_listed_with_its_handout() {
+    let d = deck("patterns");
+    let n = d.slides.len();
+    let b = laptop();
+    b.open("#/");
+    b.wait(10, "the home page", |b| b.exists(".deck-card"));
+    let card = b.js(
+        "return [...document.querySelectorAll('.deck-card')].map(c => c.textContent).find(t => t.includes(arguments[0])) || ''",
+        json!([d.title.as_ref()]),
+    );
+    let card = card.as_str().unwrap_or_default();
+    assert!(
+        card.contains(&format!("{}টি স্লাইড", bn::digits(n, 1))),
+        "the home page's card: {card:?}"
+    );
+    b.click(".deck-card a[href='#/patterns/print']");
+    b.wait(10, "the handout", |b| b.exists(".print-page"));
+    assert_eq!(
+        b.js(
+            "return document.querySelectorAll('.print-page').length",
+            json!([])
+        ),
+        json!(n)
+    );
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('.print-page .frag')].filter(e => getComputedStyle(e).visibility !== 'visible').length", json!([])),
+        json!(0)
+    );
+    b.screenshot(&screenshot_dir().join("features/patterns-handout.png"));
+    assert_no_console_errors(&b);
+}
+
+#[test]
 fn walk_the_whole_deck_with_the_arrow_keys() {
     let deck = production();
     assert_eq!(deck.slides.len(), 22);
@@ -377,10 +419,88 @@ fn the_bengali_font_is_served_by_the_app() {
         .contains("Noto Sans Bengali"));
 }
 
+/// What a phone showed broken (issue 24): the roles map out of order, the TTL table's "why"
+/// column cut off, a figure broken across lines, a see-through header over the page.
+#[test]
+fn the_phone_shows_the_roles_in_order_tables_whole_and_figures_on_one_line() {
+    let b = Browser::new(PHONE.0, PHONE.1);
+    // The roles map: eight cards, one under the other, in the order of their numbers.
+    b.open("#/production/2");
+    b.wait_counter("০২ / ২২");
+    let tops = b.js(
+        "return [...document.querySelectorAll('.stage .role')].map(e => [e.querySelector('.role-head').textContent, e.getBoundingClientRect().top])",
+        json!([]),
+    );
+    let tops: Vec<(String, f64)> = tops
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            (
+                r[0].as_str().unwrap_or_default().to_string(),
+                r[1].as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    assert_eq!(tops.len(), 8, "{tops:?}");
+    for (i, w) in tops.windows(2).enumerate() {
+        assert!(
+            w[0].1 < w[1].1,
+            "role {} is not above role {}: {tops:?}",
+            i + 1,
+            i + 2
+        );
+        assert!(w[0].0.starts_with(&bn::digits(i + 1, 2)), "{tops:?}");
+    }
+    b.screenshot(&screenshot_dir().join("phone/roles-in-order.png"));
+    // The TTL table: every cell, the "why" column included, inside the screen, nothing to
+    // scroll sideways.
+    b.open("#/production/12");
+    b.wait_counter("১২ / ২২");
+    let out = b.js(
+        "return [...document.querySelectorAll('.stage .table td')].filter(td => { const r = td.getBoundingClientRect(); return r.right > innerWidth + 0.5 || r.left < -0.5 || td.scrollWidth > td.clientWidth + 1; }).map(td => td.textContent)",
+        json!([]),
+    );
+    assert_eq!(out, json!([]), "cells cut off at 360 px");
+    let why = b.js(
+        "const td = [...document.querySelectorAll('.stage .table td')].find(td => td.textContent.includes('বারবার রিফ্রেশ')); return td ? td.getBoundingClientRect().width : 0",
+        json!([]),
+    );
+    assert!(
+        why.as_f64().unwrap_or(0.0) > 200.0,
+        "the why column is {why} px wide"
+    );
+    b.screenshot(&screenshot_dir().join("phone/ttl-table.png"));
+    // Broadcast step 19: `৩–৪` stays one figure on one line.
+    b.open("#/broadcast/20.1");
+    b.wait_counter("২০ / ২৯");
+    let lines = b.js(
+        "return [...document.querySelectorAll('.stage .aq-num, .stage .stat-num')].map(e => { const lh = parseFloat(getComputedStyle(e).lineHeight) || parseFloat(getComputedStyle(e).fontSize) * 1.4; return Math.round(e.getBoundingClientRect().height / lh); })",
+        json!([]),
+    );
+    assert!(
+        lines
+            .as_array()
+            .is_some_and(|a| !a.is_empty() && a.iter().all(|n| n == &json!(1))),
+        "figures wrap: {lines} lines"
+    );
+    // The header over the page is opaque.
+    let alpha = b.js(
+        "const c = getComputedStyle(document.querySelector('.topbar')).backgroundColor; const m = c.match(/rgba?\\(([^)]*)\\)/); const p = m ? m[1].split(',').map(Number) : []; return p.length === 4 ? p[3] : 1",
+        json!([]),
+    );
+    assert_eq!(
+        alpha.as_f64(),
+        Some(1.0),
+        "the header lets the page show through"
+    );
+    assert_no_console_errors(&b);
+}
+
 #[test]
 fn phone_width_stays_readable() {
     let b = Browser::new(PHONE.0, PHONE.1);
-    for id in ["production", "eviction", "broadcast"] {
+    for id in ["production", "eviction", "broadcast", "patterns"] {
         let n = deck(id).slides.len();
         let shots = screenshot_dir().join(format!("phone/{id}"));
         for i in 1..=n {

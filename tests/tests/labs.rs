@@ -6,7 +6,8 @@
 
 use redislab_e2e::{screenshot_dir, serve_dist, Browser};
 use redislab_sim::eviction_table;
-use redislab_sim::labs::params::{EvictionParams, Params, EVICTION};
+use redislab_sim::labs::eviction::{EvictionParams, INFO as EVICTION};
+use redislab_sim::labs::params::Params;
 use serde_json::json;
 
 fn laptop() -> Browser {
@@ -37,7 +38,7 @@ fn wait_every_font_face(b: &Browser) {
 
 /// The native table for a lab query, computed the way `labsim eviction` does.
 fn native_table(query: &str) -> String {
-    let (p, errs) = Params::from_query(EVICTION, query);
+    let (p, errs) = Params::from_query(&EVICTION, query);
     assert!(errs.is_empty(), "{errs:?}");
     eviction_table(&p.typed::<EvictionParams>().config())
         .unwrap()
@@ -115,6 +116,7 @@ fn bad_lab_parameters_get_a_message_and_change_nothing() {
         .unwrap_or_default();
     assert!(!msg.is_empty(), "no message beside alpha");
     // Typed into the form: message, and the lab keeps its last good state.
+    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-cache'); i.value = '-5'; i.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),
@@ -125,6 +127,7 @@ fn bad_lab_parameters_get_a_message_and_change_nothing() {
     assert_eq!(b.text("[data-testid=eviction-table]").unwrap(), table);
     // A barrier instead of a pause: a later good change, whose run we wait for, still runs
     // with cache 300 — the bad value changed nothing.
+    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-seed'); i.value = '8'; i.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),
@@ -149,6 +152,7 @@ fn a_good_change_goes_into_the_address() {
     let b = laptop();
     b.open("#/lab/eviction");
     wait_text(&b, "[data-testid=eviction-table]");
+    b.open_form();
     b.js(
         // Two fields changed in one go: both count.
         "for (const [id, v] of [['#lab-field-cache', '600'], ['#lab-field-alpha', '1.2']]) { const i = document.querySelector(id); i.value = v; i.dispatchEvent(new Event('change', {bubbles: true})); }",
@@ -309,6 +313,7 @@ fn a_change_mid_run_shows_only_the_new_run() {
     b.wait(20, "the heavy run to be under way", |b| {
         b.exists(".lab[aria-busy=true] .lab-progress")
     });
+    b.open_form();
     // Record every table text and every partial row the page shows from now on.
     b.js(
         "window.__seen = []; const seen = () => document.querySelectorAll('[data-testid=eviction-table], [data-testid=eviction-rows]').forEach(e => window.__seen.push(e.textContent)); new MutationObserver(seen).observe(document.body, {subtree: true, childList: true, characterData: true});",
@@ -481,7 +486,7 @@ fn a_lab_loads_without_the_compile_worker() {
 fn deck_lab_ids_are_the_simulators_labs() {
     for id in redislab_deck::parse::LABS {
         assert!(
-            redislab_sim::labs::params::fields(id).is_some(),
+            redislab_sim::labs::registry::info(id).is_some_and(|l| !l.fields.is_empty()),
             "{id} has no fields"
         );
     }
@@ -495,7 +500,7 @@ fn deck_lab_ids_are_the_simulators_labs() {
 fn embedded_labs_fit_their_slides() {
     let b = laptop();
     let mut seen = 0;
-    for deck in ["eviction", "production", "broadcast"] {
+    for deck in ["eviction", "production", "broadcast", "patterns"] {
         b.open(&format!("#/{deck}/1"));
         b.wait(15, "the first slide", |b| {
             b.text(".counter").is_some_and(|c| c.starts_with("০১ /"))
@@ -545,4 +550,54 @@ fn embedded_labs_fit_their_slides() {
     }
     assert!(seen >= 5, "only {seen} embedded labs found");
     assert!(b.console_errors().is_empty());
+}
+
+/// Z (or the lab's own button) enlarges a slide's lab to the whole stage, for the moment the
+/// instructor runs it; Z again, Esc or the next slide puts it back in its place.
+#[test]
+fn an_embedded_lab_enlarges_to_the_stage_and_back() {
+    let b = laptop();
+    let deck = redislab_e2e::deck("production");
+    let n = deck
+        .slides
+        .iter()
+        .position(|s| {
+            s.body.iter().any(|bl| {
+                matches!(bl, redislab_deck::Block::Container { kind, args, .. }
+                    if kind.as_ref() == "lab" && args.first().is_some_and(|a| a.as_ref() == "lock"))
+            })
+        })
+        .expect("a slide with the lock lab")
+        + 1;
+    b.open(&format!("#/production/{n}"));
+    b.wait(30, "the lab in its slide", |b| {
+        b.exists(".stage .lab") && !b.exists(".stage [aria-busy=true]")
+    });
+    let stage = b.rect(".stage").unwrap();
+    let small = b.rect(".stage .lab-host").unwrap();
+    assert!(small.height < stage.height * 0.9, "{small:?} in {stage:?}");
+    let covers = |b: &Browser| {
+        b.rect(".stage .lab-host").is_some_and(|r| {
+            r.width >= stage.width * 0.95 && r.height >= stage.height * 0.95
+        })
+    };
+    b.press("z");
+    b.wait(5, "the lab over the whole stage", covers);
+    assert_eq!(
+        b.js("return document.querySelector('[data-testid=lab-enlarge]').getAttribute('aria-pressed')", json!([])),
+        json!("true")
+    );
+    b.press("z");
+    b.wait(5, "the lab back in its place", |b| !covers(b));
+    b.click("[data-testid=lab-enlarge]");
+    b.wait(5, "the lab enlarged by its button", covers);
+    b.press("\u{E00C}");
+    b.wait(5, "Esc puts it back", |b| !covers(b));
+    b.press("z");
+    b.wait(5, "enlarged again", covers);
+    b.press("\u{E014}");
+    b.wait(10, "the next slide, its lab (if any) small", |b| {
+        !b.exists(".stage.lab-enlarged")
+    });
+    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }

@@ -10,7 +10,7 @@
 //! says so and the lab keeps simulating.
 
 use redislab_e2e::{assert_no_console_errors, free_port, key, screenshot_dir, Browser};
-use redislab_sim::labs::lock::{expand_query, run, LockResult, FIELDS};
+use redislab_sim::labs::lock::{run, LockResult, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
 use std::io::{Read, Write};
@@ -20,7 +20,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn native(query: &str) -> LockResult {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(query));
+    let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     run(&p.typed())
 }
@@ -355,7 +355,7 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
         data(&b, "[data-testid=live-indicator]", "state").as_deref(),
         Some("off")
     );
-    assert!(!b.exists(".lk-log-rtt"));
+    assert!(!b.exists(".cmd-log-rtt"));
 
     // Twice as slow: a busy machine's late timers are small beside doubled margins.
     b.js(
@@ -384,7 +384,7 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     let log = b.text("[data-testid=lock-log]").unwrap_or_default();
     assert!(log.contains("DEL lock:campaign:42"), "{log}");
     assert!(log.contains("→ (integer) 1"), "{log}");
-    let rtts = round_trips(&b, "[data-testid=lock-log] .lk-log-rtt");
+    let rtts = round_trips(&b, "[data-testid=lock-log] .cmd-log-rtt");
     assert!(!rtts.is_empty(), "no round trips in the log: {log}");
     assert!(rtts.iter().all(|&ms| ms > 0.0 && ms < 1000.0), "{rtts:?}");
     // The same ending as the simulation (of the same race, twice as slow), side by side.
@@ -417,7 +417,7 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     assert!(axe.is_empty(), "accessibility: {axe:#?}");
     let real = b.text("[data-testid=live-compare] tr[data-row=grants] td[data-side=real]");
     let slow = {
-        let (p, _) = Params::from_query(FIELDS, &expand_query(q));
+        let (p, _) = Params::from_query(&INFO, q);
         run(&p.typed::<redislab_sim::labs::lock::LockParams>().slowed(2))
     };
     let names: Vec<&str> = slow
@@ -552,7 +552,7 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     assert!(msg.contains("Redis সাড়া দিচ্ছে না"), "{msg}");
     wait_idle(&b);
     assert_eq!(counter(&b, "two-owner"), 0);
-    assert!(!b.exists(".lk-log-rtt"));
+    assert!(!b.exists(".cmd-log-rtt"));
     b.screenshot(&dir.join("lock-redis-down-1366x768.png"));
 }
 
@@ -578,10 +578,10 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
         counter(&b, "stale-rejected"),
         u64::from(sim.counters.stale_rejected)
     );
-    assert!(!b.exists(".lk-log-rtt"));
-    b.click(".lk-preset[data-preset=plain-del]");
+    assert!(!b.exists(".cmd-log-rtt"));
+    b.click(".lab-preset[data-preset=plain-del]");
     b.wait(30, "the plain-DEL preset's run", |b| {
-        b.exists(".lk-preset[data-preset=plain-del][aria-pressed=true]")
+        b.exists(".lab-preset[data-preset=plain-del][aria-pressed=true]")
             && b.exists(".lab-lock[aria-busy=false] [data-testid=lock-two-owner]")
             && data(b, "[data-testid=live-indicator]", "state").as_deref() == Some("no-proxy")
     });
@@ -609,11 +609,10 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
             "streams",
             ".lab-streams[aria-busy=false] [data-testid=streams-saved]",
             "[data-testid=streams-saved]",
-            redislab_deck::bn::text(
-                &redislab_sim::labs::streams::run(&Default::default())
+            redislab_deck::bn::grouped(
+                redislab_sim::labs::streams::run(&Default::default())
                     .counters
-                    .saved
-                    .to_string(),
+                    .saved as i64,
             ),
         ),
         (
@@ -649,7 +648,7 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
 #[test]
 fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     use redislab_sim::labs::cache::{self, CacheConfig};
-    use redislab_sim::labs::streams::{self, StreamsParams, FIELDS as SFIELDS, PRESETS};
+    use redislab_sim::labs::streams::{self, StreamsParams, INFO as SINFO, PRESETS};
     let live = Live::start();
     let b = Browser::new(1366, 768);
     let dir = screenshot_dir().join("live");
@@ -746,7 +745,7 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     });
     let pr = PRESETS.iter().find(|p| p.id == "crash").unwrap();
     let q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let p: StreamsParams = Params::from_query(SFIELDS, &q.join("&")).0.typed();
+    let p: StreamsParams = Params::from_query(&SINFO, &q.join("&")).0.typed();
     let small = p.for_live(1);
     let sim = streams::run(&small);
     assert_eq!(compared(&b, "saved", "sim"), sim.counters.saved);
@@ -780,7 +779,7 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     );
     let log = b.text("[data-testid=streams-log]").unwrap_or_default();
     assert!(log.contains("XACK orders savers"), "{log}");
-    let rtts = round_trips(&b, "[data-testid=streams-log] .lk-log-rtt");
+    let rtts = round_trips(&b, "[data-testid=streams-log] .cmd-log-rtt");
     assert!(!rtts.is_empty(), "no round trips: {log}");
     let note = b.text("[data-testid=live-note]").unwrap_or_default();
     assert!(
@@ -823,13 +822,13 @@ fn zcard(port: u16, set: &str) -> u64 {
 
 #[test]
 fn the_queue_lab_runs_on_a_real_redis() {
-    use redislab_sim::labs::broadcast::{self, BroadcastParams, FIELDS as BFIELDS};
+    use redislab_sim::labs::broadcast::{self, BroadcastParams, INFO as BINFO};
     let live = Live::start();
     let b = Browser::new(1366, 768);
     let dir = screenshot_dir().join("live");
     let shaped = |id: &str| -> BroadcastParams {
-        let q = broadcast::expand_query(&format!("preset={id}"));
-        Params::from_query(BFIELDS, &q)
+        let q = format!("preset={id}");
+        Params::from_query(&BINFO, &q)
             .0
             .typed::<BroadcastParams>()
             .for_live(1)
@@ -909,7 +908,7 @@ fn the_queue_lab_runs_on_a_real_redis() {
         assert!(calls.get(c).copied().unwrap_or(0) > 0, "{c}: {calls:?}");
     }
     let log = b.text("[data-testid=bc-log]").unwrap_or_default();
-    let rtts = round_trips(&b, "[data-testid=bc-log] .lk-log-rtt");
+    let rtts = round_trips(&b, "[data-testid=bc-log] .cmd-log-rtt");
     assert!(!rtts.is_empty(), "no round trips: {log}");
     assert!(rtts.iter().all(|ms| (0.0..3000.0).contains(ms)), "{rtts:?}");
     looks_right(&b, &dir, "broadcast");
@@ -922,17 +921,17 @@ fn the_queue_lab_runs_on_a_real_redis() {
         "const s = document.querySelector('[data-testid=live-scale]'); s.value = '2'; s.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),
     );
-    b.click(".lk-preset[data-preset=outage]");
+    b.click(".lab-preset[data-preset=outage]");
     b.wait(20, "the new run to start", |b| {
         !b.exists("[data-testid=live-verdict]")
-            && b.exists(".lk-preset[data-preset=outage][aria-pressed=true]")
+            && b.exists(".lab-preset[data-preset=outage][aria-pressed=true]")
     });
     b.wait(120, "the slowed live run to end", |b| {
         b.exists(".lab-broadcast[aria-busy=false] [data-testid=live-verdict]")
     });
     let p = shaped("outage");
     let slow = broadcast::run(
-        &Params::from_query(BFIELDS, &broadcast::expand_query("preset=outage"))
+        &Params::from_query(&BINFO, "preset=outage")
             .0
             .typed::<BroadcastParams>()
             .for_live(2),

@@ -4,12 +4,12 @@
 //! address gets its message while the lab keeps its last good state.
 
 use redislab_e2e::{screenshot_dir, Browser};
-use redislab_sim::labs::lock::{expand_query, run, Counters, LockResult, FIELDS, PRESETS};
+use redislab_sim::labs::lock::{run, Counters, LockResult, INFO, PRESETS};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
 
 fn native(query: &str) -> LockResult {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(query));
+    let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     run(&p.typed())
 }
@@ -45,7 +45,7 @@ fn every_preset_shows_the_native_numbers() {
         b.open(&format!("#/lab/lock?{q}"));
         b.wait(30, "the preset's button", |b| {
             b.exists(&format!(
-                ".lk-preset[data-preset={}][aria-pressed=true]",
+                ".lab-preset[data-preset={}][aria-pressed=true]",
                 pr.id
             ))
         });
@@ -55,7 +55,7 @@ fn every_preset_shows_the_native_numbers() {
         // The whole run is on screen: the command log ends with the run's last command.
         let last = r.commands.last().unwrap();
         let log = b.text("[data-testid=lock-log]").unwrap_or_default();
-        assert!(log.contains(&last.cmd), "{}: {log}", pr.id);
+        assert!(log.contains(&last.cmd_text()), "{}: {log}", pr.id);
         match r.first_steal() {
             Some(s) => {
                 let at = b.js(
@@ -145,6 +145,7 @@ fn a_bad_parameter_gets_a_message_and_changes_nothing() {
     let good = native("preset=fencing");
     assert_eq!(shown(&b, ".lab-lock"), want(&good.counters));
     // Typed into the form: message, and the lab keeps its state.
+    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-pause'); i.value = 'lots'; i.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),
@@ -154,6 +155,7 @@ fn a_bad_parameter_gets_a_message_and_changes_nothing() {
     });
     assert_eq!(shown(&b, ".lab-lock"), want(&good.counters));
     // A good change after it runs with the old pause (1500), and goes into the address.
+    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-seed'); i.value = '11'; i.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),
@@ -179,9 +181,9 @@ fn the_lab_on_production_slide_7_runs_without_console_errors() {
     let r = native("preset=plain-del");
     assert_eq!(shown(&b, ".slide .lab-lock"), want(&r.counters));
     // A preset button switches the run in place.
-    b.click(".slide .lk-preset[data-preset=token]");
+    b.click(".slide .lab-preset[data-preset=token]");
     b.wait(30, "the token run", |b| {
-        b.exists(".slide .lk-preset[data-preset=token][aria-pressed=true]")
+        b.exists(".slide .lab-preset[data-preset=token][aria-pressed=true]")
     });
     wait_idle(&b);
     assert_eq!(

@@ -6,11 +6,11 @@
 
 use redislab_e2e::{deck, screenshot_dir, Browser};
 use redislab_sim::labs::params::Params;
-use redislab_sim::labs::streams::{run, Counters, StreamsResult, FIELDS, PRESETS};
+use redislab_sim::labs::streams::{run, Counters, StreamsResult, INFO, PRESETS};
 use serde_json::json;
 
 fn native(pairs: &str) -> StreamsResult {
-    let (p, errs) = Params::from_query(FIELDS, pairs);
+    let (p, errs) = Params::from_query(&INFO, pairs);
     assert!(errs.is_empty(), "{errs:?}");
     run(&p.typed())
 }
@@ -68,7 +68,7 @@ fn the_lab_page_computes_and_shows_the_counters() {
     assert_eq!(shown(&b, ".lab-streams"), want(&r.counters));
     // The counters a person reads, in Bengali digits.
     let saved = b.text("[data-testid=streams-saved]").unwrap_or_default();
-    assert_eq!(saved, "৫০০০");
+    assert_eq!(saved, "৫,০০০");
     // The plot and the log are on screen; the log shows the group being made.
     let plot = b.rect(".sx-plot svg").expect("the plot");
     assert!(plot.width > 600.0 && plot.height > 80.0, "{plot:?}");
@@ -95,7 +95,7 @@ fn a_preset_from_the_address_runs_and_a_phone_sees_it() {
     let b = Browser::new(1366, 768);
     b.open("#/lab/streams?preset=crash");
     b.wait(30, "the preset's button", |b| {
-        b.exists(".lk-preset[data-preset=crash][aria-pressed=true]")
+        b.exists(".lab-preset[data-preset=crash][aria-pressed=true]")
     });
     wait_idle(&b, "");
     let r = native(&preset_query("crash"));
@@ -145,6 +145,7 @@ fn a_bad_parameter_gets_a_bengali_message_and_changes_nothing() {
     assert!(msg.contains("পূর্ণসংখ্যা"), "{msg}");
     let good = native(&preset_query("poison"));
     assert_eq!(shown(&b, ".lab-streams"), want(&good.counters));
+    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-fail_rate'); i.value = 'many'; i.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),

@@ -37,18 +37,8 @@ pub const CONTAINERS: &[&str] = &[
     "cards", "stats", "steps", "defs", "levels", "diagram", "lab",
 ];
 
-/// Live labs a deck can embed (`:::lab NAME key=value …`).
-pub const LABS: &[&str] = &[
-    "lru",
-    "eviction",
-    "sampling",
-    "jitter",
-    "stampede",
-    "cache",
-    "lock",
-    "streams",
-    "broadcast",
-];
+/// Live labs a deck can embed (`:::lab NAME key=value …`): the simulator's registry.
+pub use redislab_sim::labs::registry::IDS as LABS;
 
 /// Diagram names the app knows how to draw (`:::diagram NAME`).
 pub const DIAGRAMS: &[&str] = &[
@@ -73,6 +63,9 @@ const DIAGRAM_ARGS: &[(&str, &[&str])] = &[
     ("flow", &["app", "redis", "db", "ext", "users"]),
     ("load", &["bad", "good"]),
 ];
+
+/// How a correction marker starts: `! সংশোধন: …` is a [`Block::Fix`], not a note.
+pub const FIX: &str = "সংশোধন:";
 
 /// Code languages the highlighter knows.
 pub const LANGS: &[&str] = &["js", "lua", "json", "redis", "sh", "text"];
@@ -386,6 +379,17 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Body> {
                 }) {
                     return err(n, format!("lab preset `{bad}` must be `key=value`"));
                 }
+                // The values as the lab itself checks them (its fields, ranges and presets).
+                let info = redislab_sim::labs::registry::info(&args[0]).expect("checked above");
+                let query = args[1..]
+                    .iter()
+                    .map(|a| a.as_ref())
+                    .collect::<Vec<&str>>()
+                    .join("&");
+                let (_, errors) = redislab_sim::labs::params::Params::from_query(info, &query);
+                if let Some(e) = errors.first() {
+                    return err(n, format!("lab `{}`: `{}`: {}", info.id, e.key, e.message));
+                }
             }
             let end = lines[i + 1..].iter().position(|(_, l)| *l == ":::");
             let Some(end) = end else {
@@ -462,7 +466,10 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Body> {
             {
                 (Block::Lead, t)
             } else if let Some(t) = joined.strip_prefix("! ") {
-                (Block::Note, t)
+                match t.strip_prefix(FIX) {
+                    Some(rest) => (Block::Fix, rest.trim_start()),
+                    None => (Block::Note, t),
+                }
             } else {
                 (Block::Para, &joined)
             };
@@ -652,11 +659,12 @@ fn unescape(s: &str) -> String {
     out
 }
 
-/// Every deck in `dir` (`*.md`), parsed and in home-page order, with the files read (for
-/// `rerun-if-changed`).
+/// Every deck in `dir` (`*.md`), parsed, linted ([`crate::lint`]) and in home-page order, with
+/// the files read (for `rerun-if-changed`).
 ///
 /// # Errors
-/// `path:line: what is wrong` for the first malformed deck, or why the folder can't be read.
+/// `path:line: what is wrong` for the first malformed deck; every lint finding of every deck,
+/// one `path:line: lint: rule: what` a line; or why the folder can't be read.
 pub fn load_dir(
     dir: &std::path::Path,
 ) -> std::result::Result<(Vec<Deck>, Vec<std::path::PathBuf>), String> {
@@ -667,6 +675,7 @@ pub fn load_dir(
         .collect();
     files.sort();
     let mut decks = Vec::new();
+    let mut findings = Vec::new();
     for path in &files {
         let stem = path
             .file_stem()
@@ -676,7 +685,23 @@ pub fn load_dir(
             .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
         let deck = parse_deck(&src, stem)
             .map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))?;
+        for f in crate::lint::lint(&src, &deck) {
+            findings.push(format!(
+                "{}:{}: lint: {}: {}",
+                path.display(),
+                f.line,
+                f.rule.name(),
+                f.message
+            ));
+        }
         decks.push(deck);
+    }
+    if !findings.is_empty() {
+        return Err(format!(
+            "{} lint finding(s) (docs/deck-format.md, \"Lint\"):\n{}",
+            findings.len(),
+            findings.join("\n")
+        ));
     }
     if decks.is_empty() {
         return Err(format!("{}: no decks (*.md) found", dir.display()));

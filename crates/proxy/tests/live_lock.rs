@@ -6,26 +6,24 @@
 
 mod support;
 
-use redislab_sim::labs::lock::{
-    self, expand_query, CmdKind, LockLive, LockParams, LockResult, OwnerEnd, FIELDS,
-};
+use redislab_sim::labs::lock::{self, CmdKind, LockLive, LockParams, LockResult, OwnerEnd, INFO};
 use redislab_sim::labs::params::Params;
 use redislab_sim::live::{self, Incoming};
 use std::time::Duration;
 use support::{config, drive_live, Proxy, RedisServer, Ws};
 
 fn preset(id: &str) -> LockParams {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
+    let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
     assert!(errs.is_empty(), "{errs:?}");
     p.typed()
 }
 
 /// The race through the proxy, driven as the browser's worker drives it: no error answers.
 async fn race_live(ws: &mut Ws, p: &LockParams) -> LockResult {
-    let mut run = LockLive::new(p);
+    let mut run: LockLive = lock::live(p);
     let errors = drive_live(ws, &mut run, Duration::from_secs(60)).await;
     assert!(errors.is_empty(), "{errors:?}");
-    run.result()
+    run.output()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -46,7 +44,7 @@ async fn the_live_race_ends_as_simulated() {
         let acquired = |x: &LockResult| {
             x.commands
                 .iter()
-                .filter(|c| c.kind == CmdKind::Acquire && c.reply == "OK")
+                .filter(|c| c.kind == CmdKind::Acquire && c.reply == redislab_sim::Reply::ok())
                 .count()
         };
         assert_eq!(acquired(&real), acquired(&sim), "{id}");
@@ -80,14 +78,17 @@ async fn the_live_race_ends_as_simulated() {
     let mut ws = proxy.connect().await;
     let real = race_live(&mut ws, &slow).await;
     assert_eq!(real.outcome(), lock::run(&slow).outcome(), "fencing ×2");
-    assert!(real.commands.iter().any(|c| c.cmd.ends_with("NX PX 2000")));
+    assert!(real
+        .commands
+        .iter()
+        .any(|c| c.cmd_text().ends_with("NX PX 2000")));
     // The plain DEL: A's DEL ran while B held the lock, and Redis said 1.
     let mut ws = proxy.connect().await;
     let real = race_live(&mut ws, &preset("plain-del")).await;
     let st = real.first_steal().expect("a steal");
     assert_eq!(
-        (st.actor, st.cmd.as_str(), st.reply.as_str()),
-        (0, "DEL lock:campaign:42", "(integer) 1")
+        (st.actor, st.cmd_text().as_str(), &st.reply),
+        (0, "DEL lock:campaign:42", &redislab_sim::Reply::Integer(1))
     );
     assert_eq!(real.owners[1].actor, 1);
     assert_eq!(real.owners[1].end, OwnerEnd::Stolen);

@@ -17,6 +17,15 @@ impl fmt::Display for CliError {
 
 impl std::error::Error for CliError {}
 
+/// `text`, or with `--json` the JSON `json` makes (one line).
+pub fn emit(args: &Args, text: String, json: impl FnOnce() -> serde_json::Value) -> String {
+    if args.flag("json") {
+        format!("{}\n", json())
+    } else {
+        text
+    }
+}
+
 /// Parsed options of one subcommand.
 #[derive(Clone, Debug, Default)]
 pub struct Args {

@@ -209,6 +209,7 @@ fn other_commands_print_tables() {
 #[test]
 fn labsim_and_the_labs_agree_on_fields_and_defaults() {
     use redislab_sim::labs::params::{self, Kind};
+    use redislab_sim::labs::{eviction, registry};
     let light = |cmd: &str| -> Vec<&'static str> {
         match cmd {
             "eviction" => vec!["--requests", "3000", "--warmup", "100"],
@@ -225,7 +226,7 @@ fn labsim_and_the_labs_agree_on_fields_and_defaults() {
         ("stampede", "stampede", &[][..]),
         ("sampling", "sampling", &[][..]),
     ] {
-        let fields = params::fields(lab).unwrap();
+        let fields = registry::info(lab).unwrap().fields;
         let base = light(cmd);
         let plain = labsim(&[&[cmd][..], &base].concat());
         assert!(plain.status.success(), "{cmd}");
@@ -253,8 +254,34 @@ fn labsim_and_the_labs_agree_on_fields_and_defaults() {
         }
     }
     // The lab's default eviction run is labsim's default table.
-    let p: params::EvictionParams = params::Params::defaults(params::EVICTION).typed();
+    let p: eviction::EvictionParams = params::Params::defaults(&eviction::INFO).typed();
     let table = redislab_sim::eviction_table(&p.config()).unwrap().to_text();
     let out = labsim(&["eviction"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), table);
+}
+
+/// `labsim help` lists exactly the registry's labs, in its order (then the tools).
+#[test]
+fn help_lists_exactly_the_registry() {
+    let out = labsim(&["help"]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let labs_part = text
+        .split("tools:")
+        .next()
+        .unwrap_or_default()
+        .split_once("):\n")
+        .map(|(_, rest)| rest)
+        .unwrap_or_default();
+    let listed: Vec<&str> = labs_part
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .map(|l| l.trim().split(' ').next().unwrap_or_default())
+        .collect();
+    let ids: Vec<&str> = redislab_sim::labs::registry::ids().collect();
+    assert_eq!(listed, ids, "{text}");
+    // Every lab answers to its id.
+    for id in ids {
+        let out = labsim(&[id, "--help"]);
+        assert_eq!(out.status.code(), Some(0), "{id}");
+    }
 }

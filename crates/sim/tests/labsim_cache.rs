@@ -2,8 +2,8 @@
 //! the lab's fields as options with the lab's defaults and ranges, bad values refused with the
 //! lab's message and exit code 2.
 
-use redislab_sim::labs::cache::{pair, table, table_json};
-use redislab_sim::labs::params::{self, CacheParams, Kind, Params, CACHE};
+use redislab_sim::labs::cache::{pair, table, table_json, CacheParams, INFO};
+use redislab_sim::labs::params::{Kind, Params};
 use std::process::{Command, Output};
 
 fn labsim(args: &[&str]) -> Output {
@@ -14,7 +14,7 @@ fn labsim(args: &[&str]) -> Output {
 }
 
 fn lib(query: &str) -> redislab_sim::labs::cache::CacheLab {
-    let (p, errs) = Params::from_query(CACHE, query);
+    let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     pair(&p.typed::<CacheParams>().config())
 }
@@ -75,7 +75,7 @@ fn labsim_cache_equals_the_library() {
 
 #[test]
 fn labsim_cache_takes_the_labs_fields() {
-    let fields = params::fields("cache").unwrap();
+    let fields = INFO.fields;
     let base = ["cache", "--requests", "100"];
     let plain = labsim(&base);
     assert!(plain.status.success());

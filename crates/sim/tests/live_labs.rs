@@ -5,11 +5,11 @@
 //! once (or dead-lettered), the crashed worker's batch taken over. The browser test
 //! (`tests/tests/live.rs`) runs them through the real proxy and a real `redis-server`.
 
-use redislab_sim::labs::broadcast::{self, BroadcastLive, BroadcastParams};
+use redislab_sim::labs::broadcast::{self, BroadcastParams};
 use redislab_sim::labs::cache::{self, CacheConfig, CacheLive, Layers, Path};
 use redislab_sim::labs::params::Params;
-use redislab_sim::labs::streams::{self, StreamsLive, StreamsParams, FIELDS, PRESETS};
-use redislab_sim::labs::work::{LiveDriver, Output};
+use redislab_sim::labs::streams::{self, StreamsLive, StreamsParams, INFO, PRESETS};
+use redislab_sim::labs::work::LiveDriver;
 use redislab_sim::redis::{Exec, Reply, SimRedis};
 use std::collections::BTreeMap;
 
@@ -23,7 +23,7 @@ fn drive(live: &mut dyn LiveDriver, seed: u32) -> usize {
 
 /// [`drive`] with round trips of `rtt` ms.
 fn drive_rtt(live: &mut dyn LiveDriver, seed: u32, rtt: u64) -> usize {
-    let mut redis = SimRedis::new(seed);
+    let mut redis = SimRedis::new(seed).with_named_scripts();
     let mut now = 0u64;
     // Replies on their way back: (arrives at, tag) → reply.
     let mut back: BTreeMap<(u64, usize), Reply> = BTreeMap::new();
@@ -90,9 +90,7 @@ fn the_cache_engine_live_answers_every_request_as_predicted() {
         assert_eq!((cfg.concurrent, cfg.requests), (8, 120));
         let mut live = CacheLive::new(&cfg);
         let sent = drive(&mut live, cfg.seed);
-        let Output::Cache(view) = live.output() else {
-            panic!("not the cache's output")
-        };
+        let view: cache::CacheView = live.snapshot().read().expect("the cache's output");
         let real = live.result();
         let sim = live.predicted();
         assert_eq!(real.counts.requests(), 120, "{layers:?}");
@@ -124,7 +122,7 @@ fn the_cache_engine_live_answers_every_request_as_predicted() {
 fn preset(id: &str) -> StreamsParams {
     let pr = PRESETS.iter().find(|p| p.id == id).unwrap();
     let q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let (p, e) = Params::from_query(FIELDS, &q.join("&"));
+    let (p, e) = Params::from_query(&INFO, &q.join("&"));
     assert!(e.is_empty());
     p.typed()
 }
@@ -179,10 +177,7 @@ fn the_streams_lab_live_saves_everything_and_samples_redis() {
 }
 
 fn broadcast_preset(id: &str) -> BroadcastParams {
-    let (p, e) = Params::from_query(
-        broadcast::FIELDS,
-        &broadcast::expand_query(&format!("preset={id}")),
-    );
+    let (p, e) = Params::from_query(&broadcast::INFO, &format!("preset={id}"));
     assert!(e.is_empty(), "{e:?}");
     p.typed()
 }
@@ -202,9 +197,9 @@ fn the_queue_live_ends_as_its_simulation_for_every_preset() {
                     && p.concurrency <= broadcast::LIVE_CONCURRENCY
                     && p.block == broadcast::LIVE_BLOCK_MS
             );
-            let mut live = BroadcastLive::new(&p);
+            let mut live = broadcast::live(&p);
             let sent = drive(&mut live, p.seed);
-            let (real, sim) = (live.result(), broadcast::run(&p));
+            let (real, sim) = (live.output(), broadcast::run(&p));
             let (a, b) = (real.counters, sim.counters);
             let what = |c: &broadcast::Counters| {
                 (
@@ -255,9 +250,9 @@ fn the_queue_live_holds_its_numbers_across_round_trips() {
         let p = broadcast_preset(id).for_live(1);
         let sim = broadcast::run(&p);
         for &rtt in rtts {
-            let mut live = BroadcastLive::new(&p);
+            let mut live = broadcast::live(&p);
             drive_rtt(&mut live, p.seed, rtt);
-            let real = live.result();
+            let real = live.output();
             let (a, b) = (real.counters, sim.counters);
             assert_eq!(
                 (

@@ -3,7 +3,7 @@
 //! heartbeat no two workers ever work under the lock at once while every pause is shorter
 //! than the TTL; and `labsim lock --json` prints exactly what the library computes.
 
-use redislab_sim::labs::lock::{expand_query, run, LockParams, FIELDS};
+use redislab_sim::labs::lock::{run, LockParams, INFO};
 use redislab_sim::labs::params::Params;
 use redislab_sim::rng::Mulberry32;
 use std::process::Command;
@@ -128,7 +128,7 @@ fn labsim_lock_json_equals_the_library() {
             String::from_utf8_lossy(&out.stderr)
         );
         let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let (p, errs) = Params::from_query(FIELDS, &expand_query(query));
+        let (p, errs) = Params::from_query(&INFO, query);
         assert!(errs.is_empty());
         let want = run(&p.typed()).to_json();
         assert_eq!(got, want, "{args:?}");

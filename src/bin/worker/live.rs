@@ -8,10 +8,10 @@
 //! a `PING`, then starts the clock: every command the workers send goes out at once with a
 //! request id, each answer is matched by id, its round trip measured, and the reply handed to
 //! the actor that sent it (by the driver's tag); a timer wakes the run when an actor's sleep
-//! or work ends. It posts its connection state ([`Part::LiveStatus`]) and the run so far (the
+//! or work ends. It posts its connection state ([`Body::Status`]) and the run so far (the
 //! driver's snapshot, at most every [`LiveDriver::snapshot_ms`]) and the result at the end.
 
-use redislab_sim::labs::work::{Body, FromWorker, LiveDriver, Part};
+use redislab_sim::labs::work::{Body, FromWorker, LiveDriver};
 use redislab_sim::live::{self, Code, Incoming, LiveStatus};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -56,12 +56,12 @@ impl Live {
         url: &str,
     ) -> Option<Rc<RefCell<Live>>> {
         let post = |bodies: Vec<Body>| post(scope, id, bodies);
-        post(vec![Body::Part(Part::LiveStatus(LiveStatus::Connecting))]);
+        post(vec![Body::Status(LiveStatus::Connecting)]);
         let ws = match WebSocket::new(url) {
             Ok(ws) => ws,
             Err(_) => {
                 post(vec![
-                    Body::Part(Part::LiveStatus(LiveStatus::NoProxy)),
+                    Body::Status(LiveStatus::NoProxy),
                     Body::Failed(NO_PROXY.into()),
                 ]);
                 return None;
@@ -182,10 +182,7 @@ impl Live {
     }
 
     fn fail(&mut self, status: LiveStatus, why: String) {
-        self.post(vec![
-            Body::Part(Part::LiveStatus(status)),
-            Body::Failed(why),
-        ]);
+        self.post(vec![Body::Status(status), Body::Failed(why)]);
         self.cancel();
     }
 
@@ -201,7 +198,7 @@ impl Live {
             match result {
                 Ok(_) => {
                     self.start = Some(now(&self.scope));
-                    self.post(vec![Body::Part(Part::LiveStatus(LiveStatus::Connected))]);
+                    self.post(vec![Body::Status(LiveStatus::Connected)]);
                     self.pump();
                 }
                 Err(e) => self.fail(
@@ -268,7 +265,7 @@ impl Live {
         }
         let t = now(&self.scope);
         if self.run.is_done() {
-            self.post(vec![Body::Done(self.run.output())]);
+            self.post(vec![Body::Done(self.run.snapshot())]);
             self.cancel();
             return;
         }
@@ -291,7 +288,8 @@ impl Live {
 }
 
 /// What the lab says when there is no proxy.
-const NO_PROXY: &str = "এই ঠিকানায় কোনো প্রক্সি নেই (স্থির হোস্ট বা trunk serve) — আসল Redis-এ চালাতে অ্যাপটা প্রক্সি দিয়ে খুলুন: cargo xtask serve --redis redis://127.0.0.1:6379।";
+/// (Where a student reads it: what to do about it is folded under "for instructors".)
+const NO_PROXY: &str = "এখানে আসল Redis-এর প্রক্সি নেই, তাই আসল Redis-এ চালানো যাচ্ছে না।";
 
 fn post(scope: &DedicatedWorkerGlobalScope, run: u32, bodies: Vec<Body>) {
     let msgs: Vec<FromWorker> = bodies

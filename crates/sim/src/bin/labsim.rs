@@ -1,88 +1,97 @@
 //! `labsim`: the command-line front end of the Redis Lab simulation core.
 //!
-//! Prints the tables of seed 001 to the last digit (`eviction`, `lru-trace`, `jitter`,
-//! `stampede`) and runs any parameter sweep of them, plus miss-ratio curves (`mrc`) and the
-//! sampled-LRU experiment (`sampling`), and `redis`: SimRedis driven line by line from stdin
-//! with one JSON reply per line. `--json` switches any command to JSON. Bad input
-//! prints a message and the usage to stderr and exits with code 2.
+//! One command per lab of the registry (`labsim <lab>`, its options the lab's own fields with
+//! the lab's ranges, defaults and messages, `--preset` where it has presets), so the same
+//! numbers come out as in the lab; the defaults reproduce the seeds' tables to the last digit.
+//! Beside the labs: miss-ratio curves (`mrc`), the policy list (`policies`) and `redis`,
+//! SimRedis driven line by line from stdin with one JSON reply per line. `--json` switches any
+//! command to JSON. Bad input prints a message and the usage to stderr and exits with code 2.
 //!
 //! Run with `cargo run -p redislab-sim --bin labsim -- eviction --cache 500`.
 
-use redislab_sim::cli::{Args, CliError};
-use redislab_sim::eviction::lru_trace::{format_table, parse_ops, policy_trace, steps_json};
+use redislab_sim::cli::{emit, Args, CliError};
 use redislab_sim::eviction::mrc::{curves_json, format_curves};
 use redislab_sim::eviction::registry::{info, POLICIES};
-use redislab_sim::eviction::runner::{eviction_table, EvictionConfig};
-use redislab_sim::eviction::sampling::{format_sampling, sampling_json, sampling_quality};
 use redislab_sim::eviction::trace::{Scan, Shift, SEED_SCAN, SEED_SHIFT};
 use redislab_sim::eviction::{TraceKind, TraceSpec};
-use redislab_sim::labs::jitter;
-use redislab_sim::labs::params::{
-    self, EvictionParams, Field, JitterParams, LruParams, Params, SamplingParams, StampedeParams,
-};
-use redislab_sim::labs::stampede::{self, Mode, StampedeConfig};
+use redislab_sim::labs::lab::Lab;
+use redislab_sim::labs::params::{Kind, Params};
+use redislab_sim::labs::registry::LABS;
 use redislab_sim::{mrc, obj};
 use serde_json::Value;
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage: labsim <command> [options] [--json]
+/// The usage text: every lab of the registry with its options, then the tools.
+fn usage() -> String {
+    let mut out = String::from(
+        "usage: labsim <command> [options] [--json]\n\n\
+         labs (one per lab of the app; the options are the lab's own fields, with its ranges\n\
+         and defaults; the defaults reproduce the seeds' tables):\n",
+    );
+    for lab in LABS {
+        let info = lab.info();
+        let spec = lab.cli_spec();
+        let name = match spec.alias {
+            Some(a) => format!("{} | {a}", info.id),
+            None => info.id.to_string(),
+        };
+        out.push_str(&format!("  {name}\n"));
+        let mut words: Vec<String> = spec.summary.split_whitespace().map(String::from).collect();
+        if !info.presets.is_empty() {
+            let ids: Vec<&str> = info.presets.iter().map(|p| p.id).collect();
+            words.push(format!("[--preset {}]", ids.join("|")));
+        }
+        for f in info.fields.iter().filter(|f| !spec.skip.contains(&f.key)) {
+            let shown = match f.kind {
+                Kind::Ops => format!("\"{}\"", f.default),
+                _ => f.default.to_string(),
+            };
+            words.push(format!("[--{} {shown}]", flag(f.key)));
+        }
+        words.extend(spec.usage.iter().map(|u| u.to_string()));
+        out.push_str(&wrap(&words, 13, 92));
+    }
+    out.push_str(TOOLS);
+    out
+}
 
-commands (defaults reproduce seed 001's tables; the options of eviction, lru-trace, jitter,
-stampede and sampling are the labs' own fields, with the labs' ranges and defaults):
-  eviction   policy hit ratios on the seed's three traces
-             [--keys 10000] [--alpha 0.9] [--cache 300] [--requests 60000]
-             [--warmup 10000] [--seed 7] [--policy-seed 99]
-             [--policies fifo,random,lru,lfu,opt] [--traces zipf,scan,shift]
-             [--scan-period 5000] [--scan-keys 2] [--shift-period 20000] [--shift-amount 3000]
-  lru-trace  the LRU step-through table
-             [--capacity 3] [--ops \"put A, put B, get A, ...\"] [--policy lru] [--seed 1]
-  jitter     TTL jitter: expirations per second (the seed's eight cases, or one
-             --jitter J --round R, or --case J:ROUND...)
-             [--keys 100000] [--ttl 3600] [--seed 5] [--series]
-  stampede   one hot key at expiry: none / lock / stale / xfetch
-             [--rate 2000] [--delta 0.05] [--ttl 10] [--duration 60] [--beta 1]
-             [--seed 2026] [--modes none,lock,stale,xfetch] [--bucket W] [--series]
-             (--bucket defaults to the lab's: a round width, at most 300 buckets)
-  cache      the cache engine (production deck): API instances, the envelope, the four
-             layers against a stampede; every layer off beside the chosen layers, same seed
-             [--instances 6] [--concurrent 40] [--requests 800] [--loader 600]
-             [--fresh 1500] [--stale 1000] [--lock-ttl 3000] [--wait 2000]
-             [--singleflight on] [--lock on] [--poll on] [--rescue on] [--heartbeat on]
-             [--recheck on] [--redis healthy|slow|down]
-             [--start empty|fresh|stale|old-version|corrupt] [--seed 6] [--series]
+/// `words` as lines of at most `width` columns, each indented by `indent` spaces.
+fn wrap(words: &[String], indent: usize, width: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut out = String::new();
+    let mut line = pad.clone();
+    for w in words {
+        if line.len() > indent && line.len() + 1 + w.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = pad.clone();
+        }
+        if line.len() > indent {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+const TOOLS: &str = "\
+tools:
   mrc        hit ratio against cache size
              [--policies fifo,lru,lfu,arc,w-tinylfu,opt] [--trace zipf|scan|shift]
              [--sizes 50,100,200,300,500,1000,2000] [--keys] [--alpha] [--requests]
              [--warmup] [--seed] [--policy-seed] [--scan-*] [--shift-*]
-  sampling   mean age rank of the oldest of k sampled keys vs k/(k+1), k = 1..kmax
-             [--keys 1000] [--kmax 16] [--trials 2000] [--seed 1] [--samples 1,2,5,...]
-  lock       the lock race: workers A and B, SET NX PX, DEL or the token script,
-             heartbeat, a pause, fencing, dedup (the trace, then the counters)
-             [--preset plain-del|token|pause|fencing] [--ttl 1000] [--work 600]
-             [--jobs 2] [--release del|token] [--heartbeat off|on] [--fencing off|on]
-             [--dedup off|on] [--dedup-ex 900] [--pause-worker a|b] [--pause-at 200]
-             [--pause 800] [--gap 20] [--seed 4]  (options override the preset)
-  streams    Redis Streams: producers XADD MAXLEN ~, a consumer group of workers
-             (XREADGROUP COUNT BLOCK, save, XACK), retry one by one, dead-letter,
-             a crash taken over by XAUTOCLAIM, trimming losses; Pub/Sub beside it
-             [--preset healthy|retry|poison|crash|crash-no-claim|trim|pubsub-away]
-             [--messages 5000] [--rate 500] [--producers 2] [--workers 4] [--count 200]
-             [--block 5000] [--save-ms 20] [--retry-ms 2] [--fail-rate 0]
-             [--poison-every 0] [--crash-worker 0] [--crash-at 3000] [--autoclaim on]
-             [--claim-idle 30000] [--claim-every 5000] [--maxlen 100000]
-             [--away-at 4000] [--away-ms 0] [--seed 17]  (options override the preset)
-  broadcast  seed 004's broadcast: one notification to 5,00,000 devices, the naive loop in
-             the request or a BullMQ-style queue in SimRedis (paging, 500-token chunks, a
-             throttle, dedup, retries with backoff, dead tokens, a worker crash)
-             [--preset fixed|naive|queue|load-all|paging|no-chunks|chunks|all-at-once|
-             throttle|double-click|dedup|no-retry|outage|crash|dead-tokens]
-             [--mode naive|queue] [--tokens 500000] [--call-ms 200] [--chunk 500]
-             [--throttle 10] [--attempts 3] [--backoff 10000] [--outage 0] … (every field
-             of the lab, options override the preset) [--trace] (every event)
   policies   list the eviction policies
   redis      SimRedis: one command per line on stdin (redis-cli syntax), one JSON reply
-             per line on stdout; '#advance <ms>' moves the virtual clock  [--seed 1]
+             per line on stdout. Directives: '#advance <ms>' moves the virtual clock;
+             '#node replica' / '#node primary' picks the node the next commands go to
+             (the first '#node replica' attaches a replica with a full sync); '#lag <ms>'
+             sets the replication lag; '#promote' fails over to the replica (what it had
+             not received is lost). The clock starts on a fixed date, 2023-11-14
+             (unix ms 1700000000000), so EXAT/PXAT/EXPIREAT of real dates are far ahead;
+             --now <unix ms> starts it there instead. The named scripts are loaded, as
+             the proxy loads them.  [--seed 1] [--now 1700000000000]
   help       this text
 
 --json prints machine-readable JSON; --series adds the chart series (histogram / buckets).
@@ -99,10 +108,17 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("labsim: {e}\n\n{USAGE}");
+            eprintln!("labsim: {e}\n\n{}", usage());
             ExitCode::from(2)
         }
     }
+}
+
+/// The lab a command names (its id or its alias).
+fn find(cmd: &str) -> Option<&'static dyn Lab> {
+    LABS.iter()
+        .copied()
+        .find(|l| l.info().id == cmd || l.cli_spec().alias == Some(cmd))
 }
 
 fn dispatch(argv: &[String]) -> Result<String, CliError> {
@@ -110,55 +126,98 @@ fn dispatch(argv: &[String]) -> Result<String, CliError> {
         return Err(CliError("no command given".into()));
     };
     if rest.iter().any(|a| a == "--help" || a == "-h") {
-        return Ok(USAGE.to_string());
+        return Ok(usage());
+    }
+    if let Some(lab) = find(cmd) {
+        return lab_cmd(lab, rest);
     }
     match cmd.as_str() {
-        "eviction" => eviction(rest),
-        "lru-trace" => lru_trace_cmd(rest),
-        "jitter" => jitter_cmd(rest),
-        "stampede" => stampede_cmd(rest),
-        "cache" => cache_cmd(rest),
         "mrc" => mrc_cmd(rest),
-        "sampling" => sampling_cmd(rest),
         "policies" => policies_cmd(rest),
-        "lock" => lock_cmd(rest),
-        "streams" => streams_cmd(rest),
-        "broadcast" => broadcast_cmd(rest),
-        "help" | "--help" | "-h" => Ok(USAGE.to_string()),
+        "help" | "--help" | "-h" => Ok(usage()),
         other => Err(CliError(format!("unknown command '{other}'"))),
     }
+}
+
+/// A lab field's option name: `scan_period` → `scan-period`.
+fn flag(key: &str) -> String {
+    key.replace('_', "-")
+}
+
+/// `labsim <lab>`: its fields (and `--preset`) as options, checked exactly as the lab checks
+/// them (the same message a student sees beside the field), then the lab's own output.
+fn lab_cmd(lab: &'static dyn Lab, argv: &[String]) -> Result<String, CliError> {
+    let info = lab.info();
+    let spec = lab.cli_spec();
+    let mut options: Vec<String> = info
+        .fields
+        .iter()
+        .filter(|f| !spec.skip.contains(&f.key))
+        .map(|f| flag(f.key))
+        .chain(spec.more.iter().map(|m| m.to_string()))
+        .collect();
+    if !info.presets.is_empty() {
+        options.push("preset".into());
+    }
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let switches: Vec<&str> = ["json"]
+        .into_iter()
+        .chain(spec.switches.iter().copied())
+        .collect();
+    let a = Args::parse(argv, &options, &switches)?;
+    let preset = a
+        .value("preset")
+        .map(|v| ("preset".to_string(), v.to_string()));
+    if let Some((_, id)) = &preset {
+        if !info.presets.iter().any(|p| p.id == id) {
+            let ids: Vec<&str> = info.presets.iter().map(|p| p.id).collect();
+            return Err(CliError(format!(
+                "--preset: unknown preset '{id}' ({})",
+                ids.join(", ")
+            )));
+        }
+    }
+    let given = info.fields.iter().filter_map(|f| {
+        a.value(&flag(f.key))
+            .map(|v| (f.key.to_string(), v.to_string()))
+    });
+    let (p, errors) = Params::from_pairs(info, preset.into_iter().chain(given));
+    if let Some(e) = errors.first() {
+        return Err(CliError(format!("--{}: {}", flag(&e.key), e.message)));
+    }
+    lab.cli(&p, &a)
 }
 
 /// `labsim redis`: streams stdin to SimRedis and its replies to stdout as JSON lines.
 fn redis_session(argv: &[String]) -> ExitCode {
     if argv.iter().any(|a| a == "--help" || a == "-h") {
-        print!("{USAGE}");
+        print!("{}", usage());
         return ExitCode::SUCCESS;
     }
-    let seed = Args::parse(argv, &["seed"], &[]).and_then(|a| a.num("seed", 1, 0, u32::MAX));
-    let seed = match seed {
-        Ok(s) => s,
+    let opts = Args::parse(argv, &["seed", "now"], &[]).and_then(|a| {
+        Ok(redislab_sim::redis::cli::SessionOptions {
+            seed: a.num("seed", 1, 0, u32::MAX)?,
+            now_ms: match a.value("now") {
+                None => None,
+                Some(_) => Some(a.num("now", 0, 0, i64::MAX / 2)?),
+            },
+        })
+    });
+    let opts = match opts {
+        Ok(o) => o,
         Err(e) => {
-            eprintln!("labsim: {e}\n\n{USAGE}");
+            eprintln!("labsim: {e}\n\n{}", usage());
             return ExitCode::from(2);
         }
     };
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
-    match redislab_sim::redis::cli::run_session(stdin, stdout, seed) {
+    match redislab_sim::redis::cli::run_session(stdin, stdout, opts) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("labsim redis: {e}");
             ExitCode::from(2)
         }
-    }
-}
-
-fn emit(args: &Args, text: String, json: impl FnOnce() -> Value) -> String {
-    if args.flag("json") {
-        format!("{}\n", json())
-    } else {
-        text
     }
 }
 
@@ -208,47 +267,6 @@ fn trace_params(a: &Args) -> Result<(TraceSpec, u64, u32), CliError> {
     Ok((spec, warmup, policy_seed))
 }
 
-/// A lab field's option name: `scan_period` → `scan-period`.
-fn flag(key: &str) -> String {
-    key.replace('_', "-")
-}
-
-/// The options of a lab's fields (those not in `skip`), plus `more`.
-fn lab_options(fields: &'static [Field], skip: &[&str], more: &[&str]) -> Vec<String> {
-    fields
-        .iter()
-        .filter(|f| !skip.contains(&f.key))
-        .map(|f| flag(f.key))
-        .chain(more.iter().map(|m| m.to_string()))
-        .collect()
-}
-
-fn parse_lab(
-    argv: &[String],
-    fields: &'static [Field],
-    skip: &[&str],
-    more: &[&str],
-    switches: &[&str],
-) -> Result<Args, CliError> {
-    let options = lab_options(fields, skip, more);
-    let options: Vec<&str> = options.iter().map(String::as_str).collect();
-    Args::parse(argv, &options, switches)
-}
-
-/// The lab's parameters from the options given, over its defaults, checked exactly as the
-/// lab checks them (the same message a student sees beside the field).
-fn lab_params(a: &Args, fields: &'static [Field]) -> Result<Params, CliError> {
-    let pairs = fields.iter().filter_map(|f| {
-        a.value(&flag(f.key))
-            .map(|v| (f.key.to_string(), v.to_string()))
-    });
-    let (p, errors) = Params::from_pairs(fields, pairs);
-    match errors.first() {
-        Some(e) => Err(CliError(format!("--{}: {}", flag(&e.key), e.message))),
-        None => Ok(p),
-    }
-}
-
 fn check_policies(names: &[String]) -> Result<(), CliError> {
     for n in names {
         if info(n).is_none() {
@@ -262,119 +280,8 @@ fn check_policies(names: &[String]) -> Result<(), CliError> {
     Ok(())
 }
 
-fn trace_kinds(a: &Args, name: &str, default: &[&str]) -> Result<Vec<TraceKind>, CliError> {
-    a.words(name, default)?
-        .iter()
-        .map(|w| {
-            TraceKind::parse(w).ok_or_else(|| {
-                CliError(format!("--{name}: unknown trace '{w}' (zipf, scan, shift)"))
-            })
-        })
-        .collect()
-}
-
 fn with(flags: &[&'static str], more: &[&'static str]) -> Vec<&'static str> {
     flags.iter().chain(more).copied().collect()
-}
-
-fn eviction(argv: &[String]) -> Result<String, CliError> {
-    // `trace` and `focus` choose what the lab's timeline shows: not part of the table.
-    let a = parse_lab(
-        argv,
-        params::EVICTION,
-        &["trace", "focus"],
-        &["traces"],
-        &["json"],
-    )?;
-    let p: EvictionParams = lab_params(&a, params::EVICTION)?.typed();
-    let cfg = EvictionConfig {
-        traces: trace_kinds(&a, "traces", &["zipf", "scan", "shift"])?,
-        ..p.config()
-    };
-    let table = eviction_table(&cfg).map_err(|e| CliError(e.to_string()))?;
-    Ok(emit(&a, table.to_text(), || table.to_json()))
-}
-
-fn lru_trace_cmd(argv: &[String]) -> Result<String, CliError> {
-    let a = parse_lab(argv, params::LRU, &[], &[], &["json"])?;
-    let p: LruParams = lab_params(&a, params::LRU)?.typed();
-    let ops = parse_ops(&p.ops).map_err(|e| CliError(format!("--ops: {e}")))?;
-    let steps =
-        policy_trace(&p.policy, p.capacity, p.seed, &ops).map_err(|e| CliError(e.to_string()))?;
-    let is_lru = info(&p.policy).is_some_and(|i| i.name == "lru");
-    let label = if is_lru {
-        "MRU ... LRU"
-    } else {
-        "kept ... next victim"
-    };
-    Ok(emit(&a, format_table(&steps, label), || {
-        steps_json(&p.policy, p.capacity, &steps)
-    }))
-}
-
-fn jitter_cmd(argv: &[String]) -> Result<String, CliError> {
-    let a = parse_lab(argv, params::JITTER, &[], &["case"], &["json", "series"])?;
-    let p: JitterParams = lab_params(&a, params::JITTER)?.typed();
-    let cfg = p.config();
-    let one = a.value("jitter").is_some() || a.value("round").is_some();
-    let cases = match a.all("case") {
-        v if v.is_empty() && one => vec![p.case()],
-        v if v.is_empty() => jitter::seed_cases(),
-        v => v
-            .into_iter()
-            .map(|c| {
-                let (j, r) = c.split_once(':').ok_or_else(|| {
-                    CliError(format!("--case: '{c}' is not J:ROUND (e.g. 0.1:2)"))
-                })?;
-                let (p, errors) = Params::from_pairs(
-                    params::JITTER,
-                    [("jitter".into(), j.into()), ("round".into(), r.into())],
-                );
-                match errors.first() {
-                    Some(e) => Err(CliError(format!("--case: {}: {}", e.key, e.message))),
-                    None => Ok(p.typed::<JitterParams>().case()),
-                }
-            })
-            .collect::<Result<Vec<_>, CliError>>()?,
-    };
-    let (waves, text) = jitter::table(&cfg, &cases);
-    Ok(emit(&a, text, || {
-        jitter::table_json(&cfg, &waves, a.flag("series"))
-    }))
-}
-
-fn stampede_cmd(argv: &[String]) -> Result<String, CliError> {
-    let a = parse_lab(
-        argv,
-        params::STAMPEDE,
-        &[],
-        &["modes", "bucket"],
-        &["json", "series"],
-    )?;
-    let p: StampedeParams = lab_params(&a, params::STAMPEDE)?.typed();
-    let d = p.config();
-    let cfg = StampedeConfig {
-        bucket: a.num("bucket", d.bucket, 1e-3, 1e7)?,
-        ..d
-    };
-    if cfg.duration / cfg.bucket > 1e6 {
-        return Err(CliError("--bucket: more than 10^6 buckets".into()));
-    }
-    let modes = a
-        .words("modes", &["none", "lock", "stale", "xfetch"])?
-        .iter()
-        .map(|m| {
-            Mode::parse(m).ok_or_else(|| {
-                CliError(format!(
-                    "--modes: unknown mode '{m}' (none, lock, stale, xfetch)"
-                ))
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let (runs, text) = stampede::table(&cfg, &modes);
-    Ok(emit(&a, text, || {
-        stampede::table_json(&cfg, &runs, a.flag("series"))
-    }))
 }
 
 fn mrc_cmd(argv: &[String]) -> Result<String, CliError> {
@@ -416,15 +323,6 @@ fn mrc_cmd(argv: &[String]) -> Result<String, CliError> {
     Ok(emit(&a, text, || curves_json(&curves)))
 }
 
-fn sampling_cmd(argv: &[String]) -> Result<String, CliError> {
-    let a = parse_lab(argv, params::SAMPLING, &[], &["samples"], &["json"])?;
-    let p: SamplingParams = lab_params(&a, params::SAMPLING)?.typed();
-    let all: Vec<u32> = (1..=p.kmax).collect();
-    let ks = a.num_list("samples", &all, 1, 1000)?;
-    let pts = sampling_quality(p.keys, &ks, p.trials, p.seed);
-    Ok(emit(&a, format_sampling(&pts), || sampling_json(&pts)))
-}
-
 fn policies_cmd(argv: &[String]) -> Result<String, CliError> {
     let a = Args::parse(argv, &[], &["json"])?;
     let mut text = String::new();
@@ -445,86 +343,4 @@ fn policies_cmd(argv: &[String]) -> Result<String, CliError> {
                 .collect(),
         )
     }))
-}
-
-fn cache_cmd(argv: &[String]) -> Result<String, CliError> {
-    use redislab_sim::labs::cache;
-    let a = parse_lab(argv, params::CACHE, &[], &[], &["json", "series"])?;
-    let p: params::CacheParams = lab_params(&a, params::CACHE)?.typed();
-    let lab = cache::pair(&p.config());
-    Ok(emit(&a, cache::table(&lab), || {
-        cache::table_json(&lab, a.flag("series"))
-    }))
-}
-
-fn lock_cmd(argv: &[String]) -> Result<String, CliError> {
-    use redislab_sim::labs::lock;
-    let a = parse_lab(argv, lock::FIELDS, &[], &["preset"], &["json"])?;
-    let p = preset_params(&a, lock::FIELDS, lock::PRESETS)?;
-    let mut run = lock::LockRun::new(&p.typed());
-    while run.step() {}
-    Ok(emit(&a, run.text(), || run.result().to_json()))
-}
-
-fn streams_cmd(argv: &[String]) -> Result<String, CliError> {
-    use redislab_sim::labs::streams;
-    let a = parse_lab(argv, streams::FIELDS, &[], &["preset"], &["json"])?;
-    let p = preset_params(&a, streams::FIELDS, streams::PRESETS)?;
-    let r = streams::run(&p.typed());
-    Ok(emit(&a, r.text(), || r.to_json()))
-}
-
-fn broadcast_cmd(argv: &[String]) -> Result<String, CliError> {
-    use redislab_sim::labs::broadcast;
-    let a = parse_lab(
-        argv,
-        broadcast::FIELDS,
-        &[],
-        &["preset"],
-        &["json", "trace"],
-    )?;
-    let p = preset_params(&a, broadcast::FIELDS, broadcast::PRESETS)?;
-    let mut run = broadcast::BroadcastRun::new(&p.typed());
-    while run.step() {}
-    let r = run.result();
-    let mut text = if a.flag("trace") {
-        run.trace_text()
-    } else {
-        String::new()
-    };
-    text.push_str(&r.text());
-    Ok(emit(&a, text, || r.to_json()))
-}
-
-/// A lab's parameters from `--preset` (its pairs first) and the options given, checked as
-/// the lab checks them.
-fn preset_params(
-    a: &Args,
-    fields: &'static [Field],
-    presets: &'static [redislab_sim::labs::preset::Preset],
-) -> Result<Params, CliError> {
-    let base = match a.value("preset") {
-        None => Vec::new(),
-        Some(id) => redislab_sim::labs::preset::find(presets, id)
-            .ok_or_else(|| {
-                let ids: Vec<&str> = presets.iter().map(|p| p.id).collect();
-                CliError(format!(
-                    "--preset: unknown preset '{id}' ({})",
-                    ids.join(", ")
-                ))
-            })?
-            .pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-    };
-    let given = fields.iter().filter_map(|f| {
-        a.value(&flag(f.key))
-            .map(|v| (f.key.to_string(), v.to_string()))
-    });
-    let (p, errors) = Params::from_pairs(fields, base.into_iter().chain(given));
-    match errors.first() {
-        Some(e) => Err(CliError(format!("--{}: {}", flag(&e.key), e.message))),
-        None => Ok(p),
-    }
 }

@@ -29,6 +29,9 @@
 //! reply. A run is a pure function of its config; [`CacheRun`] steps it one event at a time
 //! and ends exactly where [`run`] ends.
 
+use super::lab::{erase, no_rules, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver, Run};
+use super::params::{choice, int, seed, Field, Params, ON_OFF};
+use crate::cli::{Args, CliError};
 use crate::redis::{scripts, Reply, SimRedis};
 use crate::rng::Mulberry32;
 use crate::world::{cmd, show_cmd, Backend, Command};
@@ -638,7 +641,7 @@ pub struct CacheRun<B: Backend = SimRedis> {
 impl CacheRun<SimRedis> {
     /// A run of `cfg` against a fresh SimRedis.
     pub fn new(cfg: CacheConfig) -> Self {
-        CacheRun::with_backend(cfg, SimRedis::new(cfg.seed))
+        CacheRun::with_backend(cfg, SimRedis::new(cfg.seed).with_named_scripts())
     }
 }
 
@@ -713,7 +716,7 @@ impl<B: Backend> CacheRun<B> {
             });
             self.transmit(self.ops.len() - 1);
         } else {
-            let _ = self.redis.send(0, 0, &cmd);
+            let _ = self.redis.send(0, 0, 0, &cmd);
         }
     }
 
@@ -910,10 +913,11 @@ impl<B: Backend> CacheRun<B> {
             self.schedule(self.now + d, Ev::Reply(op, None));
             return;
         }
-        let reply = self
-            .redis
-            .send(self.now, inst as u64 + 1, &cmd)
-            .unwrap_or(Reply::Nil);
+        let reply = self.redis.send(self.now, 0, inst as u64 + 1, &cmd);
+        let reply = match reply {
+            crate::world::Sent::Reply(r) => r,
+            _ => Reply::Nil,
+        };
         let shown = self.memo.show(&reply);
         self.log(inst, &cmd, shown);
         self.ops[op].cmd = cmd;
@@ -1363,7 +1367,7 @@ impl CacheLive {
                     start: Start::Empty,
                     ..*cfg
                 },
-                SimRedis::new(cfg.seed),
+                SimRedis::new(cfg.seed).with_named_scripts(),
             )
         };
         r.cfg = *cfg;
@@ -1597,6 +1601,212 @@ pub fn table_json(lab: &CacheLab, series: bool) -> serde_json::Value {
         "off": side(&lab.off),
         "on": side(&lab.on),
     })
+}
+
+// --- the lab -------------------------------------------------------------------------------
+
+/// Redis' health in the cache-engine lab.
+pub const HEALTH_NAMES: &[&str] = &["healthy", "slow", "down"];
+/// What the cache-engine lab finds in Redis at the start.
+pub const START_NAMES: &[&str] = &["empty", "fresh", "stale", "old-version", "corrupt"];
+/// The cache engine (production deck, slides 4–6 and 19): see [`super::cache`].
+const FIELDS: &[Field] = &[
+    int("instances", "API ইনস্ট্যান্স", 1, 12, "6"),
+    int("concurrent", "একসাথে অনুরোধ", 1, 500, "40"),
+    int("requests", "মোট অনুরোধ", 1, 20_000, "800"),
+    int("loader", "DB লোড (ms)", 1, 20_000, "600"),
+    int("fresh", "fresh TTL (ms)", 100, 600_000, "1500"),
+    int("stale", "stale জানালা (ms)", 0, 600_000, "1000"),
+    int("lock_ttl", "লকের TTL (ms)", 100, 60_000, "3000"),
+    int("wait", "অপেক্ষার সীমা (ms)", 100, 60_000, "2000"),
+    choice("singleflight", "singleFlight", ON_OFF, "on"),
+    choice("lock", "Redis lock", ON_OFF, "on"),
+    choice("poll", "poll & wait", ON_OFF, "on"),
+    choice("rescue", "rescue lock", ON_OFF, "on"),
+    choice("heartbeat", "heartbeat", ON_OFF, "on"),
+    choice("recheck", "লকের পরে আবার পড়া", ON_OFF, "on"),
+    choice("redis", "Redis-এর অবস্থা", HEALTH_NAMES, "healthy"),
+    choice("start", "শুরুতে key", START_NAMES, "empty"),
+    seed("6"),
+];
+
+
+/// The lab.
+pub const INFO: LabInfo = LabInfo {
+    id: "cache",
+    title: "ক্যাশ ইঞ্জিন — চার স্তর বনাম stampede",
+    blurb: "ছয়টা API ইনস্ট্যান্স, খাম, FRESH/STALE/MISS, লক আর heartbeat — সব স্তর বন্ধ বনাম চালু, Redis ধীর বা ডাউন হলে কী হয়",
+    fields: FIELDS,
+    presets: &[],
+    rules: no_rules,
+    runs: &["pair"],
+    live: true,
+};
+
+/// The cache-engine lab's parameters, typed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheParams {
+    /// API instances.
+    pub instances: u32,
+    /// Users sending requests at once.
+    pub concurrent: u32,
+    /// Requests in all.
+    pub requests: u32,
+    /// One database load, ms.
+    pub loader: u64,
+    /// Fresh TTL, ms.
+    pub fresh: u64,
+    /// Stale window, ms.
+    pub stale: u64,
+    /// Lock TTL, ms.
+    pub lock_ttl: u64,
+    /// How long a waiter polls, ms.
+    pub wait: u64,
+    /// `on` / `off`.
+    pub singleflight: String,
+    /// `on` / `off`.
+    pub lock: String,
+    /// `on` / `off`.
+    pub poll: String,
+    /// `on` / `off`.
+    pub rescue: String,
+    /// `on` / `off`.
+    pub heartbeat: String,
+    /// `on` / `off`.
+    pub recheck: String,
+    /// `healthy` / `slow` / `down`.
+    pub redis: String,
+    /// What is in Redis at the start.
+    pub start: String,
+    /// Seed.
+    pub seed: u32,
+}
+
+impl CacheParams {
+    /// The run these parameters describe.
+    pub fn config(&self) -> CacheConfig {
+        use {CacheConfig, Health, Layers, Start};
+        let on = |s: &str| s == "on";
+        CacheConfig {
+            instances: self.instances,
+            concurrent: self.concurrent,
+            requests: self.requests,
+            loader_ms: self.loader,
+            fresh_ms: self.fresh,
+            stale_ms: self.stale,
+            lock_ttl_ms: self.lock_ttl,
+            wait_ms: self.wait,
+            layers: Layers {
+                singleflight: on(&self.singleflight),
+                lock: on(&self.lock),
+                poll: on(&self.poll),
+                rescue: on(&self.rescue),
+                heartbeat: on(&self.heartbeat),
+                recheck: on(&self.recheck),
+            },
+            redis: Health::parse(&self.redis),
+            start: Start::parse(&self.start),
+            seed: self.seed,
+        }
+    }
+}
+
+
+/// Cache-engine events per unit of work.
+const EVENTS: usize = 16_384;
+
+/// Every layer off beside the chosen layers, on the same seed, as the view draws them.
+pub struct CacheWork {
+    run: PairRun,
+    view: Option<CacheView>,
+}
+
+impl Run for CacheWork {
+    type Part = ();
+    type Output = CacheView;
+    fn step(&mut self) -> Option<()> {
+        if let Some(lab) = self.run.step(EVENTS) {
+            self.view = Some(CacheView::new(&lab));
+        }
+        None
+    }
+    fn is_done(&self) -> bool {
+        self.view.is_some()
+    }
+    fn progress(&self) -> f64 {
+        self.run.progress()
+    }
+    fn output(&mut self) -> CacheView {
+        self.view.take().expect("done")
+    }
+}
+
+/// The lab's runner.
+pub struct CacheEngineLab;
+
+/// The registry's entry.
+pub static LAB: CacheEngineLab = CacheEngineLab;
+
+impl Lab for CacheEngineLab {
+    fn info(&self) -> &'static LabInfo {
+        &INFO
+    }
+
+    fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        Ok(erase(CacheWork {
+            run: PairRun::new(&p.typed::<CacheParams>().config()),
+            view: None,
+        }))
+    }
+
+    fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
+        let cfg = p.typed::<CacheParams>().config();
+        Some(Box::new(CacheLive::new(&cfg.for_live(job.live_scale.unwrap_or(1)))))
+    }
+
+    fn heaviest(&self) -> &'static str {
+        "instances=12&concurrent=500&requests=20000&loader=20000&fresh=100&stale=0&lock_ttl=100&wait=60000"
+    }
+
+    fn cli_spec(&self) -> CliSpec {
+        CliSpec {
+            alias: None,
+            summary: "the cache engine (production deck): API instances, the envelope, the four \
+                      layers against a stampede; every layer off beside the chosen layers, same seed",
+            skip: &[],
+            more: &[],
+            switches: &["series"],
+            usage: &["[--series]"],
+        }
+    }
+
+    fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
+        let lab = pair(&p.typed::<CacheParams>().config());
+        Ok(crate::cli::emit(a, table(&lab), || {
+            table_json(&lab, a.flag("series"))
+        }))
+    }
+}
+
+impl LiveDriver for CacheLive {
+    fn advance(&mut self, now_ms: u64) -> Vec<(usize, Command)> {
+        CacheLive::advance(self, now_ms)
+    }
+    fn arrived(&mut self, tag: usize, reply: Reply, now_ms: u64, rtt_us: u32) {
+        CacheLive::arrived(self, tag, reply, now_ms, rtt_us);
+    }
+    fn next_at(&self) -> Option<u64> {
+        CacheLive::next_at(self)
+    }
+    fn is_done(&self) -> bool {
+        CacheLive::is_done(self)
+    }
+    fn snapshot(&self) -> Json {
+        Json::of(&self.view())
+    }
+    fn snapshot_ms(&self) -> f64 {
+        250.0
+    }
 }
 
 #[cfg(test)]

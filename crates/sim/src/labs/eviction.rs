@@ -1,21 +1,169 @@
-//! The eviction labs' work as step-able runs: the seed's table (one policy × trace cell per
-//! step, a row as soon as a policy has run on every trace), the race replayed on one trace in
-//! timeline frames with "why was this key evicted" for one policy, hit ratio against cache
-//! size, the sampled-LRU experiment one `k` per step, and the LRU step-through. Each is the
-//! same computation as its run-to-end function (`eviction_table`, `mrc`,
-//! `sampling_quality`, `policy_trace`), proven equal by the tests below.
+//! The policy race (eviction deck, seed 001 §4): FIFO/RANDOM/LRU/LFU/OPT (or any of the
+//! registry's policies) on the seed's three traces. Its runs, each step-able: the seed's
+//! table (`table`: one policy × trace cell per step, a row as soon as a policy has run on
+//! every trace), the race replayed on one trace in timeline frames with "why was this key
+//! evicted" for one policy (`race`), and hit ratio against cache size (`curve`). Each is the
+//! same computation as its run-to-end function (`eviction_table`, `mrc`), proven equal by the
+//! tests below.
 
-use crate::eviction::lru_trace::{parse_ops, policy_trace, TraceStep};
+use super::lab::{erase, AnyRun, Broken, CliSpec, Job, Lab, LabInfo, Run};
+use super::params::{broken, float, int, seed, Field, Kind, Params};
+use crate::cli::{Args, CliError};
 use crate::eviction::registry::{by_name, info, Spec, UnknownPolicy};
-use crate::eviction::runner::{run, EvictionConfig, EvictionRow, EvictionTable, Replay, Step};
-use crate::eviction::sampling::{sampling_point, SamplingPoint};
+use crate::eviction::runner::{
+    eviction_table, run, EvictionConfig, EvictionRow, EvictionTable, Replay, Step,
+};
 use crate::eviction::trace::{Trace, TraceKind};
 use crate::eviction::Stats;
-use crate::labs::params::{EvictionParams, LruParams, SamplingParams};
-use crate::rng::Mulberry32;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::rc::Rc;
+
+/// Registry names of every eviction policy, for pickers.
+pub const POLICY_NAMES: &[&str] = &[
+    "fifo",
+    "random",
+    "lru",
+    "lfu",
+    "opt",
+    "clock",
+    "sieve",
+    "redis-lru",
+    "redis-lru-nopool",
+    "redis-lfu",
+    "slru",
+    "2q",
+    "arc",
+    "w-tinylfu",
+];
+/// The three traces of seed 001 §4.
+pub const TRACE_NAMES: &[&str] = &["zipf", "scan", "shift"];
+
+/// The policy race (seed 001 §4).
+const FIELDS: &[Field] = &[
+    float("alpha", "Zipf α", 0.0, 3.0, "0.9"),
+    int("cache", "ক্যাশ (key)", 1, 20_000, "300"),
+    int("keys", "মোট key", 10, 200_000, "10000"),
+    int("requests", "অনুরোধ", 1_000, 300_000, "60000"),
+    int("warmup", "warm-up", 0, 299_000, "10000"),
+    seed("7"),
+    int("policy_seed", "policy seed", 0, u32::MAX as i64, "99"),
+    Field {
+        key: "policies",
+        label: "policy",
+        kind: Kind::Many(POLICY_NAMES),
+        default: "fifo,random,lru,lfu,opt",
+    },
+    Field {
+        key: "trace",
+        label: "trace",
+        kind: Kind::Choice(TRACE_NAMES),
+        default: "zipf",
+    },
+    Field {
+        key: "focus",
+        label: "কার eviction দেখব",
+        kind: Kind::Choice(POLICY_NAMES),
+        default: "lru",
+    },
+    int("scan_period", "scan পালা (অনুরোধ)", 1, 100_000, "5000"),
+    int("scan_keys", "scan key/অনুরোধ", 1, 8, "2"),
+    int("shift_period", "shift পালা (অনুরোধ)", 1, 200_000, "20000"),
+    int("shift_amount", "shift (key)", 0, 200_000, "3000"),
+];
+
+
+/// The lab.
+pub const INFO: LabInfo = LabInfo {
+    id: "eviction",
+    title: "Eviction policy-র দৌড়",
+    blurb: "FIFO, RANDOM, LRU, LFU, OPT আর আধুনিক policy — তিন trace-এ hit ratio, seed-এর টেবিল হুবহু",
+    fields: FIELDS,
+    presets: &[],
+    rules,
+    runs: &["table", "race", "curve"],
+    live: false,
+};
+
+/// Warm-up shorter than the run; a cache smaller than the keys.
+fn rules(p: &Params) -> Result<(), Broken> {
+    if p.int("warmup") >= p.int("requests") {
+        return Err(broken("warmup", "warm-up মোট অনুরোধের চেয়ে কম হতে হবে"));
+    }
+    if p.int("cache") > p.int("keys") {
+        return Err(broken(
+            "cache",
+            "ক্যাশ মোট key-এর চেয়ে বড় হলে সব hit — key-এর চেয়ে ছোট দিন",
+        ));
+    }
+    Ok(())
+}
+
+/// The policy race's parameters, typed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvictionParams {
+    /// Zipf α.
+    pub alpha: f64,
+    /// Cache size in keys.
+    pub cache: u32,
+    /// Distinct user keys.
+    pub keys: u32,
+    /// User requests.
+    pub requests: u32,
+    /// User requests not scored at the start.
+    pub warmup: u32,
+    /// Trace seed.
+    pub seed: u32,
+    /// Seed of the policies' own randomness.
+    pub policy_seed: u32,
+    /// Registry names of the raced policies, in row order.
+    pub policies: Vec<String>,
+    /// The trace replayed on the timeline (`zipf`, `scan`, `shift`).
+    pub trace: String,
+    /// The policy whose evictions are explained.
+    pub focus: String,
+    /// Requests between scans.
+    pub scan_period: u32,
+    /// Scan keys per request.
+    pub scan_keys: u32,
+    /// Requests between popularity shifts.
+    pub shift_period: u32,
+    /// Keys the popularity moves by at each shift.
+    pub shift_amount: u32,
+}
+
+impl EvictionParams {
+    /// The policy race these parameters describe (the same run `labsim eviction` makes with
+    /// the same values).
+    pub fn config(&self) -> crate::EvictionConfig {
+        use crate::eviction::trace::{Scan, Shift};
+        let mut c = crate::EvictionConfig::default();
+        c.trace.keys = self.keys;
+        c.trace.alpha = self.alpha;
+        c.trace.requests = self.requests;
+        c.trace.seed = self.seed;
+        c.trace.scan = Some(Scan {
+            period: self.scan_period,
+            keys_per_request: self.scan_keys,
+        });
+        c.trace.shift = Some(Shift {
+            period: self.shift_period,
+            amount: self.shift_amount,
+        });
+        c.cache = self.cache;
+        c.warmup = u64::from(self.warmup);
+        c.policy_seed = self.policy_seed;
+        c.policies = self.policies.clone();
+        c.traces = crate::TraceKind::ALL.to_vec();
+        c
+    }
+
+    /// The trace shown on the timeline.
+    pub fn kind(&self) -> crate::TraceKind {
+        crate::TraceKind::parse(&self.trace).unwrap_or(crate::TraceKind::Zipf)
+    }
+}
+
 
 /// Positions on the race's timeline.
 pub const FRAMES: usize = 40;
@@ -430,141 +578,121 @@ impl CurveRun {
     }
 }
 
-/// `sampling_quality` for `k = 1..=kmax`, one `k` per step, continuing one
-/// `mulberry32(seed)` from `k` to `k` exactly as the single call (and `labsim`) does.
-pub struct SamplingRun {
-    p: SamplingParams,
-    rng: Mulberry32,
-    next: u32,
-    drawn: u64,
-    points: Vec<SamplingPoint>,
+impl Run for TableRun {
+    type Part = TableRow;
+    type Output = String;
+    fn step(&mut self) -> Option<TableRow> {
+        TableRun::step(self)
+    }
+    fn is_done(&self) -> bool {
+        TableRun::is_done(self)
+    }
+    fn progress(&self) -> f64 {
+        TableRun::progress(self)
+    }
+    /// The table as the seed prints it.
+    fn output(&mut self) -> String {
+        self.table().to_text()
+    }
 }
 
-impl SamplingRun {
-    /// The experiment of `p`.
-    pub fn new(p: SamplingParams) -> Self {
-        SamplingRun {
-            rng: Mulberry32::new(p.seed),
-            p,
-            next: 1,
-            drawn: 0,
-            points: Vec::new(),
+impl Run for RaceRun {
+    type Part = ();
+    type Output = Race;
+    fn step(&mut self) -> Option<()> {
+        RaceRun::step(self);
+        None
+    }
+    fn is_done(&self) -> bool {
+        self.done
+    }
+    fn progress(&self) -> f64 {
+        RaceRun::progress(self)
+    }
+    fn output(&mut self) -> Race {
+        self.race.clone()
+    }
+}
+
+impl Run for CurveRun {
+    type Part = CurvePoint;
+    type Output = Vec<CurveSeries>;
+    fn step(&mut self) -> Option<CurvePoint> {
+        CurveRun::step(self)
+    }
+    fn is_done(&self) -> bool {
+        CurveRun::is_done(self)
+    }
+    fn progress(&self) -> f64 {
+        CurveRun::progress(self)
+    }
+    fn output(&mut self) -> Vec<CurveSeries> {
+        self.series().to_vec()
+    }
+}
+
+/// The policy race's runner.
+pub struct EvictionLab;
+
+/// The registry's entry.
+pub static LAB: EvictionLab = EvictionLab;
+
+impl Lab for EvictionLab {
+    fn info(&self) -> &'static LabInfo {
+        &INFO
+    }
+
+    fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        let p: EvictionParams = p.typed();
+        let e = |e: UnknownPolicy| e.to_string();
+        match job.run.as_str() {
+            "" | "table" => Ok(erase(TableRun::new(p.config()).map_err(e)?)),
+            "race" => Ok(erase(RaceRun::new(&p).map_err(e)?)),
+            "curve" => Ok(erase(CurveRun::new(&p).map_err(e)?)),
+            other => Err(format!("eviction has no run `{other}`")),
         }
     }
 
-    /// Whether every `k` is measured.
-    pub fn is_done(&self) -> bool {
-        self.next > self.p.kmax
+    fn heaviest(&self) -> &'static str {
+        "keys=200000&cache=20000&warmup=0&requests=300000&alpha=3"
     }
 
-    /// Measures the next `k`.
-    pub fn step(&mut self) -> Option<SamplingPoint> {
-        if self.is_done() {
-            return None;
+    fn cli_spec(&self) -> CliSpec {
+        CliSpec {
+            alias: None,
+            summary: "policy hit ratios on the seed's three traces",
+            // `trace` and `focus` choose what the lab's timeline shows: not part of the table.
+            skip: &["trace", "focus"],
+            more: &["traces"],
+            switches: &[],
+            usage: &["[--traces zipf,scan,shift]"],
         }
-        let k = self.next;
-        let pt = sampling_point(self.p.keys, k, self.p.trials, &mut self.rng);
-        self.points.push(pt);
-        self.drawn += u64::from(self.p.trials) * u64::from(k);
-        self.next += 1;
-        Some(pt)
     }
 
-    /// How far along, 0.0..=1.0 (by random draws).
-    pub fn progress(&self) -> f64 {
-        let k = u64::from(self.p.kmax);
-        let all = (u64::from(self.p.trials) * k * (k + 1) / 2).max(1);
-        self.drawn as f64 / all as f64
-    }
-
-    /// The points so far.
-    pub fn points(&self) -> &[SamplingPoint] {
-        &self.points
-    }
-}
-
-/// The LRU step-through of one set of operations, with the policy's texts.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LruWalk {
-    /// Registry name of the policy.
-    pub policy: String,
-    /// Cache size in keys.
-    pub capacity: u32,
-    /// One row per operation.
-    pub steps: Vec<TraceStep>,
-    /// The policy's own one-line rule (English).
-    pub rule: String,
-    /// Whom it evicts, in Bengali.
-    pub rule_bn: String,
-    /// What a hit does, in Bengali.
-    pub hit_bn: String,
-    /// What the two ends of the order mean.
-    pub order_bn: [String; 2],
-    /// The order is a linked list with HEAD/TAIL.
-    pub linked: bool,
-}
-
-impl LruWalk {
-    /// Runs `p`'s operations through its policy.
-    ///
-    /// # Errors
-    /// A message when the operations do not parse or the policy is unknown (the parameter
-    /// form checks both first).
-    pub fn new(p: &LruParams) -> Result<Self, String> {
-        let ops = parse_ops(&p.ops)?;
-        let capacity = p.capacity.max(1);
-        let steps = policy_trace(&p.policy, capacity, p.seed, &ops).map_err(|e| e.to_string())?;
-        let i = info(&p.policy).ok_or_else(|| format!("unknown policy {}", p.policy))?;
-        let spec = Spec {
-            capacity,
-            seed: p.seed,
-            future: &[],
+    fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
+        let p: EvictionParams = p.typed();
+        let traces = a
+            .words("traces", &["zipf", "scan", "shift"])?
+            .iter()
+            .map(|w| {
+                TraceKind::parse(w).ok_or_else(|| {
+                    CliError(format!("--traces: unknown trace '{w}' (zipf, scan, shift)"))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let cfg = EvictionConfig {
+            traces,
+            ..p.config()
         };
-        let rule = (i.build)(&spec).victim_rule().to_string();
-        Ok(LruWalk {
-            policy: i.name.to_string(),
-            capacity,
-            steps,
-            rule,
-            rule_bn: i.rule_bn.to_string(),
-            hit_bn: i.hit_bn.to_string(),
-            order_bn: i.order_bn.map(str::to_string),
-            linked: i.linked,
-        })
-    }
-}
-
-/// How a step of the walk touched its key, for highlighting it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Touch {
-    /// Was resident: a hit or an update.
-    Hit,
-    /// Newly loaded or stored.
-    New,
-    /// The policy refused the new key (OPT's bypass, W-TinyLFU's admission).
-    Refused,
-}
-
-/// How `step` touched its key, given the resident keys `before` it.
-pub fn touch(step: &TraceStep, before: &[String]) -> Touch {
-    if step.evicted.as_deref() == Some(step.op.key.as_str()) {
-        Touch::Refused
-    } else if step.outcome == crate::eviction::lru_trace::Outcome::Hit
-        || before.contains(&step.op.key)
-    {
-        Touch::Hit
-    } else {
-        Touch::New
+        let table = eviction_table(&cfg).map_err(|e| CliError(e.to_string()))?;
+        Ok(crate::cli::emit(a, table.to_text(), || table.to_json()))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eviction::lru_trace::lru_trace;
-    use crate::eviction::runner::eviction_table;
-    use crate::eviction::sampling::sampling_quality;
-    use crate::labs::params::{Params, EVICTION, LRU, SAMPLING};
+    const EVICTION: &LabInfo = &INFO;
 
     fn small() -> EvictionParams {
         let (p, e) = Params::from_query(
@@ -686,63 +814,4 @@ mod tests {
         assert_eq!(sizes, [12, 25, 50, 100, 200, 400, 800]);
     }
 
-    #[test]
-    fn sampling_in_steps_equals_sampling_quality() {
-        let p: SamplingParams = Params::defaults(SAMPLING).typed();
-        let mut run = SamplingRun::new(p);
-        let mut got = Vec::new();
-        while !run.is_done() {
-            got.extend(run.step());
-        }
-        let ks: Vec<u32> = (1..=p.kmax).collect();
-        assert_eq!(got, sampling_quality(p.keys, &ks, p.trials, p.seed));
-        assert_eq!(run.points(), &got[..]);
-        assert_eq!(run.progress(), 1.0);
-    }
-
-    #[test]
-    fn the_lru_walk_is_the_seeds() {
-        let p: LruParams = Params::defaults(LRU).typed();
-        let w = LruWalk::new(&p).unwrap();
-        assert_eq!(
-            w.steps,
-            lru_trace(3, &crate::eviction::lru_trace::seed_ops())
-        );
-        assert_eq!(w.order_bn, ["MRU".to_string(), "LRU".to_string()]);
-        assert!(w.linked && !w.rule_bn.is_empty() && !w.hit_bn.is_empty());
-        // put A, put B, put C: new; get A: hit; put D: new (evicts B).
-        let touches: Vec<Touch> = (0..w.steps.len())
-            .map(|i| {
-                let before = if i == 0 {
-                    &[][..]
-                } else {
-                    &w.steps[i - 1].order[..]
-                };
-                touch(&w.steps[i], before)
-            })
-            .collect();
-        use Touch::{Hit, New};
-        assert_eq!(touches, [New, New, New, Hit, New, New, Hit]);
-        // OPT refuses a key never needed again: "put X" after the cache is full.
-        let opt = LruParams {
-            policy: "opt".into(),
-            capacity: 1,
-            ops: "put A, put X, get A".into(),
-            ..p.clone()
-        };
-        let o = LruWalk::new(&opt).unwrap();
-        assert_eq!(touch(&o.steps[1], &o.steps[0].order), Touch::Refused);
-        // Putting a resident key is an update (a hit), not a new key.
-        let upd = LruWalk::new(&LruParams {
-            ops: "put A, put A".into(),
-            ..p.clone()
-        })
-        .unwrap();
-        assert_eq!(touch(&upd.steps[1], &upd.steps[0].order), Touch::Hit);
-        let bad = LruParams {
-            ops: "fly A".into(),
-            ..p
-        };
-        assert!(LruWalk::new(&bad).is_err());
-    }
 }

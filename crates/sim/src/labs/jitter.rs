@@ -7,7 +7,11 @@
 //! `Math.floor(t)`; then span = max − min + 1 seconds, mean = keys / span, max = the busiest
 //! second. The per-second histogram is kept (sparse) for a chart.
 
+use super::lab::{erase, no_rules, AnyRun, CliSpec, Job, Lab, LabInfo, Run};
+use super::params::{float, int, seed, Field, Params};
+use crate::cli::{Args, CliError};
 use crate::jsfmt::{js_string, pad_start, to_fixed};
+use serde::{Deserialize, Serialize};
 use crate::obj;
 use crate::rng::Mulberry32;
 use serde_json::Value;
@@ -482,6 +486,182 @@ pub fn table_json(cfg: &JitterConfig, waves: &[JitterWave], with_histogram: bool
             Value::Array(waves.iter().map(|w| w.to_json(with_histogram)).collect()),
         ),
     ])
+}
+
+// --- the lab -------------------------------------------------------------------------------
+
+/// TTL jitter (seed 001 §5).
+const FIELDS: &[Field] = &[
+    int("keys", "key", 1, 1_000_000, "100000"),
+    int("ttl", "TTL (s)", 1, 86_400, "3600"),
+    float("jitter", "jitter J", 0.0, 0.9, "0.1"),
+    int("round", "কততম মেয়াদ", 1, 10, "1"),
+    seed("5"),
+];
+
+
+/// The lab.
+pub const INFO: LabInfo = LabInfo {
+    id: "jitter",
+    title: "TTL jitter — একসাথে মরা ঠেকানো",
+    blurb: "একসাথে লেখা key একসাথে মরে — jitter দিলে ঢেউ কতটা চ্যাপ্টা হয়",
+    fields: FIELDS,
+    presets: &[],
+    rules: no_rules,
+    runs: &["chart", "table"],
+    live: false,
+};
+
+/// TTL jitter's parameters, typed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JitterParams {
+    /// Keys written at once.
+    pub keys: u32,
+    /// Base TTL in seconds.
+    pub ttl: f64,
+    /// J, the jitter share.
+    pub jitter: f64,
+    /// Which expiry.
+    pub round: u32,
+    /// Generator seed.
+    pub seed: u32,
+}
+
+impl JitterParams {
+    /// The setup shared by all cases.
+    pub fn config(&self) -> JitterConfig {
+        JitterConfig {
+            keys: self.keys,
+            ttl: self.ttl,
+            seed: self.seed,
+        }
+    }
+
+    /// The chosen case (J, round).
+    pub fn case(&self) -> JitterCase {
+        JitterCase {
+            jitter: self.jitter,
+            round: self.round,
+        }
+    }
+}
+
+
+/// Generator draws per unit of work.
+const DRAWS: u32 = 65_536;
+
+/// The chosen case, binned for its chart (`chart`), or the seed's eight cases with the
+/// chosen keys, TTL and seed, a row as each finishes (`table`).
+pub struct JitterWork {
+    set: JitterSet,
+    chart: bool,
+    waves: Vec<JitterWave>,
+}
+
+/// What a jitter run gives: the chosen case's chart, or the eight cases (without histograms).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum JitterOutput {
+    /// The chosen case's chart.
+    Chart(JitterChart),
+    /// The eight cases.
+    Table(Vec<JitterWave>),
+}
+
+impl Run for JitterWork {
+    type Part = JitterWave;
+    type Output = JitterOutput;
+    fn step(&mut self) -> Option<JitterWave> {
+        let w = self.set.step(DRAWS)?;
+        self.waves.push(w.clone());
+        (!self.chart).then_some(w)
+    }
+    fn is_done(&self) -> bool {
+        self.set.is_done()
+    }
+    fn progress(&self) -> f64 {
+        self.set.progress()
+    }
+    fn output(&mut self) -> JitterOutput {
+        let waves = std::mem::take(&mut self.waves);
+        if self.chart {
+            JitterOutput::Chart(JitterChart::new(waves.into_iter().next().expect("one case")))
+        } else {
+            JitterOutput::Table(waves)
+        }
+    }
+}
+
+/// TTL jitter's runner.
+pub struct JitterLab;
+
+/// The registry's entry.
+pub static LAB: JitterLab = JitterLab;
+
+impl Lab for JitterLab {
+    fn info(&self) -> &'static LabInfo {
+        &INFO
+    }
+
+    fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        let p: JitterParams = p.typed();
+        let chart = match job.run.as_str() {
+            "" | "chart" => true,
+            "table" => false,
+            other => return Err(format!("jitter has no run `{other}`")),
+        };
+        let cases = if chart { vec![p.case()] } else { seed_cases() };
+        Ok(erase(JitterWork {
+            set: JitterSet::new(p.config(), cases, chart),
+            chart,
+            waves: Vec::new(),
+        }))
+    }
+
+    fn heaviest(&self) -> &'static str {
+        "keys=1000000&ttl=86400&jitter=0.9&round=10"
+    }
+
+    fn cli_spec(&self) -> CliSpec {
+        CliSpec {
+            alias: None,
+            summary: "TTL jitter: expirations per second (the seed's eight cases, or one \
+                      --jitter J --round R, or --case J:ROUND...)",
+            skip: &[],
+            more: &["case"],
+            switches: &["series"],
+            usage: &["[--case J:ROUND ...]", "[--series]"],
+        }
+    }
+
+    fn cli(&self, params: &Params, a: &Args) -> Result<String, CliError> {
+        let p: JitterParams = params.typed();
+        let cfg = p.config();
+        let one = a.value("jitter").is_some() || a.value("round").is_some();
+        let cases = match a.all("case") {
+            v if v.is_empty() && one => vec![p.case()],
+            v if v.is_empty() => seed_cases(),
+            v => v
+                .into_iter()
+                .map(|c| {
+                    let (j, r) = c.split_once(':').ok_or_else(|| {
+                        CliError(format!("--case: '{c}' is not J:ROUND (e.g. 0.1:2)"))
+                    })?;
+                    let (p, errors) = Params::from_pairs(
+                        &INFO,
+                        [("jitter".into(), j.into()), ("round".into(), r.into())],
+                    );
+                    match errors.first() {
+                        Some(e) => Err(CliError(format!("--case: {}: {}", e.key, e.message))),
+                        None => Ok(p.typed::<JitterParams>().case()),
+                    }
+                })
+                .collect::<Result<Vec<_>, CliError>>()?,
+        };
+        let (waves, text) = table(&cfg, &cases);
+        Ok(crate::cli::emit(a, text, || {
+            table_json(&cfg, &waves, a.flag("series"))
+        }))
+    }
 }
 
 #[cfg(test)]

@@ -1,18 +1,30 @@
-//! The labs' side of the simulator: seed 001's TTL jitter wave (§5) and cache stampede (§7),
-//! the eviction labs' step-able runs, typed parameters, and the worker protocol ([`work`]).
+//! The labs' side of the simulator: every lab's parameters, runs and live driver, the one
+//! registry of labs, and the worker protocol.
 //!
-//! Each lab is a pure function of (parameters, seed): a config struct whose `Default` is the
-//! seed's preset, a run-to-end function, a step API for a UI that scrubs, the seed's table
-//! as text (to the last digit) and a JSON form.
+//! * [`lab`] — what a lab is ([`lab::LabInfo`]), how it runs ([`lab::Lab`], [`lab::Run`]).
+//! * [`registry`] — the one list of labs.
+//! * [`params`], [`preset`] — a lab's fields, checked values and presets.
+//! * [`work`] — the simulation worker's driver and messages.
+//! * [`ui`] — the views' state machines (timeline, parameter form), web-free.
+//! * one module per lab: `lru`, `eviction`, `sampling`, `jitter`, `stampede` (seed 001),
+//!   `cache`, `lock`, `streams`, `broadcast` (seeds 000 and 004).
+//!
+//! Each lab is a pure function of (parameters, seed): a typed parameter struct read from its
+//! fields, a step-able run the worker drives in slices, and its output as the view draws it.
 
-pub mod broadcast;
-pub mod cache;
-pub mod eviction;
-pub mod jitter;
-pub mod lock;
+pub mod lab;
+pub mod log;
 pub mod params;
 pub mod preset;
-pub mod stampede;
-pub mod streams;
+pub mod registry;
+pub mod scenario;
 pub mod ui;
 pub mod work;
+
+/// One module per lab, named by its id (the registry's list).
+macro_rules! lab_modules {
+    ($($lab:ident),*) => {
+        $(pub mod $lab;)*
+    };
+}
+crate::for_each_lab!(lab_modules);

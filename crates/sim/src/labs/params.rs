@@ -2,8 +2,8 @@
 //! defaults, read from and written to a URL query (`alpha=0.9&cache=300&seed=7`). A bad value
 //! gets a message for a person (in Bengali) and leaves the last good value in place.
 
+use super::lab::{Broken, LabInfo};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 
 /// What a field holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,7 +43,8 @@ pub struct Field {
     pub default: &'static str,
 }
 
-pub(crate) const fn int(
+/// A whole-number field.
+pub const fn int(
     key: &'static str,
     label: &'static str,
     min: i64,
@@ -57,7 +58,8 @@ pub(crate) const fn int(
         default,
     }
 }
-const fn float(
+/// A number field.
+pub const fn float(
     key: &'static str,
     label: &'static str,
     min: f64,
@@ -72,114 +74,8 @@ const fn float(
     }
 }
 
-/// Registry names of every eviction policy, for pickers.
-pub const POLICY_NAMES: &[&str] = &[
-    "fifo",
-    "random",
-    "lru",
-    "lfu",
-    "opt",
-    "clock",
-    "sieve",
-    "redis-lru",
-    "redis-lru-nopool",
-    "redis-lfu",
-    "slru",
-    "2q",
-    "arc",
-    "w-tinylfu",
-];
-/// The three traces of seed 001 §4.
-pub const TRACE_NAMES: &[&str] = &["zipf", "scan", "shift"];
-/// The four stampede designs of seed 001 §7.
-pub const MODE_NAMES: &[&str] = &["none", "lock", "stale", "xfetch"];
-
-/// The LRU step-through (seed 001 §2).
-pub const LRU: &[Field] = &[
-    int("capacity", "ক্যাশের আকার", 1, 12, "3"),
-    Field {
-        key: "ops",
-        label: "অপারেশন",
-        kind: Kind::Ops,
-        default: "put A, put B, put C, get A, put D, get B, get A",
-    },
-    Field {
-        key: "policy",
-        label: "policy",
-        kind: Kind::Choice(POLICY_NAMES),
-        default: "lru",
-    },
-    int("seed", "seed", 0, u32::MAX as i64, "1"),
-];
-
-/// The policy race (seed 001 §4).
-pub const EVICTION: &[Field] = &[
-    float("alpha", "Zipf α", 0.0, 3.0, "0.9"),
-    int("cache", "ক্যাশ (key)", 1, 20_000, "300"),
-    int("keys", "মোট key", 10, 200_000, "10000"),
-    int("requests", "অনুরোধ", 1_000, 300_000, "60000"),
-    int("warmup", "warm-up", 0, 299_000, "10000"),
-    int("seed", "seed", 0, u32::MAX as i64, "7"),
-    int("policy_seed", "policy seed", 0, u32::MAX as i64, "99"),
-    Field {
-        key: "policies",
-        label: "policy",
-        kind: Kind::Many(POLICY_NAMES),
-        default: "fifo,random,lru,lfu,opt",
-    },
-    Field {
-        key: "trace",
-        label: "trace",
-        kind: Kind::Choice(TRACE_NAMES),
-        default: "zipf",
-    },
-    Field {
-        key: "focus",
-        label: "কার eviction দেখব",
-        kind: Kind::Choice(POLICY_NAMES),
-        default: "lru",
-    },
-    int("scan_period", "scan পালা (অনুরোধ)", 1, 100_000, "5000"),
-    int("scan_keys", "scan key/অনুরোধ", 1, 8, "2"),
-    int("shift_period", "shift পালা (অনুরোধ)", 1, 200_000, "20000"),
-    int("shift_amount", "shift (key)", 0, 200_000, "3000"),
-];
-
-/// The sampled-LRU quality experiment (seed 001 §3).
-pub const SAMPLING: &[Field] = &[
-    int("keys", "key", 10, 100_000, "1000"),
-    int("kmax", "সর্বোচ্চ k", 1, 32, "16"),
-    int("trials", "পরীক্ষা", 10, 20_000, "2000"),
-    int("seed", "seed", 0, u32::MAX as i64, "1"),
-];
-
-/// TTL jitter (seed 001 §5).
-pub const JITTER: &[Field] = &[
-    int("keys", "key", 1, 1_000_000, "100000"),
-    int("ttl", "TTL (s)", 1, 86_400, "3600"),
-    float("jitter", "jitter J", 0.0, 0.9, "0.1"),
-    int("round", "কততম মেয়াদ", 1, 10, "1"),
-    int("seed", "seed", 0, u32::MAX as i64, "5"),
-];
-
-/// The stampede comparison (seed 001 §7).
-pub const STAMPEDE: &[Field] = &[
-    float("rate", "অনুরোধ/s", 1.0, 20_000.0, "2000"),
-    float("delta", "recompute Δ (s)", 0.001, 5.0, "0.05"),
-    float("ttl", "TTL (s)", 0.1, 3_600.0, "10"),
-    float("duration", "সময় (s)", 1.0, 600.0, "60"),
-    float("beta", "β", 0.0, 10.0, "1"),
-    int("seed", "seed", 0, u32::MAX as i64, "2026"),
-];
-
-/// On or off.
-pub const ON_OFF: &[&str] = &["on", "off"];
-/// Redis' health in the cache-engine lab.
-pub const HEALTH_NAMES: &[&str] = &["healthy", "slow", "down"];
-/// What the cache-engine lab finds in Redis at the start.
-pub const START_NAMES: &[&str] = &["empty", "fresh", "stale", "old-version", "corrupt"];
-
-pub(crate) const fn choice(
+/// A field that is one of `words`.
+pub const fn choice(
     key: &'static str,
     label: &'static str,
     words: &'static [&'static str],
@@ -193,267 +89,12 @@ pub(crate) const fn choice(
     }
 }
 
-/// The cache engine (production deck, slides 4–6 and 19): see [`super::cache`].
-pub const CACHE: &[Field] = &[
-    int("instances", "API ইনস্ট্যান্স", 1, 12, "6"),
-    int("concurrent", "একসাথে অনুরোধ", 1, 500, "40"),
-    int("requests", "মোট অনুরোধ", 1, 20_000, "800"),
-    int("loader", "DB লোড (ms)", 1, 20_000, "600"),
-    int("fresh", "fresh TTL (ms)", 100, 600_000, "1500"),
-    int("stale", "stale জানালা (ms)", 0, 600_000, "1000"),
-    int("lock_ttl", "লকের TTL (ms)", 100, 60_000, "3000"),
-    int("wait", "অপেক্ষার সীমা (ms)", 100, 60_000, "2000"),
-    choice("singleflight", "singleFlight", ON_OFF, "on"),
-    choice("lock", "Redis lock", ON_OFF, "on"),
-    choice("poll", "poll & wait", ON_OFF, "on"),
-    choice("rescue", "rescue lock", ON_OFF, "on"),
-    choice("heartbeat", "heartbeat", ON_OFF, "on"),
-    choice("recheck", "লকের পরে আবার পড়া", ON_OFF, "on"),
-    choice("redis", "Redis-এর অবস্থা", HEALTH_NAMES, "healthy"),
-    choice("start", "শুরুতে key", START_NAMES, "empty"),
-    int("seed", "seed", 0, u32::MAX as i64, "6"),
-];
+/// On or off.
+pub const ON_OFF: &[&str] = &["on", "off"];
 
-/// The cache-engine lab's parameters, typed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CacheParams {
-    /// API instances.
-    pub instances: u32,
-    /// Users sending requests at once.
-    pub concurrent: u32,
-    /// Requests in all.
-    pub requests: u32,
-    /// One database load, ms.
-    pub loader: u64,
-    /// Fresh TTL, ms.
-    pub fresh: u64,
-    /// Stale window, ms.
-    pub stale: u64,
-    /// Lock TTL, ms.
-    pub lock_ttl: u64,
-    /// How long a waiter polls, ms.
-    pub wait: u64,
-    /// `on` / `off`.
-    pub singleflight: String,
-    /// `on` / `off`.
-    pub lock: String,
-    /// `on` / `off`.
-    pub poll: String,
-    /// `on` / `off`.
-    pub rescue: String,
-    /// `on` / `off`.
-    pub heartbeat: String,
-    /// `on` / `off`.
-    pub recheck: String,
-    /// `healthy` / `slow` / `down`.
-    pub redis: String,
-    /// What is in Redis at the start.
-    pub start: String,
-    /// Seed.
-    pub seed: u32,
-}
-
-impl CacheParams {
-    /// The run these parameters describe.
-    pub fn config(&self) -> super::cache::CacheConfig {
-        use super::cache::{CacheConfig, Health, Layers, Start};
-        let on = |s: &str| s == "on";
-        CacheConfig {
-            instances: self.instances,
-            concurrent: self.concurrent,
-            requests: self.requests,
-            loader_ms: self.loader,
-            fresh_ms: self.fresh,
-            stale_ms: self.stale,
-            lock_ttl_ms: self.lock_ttl,
-            wait_ms: self.wait,
-            layers: Layers {
-                singleflight: on(&self.singleflight),
-                lock: on(&self.lock),
-                poll: on(&self.poll),
-                rescue: on(&self.rescue),
-                heartbeat: on(&self.heartbeat),
-                recheck: on(&self.recheck),
-            },
-            redis: Health::parse(&self.redis),
-            start: Start::parse(&self.start),
-            seed: self.seed,
-        }
-    }
-}
-
-/// The LRU step-through's parameters, typed (see [`Params::typed`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LruParams {
-    /// Cache size in keys.
-    pub capacity: u32,
-    /// The operations, `put A, get B, …`.
-    pub ops: String,
-    /// Registry name of the policy.
-    pub policy: String,
-    /// Seed of the policy's own randomness.
-    pub seed: u32,
-}
-
-/// The policy race's parameters, typed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct EvictionParams {
-    /// Zipf α.
-    pub alpha: f64,
-    /// Cache size in keys.
-    pub cache: u32,
-    /// Distinct user keys.
-    pub keys: u32,
-    /// User requests.
-    pub requests: u32,
-    /// User requests not scored at the start.
-    pub warmup: u32,
-    /// Trace seed.
-    pub seed: u32,
-    /// Seed of the policies' own randomness.
-    pub policy_seed: u32,
-    /// Registry names of the raced policies, in row order.
-    pub policies: Vec<String>,
-    /// The trace replayed on the timeline (`zipf`, `scan`, `shift`).
-    pub trace: String,
-    /// The policy whose evictions are explained.
-    pub focus: String,
-    /// Requests between scans.
-    pub scan_period: u32,
-    /// Scan keys per request.
-    pub scan_keys: u32,
-    /// Requests between popularity shifts.
-    pub shift_period: u32,
-    /// Keys the popularity moves by at each shift.
-    pub shift_amount: u32,
-}
-
-impl EvictionParams {
-    /// The policy race these parameters describe (the same run `labsim eviction` makes with
-    /// the same values).
-    pub fn config(&self) -> crate::EvictionConfig {
-        use crate::eviction::trace::{Scan, Shift};
-        let mut c = crate::EvictionConfig::default();
-        c.trace.keys = self.keys;
-        c.trace.alpha = self.alpha;
-        c.trace.requests = self.requests;
-        c.trace.seed = self.seed;
-        c.trace.scan = Some(Scan {
-            period: self.scan_period,
-            keys_per_request: self.scan_keys,
-        });
-        c.trace.shift = Some(Shift {
-            period: self.shift_period,
-            amount: self.shift_amount,
-        });
-        c.cache = self.cache;
-        c.warmup = u64::from(self.warmup);
-        c.policy_seed = self.policy_seed;
-        c.policies = self.policies.clone();
-        c.traces = crate::TraceKind::ALL.to_vec();
-        c
-    }
-
-    /// The trace shown on the timeline.
-    pub fn kind(&self) -> crate::TraceKind {
-        crate::TraceKind::parse(&self.trace).unwrap_or(crate::TraceKind::Zipf)
-    }
-}
-
-/// The sampled-LRU experiment's parameters, typed.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SamplingParams {
-    /// Resident keys.
-    pub keys: u32,
-    /// Largest k (samples per eviction); the run measures k = 1..=kmax.
-    pub kmax: u32,
-    /// Evictions measured per k.
-    pub trials: u32,
-    /// Generator seed.
-    pub seed: u32,
-}
-
-/// TTL jitter's parameters, typed.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct JitterParams {
-    /// Keys written at once.
-    pub keys: u32,
-    /// Base TTL in seconds.
-    pub ttl: f64,
-    /// J, the jitter share.
-    pub jitter: f64,
-    /// Which expiry.
-    pub round: u32,
-    /// Generator seed.
-    pub seed: u32,
-}
-
-impl JitterParams {
-    /// The setup shared by all cases.
-    pub fn config(&self) -> super::jitter::JitterConfig {
-        super::jitter::JitterConfig {
-            keys: self.keys,
-            ttl: self.ttl,
-            seed: self.seed,
-        }
-    }
-
-    /// The chosen case (J, round).
-    pub fn case(&self) -> super::jitter::JitterCase {
-        super::jitter::JitterCase {
-            jitter: self.jitter,
-            round: self.round,
-        }
-    }
-}
-
-/// The stampede comparison's parameters, typed.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StampedeParams {
-    /// Requests per second.
-    pub rate: f64,
-    /// Recompute time in seconds.
-    pub delta: f64,
-    /// TTL in seconds.
-    pub ttl: f64,
-    /// Simulated seconds.
-    pub duration: f64,
-    /// XFetch's β.
-    pub beta: f64,
-    /// Generator seed.
-    pub seed: u32,
-}
-
-impl StampedeParams {
-    /// The run these parameters describe, with chart buckets of a round width giving at
-    /// most 300 buckets ([`super::stampede::bucket_width`]).
-    pub fn config(&self) -> super::stampede::StampedeConfig {
-        super::stampede::StampedeConfig {
-            rate: self.rate,
-            delta: self.delta,
-            ttl: self.ttl,
-            duration: self.duration,
-            beta: self.beta,
-            seed: self.seed,
-            bucket: super::stampede::bucket_width(self.duration),
-        }
-    }
-}
-
-/// The fields of a lab by its id, if it exists.
-pub fn fields(lab: &str) -> Option<&'static [Field]> {
-    Some(match lab {
-        "lru" => LRU,
-        "eviction" => EVICTION,
-        "sampling" => SAMPLING,
-        "jitter" => JITTER,
-        "stampede" => STAMPEDE,
-        "cache" => CACHE,
-        "lock" => super::lock::FIELDS,
-        "streams" => super::streams::FIELDS,
-        "broadcast" => super::broadcast::FIELDS,
-        _ => return None,
-    })
+/// The usual seed field.
+pub const fn seed(default: &'static str) -> Field {
+    int("seed", "seed", 0, u32::MAX as i64, default)
 }
 
 /// A rejected value: which field, and why (for a person).
@@ -532,31 +173,49 @@ fn short(s: &str) -> String {
 }
 
 /// A lab's parameter values (always valid).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone)]
 pub struct Params {
-    fields: &'static [Field],
+    lab: &'static LabInfo,
     values: Vec<String>,
+}
+
+impl PartialEq for Params {
+    fn eq(&self, o: &Self) -> bool {
+        self.lab.id == o.lab.id && self.values == o.values
+    }
+}
+
+impl std::fmt::Debug for Params {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Params({}: {})", self.lab.id, self.to_query())
+    }
 }
 
 impl Params {
     /// The seed's defaults.
-    pub fn defaults(fields: &'static [Field]) -> Self {
+    pub fn defaults(lab: &'static LabInfo) -> Self {
         Params {
-            fields,
-            values: fields.iter().map(|f| f.default.to_string()).collect(),
+            lab,
+            values: lab.fields.iter().map(|f| f.default.to_string()).collect(),
         }
+    }
+
+    /// The lab these are the parameters of.
+    pub fn lab(&self) -> &'static LabInfo {
+        self.lab
     }
 
     /// The fields.
     pub fn fields(&self) -> &'static [Field] {
-        self.fields
+        self.lab.fields
     }
 
-    /// Reads `a=1&b=2` (also `a=1 b=2`, as deck presets write it) over the defaults. Bad
+    /// Reads `a=1&b=2` (also `a=1 b=2`, as deck presets write it) over the defaults;
+    /// `preset=<id>` stands for that preset's values, which the other pairs override. Bad
     /// values and unknown keys are reported and leave the default in place.
-    pub fn from_query(fields: &'static [Field], query: &str) -> (Self, Vec<FieldError>) {
+    pub fn from_query(lab: &'static LabInfo, query: &str) -> (Self, Vec<FieldError>) {
         Params::from_pairs(
-            fields,
+            lab,
             query
                 .split(['&', ' '])
                 .filter(|s| !s.is_empty())
@@ -569,17 +228,47 @@ impl Params {
 
     /// Sets `(key, value)` pairs over the defaults, each checked on its own, then the rules
     /// between fields once (so `requests=6000&warmup=1000` is as good as the other order).
-    /// Bad values and unknown keys are reported and leave the default in place.
+    /// A `preset` pair stands for the preset's values, set before every other pair. Bad values
+    /// and unknown keys are reported and leave the default in place.
     pub fn from_pairs(
-        fields: &'static [Field],
+        lab: &'static LabInfo,
         pairs: impl IntoIterator<Item = (String, String)>,
     ) -> (Self, Vec<FieldError>) {
-        let mut p = Params::defaults(fields);
+        let mut p = Params::defaults(lab);
         let mut errors = Vec::new();
-        for (k, v) in pairs {
+        let (presets, pairs): (Vec<_>, Vec<_>) = pairs
+            .into_iter()
+            .partition(|(k, _)| k == "preset" && !lab.presets.is_empty());
+        let expanded = presets.into_iter().flat_map(|(_, id)| {
+            match lab.presets.iter().find(|pr| pr.id == id.trim()) {
+                Some(pr) => pr
+                    .pairs
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                None => {
+                    let ids: Vec<&str> = lab.presets.iter().map(|p| p.id).collect();
+                    errors.push(FieldError {
+                        key: "preset".into(),
+                        message: format!(
+                            "`{}` নামে কোনো প্রিসেট নেই; আছে: {}",
+                            short(&id),
+                            ids.join(", ")
+                        ),
+                    });
+                    Vec::new()
+                }
+            }
+        });
+        let all: Vec<(String, String)> = expanded
+            .collect::<Vec<_>>()
+            .into_iter()
+            .chain(pairs)
+            .collect();
+        for (k, v) in all {
             let checked = match p.index(&k) {
                 None => Err(format!("`{}` নামে কোনো প্যারামিটার নেই", short(&k))),
-                Some(i) => check(&fields[i], &v).map(|v| p.values[i] = v),
+                Some(i) => check(&lab.fields[i], &v).map(|v| p.values[i] = v),
             };
             if let Err(message) = checked {
                 errors.push(FieldError {
@@ -589,9 +278,9 @@ impl Params {
             }
         }
         // Each broken rule puts its field back to the default (which keeps every rule).
-        while let Err((key, message)) = p.cross_check() {
-            let d = Params::defaults(fields);
-            let i = p.index(key).expect("known key");
+        while let Err((key, message)) = (lab.rules)(&p) {
+            let d = Params::defaults(lab);
+            let i = p.index(key).expect("a rule names a known key");
             if p.values[i] == d.values[i] {
                 return (d, errors);
             }
@@ -604,8 +293,40 @@ impl Params {
         (p, errors)
     }
 
+    /// The defaults plus `preset`'s values (a preset in a query or on the command line).
+    pub fn with_preset(lab: &'static LabInfo, preset: &str) -> Option<Self> {
+        let pr = lab.presets.iter().find(|p| p.id == preset)?;
+        let pairs = pr.pairs.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+        Some(Params::from_pairs(lab, pairs).0)
+    }
+
+    /// What a preset's button gives, in every lab: the defaults plus the preset's values, with
+    /// this seed kept unless the preset sets one (a preset is a scenario; the seed says which
+    /// run of it).
+    pub fn choose_preset(&self, preset: &str) -> Option<Self> {
+        let mut p = Params::with_preset(self.lab, preset)?;
+        let sets_seed = self
+            .lab
+            .presets
+            .iter()
+            .any(|pr| pr.id == preset && pr.pairs.iter().any(|(k, _)| *k == "seed"));
+        if !sets_seed && self.index("seed").is_some() {
+            // The same field, a value it already held: always valid.
+            let _ = p.set("seed", self.get("seed"));
+        }
+        Some(p)
+    }
+
+    /// The preset these values are (its button shows pressed): its values with this seed.
+    pub fn preset(&self) -> Option<&'static super::preset::Preset> {
+        self.lab
+            .presets
+            .iter()
+            .find(|pr| self.choose_preset(pr.id).as_ref() == Some(self))
+    }
+
     fn index(&self, key: &str) -> Option<usize> {
-        self.fields.iter().position(|f| f.key == key)
+        self.lab.fields.iter().position(|f| f.key == key)
     }
 
     /// Sets one field after checking it, and the rules between fields.
@@ -616,52 +337,11 @@ impl Params {
         let Some(i) = self.index(key) else {
             return Err(format!("`{}` নামে কোনো প্যারামিটার নেই", short(key)));
         };
-        let v = check(&self.fields[i], value)?;
+        let v = check(&self.lab.fields[i], value)?;
         let old = std::mem::replace(&mut self.values[i], v);
-        if let Err((_, message)) = self.cross_check() {
+        if let Err((_, message)) = (self.lab.rules)(self) {
             self.values[i] = old;
             return Err(message);
-        }
-        Ok(())
-    }
-
-    /// Rules between fields (e.g. warm-up shorter than the run).
-    fn cross_check(&self) -> Result<(), (&'static str, String)> {
-        if let (Some(w), Some(r)) = (self.index("warmup"), self.index("requests")) {
-            if self.values[w].parse::<u64>().unwrap_or(0)
-                >= self.values[r].parse::<u64>().unwrap_or(1)
-            {
-                return Err(("warmup", "warm-up মোট অনুরোধের চেয়ে কম হতে হবে".into()));
-            }
-        }
-        if let (Some(c), Some(k)) = (self.index("cache"), self.index("keys")) {
-            if self.values[c].parse::<u64>().unwrap_or(0)
-                > self.values[k].parse::<u64>().unwrap_or(0)
-            {
-                return Err((
-                    "cache",
-                    "ক্যাশ মোট key-এর চেয়ে বড় হলে সব hit — key-এর চেয়ে ছোট দিন".into(),
-                ));
-            }
-        }
-        if let (Some(c), Some(t)) = (self.index("chunk"), self.index("tokens")) {
-            // The broadcast lab: batch jobs (× broadcast jobs without dedup) within a bound.
-            let num = |i: usize| self.values[i].parse::<u64>().unwrap_or(1).max(1);
-            let page = self.index("page").map_or(u64::MAX, num);
-            let per = num(c).min(page);
-            let copies = match (self.index("clicks"), self.index("dedup")) {
-                (Some(k), Some(d)) if self.values[d] == "off" => num(k),
-                _ => 1,
-            };
-            if num(t).div_ceil(per) * copies > super::broadcast::MAX_JOBS {
-                return Err((
-                    "chunk",
-                    format!(
-                        "ব্যাচ (টোকেন ÷ chunk, ক্লিক ধরে) {}-এর বেশি হলে হিসাব অনেক লম্বা — chunk বাড়ান বা টোকেন কমান",
-                        super::broadcast::MAX_JOBS
-                    ),
-                ));
-            }
         }
         Ok(())
     }
@@ -671,44 +351,55 @@ impl Params {
         self.index(key).map_or("", |i| self.values[i].as_str())
     }
 
+    /// A whole-number field's value (0 if the key is not a whole-number field).
+    pub fn int(&self, key: &str) -> i64 {
+        self.get(key).parse().unwrap_or(0)
+    }
+
     /// The values as the lab's typed parameter struct (`EvictionParams`, …): every field by
-    /// its key, whole numbers and numbers as JSON numbers, lists as arrays.
+    /// its key, whole numbers and numbers as numbers, lists as sequences.
     ///
     /// # Panics
-    /// If `T` does not match the field table (a programming error the tests catch:
-    /// `every_lab_has_fields_with_valid_defaults`).
+    /// If `T` does not match the field table (a programming error the registry test catches:
+    /// every lab's defaults and presets are read as its type).
     pub fn typed<T: DeserializeOwned>(&self) -> T {
-        let map: serde_json::Map<String, serde_json::Value> = self
-            .fields
-            .iter()
-            .zip(&self.values)
-            .map(|(f, v)| {
-                let value = match f.kind {
-                    Kind::Int { .. } => serde_json::Value::from(v.parse::<i64>().unwrap_or(0)),
-                    Kind::Float { .. } => serde_json::Value::from(v.parse::<f64>().unwrap_or(0.0)),
-                    Kind::Many(_) => v
-                        .split(',')
-                        .filter(|s| !s.is_empty())
-                        .map(serde_json::Value::from)
-                        .collect(),
-                    Kind::Choice(_) | Kind::Ops => serde_json::Value::from(v.as_str()),
-                };
-                (f.key.to_string(), value)
-            })
-            .collect();
-        serde_json::from_value(serde_json::Value::Object(map))
-            .unwrap_or_else(|e| panic!("typed parameters do not match the field table: {e}"))
+        use serde::de::value::MapDeserializer;
+        let pairs = self.lab.fields.iter().zip(&self.values).map(|(f, v)| {
+            let value = match f.kind {
+                Kind::Int { .. } => serde_json::Value::from(v.parse::<i64>().unwrap_or(0)),
+                Kind::Float { .. } => serde_json::Value::from(v.parse::<f64>().unwrap_or(0.0)),
+                Kind::Many(_) => v
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(serde_json::Value::from)
+                    .collect(),
+                Kind::Choice(_) | Kind::Ops => serde_json::Value::from(v.as_str()),
+            };
+            (f.key, value)
+        });
+        T::deserialize(MapDeserializer::<_, serde_json::Error>::new(pairs)).unwrap_or_else(|e| {
+            panic!(
+                "{}: typed parameters do not match the field table: {e}",
+                self.lab.id
+            )
+        })
     }
 
     /// The query that reproduces these values (`alpha=0.9&cache=300&…`).
     pub fn to_query(&self) -> String {
-        self.fields
+        self.lab
+            .fields
             .iter()
             .zip(&self.values)
             .map(|(f, v)| format!("{}={}", f.key, encode(v)))
             .collect::<Vec<_>>()
             .join("&")
     }
+}
+
+/// The broken rule as [`Broken`], for a lab's rules.
+pub fn broken(key: &'static str, message: impl Into<String>) -> Broken {
+    (key, message.into())
 }
 
 fn encode(v: &str) -> String {
@@ -757,6 +448,18 @@ fn decode(v: &str) -> String {
 mod tests {
     use super::*;
     use crate::eviction::POLICIES;
+    use crate::labs::eviction::{EvictionParams, POLICY_NAMES};
+    use crate::labs::jitter::JitterParams;
+    use crate::labs::lru::LruParams;
+    use crate::labs::registry::INFOS;
+    use crate::labs::sampling::SamplingParams;
+    use crate::labs::stampede::StampedeParams;
+
+    const EVICTION: &LabInfo = &crate::labs::eviction::INFO;
+    const LRU: &LabInfo = &crate::labs::lru::INFO;
+    const JITTER: &LabInfo = &crate::labs::jitter::INFO;
+    const STAMPEDE: &LabInfo = &crate::labs::stampede::INFO;
+    const SAMPLING: &LabInfo = &crate::labs::sampling::INFO;
 
     #[test]
     fn default_eviction_parameters_are_the_seed_table() {
@@ -878,18 +581,10 @@ mod tests {
     #[test]
     fn every_bad_value_of_every_lab_gets_a_bengali_message_and_changes_nothing() {
         let bengali = |m: &str| m.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c));
-        for lab in [
-            "lru",
-            "eviction",
-            "sampling",
-            "jitter",
-            "stampede",
-            "broadcast",
-        ] {
-            let fields = fields(lab).unwrap();
-            let good = Params::defaults(fields);
-            let typed = typed_of(lab, &good);
-            for f in fields {
+        for &info in INFOS {
+            let lab = info.id;
+            let good = Params::defaults(info);
+            for f in info.fields {
                 let mut bad: Vec<String> = vec!["".into(), "abc".into(), "\u{0}".into()];
                 match f.kind {
                     Kind::Int { min, max } => bad.extend([
@@ -923,42 +618,17 @@ mod tests {
                         .expect_err(&format!("{lab}.{} accepted {v:?}", f.key));
                     assert!(bengali(&m), "{lab}.{} {v:?}: {m}", f.key);
                     assert_eq!(p, good, "{lab}.{} {v:?} changed a value", f.key);
-                    assert_eq!(typed_of(lab, &p), typed, "{lab}.{} {v:?}", f.key);
+                    assert_eq!(p.to_query(), good.to_query(), "{lab}.{} {v:?}", f.key);
                 }
             }
         }
     }
 
-    /// A lab's typed parameters, as JSON (to compare them whatever the lab).
-    fn typed_of(lab: &str, p: &Params) -> serde_json::Value {
-        let v = match lab {
-            "lru" => serde_json::to_value(p.typed::<LruParams>()),
-            "eviction" => serde_json::to_value(p.typed::<EvictionParams>()),
-            "sampling" => serde_json::to_value(p.typed::<SamplingParams>()),
-            "jitter" => serde_json::to_value(p.typed::<JitterParams>()),
-            "broadcast" => {
-                serde_json::to_value(p.typed::<crate::labs::broadcast::BroadcastParams>())
-            }
-            _ => serde_json::to_value(p.typed::<StampedeParams>()),
-        };
-        v.expect("typed parameters serialise")
-    }
-
     #[test]
     fn every_lab_has_fields_with_valid_defaults() {
-        for lab in [
-            "lru",
-            "eviction",
-            "sampling",
-            "jitter",
-            "stampede",
-            "cache",
-            "lock",
-            "streams",
-            "broadcast",
-        ] {
-            let f = fields(lab).unwrap();
-            for field in f {
+        for &info in INFOS {
+            let lab = info.id;
+            for field in info.fields {
                 assert_eq!(
                     check(field, field.default).as_deref(),
                     Ok(field.default),
@@ -967,7 +637,7 @@ mod tests {
                 );
             }
         }
-        assert!(fields("nope").is_none());
+        assert!(crate::labs::registry::info("nope").is_none());
         for name in POLICY_NAMES {
             assert!(
                 POLICIES

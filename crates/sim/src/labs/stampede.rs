@@ -9,7 +9,11 @@
 //! `t - delta * beta * ln(1 - u) >= expiry`. At each arrival, recomputes that finished by
 //! then extend the expiry to `done + ttl` (the max over them). Time is virtual seconds.
 
+use super::lab::{erase, no_rules, AnyRun, CliSpec, Job, Lab, LabInfo, Run};
+use super::params::{float, seed, Field, Params};
+use crate::cli::{Args, CliError};
 use crate::jsfmt::{js_string, pad_end, pad_start};
+use serde::{Deserialize, Serialize};
 use crate::obj;
 use crate::rng::{exp_gap, Mulberry32};
 use serde_json::Value;
@@ -518,6 +522,167 @@ pub fn table_json(cfg: &StampedeConfig, runs: &[StampedeSummary], with_buckets: 
             Value::Array(runs.iter().map(|r| r.to_json(with_buckets)).collect()),
         ),
     ])
+}
+
+// --- the lab -------------------------------------------------------------------------------
+
+/// The four stampede designs of seed 001 §7.
+pub const MODE_NAMES: &[&str] = &["none", "lock", "stale", "xfetch"];
+/// The stampede comparison (seed 001 §7).
+const FIELDS: &[Field] = &[
+    float("rate", "অনুরোধ/s", 1.0, 20_000.0, "2000"),
+    float("delta", "recompute Δ (s)", 0.001, 5.0, "0.05"),
+    float("ttl", "TTL (s)", 0.1, 3_600.0, "10"),
+    float("duration", "সময় (s)", 1.0, 600.0, "60"),
+    float("beta", "β", 0.0, 10.0, "1"),
+    seed("2026"),
+];
+
+
+/// The lab.
+pub const INFO: LabInfo = LabInfo {
+    id: "stampede",
+    title: "Cache stampede — চার নকশা পাশাপাশি",
+    blurb: "মেয়াদের মুহূর্তে ডেটাবেসে ভিড় — none, lock, stale, XFetch পাশাপাশি",
+    fields: FIELDS,
+    presets: &[],
+    rules: no_rules,
+    runs: &["designs"],
+    live: false,
+};
+
+/// The stampede comparison's parameters, typed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StampedeParams {
+    /// Requests per second.
+    pub rate: f64,
+    /// Recompute time in seconds.
+    pub delta: f64,
+    /// TTL in seconds.
+    pub ttl: f64,
+    /// Simulated seconds.
+    pub duration: f64,
+    /// XFetch's β.
+    pub beta: f64,
+    /// Generator seed.
+    pub seed: u32,
+}
+
+impl StampedeParams {
+    /// The run these parameters describe, with chart buckets of a round width giving at
+    /// most 300 buckets ([`bucket_width`]).
+    pub fn config(&self) -> StampedeConfig {
+        StampedeConfig {
+            rate: self.rate,
+            delta: self.delta,
+            ttl: self.ttl,
+            duration: self.duration,
+            beta: self.beta,
+            seed: self.seed,
+            bucket: bucket_width(self.duration),
+        }
+    }
+}
+
+
+/// Arrivals per unit of work.
+const EVENTS: usize = 32_768;
+
+/// The four designs, a design's counters as it finishes (the seed's row; the chart series
+/// come with the result).
+pub struct StampedeWork {
+    set: StampedeSet,
+    cfg: StampedeConfig,
+}
+
+/// The four designs, with the config they ran with (bucket width included).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StampedeOutput {
+    /// What ran.
+    pub config: StampedeConfig,
+    /// One summary per design.
+    pub runs: Vec<StampedeSummary>,
+}
+
+impl Run for StampedeWork {
+    type Part = (Mode, Counters);
+    type Output = StampedeOutput;
+    fn step(&mut self) -> Option<(Mode, Counters)> {
+        self.set.step(EVENTS).map(|m| (m.mode, m.counters))
+    }
+    fn is_done(&self) -> bool {
+        self.set.is_done()
+    }
+    fn progress(&self) -> f64 {
+        self.set.progress()
+    }
+    fn output(&mut self) -> StampedeOutput {
+        StampedeOutput {
+            config: self.cfg,
+            runs: self.set.summaries().to_vec(),
+        }
+    }
+}
+
+/// The stampede comparison's runner.
+pub struct StampedeLab;
+
+/// The registry's entry.
+pub static LAB: StampedeLab = StampedeLab;
+
+impl Lab for StampedeLab {
+    fn info(&self) -> &'static LabInfo {
+        &INFO
+    }
+
+    fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        let cfg = p.typed::<StampedeParams>().config();
+        Ok(erase(StampedeWork {
+            set: StampedeSet::new(cfg),
+            cfg,
+        }))
+    }
+
+    fn heaviest(&self) -> &'static str {
+        "rate=20000&duration=600&delta=5&ttl=0.1&beta=10"
+    }
+
+    fn cli_spec(&self) -> CliSpec {
+        CliSpec {
+            alias: None,
+            summary: "one hot key at expiry: none / lock / stale / xfetch",
+            skip: &[],
+            more: &["modes", "bucket"],
+            switches: &["series"],
+            usage: &["[--modes none,lock,stale,xfetch]", "[--bucket W]", "[--series]", "(--bucket defaults to the lab's: a round width, at most 300 buckets)"],
+        }
+    }
+
+    fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
+        let d = p.typed::<StampedeParams>().config();
+        let cfg = StampedeConfig {
+            bucket: a.num("bucket", d.bucket, 1e-3, 1e7)?,
+            ..d
+        };
+        if cfg.duration / cfg.bucket > 1e6 {
+            return Err(CliError("--bucket: more than 10^6 buckets".into()));
+        }
+        let modes = a
+            .words("modes", MODE_NAMES)?
+            .iter()
+            .map(|m| {
+                Mode::parse(m).ok_or_else(|| {
+                    CliError(format!(
+                        "--modes: unknown mode '{m}' (none, lock, stale, xfetch)"
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let (runs, text) = table(&cfg, &modes);
+        Ok(crate::cli::emit(a, text, || {
+            table_json(&cfg, &runs, a.flag("series"))
+        }))
+    }
 }
 
 #[cfg(test)]

@@ -27,8 +27,11 @@
 //! [`StreamsRun`] steps one event at a time; [`run`] runs to the end, and a run stepped in
 //! any slice sizes equals it (tested below).
 
-use super::lock::Preset;
-use super::params::{choice, int, Field};
+use super::lab::{erase, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver, Run};
+use crate::cli::{Args, CliError};
+use crate::world::Command;
+use super::params::{choice, int, Field, Params};
+use super::preset::Preset;
 use crate::redis::{num, Exec, RawExec, RawReply, Reply, SimRedis, StreamId};
 use crate::rng::Mulberry32;
 use serde::{Deserialize, Serialize};
@@ -142,7 +145,7 @@ pub struct StreamsParams {
 
 impl Default for StreamsParams {
     fn default() -> Self {
-        super::params::Params::defaults(FIELDS).typed()
+        super::params::Params::defaults(&INFO).typed()
     }
 }
 
@@ -224,17 +227,6 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
-/// The preset with this id.
-pub fn preset(id: &str) -> Option<&'static Preset> {
-    PRESETS.iter().find(|p| p.id == id.trim())
-}
-
-/// The preset whose values `p` has, if any.
-pub fn preset_of(p: &super::params::Params) -> Option<&'static Preset> {
-    PRESETS
-        .iter()
-        .find(|pr| pr.pairs.iter().all(|(k, v)| p.get(k) == *v))
-}
 
 /// One command as Redis ran it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -1545,19 +1537,125 @@ pub fn run(p: &StreamsParams) -> StreamsResult {
     r.result()
 }
 
+// --- the lab -------------------------------------------------------------------------------
+
+/// The lab.
+pub const INFO: LabInfo = LabInfo {
+    id: "streams",
+    title: "Redis Streams — consumer group, XACK, XAUTOCLAIM",
+    blurb: "ব্যাচে পড়া, সেভ করে XACK, poison-এর dead-letter, মরা worker-এর ব্যাচ XAUTOCLAIM-এ — আর পাশে Pub/Sub, যা কেউ না শুনলে হারায়",
+    fields: FIELDS,
+    presets: PRESETS,
+    rules: super::lab::no_rules,
+    runs: &["run"],
+    live: true,
+};
+
+/// The parameters of `job`: scaled down for a live run when it asks.
+fn shaped(job: &Job, p: &Params) -> StreamsParams {
+    let p: StreamsParams = p.typed();
+    match job.live_scale {
+        Some(k) => p.for_live(k),
+        None => p,
+    }
+}
+
+/// World events per unit of work.
+const EVENTS: usize = 8_192;
+
+impl Run for StreamsRun {
+    type Part = ();
+    type Output = StreamsResult;
+    fn step(&mut self) -> Option<()> {
+        self.steps(EVENTS);
+        None
+    }
+    fn is_done(&self) -> bool {
+        StreamsRun::is_done(self)
+    }
+    fn progress(&self) -> f64 {
+        StreamsRun::progress(self)
+    }
+    fn output(&mut self) -> StreamsResult {
+        self.result()
+    }
+}
+
+/// The lab's runner.
+pub struct StreamsLab;
+
+/// The registry's entry.
+pub static LAB: StreamsLab = StreamsLab;
+
+impl Lab for StreamsLab {
+    fn info(&self) -> &'static LabInfo {
+        &INFO
+    }
+
+    fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        Ok(erase(StreamsRun::new(&shaped(job, p))))
+    }
+
+    fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
+        Some(Box::new(StreamsLive::new(&shaped(job, p))))
+    }
+
+    fn heaviest(&self) -> &'static str {
+        "messages=2000000&rate=1000000&producers=16&workers=16&count=10000&maxlen=10000000"
+    }
+
+    fn cli_spec(&self) -> CliSpec {
+        CliSpec {
+            alias: None,
+            summary: "Redis Streams: producers XADD MAXLEN ~, a consumer group of workers \
+                      (XREADGROUP COUNT BLOCK, save, XACK), retry one by one, dead-letter, \
+                      a crash taken over by XAUTOCLAIM, trimming losses; Pub/Sub beside it",
+            skip: &[],
+            more: &[],
+            switches: &[],
+            usage: &[],
+        }
+    }
+
+    fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
+        let r = run(&p.typed());
+        Ok(crate::cli::emit(a, r.text(), || r.to_json()))
+    }
+}
+
+impl LiveDriver for StreamsLive {
+    fn advance(&mut self, now_ms: u64) -> Vec<(usize, Command)> {
+        StreamsLive::advance(self, now_ms)
+    }
+    fn arrived(&mut self, tag: usize, reply: Reply, now_ms: u64, rtt_us: u32) {
+        StreamsLive::arrived(self, tag, reply, now_ms, rtt_us);
+    }
+    fn next_at(&self) -> Option<u64> {
+        StreamsLive::next_at(self)
+    }
+    fn is_done(&self) -> bool {
+        StreamsLive::is_done(self)
+    }
+    fn snapshot(&self) -> Json {
+        Json::of(&self.result())
+    }
+    fn snapshot_ms(&self) -> f64 {
+        250.0
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::labs::params::Params;
 
     fn with(q: &str) -> StreamsParams {
-        let (p, e) = Params::from_query(FIELDS, q);
+        let (p, e) = Params::from_query(&INFO, q);
         assert!(e.is_empty(), "{e:?}");
         p.typed()
     }
 
     fn preset_params(id: &str, extra: &str) -> StreamsParams {
-        let pr = preset(id).expect("preset");
+        let pr = PRESETS.iter().find(|p| p.id == id).expect("preset");
         let mut q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
         if !extra.is_empty() {
             q.push(extra.into());

@@ -114,9 +114,10 @@ pub struct ParamState {
 impl ParamState {
     /// The form for a query (a link or a deck preset): the good values, each field showing
     /// its value, and the messages about what was bad in the query.
-    pub fn from_query(fields: &'static [super::params::Field], query: &str) -> Self {
-        let (good, errs) = Params::from_query(fields, query);
-        let drafts = fields
+    pub fn from_query(lab: &'static super::lab::LabInfo, query: &str) -> Self {
+        let (good, errs) = Params::from_query(lab, query);
+        let drafts = lab
+            .fields
             .iter()
             .map(|f| (f.key, good.get(f.key).to_string()))
             .collect();
@@ -125,6 +126,23 @@ impl ParamState {
             good,
             drafts,
             errors,
+        }
+    }
+
+    /// The form after a preset's button ([`Params::choose_preset`]): every field shows its
+    /// new value and no message is left. An unknown preset changes nothing.
+    pub fn preset(&self, id: &str) -> ParamState {
+        let Some(good) = self.good.choose_preset(id) else {
+            return self.clone();
+        };
+        ParamState {
+            drafts: good
+                .fields()
+                .iter()
+                .map(|f| (f.key, good.get(f.key).to_string()))
+                .collect(),
+            errors: HashMap::new(),
+            good,
         }
     }
 
@@ -148,7 +166,8 @@ impl ParamState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labs::params::{EVICTION, LRU};
+    const EVICTION: &crate::labs::lab::LabInfo = &crate::labs::eviction::INFO;
+    const LRU: &crate::labs::lab::LabInfo = &crate::labs::lru::INFO;
 
     #[test]
     fn the_timeline_plays_steps_and_stops_at_the_end() {
@@ -197,6 +216,15 @@ mod tests {
         // Two changes in a row both count.
         let two = good.apply("alpha", "1.2".into()).apply("seed", "8".into());
         assert_eq!((two.good.get("alpha"), two.good.get("seed")), ("1.2", "8"));
+        // A preset's button: the defaults plus its values, the seed kept, no message left.
+        let lock = &crate::labs::lock::INFO;
+        let s = ParamState::from_query(lock, "seed=9&ttl=5").preset("fencing");
+        assert!(s.errors.is_empty());
+        assert_eq!((s.good.get("fencing"), s.good.get("seed")), ("on", "9"));
+        assert_eq!(s.good.get("ttl"), "1000");
+        assert_eq!(s.drafts["fencing"], "on");
+        assert_eq!(s.good.preset().map(|p| p.id), Some("fencing"));
+        assert_eq!(s.preset("nope"), s);
         let lru = ParamState::from_query(LRU, "").apply("ops", "fly A".into());
         assert_eq!(lru.good, Params::defaults(LRU));
     }

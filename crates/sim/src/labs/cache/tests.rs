@@ -1,9 +1,9 @@
 use super::*;
-use crate::labs::params::{CacheParams, Params, CACHE};
-use crate::labs::work::{Body, Job, Output, Work};
+use crate::labs::params::Params;
+use crate::labs::work::{Body, Job, Work};
 
 fn cfg(q: &str) -> CacheConfig {
-    let (p, errs) = Params::from_query(CACHE, q);
+    let (p, errs) = Params::from_query(&INFO, q);
     assert!(errs.is_empty(), "{q}: {errs:?}");
     p.typed::<CacheParams>().config()
 }
@@ -187,15 +187,15 @@ fn stepping_equals_running_to_the_end() {
 
 #[test]
 fn the_worker_job_gives_the_same_numbers() {
-    let p: CacheParams = Params::from_query(CACHE, "requests=300&stale=0").0.typed();
-    let msgs = Work::new(Job::Cache(Box::new(p.clone())))
-        .unwrap()
-        .run_to_end();
-    let Some(Body::Done(Output::Cache(view))) = msgs.last() else {
+    let params = Params::from_query(&INFO, "requests=300&stale=0").0;
+    let p: CacheParams = params.typed();
+    let msgs = Work::new(Job::new(&INFO, &params)).unwrap().run_to_end();
+    let Some(Body::Done(view)) = msgs.last() else {
         panic!("no output")
     };
+    let view: CacheView = view.read().unwrap();
     let lab = pair(&p.config());
-    assert_eq!(**view, CacheView::new(&lab));
+    assert_eq!(view, CacheView::new(&lab));
     assert_eq!(view.table, table(&lab));
     assert_eq!(view.on.counts, lab.on.counts);
     let s = serde_json::to_string(&msgs[0]).unwrap();

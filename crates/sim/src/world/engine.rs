@@ -1,0 +1,547 @@
+//! The engine: a virtual clock, one event queue ordered by `(time, insertion sequence)`, the
+//! commands in flight ("ops"), the link to Redis and the trace. A [`Model`] decides; the
+//! engine delivers.
+//!
+//! An op's life: [`Io::send`] draws the actor's hop to Redis and schedules its arrival; at
+//! the arrival the [`Backend`] answers (or blocks the client, or — live — takes the command
+//! to a real Redis); the reply travels back over the actor's hop (plus the slow link's extra
+//! delay) and the model hears [`Outcome::Reply`]. A link that is down answers
+//! [`Outcome::Refused`] after the hop back; an op sent with a timeout that runs out first
+//! is [`Outcome::TimedOut`] (its late reply is then dropped, as a client that gave up drops
+//! it). Ops live in a slab whose slots are reused, so a run of millions of commands keeps a
+//! few hundred; events carry the slot's generation so a late event never reaches a new op.
+
+use super::backend::{Backend, Delivery, Sent, To};
+use super::{show_cmd, ActorId, Command, Hop, Trace, TraceEvent, What};
+use crate::redis::{ClientId, Reply, SimRedis};
+use crate::rng::Mulberry32;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A command in flight: its slot in the engine (reused once its reply has come).
+pub type OpId = usize;
+
+/// How a command ended, as its sender sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Redis' reply.
+    Reply(Reply),
+    /// No Redis to connect to (the link is down).
+    Refused,
+    /// The sender's timeout ran out first.
+    TimedOut,
+}
+
+/// The link between the actors and Redis.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Health {
+    /// Replies come after the hops.
+    #[default]
+    Healthy,
+    /// Every reply is late by a seeded `min_ms..=max_ms` more.
+    Slow {
+        /// Least extra delay, ms.
+        min_ms: u64,
+        /// Most extra delay, ms.
+        max_ms: u64,
+    },
+    /// Connections are refused: every command ends [`Outcome::Refused`] after the hop back.
+    Down,
+}
+
+/// A lab's side of a world: what its actors do when a timer fires and when a command ends.
+pub trait Model {
+    /// The model's own events (a client's next request, a database query done, a wake-up).
+    type Timer;
+    /// `timer` fired.
+    fn on_timer(&mut self, timer: Self::Timer, io: &mut Io<Self::Timer>);
+    /// Op `op`, which `actor` sent, ended with `outcome`.
+    fn on_reply(&mut self, op: OpId, actor: ActorId, outcome: Outcome, io: &mut Io<Self::Timer>);
+    /// A short name for the trace ("worker A", "api-3").
+    fn actor_name(&self, actor: ActorId) -> String {
+        format!("actor {actor}")
+    }
+}
+
+enum Event<T> {
+    Timer(T),
+    Arrive(OpId, u32),
+    Reply(OpId, u32),
+    Timeout(OpId, u32),
+}
+
+struct Scheduled<T> {
+    at: u64,
+    seq: u64,
+    event: Event<T>,
+}
+
+impl<T> PartialEq for Scheduled<T> {
+    fn eq(&self, o: &Self) -> bool {
+        (self.at, self.seq) == (o.at, o.seq)
+    }
+}
+impl<T> Eq for Scheduled<T> {}
+impl<T> PartialOrd for Scheduled<T> {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<T> Ord for Scheduled<T> {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(o.at, o.seq))
+    }
+}
+
+struct Op {
+    actor: ActorId,
+    gen: u32,
+    cmd: Command,
+    sent_at: u64,
+    /// The outcome on its way back.
+    outcome: Option<Outcome>,
+    /// The sender heard its end already (a timeout): the reply is dropped.
+    settled: bool,
+    free: bool,
+}
+
+/// The engine's side of a world, handed to the [`Model`]: the clock, sending, timers, the
+/// trace.
+pub struct Io<T> {
+    now: u64,
+    seq: u64,
+    queue: BinaryHeap<Reverse<Scheduled<T>>>,
+    ops: Vec<Op>,
+    free: Vec<OpId>,
+    hops: Vec<Hop>,
+    net_rng: Mulberry32,
+    health: Health,
+    blocked: Vec<(ClientId, OpId)>,
+    trace: Trace,
+    keep_trace: bool,
+}
+
+impl<T> Io<T> {
+    fn new(seed: u32) -> Self {
+        Io {
+            now: 0,
+            seq: 0,
+            queue: BinaryHeap::new(),
+            ops: Vec::new(),
+            free: Vec::new(),
+            hops: Vec::new(),
+            net_rng: Mulberry32::new(seed ^ 0x5EED_4E37),
+            health: Health::Healthy,
+            blocked: Vec::new(),
+            trace: Vec::new(),
+            keep_trace: true,
+        }
+    }
+
+    /// Virtual time, ms.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// `timer` fires at `at` (not before now).
+    pub fn at(&mut self, at: u64, timer: T) {
+        self.schedule(at.max(self.now), Event::Timer(timer));
+    }
+
+    /// `timer` fires `ms` from now.
+    pub fn after(&mut self, ms: u64, timer: T) {
+        self.schedule(self.now + ms, Event::Timer(timer));
+    }
+
+    /// The network between `actor` and Redis (zero latency until set).
+    pub fn set_hop(&mut self, actor: ActorId, hop: Hop) {
+        if self.hops.len() <= actor {
+            self.hops.resize(actor + 1, Hop::default());
+        }
+        self.hops[actor] = hop;
+    }
+
+    fn hop(&self, actor: ActorId) -> Hop {
+        self.hops.get(actor).copied().unwrap_or_default()
+    }
+
+    /// `actor` sends `cmd`; its end comes to [`Model::on_reply`].
+    pub fn send(&mut self, actor: ActorId, cmd: Command) -> OpId {
+        self.send_with(actor, cmd, None)
+    }
+
+    /// [`Io::send`], giving up after `timeout_ms` ([`Outcome::TimedOut`]).
+    pub fn send_timeout(&mut self, actor: ActorId, cmd: Command, timeout_ms: u64) -> OpId {
+        self.send_with(actor, cmd, Some(timeout_ms))
+    }
+
+    fn send_with(&mut self, actor: ActorId, cmd: Command, timeout_ms: Option<u64>) -> OpId {
+        let hop = self.hop(actor);
+        let d = self.hop_delay(hop.to_redis_ms, hop.jitter_ms);
+        let op = Op {
+            actor,
+            gen: 0,
+            cmd,
+            sent_at: self.now,
+            outcome: None,
+            settled: false,
+            free: false,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                let gen = self.ops[id].gen.wrapping_add(1);
+                self.ops[id] = Op { gen, ..op };
+                id
+            }
+            None => {
+                self.ops.push(op);
+                self.ops.len() - 1
+            }
+        };
+        let gen = self.ops[id].gen;
+        self.schedule(self.now + d, Event::Arrive(id, gen));
+        if let Some(t) = timeout_ms {
+            self.schedule(self.now + t, Event::Timeout(id, gen));
+        }
+        id
+    }
+
+    /// The command of op `op` (while it is in flight, and during its [`Model::on_reply`]).
+    pub fn cmd(&self, op: OpId) -> &Command {
+        &self.ops[op].cmd
+    }
+
+    /// Writes `what` about `actor` to the trace (now).
+    pub fn log(&mut self, actor: ActorId, what: What) {
+        self.log_at(self.now, actor, what);
+    }
+
+    fn log_at(&mut self, at_ms: u64, actor: ActorId, what: What) {
+        if self.keep_trace {
+            let step = self.trace.len();
+            self.trace.push(TraceEvent {
+                step,
+                at_ms,
+                actor,
+                what,
+            });
+        }
+    }
+
+    /// Entries in the trace so far.
+    pub fn trace_len(&self) -> usize {
+        self.trace.len()
+    }
+
+    /// Whether the trace is kept (a model logs only then).
+    pub fn tracing(&self) -> bool {
+        self.keep_trace
+    }
+
+    fn schedule(&mut self, at: u64, event: Event<T>) {
+        self.queue.push(Reverse(Scheduled {
+            at,
+            seq: self.seq,
+            event,
+        }));
+        self.seq += 1;
+    }
+
+    fn hop_delay(&mut self, base: u64, jitter: u64) -> u64 {
+        if jitter == 0 {
+            base
+        } else {
+            base + u64::from(self.net_rng.below(jitter as u32 + 1))
+        }
+    }
+
+    /// Sends `outcome` back to op `op`'s actor, leaving Redis at `at`.
+    fn reply_after(&mut self, op: OpId, outcome: Outcome, at: u64) {
+        let hop = self.hop(self.ops[op].actor);
+        let mut d = self.hop_delay(hop.from_redis_ms, hop.jitter_ms);
+        if let (Health::Slow { min_ms, max_ms }, Outcome::Reply(_)) = (self.health, &outcome) {
+            d += min_ms + u64::from(self.net_rng.below((max_ms - min_ms + 1) as u32));
+        }
+        let gen = self.ops[op].gen;
+        self.ops[op].outcome = Some(outcome);
+        self.schedule(at + d, Event::Reply(op, gen));
+    }
+
+    fn release(&mut self, op: OpId) {
+        let o = &mut self.ops[op];
+        o.free = true;
+        o.cmd = Vec::new();
+        self.free.push(op);
+    }
+}
+
+/// A model, a backend, a virtual clock and the trace.
+pub struct World<B: Backend, M: Model = super::Actors> {
+    io: Io<M::Timer>,
+    model: M,
+    backend: B,
+    seed: u32,
+}
+
+impl<M: Model> World<SimRedis, M> {
+    /// A world whose Redis is a fresh [`SimRedis`] seeded with `seed` (named scripts
+    /// loaded, as the proxy loads them), running `model`.
+    pub fn sim_with(seed: u32, model: M) -> Self {
+        World::with_model(seed, SimRedis::new(seed).with_named_scripts(), model)
+    }
+}
+
+impl<B: Backend, M: Model> World<B, M> {
+    /// An empty world at time 0 running `model` against `backend`.
+    pub fn with_model(seed: u32, backend: B, model: M) -> Self {
+        World {
+            io: Io::new(seed),
+            model,
+            backend,
+            seed,
+        }
+    }
+
+    /// The seed it was made with.
+    pub fn seed(&self) -> u32 {
+        self.seed
+    }
+
+    /// Calls `f` with the model and the engine (to schedule the first timers, send the first
+    /// commands).
+    pub fn start(&mut self, f: impl FnOnce(&mut M, &mut Io<M::Timer>)) {
+        f(&mut self.model, &mut self.io);
+    }
+
+    /// Keeps (the default) or drops the trace. A long run that keeps its own record of what
+    /// matters turns it off.
+    pub fn set_trace(&mut self, keep: bool) {
+        self.io.keep_trace = keep;
+    }
+
+    /// The link's health from now on.
+    pub fn set_health(&mut self, health: Health) {
+        self.io.health = health;
+    }
+
+    /// Virtual time, ms.
+    pub fn now_ms(&self) -> u64 {
+        self.io.now
+    }
+
+    /// The trace so far.
+    pub fn trace(&self) -> &[TraceEvent] {
+        &self.io.trace
+    }
+
+    /// The backend (e.g. to inspect SimRedis' keyspace).
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
+    /// The backend, to hand it what arrived from outside (a live driver's replies).
+    pub fn backend_mut(&mut self) -> &mut B {
+        &mut self.backend
+    }
+
+    /// The model.
+    pub fn model(&self) -> &M {
+        &self.model
+    }
+
+    /// The model, mutably.
+    pub fn model_mut(&mut self) -> &mut M {
+        &mut self.model
+    }
+
+    /// The engine's side (sending, timers) outside an event, e.g. before the run starts.
+    pub fn io_mut(&mut self) -> &mut Io<M::Timer> {
+        &mut self.io
+    }
+
+    /// The name of an actor.
+    pub fn actor_name(&self, id: ActorId) -> String {
+        self.model.actor_name(id)
+    }
+
+    /// Whether nothing is scheduled and no blocked client waits for a timeout.
+    pub fn is_idle(&self) -> bool {
+        self.io.queue.is_empty() && self.backend.next_timeout_ms().is_none()
+    }
+
+    /// When the next event happens, if any.
+    pub fn next_at(&self) -> Option<u64> {
+        let q = self.io.queue.peek().map(|Reverse(s)| s.at);
+        match (q, self.backend.next_timeout_ms()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Runs one event (one queue entry, or the blocked-client timeouts due before the next
+    /// one); false when nothing is left.
+    pub fn step(&mut self) -> bool {
+        let q = self.io.queue.peek().map(|Reverse(s)| s.at);
+        let t = self.backend.next_timeout_ms();
+        // A timeout due no later than the next event goes first: SimRedis answers a blocked
+        // client at its deadline, before a command arriving in the same millisecond.
+        if let Some(t) = t.filter(|&t| q.is_none_or(|q| t <= q)) {
+            self.io.now = self.io.now.max(t);
+            for d in self.backend.advance_to(t) {
+                self.deliver(d);
+            }
+            return true;
+        }
+        let Some(Reverse(s)) = self.io.queue.pop() else {
+            return false;
+        };
+        self.io.now = self.io.now.max(s.at);
+        match s.event {
+            Event::Timer(timer) => self.model.on_timer(timer, &mut self.io),
+            Event::Arrive(op, gen) if self.io.ops[op].gen == gen => self.arrive(op),
+            Event::Reply(op, gen) if self.io.ops[op].gen == gen => self.reply(op),
+            Event::Timeout(op, gen) if self.io.ops[op].gen == gen => self.timeout(op),
+            _ => {}
+        }
+        true
+    }
+
+    fn arrive(&mut self, op: OpId) {
+        let now = self.io.now;
+        let actor = self.io.ops[op].actor;
+        if self.io.health == Health::Down {
+            if self.io.keep_trace {
+                let cmd = self.io.ops[op].cmd.clone();
+                self.io.log(actor, What::Refused { cmd });
+            }
+            self.io.reply_after(op, Outcome::Refused, now);
+            return;
+        }
+        let client = actor as ClientId + 1;
+        let sent = self.backend.send(now, op, client, &self.io.ops[op].cmd);
+        let logged = |r: Option<Reply>, io: &Io<M::Timer>| What::Exec {
+            cmd: io.ops[op].cmd.clone(),
+            reply: r,
+        };
+        match sent {
+            Sent::Reply(r) => {
+                if self.io.keep_trace {
+                    let w = logged(Some(r.clone()), &self.io);
+                    self.io.log(actor, w);
+                }
+                self.io.reply_after(op, Outcome::Reply(r), now);
+            }
+            Sent::Blocked | Sent::Queued => {
+                if self.io.keep_trace {
+                    let w = logged(None, &self.io);
+                    self.io.log(actor, w);
+                }
+                if sent == Sent::Blocked {
+                    self.io.blocked.push((client, op));
+                }
+            }
+        }
+        for d in self.backend.take_woken() {
+            self.deliver(d);
+        }
+    }
+
+    /// A reply that was waiting (a blocked client's, or a live command's) came.
+    fn deliver(&mut self, d: Delivery) {
+        let op = match d.to {
+            To::Op(op) => op,
+            To::Client(c) => {
+                let Some(i) = self.io.blocked.iter().position(|&(b, _)| b == c) else {
+                    return;
+                };
+                self.io.blocked.swap_remove(i).1
+            }
+        };
+        let actor = self.io.ops[op].actor;
+        self.io.log_at(
+            d.at_ms,
+            actor,
+            What::Unblocked {
+                reply: d.reply.clone(),
+            },
+        );
+        self.io.reply_after(op, Outcome::Reply(d.reply), d.at_ms);
+    }
+
+    fn reply(&mut self, op: OpId) {
+        let o = &mut self.io.ops[op];
+        let outcome = o.outcome.take().unwrap_or(Outcome::Refused);
+        if !o.settled {
+            o.settled = true;
+            let actor = o.actor;
+            self.model.on_reply(op, actor, outcome, &mut self.io);
+        }
+        self.io.release(op);
+    }
+
+    fn timeout(&mut self, op: OpId) {
+        let o = &mut self.io.ops[op];
+        if o.settled || o.free {
+            return;
+        }
+        o.settled = true;
+        let (actor, after_ms) = (o.actor, self.io.now - o.sent_at);
+        if self.io.keep_trace {
+            let cmd = self.io.ops[op].cmd.clone();
+            self.io.log(actor, What::TimedOut { cmd, after_ms });
+        }
+        self.model
+            .on_reply(op, actor, Outcome::TimedOut, &mut self.io);
+    }
+
+    /// Runs until nothing is left or the next event is after `until_ms`.
+    pub fn run_until(&mut self, until_ms: u64) {
+        while self.next_at().is_some_and(|t| t <= until_ms) {
+            self.step();
+        }
+        self.io.now = self.io.now.max(until_ms);
+    }
+
+    /// Runs until the trace has at least `n` entries (or nothing is left). With a world
+    /// rebuilt from the same seed this is "rewind to step `n`": `trace()[..n]` is exactly the
+    /// first `n` entries of the full run. The trace may hold a few entries more, because one
+    /// event can write several (a push and the blocked clients it served); they are kept so
+    /// that stepping on from here stays consistent.
+    pub fn run_to_step(&mut self, n: usize) {
+        while self.io.trace.len() < n && self.step() {}
+    }
+
+    /// Runs to the end, at most `max_steps` events (a guard against actors that never stop).
+    pub fn run(&mut self, max_steps: usize) {
+        for _ in 0..max_steps {
+            if !self.step() {
+                break;
+            }
+        }
+    }
+
+    /// The trace as text, one line per entry (for tests and `labsim`).
+    pub fn trace_text(&self) -> String {
+        let mut out = String::new();
+        for e in &self.io.trace {
+            let who = self.model.actor_name(e.actor);
+            let line = match &e.what {
+                What::Act { input, action } => format!("{input} → {action}"),
+                What::Exec { cmd, reply } => match reply {
+                    Some(r) => format!("redis: {} → {r}", show_cmd(cmd)),
+                    None => format!("redis: {} → blocked", show_cmd(cmd)),
+                },
+                What::Unblocked { reply } => format!("redis: unblocked → {reply}"),
+                What::Refused { cmd } => format!("redis: {} → ECONNREFUSED", show_cmd(cmd)),
+                What::TimedOut { cmd, after_ms } => {
+                    format!("{} → timeout after {after_ms} ms", show_cmd(cmd))
+                }
+            };
+            out.push_str(&format!(
+                "{:>4} {:>7} ms  {who:<10} {line}\n",
+                e.step, e.at_ms
+            ));
+        }
+        out
+    }
+}
