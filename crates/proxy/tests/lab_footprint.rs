@@ -11,9 +11,9 @@ mod support;
 
 use futures_util::{SinkExt, StreamExt};
 use redislab_proxy::Config;
+use redislab_sim::labs::lab::{Job, LiveDriver};
 use redislab_sim::labs::params::Params;
-use redislab_sim::labs::work::LiveDriver;
-use redislab_sim::labs::{broadcast, cache, lock, streams};
+use redislab_sim::labs::registry;
 use redislab_sim::live::{self, Incoming};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -192,75 +192,47 @@ async fn measured(ws: &mut Ws, run: &mut dyn LiveDriver, admin_url: &str) -> Pea
     out
 }
 
+/// The runs to measure: every lab the registry says runs live, with the heaviest preset we
+/// know of (`all`: its defaults, every preset it has a live run for, and the cache lab with
+/// a stale start and with no layers).
 fn runs(all: bool) -> Vec<(String, Box<dyn LiveDriver>)> {
-    let mut v: Vec<(String, Box<dyn LiveDriver>)> = Vec::new();
-    let pick = |ids: Vec<&'static str>, default: &'static str| -> Vec<&'static str> {
-        if all {
-            ids
-        } else {
-            vec![default]
-        }
+    let heaviest = |id: &str| match id {
+        "lock" => "preset=pause",
+        "streams" => "preset=crash",
+        "broadcast" => "preset=outage",
+        _ => "",
     };
-    for id in pick(lock::PRESETS.iter().map(|p| p.id).collect(), "pause") {
-        let (p, e) = Params::from_query(lock::FIELDS, &lock::expand_query(&format!("preset={id}")));
-        assert!(e.is_empty(), "{e:?}");
-        v.push((
-            format!("lock {id}"),
-            Box::new(lock::LockLive::new(&p.typed())),
-        ));
+    let mut v: Vec<(String, Box<dyn LiveDriver>)> = Vec::new();
+    for lab in registry::LABS.iter().copied() {
+        let info = lab.info();
+        if !info.live {
+            continue;
+        }
+        let mut queries: Vec<String> = vec![heaviest(info.id).to_string()];
+        if all {
+            queries = std::iter::once(String::new())
+                .chain(info.presets.iter().map(|p| format!("preset={}", p.id)))
+                .collect();
+            if info.id == "cache" {
+                queries.push("start=stale".into());
+                queries.push(
+                    "singleflight=off&lock=off&poll=off&rescue=off&heartbeat=off&recheck=off"
+                        .into(),
+                );
+            }
+        }
+        for q in queries {
+            let (p, e) = Params::from_query(info, &q);
+            assert!(e.is_empty(), "{} {q}: {e:?}", info.id);
+            let job = Job::new(info, &p).scaled(1);
+            // A preset may have no live run (the broadcast lab's naive loop).
+            if let Some(run) = lab.live(&job, &p) {
+                let name = if q.is_empty() { "defaults" } else { &q };
+                v.push((format!("{} {name}", info.id), run));
+            }
+        }
     }
-    let base = cache::CacheConfig::default();
-    let mut caches = vec![("default", base)];
-    if all {
-        caches.push((
-            "stale start",
-            cache::CacheConfig {
-                start: cache::Start::Stale,
-                ..base
-            },
-        ));
-        caches.push((
-            "no layers",
-            cache::CacheConfig {
-                layers: cache::Layers::NONE,
-                ..base
-            },
-        ));
-    }
-    for (name, c) in caches {
-        v.push((
-            format!("cache {name}"),
-            Box::new(cache::CacheLive::new(&c.for_live(1))),
-        ));
-    }
-    for id in pick(streams::PRESETS.iter().map(|p| p.id).collect(), "crash") {
-        let pr = streams::preset(id).unwrap();
-        let q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let (p, e) = Params::from_query(streams::FIELDS, &q.join("&"));
-        assert!(e.is_empty(), "{e:?}");
-        let p: streams::StreamsParams = p.typed();
-        v.push((
-            format!("streams {id}"),
-            Box::new(streams::StreamsLive::new(&p.for_live(1))),
-        ));
-    }
-    let queue_ids: Vec<&str> = broadcast::PRESETS
-        .iter()
-        .map(|p| p.id)
-        .filter(|id| *id != "naive")
-        .collect();
-    for id in pick(queue_ids, "outage") {
-        let (p, e) = Params::from_query(
-            broadcast::FIELDS,
-            &broadcast::expand_query(&format!("preset={id}")),
-        );
-        assert!(e.is_empty(), "{e:?}");
-        let p: broadcast::BroadcastParams = p.typed();
-        v.push((
-            format!("queue {id}"),
-            Box::new(broadcast::BroadcastLive::new(&p.for_live(1))),
-        ));
-    }
+    assert!(v.len() >= 4, "every live lab has a run to measure");
     v
 }
 

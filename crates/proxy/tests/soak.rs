@@ -16,7 +16,7 @@
 
 mod support;
 
-use redislab_sim::labs::lock::{expand_query, LockLive, LockParams, FIELDS};
+use redislab_sim::labs::lock::{self, LockParams, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -71,7 +71,7 @@ fn cpu_ms(pid: u32) -> u64 {
 }
 
 fn preset(id: &str) -> LockParams {
-    let (p, errs) = Params::from_query(FIELDS, &expand_query(&format!("preset={id}")));
+    let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
     assert!(errs.is_empty(), "{errs:?}");
     p.typed()
 }
@@ -100,10 +100,10 @@ async fn student(proxy: SocketAddr, from: Ipv4Addr, i: usize, until: Instant) ->
             let mut ws = Ws::connect_from(proxy, &origin, from)
                 .await
                 .expect("a session");
-            let mut run = LockLive::new(&preset(presets[(i + races) % presets.len()]));
+            let mut run = lock::live(&preset(presets[(i + races) % presets.len()]));
             let errors = drive_live(&mut ws, &mut run, Duration::from_secs(60)).await;
             failures.extend(errors);
-            commands += run.result().commands.len() as u64;
+            commands += run.output().commands.len() as u64;
             races += 1;
             if cfg!(debug_assertions) {
                 // A debug build serves a tenth as much: the students pause between races.
