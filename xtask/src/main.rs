@@ -299,6 +299,26 @@ fn bench() -> Result<(), String> {
         "--example",
         "proxy-bench",
     ])))?;
+    // The hostile soak (issue 22) with the issue's figures: 300 attackers beside 50 students,
+    // 60 s of attack windows, then 60 s for every session's key to go. A release-build test
+    // only (crates/proxy/tests/soak.rs; about four minutes).
+    println!("\n== proxy: the hostile soak (release) ==");
+    run(proxy_release(
+        Command::new("cargo")
+            .args([
+                "test",
+                "--release",
+                "-q",
+                "-p",
+                "redislab-proxy",
+                "--test",
+                "soak",
+                "--",
+                "--nocapture",
+            ])
+            .env("REDISLAB_SOAK_SECS", "60")
+            .env("REDISLAB_SOAK_AFTER_SECS", "60"),
+    ))?;
     Ok(())
 }
 
