@@ -87,7 +87,7 @@ fn entry(e: &Entry) -> Html {
             html! {
                 <>
                     <p class="console-refused" data-testid="console-refused" data-code={err.code.name()}>
-                        <code class="console-code">{ err.code.name() }</code>{" — "}{ err.code.bn() }
+                        <code class="console-code">{ err.code.name() }</code>{" — "}{ err.bn() }
                         <span class="console-msg">{ err.message.clone() }</span>
                     </p>
                     { rtt(*ms) }
