@@ -203,7 +203,7 @@ fn runs(all: bool) -> Vec<(String, Box<dyn LiveDriver>)> {
         _ => "",
     };
     let mut v: Vec<(String, Box<dyn LiveDriver>)> = Vec::new();
-    for lab in registry::LABS.iter().copied() {
+    for lab in registry::LABS {
         let info = lab.info();
         if !info.live {
             continue;
