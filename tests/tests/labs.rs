@@ -596,7 +596,7 @@ fn an_embedded_lab_enlarges_to_the_stage_and_back() {
     b.press("z");
     b.wait(5, "enlarged again", covers);
     b.press("\u{E014}");
-    b.wait(10, "the next slide, its lab (if any) small", |b| {
+    b.wait(10, "the next step or slide, its lab small", |b| {
         !b.exists(".stage.lab-enlarged")
     });
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
