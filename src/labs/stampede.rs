@@ -35,7 +35,7 @@ fn about(mode: Mode, c: &Counters, short: bool) -> (&'static str, String) {
     let (title, long, brief) = match mode {
         Mode::None => (
             "সুরক্ষা নেই",
-            "সবাই DB-তে — মেয়াদের দেয়ালে প্রতিটি অনুরোধ নিজেই recompute করে",
+            "সবাই DB-তে — মেয়াদের দেয়ালে প্রতিটি রিকোয়েস্ট নিজেই recompute করে",
             "সবাই DB-তে",
         ),
         Mode::Lock => (
@@ -56,7 +56,7 @@ fn about(mode: Mode, c: &Counters, short: bool) -> (&'static str, String) {
                     format!("আগাম নবায়ন, তবু {n}টি দেয়ালে")
                 } else {
                     format!(
-                        "মেয়াদের আগেই নবায়নের চেষ্টা, তবু {n}টি অনুরোধ দেয়ালে পৌঁছাল — β বাড়ালে নবায়ন আরও আগে"
+                        "মেয়াদের আগেই নবায়নের চেষ্টা, তবু {n}টি রিকোয়েস্ট দেয়ালে পৌঁছাল — β বাড়ালে নবায়ন আরও আগে"
                     )
                 },
             );
@@ -264,7 +264,7 @@ pub fn StampedeLab(props: &LabProps) -> Html {
     };
     let wall = cfg.rate * cfg.delta;
     let lead = html! {
-        { format!("একটা hot key, সেকেন্ডে λ = {} অনুরোধ (seeded Poisson), recompute-এ Δ = {} s, TTL {} s। মেয়াদের দেয়ালে একসাথে আটকায় প্রায় λ × Δ = {}টি অনুরোধ — একই seed-এ চার নকশা পাশাপাশি।",
+        { format!("একটা hot key, সেকেন্ডে λ = {} রিকোয়েস্ট (seeded Poisson), recompute-এ Δ = {} s, TTL {} s। মেয়াদের দেয়ালে একসাথে আটকায় প্রায় λ × Δ = {}টি রিকোয়েস্ট — একই seed-এ চার নকশা পাশাপাশি।",
             bn::text(&js_string(cfg.rate)), bn::text(&js_string(cfg.delta)), bn::text(&js_string(cfg.ttl)), bn::text(&format_wall(wall))) }
     };
     html! {

@@ -601,3 +601,41 @@ fn an_embedded_lab_enlarges_to_the_stage_and_back() {
     });
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }
+
+/// Inside a slide the policy race opens where the slide's bullets are: at its end, with the
+/// seed table's final numbers (LRU ৩৯.১%, LFU ৪৮.৭% on the Zipf trace) and the seed's labels.
+#[test]
+fn the_embedded_race_opens_at_the_seed_tables_numbers() {
+    let b = laptop();
+    let deck = redislab_e2e::deck("eviction");
+    let n = deck
+        .slides
+        .iter()
+        .position(|s| {
+            s.body.iter().any(|bl| {
+                matches!(bl, redislab_deck::Block::Container { kind, args, .. }
+                    if kind.as_ref() == "lab" && args.len() == 1 && args[0].as_ref() == "eviction")
+            })
+        })
+        .expect("a slide with the eviction lab at its defaults")
+        + 1;
+    b.open(&format!("#/eviction/{n}"));
+    b.wait(60, "the race at its end", |b| {
+        b.text(".stage [data-testid=race-bars]")
+            .is_some_and(|t| t.contains("৩৯.১%") && !t.contains("·w"))
+    });
+    let bars = b.text(".stage [data-testid=race-bars]").unwrap();
+    assert!(bars.contains("(ক) Zipf"), "{bars}");
+    for (policy, want) in [("LRU", "৩৯.১%"), ("LFU", "৪৮.৭%"), ("OPT", "৫৯.৯%")] {
+        let row = b
+            .js(
+                "const r = [...document.querySelectorAll('.stage [data-testid=race-bars] .hbar')].find(r => r.textContent.includes(arguments[0])); return r ? r.textContent : null;",
+                json!([policy]),
+            )
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_default();
+        assert!(row.contains(want), "{policy}: {row:?}");
+    }
+    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+}
