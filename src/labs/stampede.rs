@@ -49,7 +49,7 @@ fn about(mode: Mode, c: &Counters, short: bool) -> (&'static str, String) {
             "কেউ অপেক্ষা করে না",
         ),
         Mode::XFetch if c.waited > 0 => {
-            let n = bn::text(&c.waited.to_string());
+            let n = bn::int(c.waited as i64);
             return (
                 "আগাম নবায়ন (XFetch)",
                 if short {
@@ -127,10 +127,10 @@ fn card(
             <h3 class="st-head"><span class="st-mode">{ name }</span><span class="st-title">{ title }</span></h3>
             { strip(run, top, upto, cfg) }
             <dl class="st-stats">
-                { stat("DB recompute", "DB", now.db.to_string(), "db") }
-                { stat("দেয়ালে অপেক্ষা", "অপেক্ষা", now.waited.to_string(), "waited") }
-                { stat("পুরোনো মান", "stale", now.stale.to_string(), "stale") }
-                { stat("একসাথে সর্বোচ্চ", "peak", now.peak.to_string(), "peak") }
+                { stat("DB recompute", "DB", bn::int(now.db as i64), "db") }
+                { stat("দেয়ালে অপেক্ষা", "অপেক্ষা", bn::int(now.waited as i64), "waited") }
+                { stat("পুরোনো মান", "stale", bn::int(now.stale as i64), "stale") }
+                { stat("একসাথে সর্বোচ্চ", "peak", bn::int(now.peak as i64), "peak") }
             </dl>
             <p class="st-take">{ take }</p>
         </section>
@@ -287,8 +287,8 @@ pub fn StampedeLab(props: &LabProps) -> Html {
 /// λ × Δ, whole when it is large.
 fn format_wall(v: f64) -> String {
     if v >= 10.0 {
-        format!("{v:.0}")
+        bn::dec(v, 0)
     } else {
-        format!("{v:.1}")
+        bn::dec(v, 1)
     }
 }

@@ -247,12 +247,12 @@ fn jitter_stampede_and_sampling_labs_show_the_seeds_numbers() {
     let b = laptop();
     b.open("#/lab/jitter");
     b.wait(30, "the jitter figures", |b| {
-        b.text("[data-testid=jitter-max]").as_deref() == Some("180")
+        b.text("[data-testid=jitter-max]").as_deref() == Some("১৮০")
     });
-    assert_eq!(b.text("[data-testid=jitter-span]").as_deref(), Some("720"));
+    assert_eq!(b.text("[data-testid=jitter-span]").as_deref(), Some("৭২০"));
     assert_eq!(
         b.text("[data-testid=jitter-mean]").as_deref(),
-        Some("138.9")
+        Some("১৩৮.৯")
     );
     let table = b.js(
         "return document.querySelector('[data-testid=jitter-table]').dataset.table",
@@ -577,9 +577,8 @@ fn an_embedded_lab_enlarges_to_the_stage_and_back() {
     let small = b.rect(".stage .lab-host").unwrap();
     assert!(small.height < stage.height * 0.9, "{small:?} in {stage:?}");
     let covers = |b: &Browser| {
-        b.rect(".stage .lab-host").is_some_and(|r| {
-            r.width >= stage.width * 0.95 && r.height >= stage.height * 0.95
-        })
+        b.rect(".stage .lab-host")
+            .is_some_and(|r| r.width >= stage.width * 0.95 && r.height >= stage.height * 0.95)
     };
     b.press("z");
     b.wait(5, "the lab over the whole stage", covers);
