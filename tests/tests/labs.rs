@@ -620,7 +620,7 @@ fn the_embedded_race_opens_at_the_seed_tables_numbers() {
         + 1;
     b.open(&format!("#/eviction/{n}"));
     b.wait(60, "the race at its end", |b| {
-        b.text(".stage [data-testid=race-bars]")
+        b.text(".stage [data-testid=race-bars] .hbars")
             .is_some_and(|t| t.contains("৩৯.১%") && !t.contains("·w"))
     });
     let bars = b.text(".stage [data-testid=race-bars]").unwrap();
