@@ -174,10 +174,12 @@ fn every_slide_reads_from_the_back_of_the_room_in_fullscreen_at_1920() {
     report(failures);
 }
 
-/// The smallest drawn text inside the slide's embedded lab, and its charts' heights.
+/// Inside the slide's embedded lab: its smallest drawn text, every distinct element drawn under
+/// the smallest size (each at its smallest), and its charts' heights.
 const MEASURE_LAB: &str = r#"
+const SMALLEST = arguments[0];
 const host = document.querySelector('.stage .lab-host');
-const out = { min: null, charts: [] };
+const out = { min: null, small: [], charts: [] };
 if (!host) return out;
 const shown = (el) => {
   for (let e = el; e && e !== host.parentElement; e = e.parentElement) {
@@ -203,10 +205,17 @@ for (let n = walker.nextNode(); n; n = walker.nextNode()) {
   const el = n.parentElement;
   if (!words || !el || el.closest('.sr-only') || !shown(el)) continue;
   const px = size(el);
-  if (!out.min || px < out.min.px) out.min = { px, el: name(el), words: words.slice(0, 50) };
+  const found = { px, el: name(el), words: words.slice(0, 50) };
+  if (!out.min || px < out.min.px) out.min = found;
+  if (px < SMALLEST) {
+    const seen = out.small.find((s) => s.el === found.el);
+    if (!seen) out.small.push(found);
+    else if (px < seen.px) Object.assign(seen, found);
+  }
 }
+out.small.sort((a, b) => a.px - b.px);
 for (const svg of host.querySelectorAll('svg.chart-svg, .lab svg[role=img]')) {
-  if (shown(svg)) out.charts.push(Math.round(svg.getBoundingClientRect().height));
+  if (shown(svg)) out.charts.push({ h: Math.round(svg.getBoundingClientRect().height), el: name(svg) });
 }
 return out;
 "#;
@@ -240,14 +249,22 @@ fn every_embedded_lab_reads_from_the_back_of_the_room() {
                 "const done = arguments[0]; document.fonts.ready.then(() => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))",
                 json!([]),
             );
-            let m = b.js(MEASURE_LAB, json!([]));
+            let m = b.js(MEASURE_LAB, json!([SMALLEST]));
             let at = format!("{} slide {}", d.id, i + 1);
-            if let Some(px) = m["min"]["px"].as_f64().filter(|&px| px < SMALLEST) {
-                failures.push(format!("{at}: lab text at {px} px: {}", describe(&m["min"])));
+            // Every distinct element drawn too small, smallest first, so one run shows all.
+            for small in m["small"].as_array().into_iter().flatten() {
+                failures.push(format!("{at}: lab text under {SMALLEST} px: {}", describe(small)));
             }
-            for h in m["charts"].as_array().into_iter().flatten() {
-                if h.as_f64().is_some_and(|h| h < 120.0) {
-                    failures.push(format!("{at}: a chart {h} px tall"));
+            if m["min"].is_null() {
+                failures.push(format!("{at}: no lab text measured"));
+            }
+            for c in m["charts"].as_array().into_iter().flatten() {
+                if c["h"].as_f64().is_some_and(|h| h < 120.0) {
+                    failures.push(format!(
+                        "{at}: a chart {} px tall: `{}`",
+                        c["h"],
+                        c["el"].as_str().unwrap_or_default()
+                    ));
                 }
             }
             b.screenshot(
