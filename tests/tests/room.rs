@@ -214,6 +214,12 @@ for (let n = walker.nextNode(); n; n = walker.nextNode()) {
   }
 }
 out.small.sort((a, b) => a.px - b.px);
+// The lab inside the stage: the slide does not have to scroll to show it or what follows it.
+const slide = host.closest('.slide');
+out.over = Math.max(0, slide.scrollHeight - slide.clientHeight);
+const stage = document.querySelector('.stage').getBoundingClientRect();
+const box = host.getBoundingClientRect();
+out.outside = Math.max(0, Math.round(box.bottom - stage.bottom), Math.round(stage.top - box.top));
 for (const svg of host.querySelectorAll('svg.chart-svg, .lab svg[role=img]')) {
   if (shown(svg)) out.charts.push({ h: Math.round(svg.getBoundingClientRect().height), el: name(svg) });
 }
@@ -222,7 +228,7 @@ return out;
 
 /// Every lab embedded in a slide reads from the back of the room at 1366×768: no text of it
 /// drawn under 14 px (lane labels, axes and legends included), every chart at least 120 px
-/// tall. Screenshots go to `target/screenshots/room/labs/`.
+/// tall, and the slide with its lab still inside the stage (no scrolling). Screenshots go to `target/screenshots/room/labs/`.
 #[test]
 fn every_embedded_lab_reads_from_the_back_of_the_room() {
     let b = Browser::new(1366, 768);
@@ -254,6 +260,15 @@ fn every_embedded_lab_reads_from_the_back_of_the_room() {
             // Every distinct element drawn too small, smallest first, so one run shows all.
             for small in m["small"].as_array().into_iter().flatten() {
                 failures.push(format!("{at}: lab text under {SMALLEST} px: {}", describe(small)));
+            }
+            if m["over"].as_f64().is_some_and(|o| o > 1.0) {
+                failures.push(format!(
+                    "{at}: the slide with its lab is {} px too tall for the stage",
+                    m["over"]
+                ));
+            }
+            if m["outside"].as_f64().is_some_and(|o| o > 0.0) {
+                failures.push(format!("{at}: the lab is {} px outside the stage", m["outside"]));
             }
             if m["min"].is_null() {
                 failures.push(format!("{at}: no lab text measured"));
