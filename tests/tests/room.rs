@@ -285,6 +285,23 @@ fn every_embedded_lab_reads_from_the_back_of_the_room() {
             b.screenshot(
                 &screenshot_dir().join(format!("room/labs/{}-{:02}.png", d.id, i + 1)),
             );
+            // Z: the whole lab over the stage (what folded away inside the slide is there),
+            // for people to look at; Z again puts it back.
+            b.press("z");
+            b.wait(5, "the lab enlarged", |b| b.exists(".stage.lab-enlarged"));
+            b.js_async(
+                "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)))",
+                json!([]),
+            );
+            b.screenshot(&screenshot_dir().join(format!(
+                "room/labs/{}-{:02}-enlarged.png",
+                d.id,
+                i + 1
+            )));
+            b.press("z");
+            b.wait(5, "the lab back in its slide", |b| {
+                !b.exists(".stage.lab-enlarged")
+            });
             seen += 1;
         }
     }
