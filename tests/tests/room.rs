@@ -259,7 +259,10 @@ fn every_embedded_lab_reads_from_the_back_of_the_room() {
             let at = format!("{} slide {}", d.id, i + 1);
             // Every distinct element drawn too small, smallest first, so one run shows all.
             for small in m["small"].as_array().into_iter().flatten() {
-                failures.push(format!("{at}: lab text under {SMALLEST} px: {}", describe(small)));
+                failures.push(format!(
+                    "{at}: lab text under {SMALLEST} px: {}",
+                    describe(small)
+                ));
             }
             if m["over"].as_f64().is_some_and(|o| o > 1.0) {
                 failures.push(format!(
@@ -268,7 +271,10 @@ fn every_embedded_lab_reads_from_the_back_of_the_room() {
                 ));
             }
             if m["outside"].as_f64().is_some_and(|o| o > 0.0) {
-                failures.push(format!("{at}: the lab is {} px outside the stage", m["outside"]));
+                failures.push(format!(
+                    "{at}: the lab is {} px outside the stage",
+                    m["outside"]
+                ));
             }
             if m["min"].is_null() {
                 failures.push(format!("{at}: no lab text measured"));
@@ -282,9 +288,7 @@ fn every_embedded_lab_reads_from_the_back_of_the_room() {
                     ));
                 }
             }
-            b.screenshot(
-                &screenshot_dir().join(format!("room/labs/{}-{:02}.png", d.id, i + 1)),
-            );
+            b.screenshot(&screenshot_dir().join(format!("room/labs/{}-{:02}.png", d.id, i + 1)));
             // Z: the whole lab over the stage (what folded away inside the slide is there),
             // for people to look at; Z again puts it back.
             b.press("z");
