@@ -5,8 +5,8 @@
 //! element and its words; a slide the player had to shrink to fit (`--fit` under 1) fails too.
 //! Screenshots of every slide go to `target/screenshots/room/`.
 //!
-//! The inside of an embedded lab is left out for now: lane labels, axes and charts are the
-//! lab view kit's to set at the room's size (issue 24, item 2).
+//! The inside of an embedded lab is measured by its own test (the last one here): its text,
+//! its charts' heights and the slide with it inside the stage (issue 24, item 2).
 
 use redislab_deck::bn;
 use redislab_e2e::{decks, screenshot_dir, Browser};
