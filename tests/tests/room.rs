@@ -5,8 +5,8 @@
 //! element and its words; a slide the player had to shrink to fit (`--fit` under 1) fails too.
 //! Screenshots of every slide go to `target/screenshots/room/`.
 //!
-//! The inside of an embedded lab is left out for now: lane labels, axes and charts are the
-//! lab view kit's to set at the room's size (issue 24, item 2).
+//! The inside of an embedded lab is measured by its own test (the last one here): its text,
+//! its charts' heights and the slide with it inside the stage (issue 24, item 2).
 
 use redislab_deck::bn;
 use redislab_e2e::{decks, screenshot_dir, Browser};
@@ -174,10 +174,12 @@ fn every_slide_reads_from_the_back_of_the_room_in_fullscreen_at_1920() {
     report(failures);
 }
 
-/// The smallest drawn text inside the slide's embedded lab, and its charts' heights.
+/// Inside the slide's embedded lab: its smallest drawn text, every distinct element drawn under
+/// the smallest size (each at its smallest), and its charts' heights.
 const MEASURE_LAB: &str = r#"
+const SMALLEST = arguments[0];
 const host = document.querySelector('.stage .lab-host');
-const out = { min: null, charts: [] };
+const out = { min: null, small: [], charts: [] };
 if (!host) return out;
 const shown = (el) => {
   for (let e = el; e && e !== host.parentElement; e = e.parentElement) {
@@ -203,17 +205,30 @@ for (let n = walker.nextNode(); n; n = walker.nextNode()) {
   const el = n.parentElement;
   if (!words || !el || el.closest('.sr-only') || !shown(el)) continue;
   const px = size(el);
-  if (!out.min || px < out.min.px) out.min = { px, el: name(el), words: words.slice(0, 50) };
+  const found = { px, el: name(el), words: words.slice(0, 50) };
+  if (!out.min || px < out.min.px) out.min = found;
+  if (px < SMALLEST) {
+    const seen = out.small.find((s) => s.el === found.el);
+    if (!seen) out.small.push(found);
+    else if (px < seen.px) Object.assign(seen, found);
+  }
 }
+out.small.sort((a, b) => a.px - b.px);
+// The lab inside the stage: the slide does not have to scroll to show it or what follows it.
+const slide = host.closest('.slide');
+out.over = Math.max(0, slide.scrollHeight - slide.clientHeight);
+const stage = document.querySelector('.stage').getBoundingClientRect();
+const box = host.getBoundingClientRect();
+out.outside = Math.max(0, Math.round(box.bottom - stage.bottom), Math.round(stage.top - box.top));
 for (const svg of host.querySelectorAll('svg.chart-svg, .lab svg[role=img]')) {
-  if (shown(svg)) out.charts.push(Math.round(svg.getBoundingClientRect().height));
+  if (shown(svg)) out.charts.push({ h: Math.round(svg.getBoundingClientRect().height), el: name(svg) });
 }
 return out;
 "#;
 
 /// Every lab embedded in a slide reads from the back of the room at 1366×768: no text of it
 /// drawn under 14 px (lane labels, axes and legends included), every chart at least 120 px
-/// tall. Screenshots go to `target/screenshots/room/labs/`.
+/// tall, and the slide with its lab still inside the stage (no scrolling). Screenshots go to `target/screenshots/room/labs/`.
 #[test]
 fn every_embedded_lab_reads_from_the_back_of_the_room() {
     let b = Browser::new(1366, 768);
@@ -240,20 +255,57 @@ fn every_embedded_lab_reads_from_the_back_of_the_room() {
                 "const done = arguments[0]; document.fonts.ready.then(() => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))",
                 json!([]),
             );
-            let m = b.js(MEASURE_LAB, json!([]));
+            let m = b.js(MEASURE_LAB, json!([SMALLEST]));
             let at = format!("{} slide {}", d.id, i + 1);
-            if let Some(px) = m["min"]["px"].as_f64().filter(|&px| px < SMALLEST) {
+            // Every distinct element drawn too small, smallest first, so one run shows all.
+            for small in m["small"].as_array().into_iter().flatten() {
                 failures.push(format!(
-                    "{at}: lab text at {px} px: {}",
-                    describe(&m["min"])
+                    "{at}: lab text under {SMALLEST} px: {}",
+                    describe(small)
                 ));
             }
-            for h in m["charts"].as_array().into_iter().flatten() {
-                if h.as_f64().is_some_and(|h| h < 120.0) {
-                    failures.push(format!("{at}: a chart {h} px tall"));
+            if m["over"].as_f64().is_some_and(|o| o > 1.0) {
+                failures.push(format!(
+                    "{at}: the slide with its lab is {} px too tall for the stage",
+                    m["over"]
+                ));
+            }
+            if m["outside"].as_f64().is_some_and(|o| o > 0.0) {
+                failures.push(format!(
+                    "{at}: the lab is {} px outside the stage",
+                    m["outside"]
+                ));
+            }
+            if m["min"].is_null() {
+                failures.push(format!("{at}: no lab text measured"));
+            }
+            for c in m["charts"].as_array().into_iter().flatten() {
+                if c["h"].as_f64().is_some_and(|h| h < 120.0) {
+                    failures.push(format!(
+                        "{at}: a chart {} px tall: `{}`",
+                        c["h"],
+                        c["el"].as_str().unwrap_or_default()
+                    ));
                 }
             }
             b.screenshot(&screenshot_dir().join(format!("room/labs/{}-{:02}.png", d.id, i + 1)));
+            // Z: the whole lab over the stage (what folded away inside the slide is there),
+            // for people to look at; Z again puts it back.
+            b.press("z");
+            b.wait(5, "the lab enlarged", |b| b.exists(".stage.lab-enlarged"));
+            b.js_async(
+                "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)))",
+                json!([]),
+            );
+            b.screenshot(&screenshot_dir().join(format!(
+                "room/labs/{}-{:02}-enlarged.png",
+                d.id,
+                i + 1
+            )));
+            b.press("z");
+            b.wait(5, "the lab back in its slide", |b| {
+                !b.exists(".stage.lab-enlarged")
+            });
             seen += 1;
         }
     }
