@@ -218,8 +218,10 @@ pub fn Player(props: &DeckViewProps) -> Html {
                 </nav>
             </header>
             <main class="stage-wrap" ontouchstart={on_touch_start} ontouchend={on_touch_end} inert={inert}>
-                <section class="stage" aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")} data-step={p.step.to_string()} data-steps={steps.to_string()}>
-                    <SlideView key={p.index} slide={slide} node={stage.clone()} live=true step={p.step} />
+                <section class={classes!("stage", ctl.enlarged.then_some("lab-enlarged"))} aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")} data-step={p.step.to_string()} data-steps={steps.to_string()}>
+                    <ContextProvider<crate::labs::host::Enlarge> context={crate::labs::host::Enlarge { on: ctl.enlarged, toggle: ctl.toggle_enlarged.clone() }}>
+                        <SlideView key={p.index} slide={slide} node={stage.clone()} live=true step={p.step} />
+                    </ContextProvider<crate::labs::host::Enlarge>>
                 </section>
             </main>
             if p.script {
@@ -386,6 +388,7 @@ const HELP: &[(&str, &str)] = &[
     ("B .", "পর্দা কালো — আবার চাপলে বা স্লাইড বদলালে ফিরবে"),
     ("W", "পর্দা সাদা"),
     ("L", "লেজার পয়েন্টার — মাউসের সাথে বড় লাল বিন্দু"),
+    ("Z", "স্লাইডের ল্যাব পুরো পর্দায় বড় করে — আবার চাপলে (বা Esc) আগের জায়গায়"),
     ("O", "সব স্লাইডের ওভারভিউ — তীর দিয়ে বেছে Enter"),
     ("?", "এই সাহায্য"),
     ("Esc", "খোলা প্যানেল আর স্ক্রিপ্ট বন্ধ"),

@@ -173,3 +173,89 @@ fn every_slide_reads_from_the_back_of_the_room_in_fullscreen_at_1920() {
     );
     report(failures);
 }
+
+/// The smallest drawn text inside the slide's embedded lab, and its charts' heights.
+const MEASURE_LAB: &str = r#"
+const host = document.querySelector('.stage .lab-host');
+const out = { min: null, charts: [] };
+if (!host) return out;
+const shown = (el) => {
+  for (let e = el; e && e !== host.parentElement; e = e.parentElement) {
+    const cs = getComputedStyle(e);
+    if (cs.display === 'none' || cs.visibility === 'hidden' || Number(cs.opacity) === 0) return false;
+  }
+  const r = el.getBoundingClientRect();
+  return r.width > 2 && r.height > 2;
+};
+const size = (el) => {
+  let px = parseFloat(getComputedStyle(el).fontSize);
+  if (el instanceof SVGElement && el.getScreenCTM) {
+    const m = el.getScreenCTM();
+    if (m) px *= Math.hypot(m.a, m.b);
+  }
+  return Math.round(px * 10) / 10;
+};
+const name = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim()
+  ? '.' + el.className.trim().split(/\s+/).join('.') : (el.className && el.className.baseVal ? '.' + el.className.baseVal.trim().split(/\s+/).join('.') : ''));
+const walker = document.createTreeWalker(host, NodeFilter.SHOW_TEXT);
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  const words = n.textContent.replace(/\s+/g, ' ').trim();
+  const el = n.parentElement;
+  if (!words || !el || el.closest('.sr-only') || !shown(el)) continue;
+  const px = size(el);
+  if (!out.min || px < out.min.px) out.min = { px, el: name(el), words: words.slice(0, 50) };
+}
+for (const svg of host.querySelectorAll('svg.chart-svg, .lab svg[role=img]')) {
+  if (shown(svg)) out.charts.push(Math.round(svg.getBoundingClientRect().height));
+}
+return out;
+"#;
+
+/// Every lab embedded in a slide reads from the back of the room at 1366×768: no text of it
+/// drawn under 14 px (lane labels, axes and legends included), every chart at least 120 px
+/// tall. Screenshots go to `target/screenshots/room/labs/`.
+#[test]
+fn every_embedded_lab_reads_from_the_back_of_the_room() {
+    let b = Browser::new(1366, 768);
+    b.open("#/production/1");
+    b.wait(15, "the deck", |b| b.exists(".stage .slide"));
+    let mut failures = Vec::new();
+    let mut seen = 0;
+    for d in decks() {
+        let n = d.slides.len();
+        for (i, s) in d.slides.iter().enumerate() {
+            if !s.has_lab() {
+                continue;
+            }
+            let steps = s.steps();
+            b.js(
+                &format!("location.hash = '#/{}/{}.{steps}'", d.id, i + 1),
+                json!([]),
+            );
+            b.wait_counter(&bn::counter(i, n));
+            b.wait(60, "the embedded lab", |b| {
+                b.exists(".stage .lab") && !b.exists(".stage [aria-busy=true]")
+            });
+            b.js_async(
+                "const done = arguments[0]; document.fonts.ready.then(() => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))",
+                json!([]),
+            );
+            let m = b.js(MEASURE_LAB, json!([]));
+            let at = format!("{} slide {}", d.id, i + 1);
+            if let Some(px) = m["min"]["px"].as_f64().filter(|&px| px < SMALLEST) {
+                failures.push(format!("{at}: lab text at {px} px: {}", describe(&m["min"])));
+            }
+            for h in m["charts"].as_array().into_iter().flatten() {
+                if h.as_f64().is_some_and(|h| h < 120.0) {
+                    failures.push(format!("{at}: a chart {h} px tall"));
+                }
+            }
+            b.screenshot(
+                &screenshot_dir().join(format!("room/labs/{}-{:02}.png", d.id, i + 1)),
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 10, "only {seen} slides with labs");
+    report(failures);
+}
