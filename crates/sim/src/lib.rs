@@ -10,6 +10,7 @@
 //! * [`cli`] — the small argument parser `labsim` uses.
 //! * [`bn`] — the one way to write a number for a student (Bengali digits, Indian grouping);
 //!   the deck crate re-exports it as `redislab_deck::bn`.
+//! * [`practice`] — questions the simulator writes from a seed and grades (predict, then run).
 //! * [`redis`] — SimRedis, an in-memory model of the Redis 7 commands the labs use, on a
 //!   virtual clock, with RESP-typed replies and Redis' own error texts.
 //! * [`world`] — virtual time for actors that speak Redis: an event queue ordered by
@@ -27,6 +28,7 @@ pub mod eviction;
 pub mod jsfmt;
 pub mod labs;
 pub mod live;
+pub mod practice;
 pub mod queue;
 pub mod redis;
 pub mod rng;

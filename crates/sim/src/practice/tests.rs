@@ -1,8 +1,9 @@
 //! The tests every question kind is held to, over 1,000 seeds: the stated answer is what the
-//! lab's own run of the question's parameters gives (through the worker protocol, as the page
-//! and "show me" run it), options are unique and the right one is among them, nothing is left
-//! unfilled, the same seed gives the same question, and "show me" opens the lab with values
-//! it accepts. Each lab's file says how its run shows each kind's answer (its `rerun`).
+//! lab's own run of the question's parameters gives (through the worker protocol, as "show
+//! me" runs it), nothing is left unfilled, the same seed gives the same question, "show me"
+//! opens the lab with values it accepts, and the grader takes the right answer in each of its
+//! forms and refuses wrong ones with a Bengali reason. Each lab's file says how its run shows
+//! each kind's answer (its `rerun`).
 
 use super::*;
 use crate::labs::lab::{Body, Job};
@@ -16,21 +17,21 @@ pub const SEEDS: u32 = 1000;
 /// An answer as a lab's run gives it.
 #[derive(Debug)]
 pub enum Truth {
-    /// The right option's text.
-    Text(String),
-    /// A count, shown as `bn::int`.
-    Int(i64),
-    /// A typed number's value.
-    Num(f64),
+    /// One key.
+    Key(String),
+    /// Keys in order.
+    Keys(Vec<String>),
+    /// A count.
+    Count(i64),
 }
 
-/// The output of run `run` of the lab "show me" opens, with its parameters, through the
+/// The output of the main run of the lab "show me" opens, with its parameters, through the
 /// worker protocol (JSON and all), read as the lab's own type.
-pub fn lab_run<T: DeserializeOwned>(show: &Show, run: &str) -> T {
+pub fn lab_output<T: DeserializeOwned>(show: &Show) -> T {
     let info = registry::info(&show.lab).expect("a lab of the registry");
     let (p, errors) = Params::from_query(info, &show.query);
     assert!(errors.is_empty(), "{}: {errors:?}", show.query);
-    let msgs = Work::new(Job::new(info, &p).run(run))
+    let msgs = Work::new(Job::new(info, &p))
         .unwrap_or_else(|e| panic!("{}: {e}", show.query))
         .run_to_end();
     match msgs.last() {
@@ -39,61 +40,126 @@ pub fn lab_run<T: DeserializeOwned>(show: &Show, run: &str) -> T {
     }
 }
 
-/// [`lab_run`] of the lab's main run.
-pub fn lab_output<T: DeserializeOwned>(show: &Show) -> T {
-    lab_run(show, "")
-}
-
 /// Text that a format string left behind, or a number that is not one.
 fn unfilled(s: &str) -> bool {
-    s.contains('{') || s.contains('}') || s.contains("NaN") || s.contains("inf") || s.trim().is_empty()
+    s.contains('{')
+        || s.contains('}')
+        || s.contains("NaN")
+        || s.contains("inf")
+        || s.trim().is_empty()
+}
+
+fn bengali(s: &str) -> bool {
+    s.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c))
+}
+
+/// A verdict that must be right.
+fn right(q: &Question, r: &str, at: &str) {
+    match grade(q, r) {
+        Ok(v) => assert!(v.right && v.note.is_empty(), "{at}: {r:?} graded {v:?}"),
+        Err(e) => panic!("{at}: {r:?} not read: {e}"),
+    }
+}
+
+/// A verdict that must be wrong, with a Bengali reason.
+fn wrong(q: &Question, r: &str, at: &str) -> Verdict {
+    let v = grade(q, r).unwrap_or_else(|e| panic!("{at}: {r:?} not read: {e}"));
+    assert!(!v.right, "{at}: {r:?} graded right");
+    assert!(bengali(&v.note) && !unfilled(&v.note), "{at}: {r:?}: {v:?}");
+    v
 }
 
 /// Every check on one question.
 fn check(q: &Question, truth: &Truth) {
     let d = &q.draft;
     let at = format!("{}/{} seed {}", q.topic, q.kind, q.seed);
-    for s in [&d.text, &d.why].into_iter().chain(&d.code).chain(&d.reveal) {
+    for s in [&d.text, &d.why].into_iter().chain(&d.code) {
         assert!(!unfilled(s), "{at}: unfilled: {s}");
     }
+    assert!(bengali(&d.text) && bengali(&d.why), "{at}: not Bengali");
     assert!(
-        d.text.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c)),
-        "{at}: not Bengali: {}",
+        !d.text.chars().any(|c| c.is_ascii_digit()),
+        "{at}: ASCII digits in {}",
         d.text
     );
     match (&d.answer, truth) {
-        (Answer::Choice { options, correct }, t) => {
-            assert!(options.len() >= 3, "{at}: {options:?}");
-            assert!(*correct < options.len(), "{at}");
-            for (i, o) in options.iter().enumerate() {
-                assert!(!unfilled(o), "{at}: option {o:?}");
+        (Answer::Key { key, hints }, Truth::Key(t)) => {
+            assert_eq!(key, t, "{at}: {}", d.text);
+            right(q, key, &at);
+            right(q, &key.to_lowercase(), &at);
+            right(q, &format!(" `{key}` "), &at);
+            right(q, &format!("key {key}"), &at);
+            for (k, _) in hints {
+                assert_ne!(k, key, "{at}: a hint for the right key");
+                let v = wrong(q, k, &at);
+                assert_eq!(&v.heard, k);
+            }
+            // Any other key of the operations is wrong too, with a reason.
+            for k in ('A'..='F').map(String::from).filter(|k| k != key) {
+                wrong(q, &k, &at);
+            }
+        }
+        (Answer::Keys { keys, .. }, Truth::Keys(t)) => {
+            assert_eq!(keys, t, "{at}: {}", d.text);
+            right(q, &keys.join(" "), &at);
+            right(q, &keys.join(",").to_lowercase(), &at);
+            right(q, &keys.join(" → "), &at);
+            right(q, &keys.join("->"), &at);
+            right(q, &keys.concat(), &at);
+            let mut rev = keys.clone();
+            rev.reverse();
+            if rev != *keys {
+                assert!(wrong(q, &rev.join(" "), &at).note.contains("উল্টো"), "{at}");
+            }
+            let mut swapped = keys.clone();
+            swapped.swap(0, 1);
+            if swapped != rev {
                 assert!(
-                    !options[..i].contains(o),
-                    "{at}: option {o:?} twice: {options:?}"
+                    wrong(q, &swapped.join(" "), &at).note.contains("ক্রম"),
+                    "{at}"
                 );
             }
-            let want = match t {
-                Truth::Text(s) => s.clone(),
-                Truth::Int(n) => crate::bn::int(*n),
-                Truth::Num(_) => panic!("{at}: a choice checked as a number"),
-            };
-            assert_eq!(options[*correct], want, "{at}: {}", d.text);
+            let short = &keys[..keys.len() - 1];
+            assert!(wrong(q, &short.join(" "), &at).note.contains("বাদ"), "{at}");
+            let twice = [keys.as_slice(), &keys[..1]].concat();
+            assert!(wrong(q, &twice.join(" "), &at).note.contains("দুবার"), "{at}");
         }
-        (Answer::Number { value, within, .. }, Truth::Num(v)) => {
-            assert!(value.is_finite() && *within > 0.0, "{at}");
-            assert!((value - v).abs() < 1e-9, "{at}: says {value}, the run {v}");
+        (Answer::Count { n, hints }, Truth::Count(t)) => {
+            assert_eq!(n, t, "{at}: {}", d.text);
+            right(q, &n.to_string(), &at);
+            right(q, &crate::bn::int(*n), &at);
+            right(q, &format!("{}টা", crate::bn::int(*n)), &at);
+            for (k, _) in hints {
+                assert_ne!(k, n, "{at}: a hint for the right count");
+            }
+            for x in [n + 1, n + 2, n - 1].into_iter().filter(|x| *x >= 0) {
+                let v = wrong(q, &x.to_string(), &at);
+                assert_eq!(v.heard, crate::bn::int(x));
+            }
         }
         (a, t) => panic!("{at}: answer {a:?} checked with {t:?}"),
     }
+    assert!(grade(q, "").is_err() && grade(q, "   ").is_err(), "{at}");
     if let Some(show) = &d.show {
         let info = registry::info(&show.lab).unwrap_or_else(|| panic!("{at}: no lab {}", show.lab));
         let (p, errors) = Params::from_query(info, &show.query);
         assert!(errors.is_empty(), "{at}: {errors:?}");
         assert_eq!(p.to_query(), show.query, "{at}");
-        assert_eq!(split_at(&show.query_at()), (show.query.clone(), show.at));
+        assert!(show.step >= 1, "{at}");
     }
     let json = serde_json::to_string(q).expect("a question serialises");
     assert_eq!(&serde_json::from_str::<Question>(&json).unwrap(), q, "{at}");
+    assert_eq!(
+        place(
+            &format!("{}/{}", q.topic, q.kind),
+            &format!("seed={}", q.seed)
+        ),
+        Ok(Place::Question {
+            topic: q.topic.clone(),
+            kind: q.kind.clone(),
+            seed: q.seed
+        })
+    );
 }
 
 /// Every kind of `topic` over [`SEEDS`] seeds: made twice the same, checked against `rerun`.
@@ -101,19 +167,32 @@ pub fn every_seed(topic_id: &str, rerun: fn(&Question) -> Truth) {
     let t = topic(topic_id).expect("a topic");
     assert!(t.kinds.len() >= 3, "{topic_id}: fewer than three kinds");
     for k in t.kinds {
+        let mut texts = std::collections::BTreeSet::new();
         for seed in 0..SEEDS {
             let q = generate(t.id, k.id, seed).unwrap();
             assert_eq!(q, generate(t.id, k.id, seed).unwrap(), "not the same twice");
             check(&q, &rerun(&q));
+            texts.insert(q.draft.text.clone() + &q.draft.code.concat());
         }
+        assert!(
+            texts.len() > SEEDS as usize / 2,
+            "{topic_id}/{}: only {} different questions",
+            k.id,
+            texts.len()
+        );
     }
 }
 
 #[test]
 fn kinds_are_named_once_per_topic_and_topics_once() {
     let all = topics();
+    assert!(all.iter().any(|t| t.id == "lru"));
     for (i, t) in all.iter().enumerate() {
-        assert!(!all[..i].iter().any(|o| o.id == t.id), "topic {} twice", t.id);
+        assert!(
+            !all[..i].iter().any(|o| o.id == t.id),
+            "topic {} twice",
+            t.id
+        );
         for (j, k) in t.kinds.iter().enumerate() {
             assert!(
                 !t.kinds[..j].iter().any(|o| o.id == k.id),
@@ -121,126 +200,141 @@ fn kinds_are_named_once_per_topic_and_topics_once() {
                 t.id,
                 k.id
             );
-            assert!(!k.title.is_empty());
+            assert!(bengali(k.title));
         }
     }
-    assert!(registry::info(JOB).is_none(), "`practice` is not a lab's id");
     assert!(generate("lru", "nope", 1).unwrap_err().contains("evicted"));
     assert!(generate("nope", "x", 1).unwrap_err().contains("lru"));
 }
 
 #[test]
-fn a_set_is_the_same_for_everyone_and_mixes_its_topics() {
-    let spec = SetSpec::from_query("labs=lock,lru&seed=42&n=8").unwrap();
-    assert_eq!(spec.topics, ["lru", "lock"], "the catalog's order");
-    assert_eq!(spec.to_query(), "labs=lru,lock&seed=42&n=8");
-    let slots = plan(&spec);
-    assert_eq!(slots.len(), 8);
-    assert_eq!(slots, plan(&SetSpec::from_query(&spec.to_query()).unwrap()));
-    for t in ["lru", "lock"] {
-        let n = slots.iter().filter(|s| s.topic == t).count();
-        assert_eq!(n, 4, "{t}: topics taken in turn");
+fn addresses_and_bad_ones() {
+    assert_eq!(place("", ""), Ok(Place::Index));
+    assert_eq!(place("/", "x=1"), Ok(Place::Index));
+    assert_eq!(
+        place("lru/order", ""),
+        Ok(Place::Fresh {
+            topic: "lru".into(),
+            kind: "order".into()
+        })
+    );
+    assert_eq!(
+        place("lru/hits", "seed=4294967295"),
+        Ok(Place::Question {
+            topic: "lru".into(),
+            kind: "hits".into(),
+            seed: u32::MAX
+        })
+    );
+    for (path, query, says) in [
+        ("nope/evicted", "seed=1", "nope"),
+        ("lru/nope", "seed=1", "evicted"),
+        ("lru", "", "evicted"),
+        ("nope", "", "lru"),
+        ("lru/hits", "seed=-1", "seed"),
+        ("lru/hits", "seed=4294967296", "seed"),
+        ("lru/hits", "seed=abc", "abc"),
+        ("lru/hits", "seed=1&colour=red", "colour"),
+        ("lru/hits/3", "", "practice/lru/hits/3"),
+    ] {
+        let e = place(path, query).unwrap_err();
+        assert!(bengali(&e) && e.contains(says), "{path}?{query}: {e}");
     }
-    // Each topic's kinds come in turn before one repeats.
-    let lru: Vec<&str> = slots.iter().filter(|s| s.topic == "lru").map(|s| s.kind).collect();
-    let mut k = lru.clone();
-    k.sort_unstable();
-    k.dedup();
-    assert_eq!(k.len(), lru.len().min(KINDS_OF_LRU), "{lru:?}");
-    // Another seed, another set.
-    let other = plan(&SetSpec { seed: 43, ..spec.clone() });
-    assert_ne!(other, slots);
-    // Every topic, the default count.
-    let all = SetSpec::from_query("seed=7").unwrap();
-    assert!(all.topics.is_empty() && all.n == DEFAULT_N);
-    assert_eq!(SetSpec::from_query("labs=all&seed=7").unwrap(), all);
-    assert_eq!(plan(&all).len(), DEFAULT_N);
-    // Bad links get a Bengali message.
-    for bad in ["labs=nope&seed=1", "seed=x", "seed=1&n=0", "seed=1&n=99", "labs=lru"] {
-        let e = SetSpec::from_query(bad).unwrap_err();
-        assert!(e.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c)), "{bad}: {e}");
-    }
-    assert!(question(&spec, 8).is_err());
+    let q = generate("lru", "hits", 42).unwrap();
+    assert_eq!(address("lru", "hits", 42), "#/practice/lru/hits?seed=42");
+    let (t, k, s) = next(&q);
+    assert_eq!((t.as_str(), k.as_str()), ("lru", "fifo"));
+    assert_ne!(s, 42);
+    assert_eq!(
+        next(&q),
+        (t, k, s),
+        "the next question is fixed by this one"
+    );
 }
 
-const KINDS_OF_LRU: usize = super::lru::KINDS.len();
+/// One question pinned to its text: a change in how a kind draws shows here first (and the
+/// browser test compares the page with these same functions).
+#[test]
+fn a_pinned_question() {
+    let q = generate("lru", "evicted", 42).unwrap();
+    let t = text(&q);
+    assert!(t.starts_with("[lru / evicted / seed 42]\nLRU ক্যাশে "), "{t}");
+    assert!(t.contains("answer: "), "{t}");
+    assert!(q
+        .draft
+        .show
+        .as_ref()
+        .unwrap()
+        .hash()
+        .starts_with("#/lab/lru?"));
+}
 
 #[test]
-fn questions_through_the_worker_protocol() {
-    let spec = SetSpec::from_query("labs=lru,redis&seed=5&n=3").unwrap();
-    for i in 0..3 {
-        let job = job(runs::QUESTION, format!("{}&i={i}", spec.to_query()));
-        let msgs = Work::new(job).unwrap().run_to_end();
-        let Some(Body::Done(o)) = msgs.last() else {
-            panic!()
-        };
-        assert_eq!(o.read::<Question>().unwrap(), question(&spec, i).unwrap());
-    }
-    let msgs = Work::new(job(runs::TOPICS, String::new())).unwrap().run_to_end();
-    let Some(Body::Done(o)) = msgs.last() else {
-        panic!()
+fn the_grader_reads_every_form_and_refuses_the_unreadable() {
+    let q = |answer: Answer| Question {
+        topic: "lru".into(),
+        kind: "t".into(),
+        seed: 0,
+        draft: Draft {
+            text: "প্রশ্ন".into(),
+            code: vec![],
+            answer,
+            why: "কারণ".into(),
+            show: None,
+        },
     };
-    let cat: Vec<TopicInfo> = o.read().unwrap();
-    assert_eq!(cat, catalog());
-    assert_eq!(cat.last().unwrap().id, "redis");
-    assert!(Work::new(job("nope", String::new())).is_err());
-    assert!(Work::new(job(runs::QUESTION, "seed=1".into())).is_err());
-}
-
-#[test]
-fn grading_and_result_codes() {
-    let spec = SetSpec::from_query("labs=lru,lock&seed=42&n=4").unwrap();
-    let qs: Vec<Question> = (0..4).map(|i| question(&spec, i).unwrap()).collect();
-    // Answer the first two right and the rest wrong.
-    let mut letters = String::new();
-    let mut score = 0;
-    for (i, q) in qs.iter().enumerate() {
-        let r = match &q.draft.answer {
-            Answer::Choice { correct, options } => {
-                Response::Choice(if i < 2 { *correct } else { (correct + 1) % options.len() })
-            }
-            Answer::Number { value, within, .. } => {
-                Response::Number(if i < 2 { *value } else { value + within * 3.0 })
-            }
-        };
-        let right = grade(q, &r);
-        assert_eq!(right, i < 2);
-        score += usize::from(right);
-        letters.push(code::letter(&r, right));
+    let count = q(Answer::Count {
+        n: 1200,
+        hints: vec![(7, "সাত নয়।".into())],
+    });
+    for r in ["1200", "১২০০", "১,২০০", "1,200", " ১২০০টা ", "1200 টি"]
+    {
+        assert!(grade(&count, r).unwrap().right, "{r}");
     }
-    let c = code::make(&spec, &letters, score);
-    let ok = code::check(&c).unwrap();
-    assert_eq!((ok.score, ok.spec.clone()), (2, spec.clone()));
-    // Every one-character change is caught.
-    for (i, ch) in c.char_indices() {
-        for other in ['a', 'b', 'y', 'x', '0', '3', 'K', '.'] {
-            if other == ch {
-                continue;
-            }
-            let mut t = c.clone();
-            t.replace_range(i..i + ch.len_utf8(), &other.to_string());
-            assert!(code::check(&t).is_err(), "{t} passed");
-        }
+    assert_eq!(grade(&count, "7").unwrap().note, "সাত নয়।");
+    assert!(grade(&count, "1300").unwrap().note.contains("বেশি"));
+    assert!(grade(&count, "১১০০").unwrap().note.contains("কম"));
+    for bad in ["", "অনেক", "12 13", "x"] {
+        let e = grade(&count, bad).unwrap_err();
+        assert!(bengali(&e), "{bad}: {e}");
     }
-    // A score typed in by hand.
-    let forged = c.replacen("-2-", "-4-", 1);
-    assert!(code::check(&forged).is_err());
-    // A right checksum over a wrong score (someone with the key): the grading catches it.
-    let lie = code::make(&spec, &letters, 4);
-    assert!(code::check(&lie).unwrap_err().contains("score"));
-    assert!(code::check("hello").is_err());
-    assert!(grade(&qs[0], &Response::Skip) == false);
-}
-
-#[test]
-fn show_me_addresses() {
-    let s = Show {
-        lab: "lru".into(),
-        query: "capacity=3".into(),
-        at: Some(5),
-    };
-    assert_eq!(s.hash(), "#/lab/lru?capacity=3&at=5");
-    assert_eq!(split_at("capacity=3&at=5"), ("capacity=3".into(), Some(5)));
-    assert_eq!(split_at("at=x&seed=1"), ("seed=1".into(), None));
-    assert_eq!(split_at(""), (String::new(), None));
+    let three = q(Answer::Count {
+        n: 3,
+        hints: vec![],
+    });
+    for r in ["তিন", "তিনটা", "three", "Three", "৩"] {
+        assert!(grade(&three, r).unwrap().right, "{r}");
+    }
+    assert!(!grade(&three, "চার").unwrap().right);
+    let key = q(Answer::Key {
+        key: "B".into(),
+        hints: vec![("A".into(), "A নয়।".into())],
+    });
+    for r in ["B", "b", "`B`", "key B", "'b'", " B।"] {
+        assert!(grade(&key, r).unwrap().right, "{r}");
+    }
+    assert_eq!(grade(&key, "a").unwrap().note, "A নয়।");
+    assert!(grade(&key, "Z").unwrap().note.contains("`Z`"));
+    for bad in ["A B", "ক", ""] {
+        assert!(bengali(&grade(&key, bad).unwrap_err()), "{bad}");
+    }
+    let keys = q(Answer::Keys {
+        keys: vec!["C".into(), "A".into(), "B".into()],
+        order: "প্রথমে MRU".into(),
+    });
+    for r in [
+        "C A B",
+        "c, a, b",
+        "C → A → B",
+        "C->A->B",
+        "CAB",
+        "`C` `A` `B`",
+    ] {
+        assert!(grade(&keys, r).unwrap().right, "{r}");
+    }
+    let v = grade(&keys, "C A D").unwrap();
+    assert!(v.note.contains("`D`") && v.note.contains("`B`"), "{v:?}");
+    assert_eq!(v.heard, "C → A → D");
+    assert!(grade(&keys, "C B A").unwrap().note.contains("২ নম্বর"));
+    assert!(grade(&keys, "B A C").unwrap().note.contains("উল্টো"));
 }
