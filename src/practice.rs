@@ -198,7 +198,7 @@ fn QuestionView(props: &QuestionProps) -> Html {
             </p>
             <h2 class="practice-text" id="practice-text">{ rich(&d.text) }</h2>
             if !d.code.is_empty() {
-                <pre class="practice-code" aria-label="অপারেশনগুলো"><code>{ for d.code.iter().map(|l| html! { <span class="practice-line">{ bn::text(l) }</span> }) }</code></pre>
+                <pre class="practice-code"><code>{ for d.code.iter().map(|l| html! { <span class="practice-line">{ bn::text(l) }</span> }) }</code></pre>
             }
             <form class="practice-form" {onsubmit} novalidate=true>
                 <label for="practice-answer">{"আপনার উত্তর"}</label>
