@@ -92,6 +92,9 @@ pub fn App() -> Html {
             <LabPage key={format!("{id}?{query}")} id={*id} query={query.clone()} />
         },
         Route::Console => html! { <crate::live::console::ConsolePage /> },
+        Route::Practice { path, query } => html! {
+            <crate::practice::PracticePage path={path.clone()} query={query.clone()} />
+        },
         Route::NotFound(why) => html! { <NotFound why={why.clone()} /> },
     }
 }

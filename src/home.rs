@@ -54,6 +54,10 @@ pub fn Home() -> Html {
                     </li>
                 }) }
             </ul>
+            <p class="home-practice">
+                <a class="button primary" href={route::practice_hash("", "")}>{"অনুশীলন"}</a>
+                {" — সিমুলেটর প্রশ্ন বানায়, আপনি আগে ভেবে উত্তর দেন, তারপর ল্যাবে চালিয়ে দেখেন কেন"}
+            </p>
             <p class="home-console">
                 <a href="#/console">{"Redis কনসোল"}</a>
                 {" — প্রক্সি দিয়ে চালালে (server mode) আসল Redis-এ redis-cli-র মতো কমান্ড চালান, নিজের আলাদা জায়গায়"}

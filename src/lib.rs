@@ -19,3 +19,4 @@ pub mod home;
 pub mod labs;
 pub mod later;
 pub mod live;
+pub mod practice;

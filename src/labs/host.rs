@@ -208,8 +208,8 @@ pub fn LabHost(props: &LabHostProps) -> Html {
             let args = (id.to_string(), query.to_string(), *embedded);
             // A lab is shown: the worker starts now, beside the labs module if that is
             // still loading (a prefetch fetches the module alone; see `prefetch`). The
-            // console, drawn by the labs module too, runs nothing in it.
-            if id.as_str() != "console" {
+            // console and practice, drawn by the labs module too, run nothing in it.
+            if !matches!(id.as_str(), "console" | "practice") {
                 prepare_for_lab();
             }
             {

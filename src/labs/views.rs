@@ -14,6 +14,7 @@ macro_rules! dispatch {
                 $(stringify!($lab) => html! { <super::$lab::View ..p /> },)*
                 // Not a lab, but drawn the same way, so it stays out of the first load too.
                 "console" => html! { <crate::live::console::ConsoleView /> },
+                "practice" => html! { <crate::practice::PracticeView query={p.query} /> },
                 _ => return None,
             })
         }

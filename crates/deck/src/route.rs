@@ -45,6 +45,15 @@ pub enum Route {
     },
     /// The redis-cli style console of server mode: `#/console`.
     Console,
+    /// Practice: `#/practice` (the list), `#/practice/<topic>/<kind>?seed=N` (one question).
+    /// The labs module checks the rest (`redislab_sim::practice::place`), so the first load
+    /// carries no question code.
+    Practice {
+        /// What follows `#/practice/` (empty, or `<topic>/<kind>`).
+        path: String,
+        /// The query after `?`, as typed.
+        query: String,
+    },
     /// Nothing lives here; the reason says why, in Bengali.
     NotFound(String),
 }
@@ -62,6 +71,16 @@ pub fn parse<D: Shape>(hash: &str, decks: &[D]) -> Route {
     let parts: Vec<&str> = path.trim_end_matches('/').split('/').collect();
     if parts == ["console"] {
         return Route::Console;
+    }
+    if parts[0] == "practice" {
+        return if parts.len() <= 3 {
+            Route::Practice {
+                path: parts[1..].join("/"),
+                query: query.to_string(),
+            }
+        } else {
+            Route::NotFound(format!("ঠিকানাটা চেনা গেল না: `{}`", shorten(hash)))
+        };
     }
     if parts[0] == "lab" {
         return match parts.as_slice() {
@@ -188,6 +207,16 @@ pub fn lab_hash(id: &str, query: &str) -> String {
         format!("#/lab/{id}")
     } else {
         format!("#/lab/{id}?{query}")
+    }
+}
+
+/// The practice page's address: `#/practice`, or `#/practice/<path>`.
+pub fn practice_hash(path: &str, query: &str) -> String {
+    match (path.is_empty(), query.is_empty()) {
+        (true, true) => "#/practice".into(),
+        (true, false) => format!("#/practice?{query}"),
+        (false, true) => format!("#/practice/{path}"),
+        (false, false) => format!("#/practice/{path}?{query}"),
     }
 }
 
@@ -404,6 +433,29 @@ mod tests {
         for bad in ["#/lab/nope", "#/lab", "#/lab/lru/2"] {
             assert!(matches!(parse(bad, &d), Route::NotFound(_)), "{bad}");
         }
+    }
+
+    #[test]
+    fn practice() {
+        let d = decks();
+        let p = |path: &str, query: &str| Route::Practice {
+            path: path.into(),
+            query: query.into(),
+        };
+        assert_eq!(parse("#/practice", &d), p("", ""));
+        assert_eq!(parse("#/practice/", &d), p("", ""));
+        assert_eq!(
+            parse("#/practice/lru/evicted?seed=42", &d),
+            p("lru/evicted", "seed=42")
+        );
+        // The labs module judges topic, kind and seed (and says what is wrong).
+        assert_eq!(parse("#/practice/nope", &d), p("nope", ""));
+        assert!(matches!(parse("#/practice/a/b/c", &d), Route::NotFound(_)));
+        assert_eq!(
+            parse(&practice_hash("lru/hits", "seed=7"), &d),
+            p("lru/hits", "seed=7")
+        );
+        assert_eq!(practice_hash("", ""), "#/practice");
     }
 
     #[test]

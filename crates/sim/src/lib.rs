@@ -8,6 +8,9 @@
 //! * [`jsfmt`] — JavaScript-exact number formatting, so the command-line front end
 //!   (`labsim`) prints the seeds' tables to the last digit; `--json` output is serde_json.
 //! * [`cli`] — the small argument parser `labsim` uses.
+//! * [`bn`] — the one way to write a number for a student (Bengali digits, Indian grouping);
+//!   the deck crate re-exports it as `redislab_deck::bn`.
+//! * [`practice`] — questions the simulator writes from a seed and grades (predict, then run).
 //! * [`redis`] — SimRedis, an in-memory model of the Redis 7 commands the labs use, on a
 //!   virtual clock, with RESP-typed replies and Redis' own error texts.
 //! * [`world`] — virtual time for actors that speak Redis: an event queue ordered by
@@ -19,11 +22,13 @@
 
 #![warn(missing_docs)]
 
+pub mod bn;
 pub mod cli;
 pub mod eviction;
 pub mod jsfmt;
 pub mod labs;
 pub mod live;
+pub mod practice;
 pub mod queue;
 pub mod redis;
 pub mod rng;

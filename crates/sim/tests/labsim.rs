@@ -285,3 +285,54 @@ fn help_lists_exactly_the_registry() {
         assert_eq!(out.status.code(), Some(0), "{id}");
     }
 }
+
+#[test]
+fn practice_prints_the_questions_a_student_meets() {
+    let out = labsim(&[
+        "practice", "--lab", "lru", "--seed", "42", "--n", "5", "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let qs: Vec<redislab_sim::practice::Question> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(qs.len(), 5);
+    assert_eq!(
+        qs[0],
+        redislab_sim::practice::generate("lru", "evicted", 42).unwrap()
+    );
+    for w in qs.windows(2) {
+        let (t, k, s) = redislab_sim::practice::next(&w[0]);
+        assert_eq!(
+            (w[1].topic.as_str(), w[1].kind.as_str(), w[1].seed),
+            (t.as_str(), k.as_str(), s)
+        );
+    }
+    let text = labsim(&[
+        "practice", "--lab", "lru", "--kind", "hits", "--seed", "7", "--n", "1",
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.starts_with("1. #/practice/lru/hits?seed=7\n[lru / hits / seed 7]"),
+        "{text}"
+    );
+    assert!(text.contains("answer: "), "{text}");
+    for (args, says) in [
+        (&["practice", "--seed", "1"][..], "--lab"),
+        (&["practice", "--lab", "nope", "--seed", "1"], "nope"),
+        (
+            &["practice", "--lab", "lru", "--kind", "x", "--seed", "1"],
+            "--kind",
+        ),
+        (&["practice", "--lab", "lru", "--seed", "-1"], "seed"),
+        (&["practice", "--lab", "lru"], "--seed"),
+    ] {
+        let out = labsim(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(says),
+            "{args:?}"
+        );
+    }
+}

@@ -92,6 +92,9 @@ tools:
              (unix ms 1700000000000), so EXAT/PXAT/EXPIREAT of real dates are far ahead;
              --now <unix ms> starts it there instead. The named scripts are loaded, as
              the proxy loads them.  [--seed 1] [--now 1700000000000]
+  practice   practice questions and their answers, for an instructor preparing a class:
+             --lab lru [--kind evicted] --seed N [--n 10] [--json]; question i+1 is the
+             page's 'next' of question i (the address of each is printed)
   help       this text
 
 --json prints machine-readable JSON; --series adds the chart series (histogram / buckets).
@@ -134,6 +137,7 @@ fn dispatch(argv: &[String]) -> Result<String, CliError> {
     match cmd.as_str() {
         "mrc" => mrc_cmd(rest),
         "policies" => policies_cmd(rest),
+        "practice" => practice_cmd(rest),
         "help" | "--help" | "-h" => Ok(usage()),
         other => Err(CliError(format!("unknown command '{other}'"))),
     }
@@ -343,4 +347,53 @@ fn policies_cmd(argv: &[String]) -> Result<String, CliError> {
                 .collect(),
         )
     }))
+}
+
+/// `labsim practice --lab <id> [--kind <k>] --seed N [--n 10] [--json]`: the questions a
+/// student meets from that address on, each followed by its answer.
+fn practice_cmd(argv: &[String]) -> Result<String, CliError> {
+    use redislab_sim::practice;
+    let a = Args::parse(argv, &["lab", "kind", "seed", "n"], &["json"])?;
+    let lab = a
+        .value("lab")
+        .ok_or_else(|| CliError("--lab is needed (practice topics: lru)".into()))?;
+    let topic = practice::topic(lab).ok_or_else(|| {
+        let ids: Vec<&str> = practice::topics().iter().map(|t| t.id).collect();
+        CliError(format!(
+            "--lab: no practice questions for '{lab}' ({})",
+            ids.join(", ")
+        ))
+    })?;
+    let kind = a.value("kind").unwrap_or(topic.kinds[0].id);
+    let seed = a
+        .value("seed")
+        .ok_or_else(|| CliError("--seed is needed".into()))
+        .and_then(|v| redislab_sim::cli::parse_num("seed", v, 0, u32::MAX))?;
+    let n: usize = a.num("n", 10, 1, 100)?;
+    let mut q =
+        practice::generate(topic.id, kind, seed).map_err(|e| CliError(format!("--kind: {e}")))?;
+    let mut qs = Vec::with_capacity(n);
+    for _ in 0..n {
+        let (t, k, s) = practice::next(&q);
+        let after = practice::generate(&t, &k, s).map_err(CliError)?;
+        qs.push(std::mem::replace(&mut q, after));
+    }
+    if a.flag("json") {
+        return serde_json::to_string_pretty(&qs)
+            .map(|s| s + "\n")
+            .map_err(|e| CliError(e.to_string()));
+    }
+    Ok(qs
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            format!(
+                "{}. {}\n{}",
+                i + 1,
+                practice::address(&q.topic, &q.kind, q.seed),
+                practice::text(q)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n"))
 }

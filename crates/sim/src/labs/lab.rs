@@ -312,6 +312,11 @@ pub trait Lab: Sync {
         ""
     }
 
+    /// Its kinds of practice question (`crate::practice`; empty: none yet).
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        &[]
+    }
+
     /// How `labsim` reads its options.
     fn cli_spec(&self) -> CliSpec;
 

@@ -142,6 +142,10 @@ impl Lab for LruLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::lru::KINDS
+    }
+
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(erase(Ready::new(LruWalk::new(&p.typed())?)))
     }

@@ -1,0 +1,236 @@
+//! Practice (`#/practice`) in a real headless Chromium: a question drawn from a seed shows
+//! what the native simulator writes for that seed; a student answers by keyboard alone, wrong
+//! then right, and sees the verdict (focused), why a wrong answer is wrong, the right answer,
+//! and the way on; a bad address gets a Bengali message; it fits a 360 px phone.
+
+use redislab_e2e::{assert_no_console_errors, key, screenshot_dir, Browser};
+use redislab_sim::practice::{self, Answer, Question};
+use serde_json::json;
+
+/// Text as the page shows it: backticks become `<code>`, whose text has none.
+fn shown(s: &str) -> String {
+    s.replace('`', "")
+}
+
+fn wait_text(b: &Browser, css: &str) -> String {
+    b.wait(60, &format!("{css} to appear"), |b| b.exists(css));
+    b.text(css).unwrap_or_default()
+}
+
+fn focused_id(b: &Browser) -> String {
+    b.js(
+        "return document.activeElement ? document.activeElement.id : ''",
+        json!([]),
+    )
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
+/// Opens question `kind` with `seed` and waits for it; checks it is the native question.
+fn open_question(b: &Browser, kind: &str, seed: u32) -> Question {
+    b.open(&practice::address("lru", kind, seed));
+    let q = practice::generate("lru", kind, seed).unwrap();
+    check_shown(b, &q);
+    q
+}
+
+/// The page shows `q` as the simulator natively writes it: its text, its operations (in
+/// Bengali digits), the answer field focused.
+fn check_shown(b: &Browser, q: &Question) {
+    let sel = format!(
+        ".practice-question[data-kind={}][data-seed='{}']",
+        q.kind, q.seed
+    );
+    b.wait(60, &format!("question {sel}"), |b| b.exists(&sel));
+    assert_eq!(b.text(".practice-text").unwrap(), shown(&q.draft.text));
+    let lines = b.js(
+        "return [...document.querySelectorAll('.practice-line')].map(e => e.textContent)",
+        json!([]),
+    );
+    let want: Vec<String> = q
+        .draft
+        .code
+        .iter()
+        .map(|l| redislab_deck::bn::text(l))
+        .collect();
+    assert_eq!(lines, json!(want));
+    b.wait(10, "the answer field focused", |b| {
+        focused_id(b) == "practice-answer"
+    });
+}
+
+/// Types `answer` and Enter; waits for the verdict.
+fn answer(b: &Browser, text: &str) {
+    b.press(text);
+    b.press(key::ENTER);
+    b.wait(10, "the verdict", |b| b.exists(".practice-verdict"));
+}
+
+#[test]
+fn a_student_answers_wrong_then_right_by_keyboard() {
+    let b = Browser::new(1366, 768);
+    let q = open_question(&b, "evicted", 42);
+    let Answer::Key { key: right, hints } = &q.draft.answer else {
+        panic!("evicted asks for a key")
+    };
+    // Something unreadable first: a message, nothing graded, the field keeps focus.
+    answer_unread(&b, "A B");
+    // A wrong key the simulator has a reason for.
+    let (wrong, why_wrong) = &hints[0];
+    b.js(
+        "document.getElementById('practice-answer').value = ''",
+        json!([]),
+    );
+    answer(&b, &wrong.to_lowercase());
+    assert_eq!(b.text(".practice-verdict").unwrap(), "হয়নি");
+    assert_eq!(
+        focused_id(&b),
+        "practice-verdict",
+        "the verdict takes focus"
+    );
+    assert_eq!(b.text(".practice-heard code").unwrap(), *wrong);
+    assert_eq!(b.text(".practice-note").unwrap(), shown(why_wrong));
+    assert_eq!(b.text(".practice-right code").unwrap(), *right);
+    assert_eq!(b.text(".practice-why").unwrap(), shown(&q.draft.why));
+    assert!(!b.exists(".practice-unread"));
+    let show = q.draft.show.as_ref().unwrap();
+    let href = b.js(
+        "return document.querySelector('.practice-show').getAttribute('href')",
+        json!([]),
+    );
+    assert_eq!(
+        href,
+        json!(show.hash()),
+        "show me opens the lab with the question's operations"
+    );
+    let dir = screenshot_dir().join("practice");
+    b.screenshot(&dir.join("wrong-1366x768.png"));
+    assert!(b.axe_serious().is_empty(), "{:?}", b.axe_serious());
+
+    // Tab from the verdict reaches "next"; Enter opens the next question.
+    b.press(key::TAB);
+    assert_eq!(
+        b.js("return document.activeElement.className", json!([])),
+        json!("button primary practice-next")
+    );
+    b.press(key::ENTER);
+    let (_, kind, seed) = practice::next(&q);
+    assert_eq!(kind, "order");
+    b.wait(20, "the next question's address", |b| {
+        b.url()
+            .ends_with(&format!("#/practice/lru/order?seed={seed}"))
+    });
+    let q2 = practice::generate("lru", "order", seed).unwrap();
+    check_shown(&b, &q2);
+    let Answer::Keys { keys, .. } = &q2.draft.answer else {
+        panic!("order asks for keys")
+    };
+    // The right order, typed lower case with commas: still right.
+    answer(&b, &keys.join(",").to_lowercase());
+    assert_eq!(b.text(".practice-verdict").unwrap(), "ঠিক উত্তর!");
+    assert_eq!(focused_id(&b), "practice-verdict");
+    assert_eq!(b.text(".practice-heard code").unwrap(), keys.join(" → "));
+    assert!(!b.exists(".practice-note") && !b.exists(".practice-right"));
+    b.screenshot(&dir.join("right-1366x768.png"));
+    assert_no_console_errors(&b);
+}
+
+/// Types something the grader cannot read: a Bengali message, no verdict, focus kept.
+fn answer_unread(b: &Browser, text: &str) {
+    b.press(text);
+    b.press(key::ENTER);
+    let msg = wait_text(b, ".practice-unread");
+    assert!(msg.contains("একটাই key"), "{msg}");
+    assert!(!b.exists(".practice-verdict"));
+    assert_eq!(focused_id(b), "practice-answer");
+}
+
+#[test]
+fn on_a_phone_it_fits_and_a_count_is_read_in_any_digits() {
+    let b = Browser::new(360, 740);
+    let q = open_question(&b, "hits", 7);
+    let Answer::Count { n, .. } = q.draft.answer else {
+        panic!("hits asks for a count")
+    };
+    let fits = |b: &Browser| {
+        b.js(
+            "return document.documentElement.scrollWidth <= window.innerWidth",
+            json!([]),
+        ) == json!(true)
+    };
+    assert!(fits(&b), "nothing wider than the phone");
+    // The question, its operations and the answer field on the first screen.
+    let field = b.rect("#practice-answer").unwrap();
+    assert!(field.y + field.height <= 740.0, "{field:?}");
+    let dir = screenshot_dir().join("practice");
+    b.screenshot(&dir.join("question-360x740.png"));
+    answer(&b, &format!("{n}"));
+    assert_eq!(b.text(".practice-verdict").unwrap(), "ঠিক উত্তর!");
+    assert_eq!(
+        b.text(".practice-heard code").unwrap(),
+        redislab_deck::bn::int(n)
+    );
+    assert!(fits(&b));
+    b.screenshot(&dir.join("right-360x740.png"));
+    assert!(b.axe_serious().is_empty(), "{:?}", b.axe_serious());
+    assert_no_console_errors(&b);
+}
+
+#[test]
+fn the_list_a_fresh_question_and_bad_addresses() {
+    let b = Browser::new(1366, 768);
+    // Home links to practice.
+    b.open("#/");
+    b.wait(30, "the home page", |b| b.exists(".home-practice a"));
+    b.click(".home-practice a");
+    b.wait(30, "the list of questions", |b| b.exists(".practice-kind"));
+    let kinds = b.js(
+        "return [...document.querySelectorAll('.practice-kind')].map(a => a.getAttribute('href'))",
+        json!([]),
+    );
+    let want: Vec<String> = practice::topic("lru")
+        .unwrap()
+        .kinds
+        .iter()
+        .map(|k| format!("#/practice/lru/{}", k.id))
+        .collect();
+    assert_eq!(kinds, json!(want));
+    b.screenshot(&screenshot_dir().join("practice/list-1366x768.png"));
+    // A kind without a seed: the page draws one and writes it into the address.
+    b.click(".practice-kind");
+    b.wait(20, "a seed in the address", |b| b.url().contains("?seed="));
+    let url = b.url();
+    let seed: u32 = url.rsplit("seed=").next().unwrap().parse().unwrap();
+    let q = practice::generate("lru", "evicted", seed).unwrap();
+    check_shown(&b, &q);
+    // The same address again: the same question.
+    b.reload();
+    check_shown(&b, &q);
+    // Bad addresses: a Bengali reason and a way back, nothing else.
+    // (Each message differs from the one before, so the wait sees the new page.)
+    for (hash, says) in [
+        ("#/practice/lru/evicted?seed=abc", "`abc`"),
+        ("#/practice/lru/evicted?seed=99999999999", "`99999999999`"),
+        ("#/practice/nope/evicted?seed=1", "`nope` নামে কোনো ল্যাবের"),
+        ("#/practice/lru/nope?seed=1", "`lru`-এ `nope`"),
+        ("#/practice/lru", "কোন প্রশ্ন"),
+    ] {
+        b.open(hash);
+        b.wait(30, &format!("{hash}: the message"), |b| {
+            b.text(".practice-bad p")
+                .is_some_and(|t| t.contains(&says.replace('`', "")))
+        });
+        assert_eq!(
+            b.text(".practice-bad h2").unwrap(),
+            "এই ঠিকানায় কোনো প্রশ্ন নেই",
+            "{hash}"
+        );
+        assert!(!b.exists(".practice-question"), "{hash}");
+        assert!(b.exists(".practice-bad a[href='#/practice']"), "{hash}");
+    }
+    b.screenshot(&screenshot_dir().join("practice/bad-1366x768.png"));
+    b.open("#/practice/a/b/c");
+    b.wait(20, "not found", |b| b.exists(".notfound"));
+    assert_no_console_errors(&b);
+}
