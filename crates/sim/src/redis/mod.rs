@@ -14,7 +14,8 @@
 //! * streams ([`streams`]): XADD (MAXLEN/MINID `~`/`=`, LIMIT, NOMKSTREAM), XLEN, XRANGE,
 //!   XREVRANGE, XTRIM, XDEL, XGROUP, XREAD and XREADGROUP (blocking in virtual time), XACK,
 //!   XPENDING, XCLAIM, XAUTOCLAIM;
-//! * pub/sub ([`pubsub`]): PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE;
+//! * pub/sub ([`pubsub`]): PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, and the
+//!   shard channels' SPUBLISH, SSUBSCRIBE, SUNSUBSCRIBE;
 //! * EVALSHA / EVAL / SCRIPT LOAD of the named scripts in [`scripts`] (Lua source shown to
 //!   the student, semantics in Rust, real SHA1 so a real Redis agrees).
 //!
@@ -534,6 +535,9 @@ impl SimRedis {
             b"unsubscribe" => (-1, Cmd::Client(Self::unsubscribe)),
             b"psubscribe" => (-2, Cmd::Client(Self::psubscribe)),
             b"punsubscribe" => (-1, Cmd::Client(Self::punsubscribe)),
+            b"spublish" => (3, Cmd::Plain(Self::spublish)),
+            b"ssubscribe" => (-2, Cmd::Client(Self::ssubscribe)),
+            b"sunsubscribe" => (-1, Cmd::Client(Self::sunsubscribe)),
             _ => return tree(unknown_command(a)),
         };
         let n = a.len() as i32;
@@ -543,7 +547,8 @@ impl SimRedis {
         if let Some(c) = client {
             if self.pubsub.subscribed(c) {
                 match lower {
-                    b"subscribe" | b"unsubscribe" | b"psubscribe" | b"punsubscribe" => {}
+                    b"subscribe" | b"unsubscribe" | b"psubscribe" | b"punsubscribe"
+                    | b"ssubscribe" | b"sunsubscribe" => {}
                     b"ping" => {
                         let msg = a.get(1).map_or(Vec::new(), |m| m.to_vec());
                         return tree(Reply::Array(vec![Reply::bulk("pong"), Reply::Bulk(msg)]));
