@@ -123,6 +123,7 @@ impl RateModel {
             buckets: (0..n)
                 .map(|b| Bucket {
                     to_ms: (b as u64 + 1) * bucket_ms,
+                    per_instance: vec![0; p.instances as usize],
                     ..Bucket::default()
                 })
                 .collect(),
@@ -320,7 +321,10 @@ impl RateModel {
         let b = self.bucket(now);
         let bk = &mut self.buckets[b];
         match (r.attacker, ok) {
-            (true, true) => bk.attacker_ok += 1,
+            (true, true) => {
+                bk.attacker_ok += 1;
+                bk.per_instance[r.inst as usize] += 1;
+            }
             (true, false) => bk.attacker_no += 1,
             (false, true) => bk.students_ok += 1,
             (false, false) => bk.students_no += 1,

@@ -26,7 +26,7 @@ impl Tally {
 }
 
 /// One stretch of the timeline.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Bucket {
     /// Its end, ms.
@@ -39,6 +39,8 @@ pub struct Bucket {
     pub students_ok: u32,
     /// The students' requests turned away.
     pub students_no: u32,
+    /// The attacker's requests let through in it, per instance.
+    pub per_instance: Vec<u32>,
 }
 
 /// A counter at the end of the run: a Redis key, or one instance's memory.
@@ -99,6 +101,17 @@ impl RateResult {
             t[3] += u64::from(b.students_no);
         }
         t
+    }
+
+    /// The attacker's requests let through per instance in the first `n` buckets.
+    pub fn instances_so_far(&self, n: usize) -> Vec<u64> {
+        let mut out = vec![0u64; self.per_instance.len()];
+        for b in self.buckets.iter().take(n) {
+            for (o, &v) in out.iter_mut().zip(&b.per_instance) {
+                *o += u64::from(v);
+            }
+        }
+        out
     }
 
     /// The result as JSON (`labsim ratelimit --json`).

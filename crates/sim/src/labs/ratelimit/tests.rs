@@ -93,6 +93,7 @@ fn the_timeline_adds_up_and_the_worker_gives_the_same() {
             "{id}"
         );
         assert_eq!(r.attacker.allowed + r.attacker.blocked(), r.attacker.sent, "{id}");
+        assert_eq!(r.instances_so_far(usize::MAX), r.per_instance, "{id}");
         assert!(r.log.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
         assert!(r.buckets.len() <= 130, "{id}: {}", r.buckets.len());
     }
