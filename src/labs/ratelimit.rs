@@ -70,10 +70,14 @@ fn world(r: &RateResult, k: usize) -> Html {
                     }
                 }) }
             </ul>
-            <div class={classes!("rl-store", (total > limit).then_some("over"))}>
+            <div class={classes!("rl-store", (total > limit && p.layers != "both").then_some("over"))}>
                 <span class="rl-store-name">{ if memory { "মেমোরিতে — ছয়টা আলাদা হিসাব" } else { "Redis — একটাই কাউন্টার" } }</span>
                 <span class="rl-total" data-testid="ratelimit-total" data-n={total.to_string()}>
-                    { format!("অ্যাটাকার ঢুকল {} · লিমিট {}", n(total), n(limit)) }
+                    { if p.layers == "both" {
+                        format!("অ্যাটাকার ঢুকল {} · লিমিট: আইডেন্টিটি {}, IP {}", n(total), n(u64::from(p.limit)), n(u64::from(p.ip_limit)))
+                    } else {
+                        format!("অ্যাটাকার ঢুকল {} · লিমিট {}", n(total), n(limit))
+                    } }
                 </span>
                 <code class="rl-store-cmd">{ match (memory, p.sliding()) {
                     (true, _) => "count[key]++ (প্রসেসের মেমোরিতে)",

@@ -59,8 +59,8 @@ pub const FIELDS: &[Field] = &[
     int("rooms", "রুম", 1, 2000, "200"),
     int("users", "ইউজার", 1, 20_000, "1200"),
     float("alpha", "রুমের জনপ্রিয়তা (Zipf α, ০ = সমান)", 0.0, 2.0, "1.0"),
-    int("rate", "মেসেজ / সেকেন্ড", 1, 2000, "100"),
-    int("seconds", "মেসেজ চলে (সেকেন্ড)", 1, 60, "10"),
+    int("rate", "মেসেজ / সেকেন্ড", 1, 500, "100"),
+    int("seconds", "মেসেজ চলে (সেকেন্ড)", 1, 30, "10"),
     int("away_at", "api-1 সরে যায় (ms, মেসেজ শুরুর পরে)", 0, 60_000, "3000"),
     int("away", "api-1 কতক্ষণ নেই (ms, ০ = নেই)", 0, 60_000, "0"),
     seed("13"),
@@ -172,6 +172,10 @@ impl Lab for PubSubLab {
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(erase(PubSubRun::new(&p.typed())))
+    }
+
+    fn heaviest(&self) -> &'static str {
+        "instances=16&users=20000&rooms=2000&alpha=0&rate=500&seconds=30&away=10000"
     }
 
     fn cli_spec(&self) -> CliSpec {

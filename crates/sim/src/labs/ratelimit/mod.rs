@@ -272,6 +272,10 @@ impl Lab for RateLab {
         Ok(erase(sim(&shaped(job, p))))
     }
 
+    fn heaviest(&self) -> &'static str {
+        "instances=16&layers=both&algo=sliding&attempts=20000&rps=5000&office=5000&tries=20"
+    }
+
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
         let p = shaped(job, p);
         p.redis()
