@@ -151,12 +151,36 @@ fn now_line(r: &RateResult, k: usize) -> Html {
     let t = r.buckets.get(k.saturating_sub(1)).map_or(0, |b| b.to_ms);
     let [a_ok, a_no, _s_ok, s_no] = r.so_far(k);
     let limit = u64::from(p.limit);
+    let many = p.target == "many";
     let (say, bad) = if k == 0 {
-        ("শুরু: লগইনের রিকোয়েস্ট আসছে, ব্যালান্সার পালা করে ছয় ইনস্ট্যান্সে পাঠায়".to_string(), false)
+        (
+            "শুরু: লগইনের রিকোয়েস্ট আসছে, ব্যালান্সার পালা করে ছয় ইনস্ট্যান্সে পাঠায়"
+                .to_string(),
+            false,
+        )
     } else if s_no > 0 {
         (
-            format!("এক IP-র পেছনের স্টুডেন্টরা আটকাচ্ছে: {}টা লগইন ফেরত (৪২৯)", n(s_no)),
+            format!(
+                "এক IP-র পেছনের স্টুডেন্টরা আটকাচ্ছে: {}টা লগইন ফেরত (৪২৯)",
+                n(s_no)
+            ),
             true,
+        )
+    } else if many && p.ip_layer() && a_no > 0 {
+        (
+            format!(
+                "প্রতিবার নতুন অ্যাকাউন্ট — আইডেন্টিটির লিমিট থামায় না, থামাল IP স্তর: {}টা ফেরত (৪২৯)",
+                n(a_no)
+            ),
+            false,
+        )
+    } else if many && p.identity_layer() && !p.ip_layer() {
+        (
+            format!(
+                "প্রতিবার নতুন অ্যাকাউন্ট — আইডেন্টিটির লিমিট কাউকে থামায় না: {} বার ঢুকল",
+                n(a_ok)
+            ),
+            a_ok > limit,
         )
     } else if a_ok > limit && p.layers != "ip" {
         (
@@ -165,7 +189,10 @@ fn now_line(r: &RateResult, k: usize) -> Html {
         )
     } else if a_no > 0 {
         (
-            format!("লিমিট ছুঁয়েছে: অ্যাটাকারের {}টা রিকোয়েস্ট ফেরত (৪২৯)", n(a_no)),
+            format!(
+                "লিমিট ছুঁয়েছে: অ্যাটাকারের {}টা রিকোয়েস্ট ফেরত (৪২৯)",
+                n(a_no)
+            ),
             false,
         )
     } else {
@@ -234,10 +261,16 @@ fn counters(r: &RateResult) -> Html {
 fn log(r: &RateResult, t: u64, live: bool) -> Html {
     let upto = r.log.partition_point(|l| l.at_ms <= t);
     let from = upto.saturating_sub(LOG);
-    let limit = i64::from(r.params.limit);
     let lines: Vec<(CmdLine, Classes)> = r.log[from..upto]
         .iter()
         .map(|l| {
+            // Over its own layer's limit: the IP key's, or the identity key's.
+            let ip = l.cmd.get(1).is_some_and(|k| k.starts_with("rl:ip:"));
+            let limit = i64::from(if ip {
+                r.params.ip_limit
+            } else {
+                r.params.limit
+            });
             let over = matches!(l.cmd.first().map(String::as_str), Some("INCR" | "ZCARD"))
                 && l.reply.as_ref().ok().and_then(|x| x.as_int()).is_some_and(|v| v > limit);
             (l.clone(), classes!(over.then_some("over")))
