@@ -577,8 +577,9 @@ fn an_embedded_lab_enlarges_to_the_stage_and_back() {
     let small = b.rect(".stage .lab-host").unwrap();
     assert!(small.height < stage.height * 0.9, "{small:?} in {stage:?}");
     let covers = |b: &Browser| {
-        b.rect(".stage .lab-host")
-            .is_some_and(|r| r.width >= stage.width * 0.95 && r.height >= stage.height * 0.95)
+        b.rect(".stage .lab-host").is_some_and(|r| {
+            r.width >= stage.width * 0.95 && r.height >= stage.height * 0.95
+        })
     };
     b.press("z");
     b.wait(5, "the lab over the whole stage", covers);
