@@ -276,3 +276,30 @@ fn the_queue_live_holds_its_numbers_across_round_trips() {
         }
     }
 }
+
+#[test]
+fn the_rate_limit_live_ends_as_simulated() {
+    use redislab_sim::labs::ratelimit::{self, RateParams, RateResult};
+    for id in ["redis", "edge", "sliding", "office-ip", "office-both"] {
+        let (p, errs) = Params::from_query(&ratelimit::INFO, &format!("preset={id}"));
+        assert!(errs.is_empty());
+        for k in [1, 2] {
+            let p: RateParams = p.typed::<RateParams>().for_live(k);
+            let mut live = ratelimit::live(&p);
+            let sent = drive(&mut live, p.seed);
+            let real: RateResult = live.snapshot().read().expect("the output");
+            let sim = ratelimit::run(&p);
+            assert_eq!(real.commands as usize, sent, "{id} ×{k}");
+            // 2 ms round trips against the simulation's 1 ms hops: the same decisions, up to
+            // a request crossing the window's expiry at its very edge.
+            assert_eq!(real.students, sim.students, "{id} ×{k}");
+            assert!(
+                real.attacker.allowed.abs_diff(sim.attacker.allowed) <= 1,
+                "{id} ×{k}: {:?} vs {:?}",
+                real.attacker,
+                sim.attacker
+            );
+            assert!(real.log.iter().all(|l| l.rtt_us == Some(2000)), "{id}");
+        }
+    }
+}

@@ -601,3 +601,60 @@ fn publish_counts_and_messages_agree() {
     assert!(sim.take_messages(1).is_empty());
     assert_eq!(subs[0].cmd(&["PING"]), Reply::Status("PONG".into()));
 }
+
+#[test]
+fn shard_channels_agree() {
+    let mut server = Server::start();
+    let mut pubc = server.conn();
+    let mut subs: Vec<Conn> = (0..3).map(|_| server.conn()).collect();
+    let mut sim = SimRedis::new(1);
+    let plan: [(usize, &[&str]); 4] = [
+        (0, &["SSUBSCRIBE", "socket.io#/#r1#", "socket.io#/#"]),
+        (1, &["SSUBSCRIBE", "socket.io#/#"]),
+        (2, &["PSUBSCRIBE", "socket.io#/#*"]),
+        (2, &["SUBSCRIBE", "socket.io#/#r1#"]),
+    ];
+    for (i, cmd) in plan {
+        let n = cmd.len() - 1;
+        subs[i].send(cmd);
+        let real: Vec<Reply> = (0..n).map(|_| subs[i].read()).collect();
+        assert_eq!(
+            sim.execute(i as u64 + 1, cmd),
+            Exec::Reply(Reply::Array(real)),
+            "{cmd:?}"
+        );
+    }
+    for c in [
+        ["SPUBLISH", "socket.io#/#r1#", "m1"],
+        ["SPUBLISH", "socket.io#/#", "m2"],
+        ["PUBLISH", "socket.io#/#r1#", "m3"],
+        ["SPUBLISH", "socket.io#/#r2#", "m4"],
+    ] {
+        let want = pubc.cmd(&c);
+        assert_eq!(sim.cmd(&c), want, "{c:?}");
+        for (i, s) in subs.iter_mut().enumerate() {
+            for m in sim.take_messages(i as u64 + 1) {
+                assert_eq!(s.read(), m, "client {i} after {c:?}");
+            }
+        }
+    }
+    // Unsubscribing one shard channel, then all of them: the counts and the nil confirmation.
+    for cmd in [
+        &["SUNSUBSCRIBE", "socket.io#/#r1#"][..],
+        &["SUNSUBSCRIBE"][..],
+        &["SUNSUBSCRIBE"][..],
+    ] {
+        subs[0].send(cmd);
+        let real = subs[0].read();
+        assert_eq!(
+            sim.execute(1, cmd),
+            Exec::Reply(Reply::Array(vec![real])),
+            "{cmd:?}"
+        );
+    }
+    let c = ["SPUBLISH", "socket.io#/#", "after"];
+    let want = pubc.cmd(&c);
+    assert_eq!(want, Reply::Integer(1));
+    assert_eq!(sim.cmd(&c), want);
+    assert_eq!(subs[0].cmd(&["PING"]), Reply::Status("PONG".into()));
+}

@@ -286,6 +286,9 @@ fn lookup_all(lower: &[u8]) -> Option<Spec> {
         b"unsubscribe" => c(-1, R, S::unsubscribe),
         b"psubscribe" => c(-2, R, S::psubscribe),
         b"punsubscribe" => c(-1, R, S::punsubscribe),
+        b"spublish" => p(3, R, S::spublish),
+        b"ssubscribe" => c(-2, R, S::ssubscribe),
+        b"sunsubscribe" => c(-1, R, S::sunsubscribe),
         _ => None,
     }
 }
@@ -396,7 +399,8 @@ impl SimRedis {
         if let Some(c) = client {
             if self.pubsub.subscribed(c) {
                 match lower {
-                    b"subscribe" | b"unsubscribe" | b"psubscribe" | b"punsubscribe" => {}
+                    b"subscribe" | b"unsubscribe" | b"psubscribe" | b"punsubscribe"
+                    | b"ssubscribe" | b"sunsubscribe" => {}
                     b"ping" => {
                         let msg = a.get(1).map_or(Vec::new(), |m| m.to_vec());
                         return Some(Reply::Array(vec![Reply::bulk("pong"), Reply::Bulk(msg)]));

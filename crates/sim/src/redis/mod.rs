@@ -13,7 +13,8 @@
 //!   blocked, as `blocked.c` does;
 //! * hashes (`hashes`), sets (`sets`), sorted sets (`zsets`), HyperLogLog ([`hll`],
 //!   a port of `hyperloglog.c`: PFCOUNT and the raw string are Redis' own), streams
-//!   ([`streams`]), pub/sub ([`pubsub`]);
+//!   ([`streams`]), pub/sub ([`pubsub`], shard channels' SPUBLISH / SSUBSCRIBE /
+//!   SUNSUBSCRIBE included);
 //! * transactions (`tx`): MULTI, EXEC, DISCARD, WATCH, UNWATCH;
 //! * server (`info`, [`evict`]): INFO (keyspace, stats, memory, replication), CONFIG
 //!   GET/SET of `maxmemory`, `maxmemory-policy`, `maxmemory-samples`, `hz` and

@@ -1,5 +1,11 @@
-//! Pub/Sub: PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE — following `pubsub.c`
-//! of Redis 7.0 for RESP2 clients.
+//! Pub/Sub: PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE and the shard channels
+//! of Redis 7.0 (SPUBLISH, SSUBSCRIBE, SUNSUBSCRIBE) — following `pubsub.c` of Redis 7.0 for
+//! RESP2 clients.
+//!
+//! Shard channels are a namespace of their own: SPUBLISH reaches only SSUBSCRIBErs (never a
+//! SUBSCRIBE or a pattern of the same name), and its messages arrive as `smessage`. On a
+//! Redis that is not a cluster that is all they change — a shard channel is a channel; in a
+//! cluster it lives on its slot's node only.
 //!
 //! A message goes to whoever is subscribed at the moment PUBLISH runs and to nobody else:
 //! Redis keeps no copy, so a subscriber that was away never sees it. PUBLISH answers how
@@ -20,6 +26,7 @@ use std::collections::BTreeMap;
 pub(crate) struct PubSub {
     channels: BTreeMap<Vec<u8>, Vec<ClientId>>,
     patterns: Vec<(Vec<u8>, Vec<ClientId>)>,
+    shard: BTreeMap<Vec<u8>, Vec<ClientId>>,
     clients: BTreeMap<ClientId, Subs>,
     inbox: BTreeMap<ClientId, Inbox>,
 }
@@ -30,9 +37,19 @@ pub(crate) struct PubSub {
 #[derive(Clone, Debug, Default)]
 struct Inbox {
     bytes: Vec<u8>,
-    /// Per message: the pattern's length (`None`: a `message`, else a `pmessage`), the
-    /// channel's and the message's.
-    msgs: Vec<(Option<usize>, usize, usize)>,
+    /// Per message: its kind, the channel's length and the message's.
+    msgs: Vec<(Push, usize, usize)>,
+}
+
+/// What kind of message a subscriber reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Push {
+    /// `message`: a channel it subscribed.
+    Message,
+    /// `pmessage`: a pattern it subscribed, of this many bytes (stored before the channel).
+    PMessage(usize),
+    /// `smessage`: a shard channel it subscribed.
+    SMessage,
 }
 
 impl Inbox {
@@ -42,8 +59,14 @@ impl Inbox {
         }
         self.bytes.extend_from_slice(ch);
         self.bytes.extend_from_slice(msg);
-        self.msgs
-            .push((pattern.map(<[u8]>::len), ch.len(), msg.len()));
+        let kind = pattern.map_or(Push::Message, |p| Push::PMessage(p.len()));
+        self.msgs.push((kind, ch.len(), msg.len()));
+    }
+
+    fn push_shard(&mut self, ch: &[u8], msg: &[u8]) {
+        self.bytes.extend_from_slice(ch);
+        self.bytes.extend_from_slice(msg);
+        self.msgs.push((Push::SMessage, ch.len(), msg.len()));
     }
 
     /// The messages as a client reads them, oldest first; the inbox is then empty.
@@ -57,10 +80,13 @@ impl Inbox {
         let out = self
             .msgs
             .iter()
-            .map(|&(pat, ch, msg)| {
-                Reply::Array(match pat {
-                    None => vec![Reply::bulk("message"), next(ch), next(msg)],
-                    Some(p) => vec![Reply::bulk("pmessage"), next(p), next(ch), next(msg)],
+            .map(|&(kind, ch, msg)| {
+                Reply::Array(match kind {
+                    Push::Message => vec![Reply::bulk("message"), next(ch), next(msg)],
+                    Push::SMessage => vec![Reply::bulk("smessage"), next(ch), next(msg)],
+                    Push::PMessage(p) => {
+                        vec![Reply::bulk("pmessage"), next(p), next(ch), next(msg)]
+                    }
                 })
             })
             .collect();
@@ -78,11 +104,19 @@ impl Inbox {
 struct Subs {
     channels: Vec<Vec<u8>>,
     patterns: Vec<Vec<u8>>,
+    shard: Vec<Vec<u8>>,
 }
 
 impl Subs {
+    /// Channels and patterns: what (P)SUBSCRIBE and (P)UNSUBSCRIBE confirm
+    /// (`clientSubscriptionsCount`).
     fn count(&self) -> i64 {
         (self.channels.len() + self.patterns.len()) as i64
+    }
+
+    /// Shard channels: what SSUBSCRIBE and SUNSUBSCRIBE confirm.
+    fn shard_count(&self) -> i64 {
+        self.shard.len() as i64
     }
 }
 
@@ -102,7 +136,42 @@ impl PubSub {
 
     /// Whether `client` is in the subscribed state (RESP2 then allows only a few commands).
     pub(crate) fn subscribed(&self, client: ClientId) -> bool {
-        self.clients.get(&client).is_some_and(|s| s.count() > 0)
+        self.clients
+            .get(&client)
+            .is_some_and(|s| s.count() + s.shard_count() > 0)
+    }
+
+    fn ssubscribe(&mut self, client: ClientId, ch: &[u8]) -> Reply {
+        let subs = self.clients.entry(client).or_default();
+        if !subs.shard.iter().any(|c| c == ch) {
+            subs.shard.push(ch.to_vec());
+            self.shard.entry(ch.to_vec()).or_default().push(client);
+        }
+        confirm("ssubscribe", Some(ch), subs.shard_count())
+    }
+
+    fn sunsubscribe(&mut self, client: ClientId, ch: &[u8]) -> Reply {
+        let subs = self.clients.entry(client).or_default();
+        if let Some(i) = subs.shard.iter().position(|c| c == ch) {
+            subs.shard.remove(i);
+            if let Some(list) = self.shard.get_mut(ch) {
+                list.retain(|&c| c != client);
+                if list.is_empty() {
+                    self.shard.remove(ch);
+                }
+            }
+        }
+        confirm("sunsubscribe", Some(ch), subs.shard_count())
+    }
+
+    fn spublish(&mut self, ch: &[u8], msg: &[u8]) -> i64 {
+        let Some(list) = self.shard.get(ch) else {
+            return 0;
+        };
+        for &c in list {
+            self.inbox.entry(c).or_default().push_shard(ch, msg);
+        }
+        list.len() as i64
     }
 
     fn subscribe(&mut self, client: ClientId, ch: &[u8]) -> Reply {
@@ -162,6 +231,9 @@ impl PubSub {
             }
             for p in &subs.patterns {
                 self.punsubscribe(client, p);
+            }
+            for ch in &subs.shard {
+                self.sunsubscribe(client, ch);
             }
         }
         self.clients.remove(&client);
@@ -231,52 +303,78 @@ impl SimRedis {
     }
 
     pub(crate) fn unsubscribe(&mut self, a: &[&[u8]], client: ClientId) -> Reply {
-        self.unsubscribe_generic(a, client, false)
+        self.unsubscribe_generic(a, client, Which::Channels)
     }
 
     pub(crate) fn punsubscribe(&mut self, a: &[&[u8]], client: ClientId) -> Reply {
-        self.unsubscribe_generic(a, client, true)
+        self.unsubscribe_generic(a, client, Which::Patterns)
     }
 
-    /// (P)UNSUBSCRIBE: the names given, or with none every channel (pattern) the client has.
-    fn unsubscribe_generic(&mut self, a: &[&[u8]], client: ClientId, pattern: bool) -> Reply {
+    /// SPUBLISH: the number of shard-channel subscribers it reached.
+    pub(crate) fn spublish(&mut self, a: &[&[u8]]) -> Reply {
+        Reply::Integer(self.pubsub.spublish(a[1], a[2]))
+    }
+
+    pub(crate) fn ssubscribe(&mut self, a: &[&[u8]], client: ClientId) -> Reply {
+        Reply::Array(
+            a[1..]
+                .iter()
+                .map(|ch| self.pubsub.ssubscribe(client, ch))
+                .collect(),
+        )
+    }
+
+    pub(crate) fn sunsubscribe(&mut self, a: &[&[u8]], client: ClientId) -> Reply {
+        self.unsubscribe_generic(a, client, Which::Shard)
+    }
+
+    /// (P|S)UNSUBSCRIBE: the names given, or with none every channel (pattern, shard channel)
+    /// the client has.
+    fn unsubscribe_generic(&mut self, a: &[&[u8]], client: ClientId, which: Which) -> Reply {
         let ps = &mut self.pubsub;
-        let kind = if pattern {
-            "punsubscribe"
-        } else {
-            "unsubscribe"
+        let kind = match which {
+            Which::Channels => "unsubscribe",
+            Which::Patterns => "punsubscribe",
+            Which::Shard => "sunsubscribe",
         };
         let names: Vec<Vec<u8>> = if a.len() > 1 {
             a[1..].iter().map(|x| x.to_vec()).collect()
         } else {
             ps.clients
                 .get(&client)
-                .map(|s| {
-                    if pattern {
-                        s.patterns.clone()
-                    } else {
-                        s.channels.clone()
-                    }
+                .map(|s| match which {
+                    Which::Channels => s.channels.clone(),
+                    Which::Patterns => s.patterns.clone(),
+                    Which::Shard => s.shard.clone(),
                 })
                 .unwrap_or_default()
         };
         if names.is_empty() {
-            let n = ps.clients.get(&client).map_or(0, Subs::count);
+            let n = ps.clients.get(&client).map_or(0, |s| match which {
+                Which::Shard => s.shard_count(),
+                _ => s.count(),
+            });
             return Reply::Array(vec![confirm(kind, None, n)]);
         }
         Reply::Array(
             names
                 .iter()
-                .map(|x| {
-                    if pattern {
-                        ps.punsubscribe(client, x)
-                    } else {
-                        ps.unsubscribe(client, x)
-                    }
+                .map(|x| match which {
+                    Which::Channels => ps.unsubscribe(client, x),
+                    Which::Patterns => ps.punsubscribe(client, x),
+                    Which::Shard => ps.sunsubscribe(client, x),
                 })
                 .collect(),
         )
     }
+}
+
+/// Which kind of subscription an unsubscribe drops.
+#[derive(Clone, Copy)]
+enum Which {
+    Channels,
+    Patterns,
+    Shard,
 }
 
 /// `stringmatchlen` of `util.c` (case-sensitive): `*`, `?`, `[...]` with `^` and ranges,
@@ -392,4 +490,96 @@ fn matchlen(pat: &[u8], s: &[u8], skip_longer: &mut bool) -> bool {
         }
     }
     pl == 0 && sl == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::redis::{Exec, Reply, SimRedis};
+
+    fn run(r: &mut SimRedis, client: u64, words: &[&str]) -> Reply {
+        match r.execute(client, words) {
+            Exec::Reply(x) => x,
+            Exec::Blocked => panic!("{words:?} blocked"),
+        }
+    }
+
+    fn confirm(kind: &str, ch: &str, n: i64) -> Reply {
+        Reply::Array(vec![Reply::bulk(kind), Reply::bulk(ch), Reply::Integer(n)])
+    }
+
+    #[test]
+    fn shard_channels_are_a_namespace_of_their_own() {
+        let mut r = SimRedis::new(1);
+        assert_eq!(
+            run(&mut r, 1, &["SSUBSCRIBE", "room#a", "room#b"]),
+            Reply::Array(vec![
+                confirm("ssubscribe", "room#a", 1),
+                confirm("ssubscribe", "room#b", 2)
+            ])
+        );
+        // A channel and a pattern of the same name: counted apart from the shard channels.
+        assert_eq!(
+            run(&mut r, 2, &["SUBSCRIBE", "room#a"]),
+            Reply::Array(vec![confirm("subscribe", "room#a", 1)])
+        );
+        assert_eq!(
+            run(&mut r, 3, &["PSUBSCRIBE", "room#*"]),
+            Reply::Array(vec![confirm("psubscribe", "room#*", 1)])
+        );
+        // SPUBLISH reaches only the shard subscriber; PUBLISH only the others.
+        assert_eq!(
+            run(&mut r, 4, &["SPUBLISH", "room#a", "hi"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            run(&mut r, 4, &["PUBLISH", "room#a", "yo"]),
+            Reply::Integer(2)
+        );
+        assert_eq!(
+            r.take_messages(1),
+            vec![Reply::Array(vec![
+                Reply::bulk("smessage"),
+                Reply::bulk("room#a"),
+                Reply::bulk("hi")
+            ])]
+        );
+        assert_eq!(r.take_messages(2).len(), 1);
+        assert_eq!(r.take_messages(3).len(), 1);
+        // Subscribed to shard channels only, a client may still only (un)subscribe.
+        assert!(
+            matches!(run(&mut r, 1, &["GET", "k"]), Reply::Error(e) if e.contains("(P|S)SUBSCRIBE"))
+        );
+        assert_eq!(
+            run(&mut r, 1, &["SUNSUBSCRIBE", "room#a"]),
+            Reply::Array(vec![confirm("sunsubscribe", "room#a", 1)])
+        );
+        assert_eq!(
+            run(&mut r, 4, &["SPUBLISH", "room#a", "gone"]),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            run(&mut r, 1, &["SUNSUBSCRIBE"]),
+            Reply::Array(vec![confirm("sunsubscribe", "room#b", 0)])
+        );
+        assert_eq!(
+            run(&mut r, 1, &["SUNSUBSCRIBE"]),
+            Reply::Array(vec![Reply::Array(vec![
+                Reply::bulk("sunsubscribe"),
+                Reply::Nil,
+                Reply::Integer(0)
+            ])])
+        );
+        assert_eq!(run(&mut r, 1, &["GET", "k"]), Reply::Nil);
+        // A client that disconnects loses its shard subscriptions too.
+        run(&mut r, 5, &["SSUBSCRIBE", "room#c"]);
+        r.disconnect(5);
+        assert_eq!(
+            run(&mut r, 4, &["SPUBLISH", "room#c", "x"]),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            run(&mut r, 4, &["SPUBLISH", "room#c"]),
+            Reply::err("ERR wrong number of arguments for 'spublish' command")
+        );
+    }
 }
