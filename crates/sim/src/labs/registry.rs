@@ -47,7 +47,10 @@ macro_rules! registry {
 #[macro_export]
 macro_rules! for_each_lab {
     ($m:ident) => {
-        $m!(lru, eviction, sampling, jitter, stampede, cache, aside, lock, streams, broadcast);
+        $m!(
+            lru, eviction, sampling, jitter, stampede, cache, aside, lock, queues, streams,
+            broadcast
+        );
     };
 }
 

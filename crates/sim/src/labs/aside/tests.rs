@@ -138,8 +138,7 @@ fn the_spans_agree_with_simredis() {
             let held = out
                 .spans
                 .iter()
-                .filter(|s| s.product == product && s.end == SpanEnd::Held)
-                .next_back();
+                .rfind(|s| s.product == product && s.end == SpanEnd::Held);
             let got = redis.cmd(&["GET", &key(product)]);
             let want = match held {
                 Some(s) => Reply::bulk(s.price.map_or(NONE.to_string(), row)),
