@@ -23,7 +23,7 @@ fn drive(live: &mut dyn LiveDriver, seed: u32) -> usize {
 
 /// [`drive`] with round trips of `rtt` ms.
 fn drive_rtt(live: &mut dyn LiveDriver, seed: u32, rtt: u64) -> usize {
-    let mut redis = SimRedis::new(seed);
+    let mut redis = SimRedis::new(seed).with_named_scripts();
     let mut now = 0u64;
     // Replies on their way back: (arrives at, tag) → reply.
     let mut back: BTreeMap<(u64, usize), Reply> = BTreeMap::new();

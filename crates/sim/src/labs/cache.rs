@@ -641,7 +641,7 @@ pub struct CacheRun<B: Backend = SimRedis> {
 impl CacheRun<SimRedis> {
     /// A run of `cfg` against a fresh SimRedis.
     pub fn new(cfg: CacheConfig) -> Self {
-        CacheRun::with_backend(cfg, SimRedis::new(cfg.seed))
+        CacheRun::with_backend(cfg, SimRedis::new(cfg.seed).with_named_scripts())
     }
 }
 
@@ -1367,7 +1367,7 @@ impl CacheLive {
                     start: Start::Empty,
                     ..*cfg
                 },
-                SimRedis::new(cfg.seed),
+                SimRedis::new(cfg.seed).with_named_scripts(),
             )
         };
         r.cfg = *cfg;
@@ -1762,6 +1762,10 @@ impl Lab for CacheEngineLab {
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
         let cfg = p.typed::<CacheParams>().config();
         Some(Box::new(CacheLive::new(&cfg.for_live(job.live_scale.unwrap_or(1)))))
+    }
+
+    fn heaviest(&self) -> &'static str {
+        "instances=12&concurrent=500&requests=20000&loader=20000&fresh=100&stale=0&lock_ttl=100&wait=60000"
     }
 
     fn cli_spec(&self) -> CliSpec {

@@ -58,7 +58,7 @@ impl<S: Scenario> SimRun<S> {
     /// The run of `scenario` against a fresh SimRedis seeded with `seed` (nothing happened
     /// yet).
     pub fn new(mut scenario: S, seed: u32) -> Self {
-        let world = scenario.world(SimRedis::new(seed), false);
+        let world = scenario.world(SimRedis::new(seed).with_named_scripts(), false);
         SimRun {
             scenario,
             world,

@@ -446,6 +446,10 @@ impl Lab for BroadcastLab {
         (p.mode == "queue").then(|| Box::new(live(&p)) as Box<dyn LiveDriver>)
     }
 
+    fn heaviest(&self) -> &'static str {
+        "preset=all-at-once"
+    }
+
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
             alias: None,

@@ -351,6 +351,10 @@ impl Lab for LockLab {
         Some(Box::new(live(&shaped(job, p))))
     }
 
+    fn heaviest(&self) -> &'static str {
+        "ttl=300&work=10000&jobs=5&release=token&heartbeat=on&pause_at=0&pause=10000"
+    }
+
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
             alias: None,

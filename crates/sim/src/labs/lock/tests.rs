@@ -159,7 +159,7 @@ fn the_live_driver_fed_by_simredis_ends_as_simulated() {
     for id in ["plain-del", "pause", "fencing", "token"] {
         let p = preset_params(id);
         let mut live = live(&p);
-        let mut redis = SimRedis::new(p.seed);
+        let mut redis = SimRedis::new(p.seed).with_named_scripts();
         let mut now = 0;
         let mut sent = 0;
         while !live.is_done() {
