@@ -73,16 +73,31 @@ impl Axis {
         format!("left: {:.3}%", self.pos(t))
     }
 
-    /// The ticks: the unit's powers of ten that fit, then the end.
+    /// The ticks: 0, the round powers of ten (100 ms, 1 s, 10 s, …) that leave room for
+    /// their labels, and the end.
     fn ticks(&self) -> Vec<u64> {
         let mut out = vec![0];
-        let mut t = (self.unit as u64).max(1) * 10;
-        while t < self.end && self.pos(t) < 88.0 {
-            out.push(t);
+        let mut last = 0.0;
+        let mut t = 100;
+        while t < self.end {
+            let p = self.pos(t);
+            if (10.0..=78.0).contains(&p) && p - last >= 14.0 {
+                out.push(t);
+                last = p;
+            }
             t *= 10;
         }
         out.push(self.end);
         out
+    }
+}
+
+/// An axis label, short: `০`, `১০০ms`, `১০s`, `৪০৪s`.
+fn tick_label(t: u64) -> String {
+    match t {
+        0 => bn::int(0),
+        t if t < 1000 => bn::qty(t as f64, 0, bn::Unit::Ms),
+        t => bn::qty((t / 1000) as f64, 0, bn::Unit::S),
     }
 }
 
@@ -149,10 +164,6 @@ fn cache_lane(r: &AsideResult, product: u32, cut: usize, now: u64, ax: &Axis) ->
         .filter(|w| product == PRODUCT && w.step < cut && w.from_ms <= now);
     let body = html! {
         <>
-            { for windows.map(|w| html! {
-                <span class="as-stale" style={ax.span(w.from_ms, w.to_ms.min(now))}
-                    title={format!("বাসি: ক্যাশে {}, ডেটাবেসে {} · {}–{}", price(w.cached), price(w.db), ms(w.from_ms), ms(w.to_ms.min(now)))}></span>
-            }) }
             { for spans.map(|s| {
                 let to = s.to_ms.min(now);
                 let ended = s.to_ms <= now;
@@ -175,6 +186,10 @@ fn cache_lane(r: &AsideResult, product: u32, cut: usize, now: u64, ax: &Axis) ->
                         <span class="as-val-n">{ label }</span>
                     </span>
                 }
+            }) }
+            { for windows.map(|w| html! {
+                <span class="as-stale" style={ax.span(w.from_ms, w.to_ms.min(now))}
+                    title={format!("বাসি: ক্যাশে {}, ডেটাবেসে {} · {}–{}", price(w.cached), price(w.db), ms(w.from_ms), ms(w.to_ms.min(now)))}></span>
             }) }
         </>
     };
@@ -462,9 +477,8 @@ pub fn AsideLab(props: &LabProps) -> Html {
             let ax = Axis::new(r.end_ms);
             let c = r.so_far(n);
             let label = format!(
-                "{} / {} · কমান্ড {}/{}",
+                "{} · কমান্ড {}/{}",
                 ms(now),
-                ms(r.end_ms),
                 bn::int(n as i64),
                 bn::int(r.commands.len() as i64)
             );
@@ -482,7 +496,7 @@ pub fn AsideLab(props: &LabProps) -> Html {
                         { for (0..r.setup.readers as usize).map(|a| actor_lane(r, a, cut, now, &ax)) }
                         <div class="as-axis" aria-hidden="true">
                             { for ax.ticks().into_iter().map(|t| html! {
-                                <span class="as-axis-t" style={ax.at(t)}>{ if t == 0 { "০".to_string() } else { ms(t) } }</span>
+                                <span class="as-axis-t" style={ax.at(t)}>{ tick_label(t) }</span>
                             }) }
                         </div>
                         <div class="as-cursor-track" aria-hidden="true">
@@ -498,7 +512,7 @@ pub fn AsideLab(props: &LabProps) -> Html {
                         <span class="as-k db-read">{"ডেটাবেস পড়া"}</span>
                         <span class="as-k commit">{"ডেটাবেসে লেখা"}</span>
                         <span class="as-k win">{"ক্যাশ বাসি"}</span>
-                        <span class="as-k note">{"সময়-অক্ষ লগ স্কেলে"}</span>
+                        <span class="as-k as-k-note">{"সময়-অক্ষ লগ স্কেলে"}</span>
                     </p>
                     <div class="lab-status">
                         { now_line(r, n) }

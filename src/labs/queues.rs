@@ -226,24 +226,30 @@ fn lanes(r: &QueuesResult, cut: usize, now: u64) -> Html {
     }
 }
 
-/// What the step at the cursor means: the last command, or an event after it (a death, an
-/// email sent, a second run made harmless).
+/// What the step at the cursor means: what happened since the position before it — a death,
+/// an email sent a second time, a second run made harmless, a worker back — or else its
+/// command.
 fn now_line(r: &QueuesResult, n: usize, cut: usize) -> Html {
     let cmd = n.checked_sub(1).and_then(|i| r.commands.get(i));
+    let from = n.checked_sub(1).map_or(0, |p| r.cut(p));
+    let effects_before = |e: &redislab_sim::labs::queues::Event| {
+        r.events
+            .iter()
+            .filter(|x| x.kind == EventKind::Effect && x.job == e.job && x.step < e.step)
+            .count()
+    };
+    let rank = |e: &redislab_sim::labs::queues::Event| match e.kind {
+        EventKind::Crashed => 4,
+        EventKind::Effect if effects_before(e) > 0 => 3,
+        EventKind::Skipped => 2,
+        EventKind::Restarted => 1,
+        _ => 0,
+    };
     let event = r
         .events
         .iter()
-        .rfind(|e| {
-            e.step < cut
-                && matches!(
-                    e.kind,
-                    EventKind::Crashed
-                        | EventKind::Effect
-                        | EventKind::Skipped
-                        | EventKind::Restarted
-                )
-        })
-        .filter(|e| cmd.is_none_or(|c| e.step > c.step));
+        .filter(|e| e.step >= from && e.step < cut && rank(e) > 0)
+        .max_by_key(|e| (rank(e), e.step));
     let j = |x: Option<u32>| x.map(id).unwrap_or_default();
     let (t, say, bad) = if let Some(e) = event {
         let who = r.name(e.actor);
@@ -410,9 +416,8 @@ pub fn QueuesLab(props: &LabProps) -> Html {
             let at = r.at(n);
             let c = at.counters;
             let label = format!(
-                "{} / {} · কমান্ড {}/{}",
+                "{} · কমান্ড {}/{}",
                 ms(now),
-                ms(r.end_ms),
                 bn::int(n as i64),
                 bn::int(r.commands.len() as i64)
             );
@@ -439,11 +444,13 @@ pub fn QueuesLab(props: &LabProps) -> Html {
                 <>
                     <Controls timeline={t.clone()} label={label} />
                     <div class="qu-picture" role="img" aria-label={format!("{} সময়ে Redis-এর list আর worker-দের হাত", ms(now))}>
-                        { list_box(QUEUE, "queue", &at.lists.queue, html! { <span class="qu-note">{"LPUSH বাঁয়ে · "}{ verb }{" ডান থেকে"}</span> }) }
-                        if s.reliable {
-                            { list_box(PROCESSING, "processing", &at.lists.processing, html! { <span class="qu-note">{"কাজ চলছে বা আটকে"}</span> }) }
-                            { started.unwrap_or_default() }
-                        }
+                        <div class="qu-lists">
+                            { list_box(QUEUE, "queue", &at.lists.queue, html! { <span class="qu-note">{"LPUSH বাঁয়ে · "}{ verb }{" ডান থেকে"}</span> }) }
+                            if s.reliable {
+                                { list_box(PROCESSING, "processing", &at.lists.processing, html! { <span class="qu-note">{"কাজ চলছে বা আটকে"}</span> }) }
+                                { started.unwrap_or_default() }
+                            }
+                        </div>
                         <div class="qu-workers">
                             { for (1..=s.workers as usize).map(|a| worker_card(r, &at, a, cut, now)) }
                         </div>

@@ -126,9 +126,10 @@ fn the_crash_on_screen_step_by_step_and_on_a_phone() {
     let r = native("preset=simple-crash");
     b.click(".lab-queues .lab-controls button[aria-label='রিসেট']");
     b.wait(5, "the start", |b| shown(b) == vec![0; KEYS.len()]);
-    // The first position after the crash: w1 is dead, the line at the cursor says so.
+    // The first position that holds the crash: w1 is dead, the line at the cursor says so
+    // (red); one step back it is alive.
     let crash = r.crash().expect("a crash").step;
-    let n = r.commands.iter().position(|c| c.step > crash).unwrap();
+    let n = (1..r.frames()).find(|&n| r.cut(n) > crash).unwrap();
     let seek = format!(
         "const s = document.querySelector('.lab-queues .scrubber'); s.value = '{n}'; s.dispatchEvent(new Event('input', {{bubbles: true}}));"
     );

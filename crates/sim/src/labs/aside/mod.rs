@@ -396,6 +396,11 @@ impl Lab for AsideLab {
         Some(Box::new(live(&p, &s)))
     }
 
+    /// Every reader and writer the fields allow, as many reads as the rule lets through.
+    fn heaviest(&self) -> &'static str {
+        "readers=6&read_every=2700&duration=900&writers=3&writes=20&write_every=20000&absent=30&negative=30&ttl=60"
+    }
+
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
             alias: None,

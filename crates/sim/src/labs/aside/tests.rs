@@ -238,3 +238,16 @@ fn the_worker_protocol_gives_the_same_result() {
         run(&preset_params("delete-race"))
     );
 }
+
+/// The heaviest parameters (the long-task tests open the lab with them) are valid, stay
+/// within the rule on reads, and run.
+#[test]
+fn the_heaviest_parameters_are_valid_and_run() {
+    use crate::labs::lab::Lab;
+    let (p, errs) = Params::from_query(&INFO, LAB.heaviest());
+    assert!(errs.is_empty(), "{errs:?}");
+    let p: AsideParams = p.typed();
+    assert!(p.setup().reads() <= MAX_READS);
+    let r = run(&p);
+    assert!(r.counters.requests > 1_500, "{}", r.counters.requests);
+}

@@ -394,6 +394,11 @@ impl Lab for QueuesLab {
         Some(Box::new(live(&p, &s)))
     }
 
+    /// Forty jobs through four workers, the recovery every 100 ms over a long run.
+    fn heaviest(&self) -> &'static str {
+        "queue=reliable&recovery=on&idem=on&jobs=40&workers=4&work=10000&every=0&visibility=20000&recover_every=100&crash_in=ack&crash_at=5000&restart=2000"
+    }
+
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
             alias: None,

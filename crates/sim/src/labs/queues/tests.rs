@@ -185,3 +185,16 @@ fn the_worker_protocol_gives_the_same_result() {
         run(&preset_params("twice"))
     );
 }
+
+/// The heaviest parameters (the long-task tests open the lab with them) are valid and end
+/// with every job done, through thousands of commands.
+#[test]
+fn the_heaviest_parameters_are_valid_and_run() {
+    use crate::labs::lab::Lab;
+    let (p, errs) = Params::from_query(&INFO, LAB.heaviest());
+    assert!(errs.is_empty(), "{errs:?}");
+    let r = run(&p.typed());
+    assert!(!r.cut_short);
+    assert_eq!((r.end.counters.done, r.end.counters.lost), (40, 0));
+    assert!(r.commands.len() > 2_000, "{}", r.commands.len());
+}
