@@ -303,3 +303,76 @@ fn the_rate_limit_live_ends_as_simulated() {
         }
     }
 }
+
+/// Cache-aside live, fed by SimRedis: the same readers and writers as the simulation of the
+/// same shaped setup (a 300 s TTL lasting 3 s, reads 75 ms apart), so every preset tells its
+/// story — the stale windows that last and how they end, the final price, Redis down — at ×1
+/// and ×2; every command but the refused ones went out and came back with its round trip.
+#[test]
+fn cache_aside_live_tells_every_presets_story() {
+    use redislab_sim::labs::aside;
+    for pr in aside::PRESETS {
+        for k in [1, 2] {
+            let (p, e) = Params::from_query(&aside::INFO, &format!("preset={}", pr.id));
+            assert!(e.is_empty(), "{e:?}");
+            let p: aside::AsideParams = p.typed();
+            let s = p.for_live(k);
+            let mut live = aside::live(&p, &s);
+            let sent = drive(&mut live, p.seed);
+            let (real, sim) = (live.output(), aside::sim(&p, &s).finish());
+            assert_eq!(real.outcome(), sim.outcome(), "{} ×{k}", pr.id);
+            let refused = real.commands.iter().filter(|c| c.refused()).count();
+            assert_eq!(real.commands.len() - refused, sent, "{} ×{k}", pr.id);
+            assert!(real
+                .commands
+                .iter()
+                .all(|c| c.refused() || c.rtt_us == Some(2000)));
+            assert_eq!(
+                real.counters.stale_reads > 0,
+                sim.counters.stale_reads > 0,
+                "{} ×{k}",
+                pr.id
+            );
+            // A few seconds at ×1.
+            assert!(
+                real.end_ms < 6_000 * k,
+                "{} ×{k}: {} ms",
+                pr.id,
+                real.end_ms
+            );
+        }
+    }
+}
+
+/// The queues live, fed by SimRedis (2 ms round trips, blocking pops of 0.2 s): the same
+/// producer, workers and recovery as the simulation of the same shaped setup, so every
+/// preset ends with the same jobs done, lost, stuck, taken twice, done twice and made
+/// harmless, and the same lists left in Redis.
+#[test]
+fn the_queues_live_end_as_simulated_for_every_preset() {
+    use redislab_sim::labs::queues;
+    for pr in queues::PRESETS {
+        for k in [1, 2] {
+            let (p, e) = Params::from_query(&queues::INFO, &format!("preset={}", pr.id));
+            assert!(e.is_empty(), "{e:?}");
+            let p: queues::QueuesParams = p.typed();
+            let s = p.for_live(k);
+            let mut live = queues::live(&p, &s);
+            let sent = drive(&mut live, p.seed);
+            let (real, sim) = (live.output(), queues::sim(&p, &s).finish());
+            assert!(!real.cut_short, "{} ×{k}", pr.id);
+            assert_eq!(real.outcome(), sim.outcome(), "{} ×{k}", pr.id);
+            assert_eq!(real.end.lists.processing, sim.end.lists.processing);
+            assert!(real.commands.iter().all(|c| c.rtt_us == Some(2000)));
+            // Every command came back (the last blocking pops too, after the run stopped).
+            assert!(real.commands.len() <= sent && sent <= real.commands.len() + 4);
+            assert!(real.commands.iter().any(|c| c.cmd_text().ends_with(" 0.2")));
+            assert!(
+                real.end_ms < 10_000 * k,
+                "{} ×{k}: {} ms",
+                pr.id,
+                real.end_ms
+            );
+        }
+    }
+}

@@ -48,8 +48,8 @@ macro_rules! registry {
 macro_rules! for_each_lab {
     ($m:ident) => {
         $m!(
-            lru, eviction, sampling, jitter, stampede, cache, lock, streams, broadcast, pubsub,
-            ratelimit
+            lru, eviction, sampling, jitter, stampede, cache, aside, lock, queues, streams,
+            broadcast, pubsub, ratelimit
         );
     };
 }

@@ -1,0 +1,499 @@
+//! What the cache-aside lab shows: commands, the database's events, the readers' answers, the
+//! cache key's values over time, the stale windows, the counters.
+
+use super::*;
+use crate::labs::log::{CmdLine, NoReply};
+use crate::redis::Reply;
+
+/// What the database did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DbKind {
+    /// A reader's `SELECT` (its snapshot is the committed row when it starts).
+    Read,
+    /// A writer's `UPDATE` committed.
+    Commit,
+}
+
+/// One database event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DbEvent {
+    /// Trace index.
+    pub step: usize,
+    /// When, ms.
+    pub at_ms: u64,
+    /// Who (an actor index: readers first, then writers).
+    pub actor: usize,
+    /// What.
+    pub kind: DbKind,
+    /// Which product.
+    pub product: u32,
+    /// The price read or committed (`None`: no such row).
+    pub price: Option<u32>,
+}
+
+/// Where a reader's answer came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Source {
+    /// The row, from Redis (a hit).
+    Cache,
+    /// "none" from Redis: the product does not exist (a negative hit).
+    Negative,
+    /// The database (after a miss, or with Redis down).
+    Db,
+}
+
+/// A reader's answer to one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Answer {
+    /// Trace index.
+    pub step: usize,
+    /// Answered at, ms.
+    pub at_ms: u64,
+    /// Asked at, ms.
+    pub started_ms: u64,
+    /// Reader (0 = r1).
+    pub reader: usize,
+    /// Which product.
+    pub product: u32,
+    /// From where.
+    pub source: Source,
+    /// The price answered (`None`: not found).
+    pub price: Option<u32>,
+}
+
+/// An actor frozen by the injected pause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PauseSeg {
+    /// Trace index.
+    pub step: usize,
+    /// Who.
+    pub actor: usize,
+    /// From, ms.
+    pub from_ms: u64,
+    /// To, ms.
+    pub to_ms: u64,
+}
+
+/// What a command is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CmdKind {
+    /// A reader's `GET`.
+    Get,
+    /// A reader's `SET` of the row after a miss.
+    Fill,
+    /// A reader's `SET … none` after a miss of the missing product.
+    Negative,
+    /// A writer's `SET` of its row (update in place).
+    Update,
+    /// A writer's `DEL`.
+    Del,
+}
+
+/// One command as Redis ran it (or refused it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CmdRow {
+    /// Trace index.
+    pub step: usize,
+    /// When Redis ran it, ms (live: when its reply came).
+    pub at_ms: u64,
+    /// Who sent it.
+    pub actor: usize,
+    /// The command's words.
+    pub cmd: Vec<String>,
+    /// Redis' reply, or why none.
+    pub reply: Result<Reply, NoReply>,
+    /// What it is for.
+    pub kind: CmdKind,
+    /// A `GET` of product 99 answered with a price the database no longer had.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
+    /// Live runs: the round trip through the proxy, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_us: Option<u32>,
+}
+
+impl CmdRow {
+    /// The command as redis-cli echoes it.
+    pub fn cmd_text(&self) -> String {
+        self.line(String::new()).cmd_text()
+    }
+
+    /// The row as a line of the command log, its sender named `who`.
+    pub fn line(&self, who: String) -> CmdLine {
+        CmdLine {
+            at_ms: self.at_ms,
+            actor: who,
+            cmd: self.cmd.clone(),
+            reply: self.reply.clone(),
+            note: String::new(),
+            rtt_us: self.rtt_us,
+        }
+    }
+
+    /// The key it touches.
+    pub fn key(&self) -> &str {
+        self.cmd.get(1).map_or("", String::as_str)
+    }
+
+    /// A `GET` that found a value (the row or "none").
+    pub fn hit(&self) -> bool {
+        self.kind == CmdKind::Get && matches!(self.reply, Ok(Reply::Bulk(_)))
+    }
+
+    /// A `GET` that found nothing.
+    pub fn miss(&self) -> bool {
+        self.kind == CmdKind::Get && self.reply == Ok(Reply::Nil)
+    }
+
+    /// Refused: Redis is down.
+    pub fn refused(&self) -> bool {
+        matches!(self.reply, Err(NoReply::Refused))
+    }
+}
+
+/// How a value of a cache key ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SpanEnd {
+    /// Its TTL ran out.
+    Expired,
+    /// A writer's `DEL` removed it.
+    Deleted,
+    /// A `SET` replaced it.
+    Replaced,
+    /// Still there when the run ended.
+    Held,
+}
+
+/// A cache key holding one value, from when to when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Span {
+    /// Trace index of the `SET`.
+    pub step: usize,
+    /// Which product's key.
+    pub product: u32,
+    /// The price it held (`None`: the "none" marker).
+    pub price: Option<u32>,
+    /// From, ms.
+    pub from_ms: u64,
+    /// To, ms (the run's end while held).
+    pub to_ms: u64,
+    /// How it ended.
+    pub end: SpanEnd,
+}
+
+/// A stretch in which `cache:product:99` held a price the database no longer had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaleWindow {
+    /// Trace index when it began (the later of the `SET` and the commit).
+    pub step: usize,
+    /// From, ms.
+    pub from_ms: u64,
+    /// To, ms.
+    pub to_ms: u64,
+    /// The price in the cache.
+    pub cached: u32,
+    /// The database's price when it ended.
+    pub db: u32,
+    /// How it ended (the cached value's end).
+    pub end: SpanEnd,
+}
+
+/// The lab's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counters {
+    /// Requests answered.
+    pub requests: u32,
+    /// `GET`s that found the row.
+    pub hits: u32,
+    /// `GET`s that found "none".
+    pub negative_hits: u32,
+    /// `GET`s that found nothing.
+    pub misses: u32,
+    /// Commands refused (Redis down).
+    pub refused: u32,
+    /// Database reads.
+    pub db_reads: u32,
+    /// Database writes committed.
+    pub db_writes: u32,
+    /// Reads served a price the database no longer had.
+    pub stale_reads: u32,
+    /// The stalest of them: how long the database had had a newer price, ms.
+    pub stalest_read_ms: u64,
+    /// Stale windows begun.
+    pub stale_windows: u32,
+    /// Their total length, ms.
+    pub stale_ms: u64,
+    /// The longest, ms.
+    pub longest_stale_ms: u64,
+    /// Sum of the answers' latencies, ms (÷ requests: the mean).
+    pub answer_ms: u64,
+    /// Commands sent.
+    pub commands: u32,
+}
+
+impl Counters {
+    /// Mean answer time, ms.
+    pub fn mean_ms(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            self.answer_ms as f64 / f64::from(self.requests)
+        }
+    }
+}
+
+/// How a run ended, in the terms a live run is compared with its simulation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    /// Stale windows longer than [`LASTING_MS`] (a write's own gap between its commit and
+    /// its `DEL` is a round trip: shorter).
+    pub lasting: u32,
+    /// How the longest of them ended.
+    pub longest_end: Option<SpanEnd>,
+    /// The database's final price.
+    pub final_price: u32,
+    /// The cache still held a stale price when the run ended.
+    pub stale_at_end: bool,
+    /// Every answer came from the database (Redis down).
+    pub all_from_db: bool,
+}
+
+/// A finished (or prefix) run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AsideResult {
+    /// The parameters.
+    pub params: AsideParams,
+    /// What ran (live: the shaped times).
+    pub setup: Setup,
+    /// The actors' names, by index (readers, then writers).
+    pub names: Vec<String>,
+    /// Every command with its reply.
+    pub commands: Vec<CmdRow>,
+    /// The database's reads and commits.
+    pub db: Vec<DbEvent>,
+    /// Every answer.
+    pub answers: Vec<Answer>,
+    /// The pause.
+    pub pauses: Vec<PauseSeg>,
+    /// The cache keys' values over time.
+    pub spans: Vec<Span>,
+    /// The stale windows of `cache:product:99`.
+    pub windows: Vec<StaleWindow>,
+    /// Counters over the whole run.
+    pub counters: Counters,
+    /// When the run ended, ms.
+    pub end_ms: u64,
+}
+
+impl AsideResult {
+    /// Positions on the timeline: one per command, and the start.
+    pub fn frames(&self) -> usize {
+        self.commands.len() + 1
+    }
+
+    /// The trace index up to which position `n` shows (`usize::MAX` at the last).
+    pub fn cut(&self, n: usize) -> usize {
+        match n {
+            0 => 0,
+            n if n >= self.commands.len() => usize::MAX,
+            n => self.commands[n - 1].step + 1,
+        }
+    }
+
+    /// The time at position `n`, ms.
+    pub fn time_at(&self, n: usize) -> u64 {
+        match n {
+            0 => 0,
+            n if n >= self.commands.len() => self.end_ms,
+            n => self.commands[n - 1].at_ms,
+        }
+    }
+
+    /// The counters at position `n`: equal to the counters of the same run stopped there.
+    pub fn so_far(&self, n: usize) -> Counters {
+        count(self, self.cut(n), self.time_at(n), n.min(self.commands.len()))
+    }
+
+    /// The actor's name.
+    pub fn name(&self, actor: usize) -> &str {
+        self.names.get(actor).map_or("?", String::as_str)
+    }
+
+    /// The database's price at `t` ms.
+    pub fn db_price_at(&self, t: u64) -> u32 {
+        db_price_at(&self.db, t)
+    }
+
+    /// The first stale window.
+    pub fn first_window(&self) -> Option<&StaleWindow> {
+        self.windows.first()
+    }
+
+    /// How the run ended.
+    pub fn outcome(&self) -> Outcome {
+        let lasting = || {
+            self.windows
+                .iter()
+                .filter(|w| w.to_ms - w.from_ms > LASTING_MS)
+        };
+        let longest = lasting().max_by_key(|w| (w.to_ms - w.from_ms, std::cmp::Reverse(w.from_ms)));
+        Outcome {
+            lasting: lasting().count() as u32,
+            longest_end: longest.map(|w| w.end),
+            final_price: self.db_price_at(self.end_ms),
+            stale_at_end: self.windows.iter().any(|w| w.end == SpanEnd::Held),
+            all_from_db: !self.answers.is_empty()
+                && self.answers.iter().all(|a| a.source == Source::Db),
+        }
+    }
+
+    /// The JSON `labsim aside --json` prints.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "params": self.params,
+            "setup": self.setup,
+            "counters": self.counters,
+            "meanMs": self.counters.mean_ms(),
+            "windows": self.windows,
+            "spans": self.spans,
+            "commands": self.commands,
+            "db": self.db,
+            "endMs": self.end_ms,
+        })
+    }
+}
+
+/// A stale window longer than this lasts (ms): more than a write's own round trip between its
+/// commit and its `DEL`.
+pub const LASTING_MS: u64 = 20;
+
+/// The database's committed price of product 99 at `t` ms (a commit at `t` counts).
+pub(super) fn db_price_at(db: &[DbEvent], t: u64) -> u32 {
+    db.iter()
+        .filter(|e| e.kind == DbKind::Commit && e.at_ms <= t)
+        .filter_map(|e| e.price)
+        .next_back()
+        .unwrap_or(FIRST_PRICE)
+}
+
+/// The counters over what happened before trace index `cut`, at time `now`, with the first
+/// `n` commands.
+pub(super) fn count(r: &AsideResult, cut: usize, now: u64, n: usize) -> Counters {
+    let cmds = &r.commands[..n];
+    let c = |it: usize| it as u32;
+    let answers = || r.answers.iter().filter(|a| a.step < cut);
+    let db = || r.db.iter().filter(|e| e.step < cut);
+    let windows: Vec<(u64, u64)> = r
+        .windows
+        .iter()
+        .filter(|w| w.step < cut && w.from_ms < now)
+        .map(|w| (w.from_ms, w.to_ms.min(now)))
+        .collect();
+    let stale_reads: Vec<&CmdRow> = cmds.iter().filter(|x| x.stale).collect();
+    Counters {
+        requests: c(answers().count()),
+        hits: c(cmds
+            .iter()
+            .filter(|x| x.hit() && x.key() == key(PRODUCT))
+            .count()),
+        negative_hits: c(cmds
+            .iter()
+            .filter(|x| x.hit() && x.key() != key(PRODUCT))
+            .count()),
+        misses: c(cmds.iter().filter(|x| x.miss()).count()),
+        refused: c(cmds.iter().filter(|x| x.refused()).count()),
+        db_reads: c(db().filter(|e| e.kind == DbKind::Read).count()),
+        db_writes: c(db().filter(|e| e.kind == DbKind::Commit).count()),
+        stale_reads: c(stale_reads.len()),
+        stalest_read_ms: stale_reads
+            .iter()
+            .map(|x| stale_age(r, x.at_ms))
+            .max()
+            .unwrap_or(0),
+        stale_windows: c(windows.len()),
+        stale_ms: windows.iter().map(|(a, b)| b - a).sum(),
+        longest_stale_ms: windows.iter().map(|(a, b)| b - a).max().unwrap_or(0),
+        answer_ms: answers().map(|a| a.at_ms - a.started_ms).sum(),
+        commands: c(n),
+    }
+}
+
+/// How long before `t` the stale window holding `t` began, ms.
+pub(super) fn stale_age(r: &AsideResult, t: u64) -> u64 {
+    r.windows
+        .iter()
+        .find(|w| w.from_ms <= t && t <= w.to_ms)
+        .map_or(0, |w| t - w.from_ms)
+}
+
+pub(super) fn text(r: &AsideResult, trace: &str) -> String {
+    let s = &r.setup;
+    let c = &r.counters;
+    let ttl = |ms: u64| match ms {
+        0 => "none".to_string(),
+        ms => format!("{ms} ms"),
+    };
+    let mut out = format!(
+        "cache-aside: write {}, ttl {}, readers {} every ~{} ms, writers {} × {} from {} ms (+{} ms each), db {} ms, pause {:?} {} ms, absent {}%, negative ttl {}, redis {}, duration {} ms, seed {}\n",
+        if s.update { "update" } else { "delete" },
+        ttl(s.ttl_ms),
+        s.readers,
+        s.read_every_ms,
+        s.writers,
+        s.writes,
+        s.write_at_ms,
+        s.write_gap_ms,
+        s.db_ms,
+        s.pause,
+        s.pause_ms,
+        s.absent,
+        ttl(s.negative_ms),
+        if s.down { "down" } else { "up" },
+        s.duration_ms,
+        s.seed
+    );
+    out.push_str(trace);
+    out.push_str(&format!(
+        "requests {}, hits {}, negative hits {}, misses {}, refused {}, db reads {}, db writes {}, stale reads {} (stalest {} ms), stale windows {} ({} ms, longest {} ms), mean answer {:.1} ms, commands {}, end {} ms\n",
+        c.requests,
+        c.hits,
+        c.negative_hits,
+        c.misses,
+        c.refused,
+        c.db_reads,
+        c.db_writes,
+        c.stale_reads,
+        c.stalest_read_ms,
+        c.stale_windows,
+        c.stale_ms,
+        c.longest_stale_ms,
+        c.mean_ms(),
+        c.commands,
+        r.end_ms
+    ));
+    for w in &r.windows {
+        out.push_str(&format!(
+            "stale window: {}–{} ms ({} ms): cache {} while the database had {}, ended {:?}\n",
+            w.from_ms,
+            w.to_ms,
+            w.to_ms - w.from_ms,
+            w.cached,
+            w.db,
+            w.end
+        ));
+    }
+    out
+}
