@@ -284,8 +284,8 @@ fn every_correction_names_its_source_in_the_script() {
     assert_eq!(seen, CORRECTIONS.len());
 }
 
-/// The deck's shape: about 20–26 slides, a cover and an end, and the labs that already show
-/// its hazards (the stampede, the hot key's lock, the lock race) embedded.
+/// The deck's shape: about 20–26 slides, a cover and an end, and the labs that show its
+/// patterns and hazards (cache-aside, the list queue, the stampede, the lock race) embedded.
 #[test]
 fn has_its_shape_and_its_labs() {
     let deck = parse_deck(&source(), "patterns").unwrap();
@@ -303,7 +303,8 @@ fn has_its_shape_and_its_labs() {
     for want in [
         "stampede",
         "streams preset=crash",
-        "cache redis=down",
+        "aside preset=update-race",
+        "queues preset=simple-crash",
         "lock preset=plain-del",
         "lock preset=pause",
         "lock preset=fencing",
