@@ -8,7 +8,7 @@
 use redislab_sim::labs::broadcast::{self, BroadcastLive, BroadcastParams};
 use redislab_sim::labs::cache::{self, CacheConfig, CacheLive, Layers, Path};
 use redislab_sim::labs::params::Params;
-use redislab_sim::labs::streams::{self, StreamsLive, StreamsParams, INFO, PRESETS};
+use redislab_sim::labs::streams::{self, StreamsParams, INFO, PRESETS};
 use redislab_sim::labs::work::LiveDriver;
 use redislab_sim::redis::{Exec, Reply, SimRedis};
 use std::collections::BTreeMap;
@@ -137,9 +137,9 @@ fn the_streams_lab_live_saves_everything_and_samples_redis() {
     ] {
         let p = preset(id).for_live(k);
         assert!(p.messages <= 200 && p.workers <= 3 && p.block <= 500 && p.away_ms == 0);
-        let mut live = StreamsLive::new(&p);
+        let mut live = streams::live(&p);
         drive(&mut live, p.seed);
-        let r = live.result();
+        let r = live.output();
         let sim = streams::run(&p);
         let c = r.counters;
         assert!(r.live && r.settled, "{id}: {}", r.text());
@@ -166,10 +166,10 @@ fn the_streams_lab_live_saves_everything_and_samples_redis() {
         assert!(r
             .log
             .iter()
-            .any(|l| l.cmd.starts_with("XREADGROUP GROUP savers w1 COUNT")));
+            .any(|l| l.cmd_text().starts_with("XREADGROUP GROUP savers w1 COUNT")));
         if id == "crash" {
             assert!(
-                r.log.iter().any(|l| l.cmd.starts_with("XAUTOCLAIM")),
+                r.log.iter().any(|l| l.cmd_text().starts_with("XAUTOCLAIM")),
                 "{id}"
             );
         }

@@ -169,6 +169,9 @@ impl Backend for SimRedis {
 }
 
 fn woken_raw(w: Vec<crate::redis::RawWoken>) -> Vec<Delivery<RawReply>> {
+    if w.is_empty() {
+        return Vec::new();
+    }
     w.into_iter()
         .map(|w| Delivery {
             to: To::Client(w.client),

@@ -230,7 +230,9 @@ impl<T> Io<T> {
         self.hops.get(actor).copied().unwrap_or_default()
     }
 
-    /// `actor` sends `cmd`; its end comes to [`Model::on_reply`].
+    /// `actor` sends `cmd`; its end comes to [`Model::on_reply`]. The command's buffers
+    /// travel with it: a model that sends the same kind of command again and again takes
+    /// them back with [`Io::take_cmd`] and changes only the words that change.
     pub fn send(&mut self, actor: ActorId, cmd: Command) -> OpId {
         self.send_with(actor, cmd, None)
     }
@@ -240,61 +242,61 @@ impl<T> Io<T> {
         self.send_with(actor, cmd, Some(timeout_ms))
     }
 
+    /// [`Io::send`] of a command given as words (copied).
+    pub fn send_words<A: AsRef<[u8]>>(&mut self, actor: ActorId, words: &[A]) -> OpId {
+        let cmd = words.iter().map(|w| w.as_ref().to_vec()).collect();
+        self.send_with(actor, cmd, None)
+    }
+
     fn send_with(&mut self, actor: ActorId, cmd: Command, timeout_ms: Option<u64>) -> OpId {
         let hop = self.hop(actor);
         let d = self.hop_delay(hop.to_redis_ms, hop.jitter_ms);
-        let op = Op {
-            actor,
-            gen: 0,
-            cmd,
-            sent_at: self.now,
-            outcome: None,
-            settled: false,
-            free: false,
-        };
         let id = match self.free.pop() {
             Some(id) => {
-                let gen = self.ops[id].gen.wrapping_add(1);
-                self.ops[id] = Op { gen, ..op };
+                let o = &mut self.ops[id];
+                o.actor = actor;
+                o.gen = o.gen.wrapping_add(1);
+                o.cmd = cmd;
+                o.sent_at = self.now;
+                o.outcome = None;
+                o.settled = false;
+                o.free = false;
                 id
             }
             None => {
-                self.ops.push(op);
+                self.ops.push(Op {
+                    actor,
+                    gen: 0,
+                    cmd,
+                    sent_at: self.now,
+                    outcome: None,
+                    settled: false,
+                    free: false,
+                });
                 self.ops.len() - 1
             }
         };
         let gen = self.ops[id].gen;
-        self.schedule(self.now + d, Event::Arrive(id, gen));
+        if self.instant && d == 0 {
+            self.lane.push_back(Event::Arrive(id, gen));
+        } else {
+            self.schedule(self.now + d, Event::Arrive(id, gen));
+        }
         if let Some(t) = timeout_ms {
             self.schedule(self.now + t, Event::Timeout(id, gen));
         }
         id
     }
 
-    /// [`Io::send`] of a command given as words, copied into the buffers of a finished op
-    /// (no allocation once the slab has warmed up: a run of millions of commands reuses a
-    /// few hundred).
-    pub fn send_words<A: AsRef<[u8]>>(&mut self, actor: ActorId, words: &[A]) -> OpId {
-        let mut cmd = match self.free.last() {
-            Some(&id) => std::mem::take(&mut self.ops[id].cmd),
-            None => Vec::new(),
-        };
-        cmd.truncate(words.len());
-        for (i, w) in words.iter().enumerate() {
-            match cmd.get_mut(i) {
-                Some(buf) => {
-                    buf.clear();
-                    buf.extend_from_slice(w.as_ref());
-                }
-                None => cmd.push(w.as_ref().to_vec()),
-            }
-        }
-        self.send_with(actor, cmd, None)
-    }
-
     /// The command of op `op` (while it is in flight, and during its [`Model::on_reply`]).
     pub fn cmd(&self, op: OpId) -> &Command {
         &self.ops[op].cmd
+    }
+
+    /// Takes op `op`'s command back (during its [`Model::on_reply`]), to send its buffers
+    /// again; the op keeps an empty command.
+    pub fn take_cmd(&mut self, op: OpId) -> Command {
+        std::mem::take(&mut self.ops[op].cmd)
     }
 
     /// `actor`'s connection closes (a process that crashed or left): Redis forgets its
@@ -359,6 +361,16 @@ impl<T> Io<T> {
         }
     }
 
+    /// Whether a reply to `actor` leaving Redis now comes back within the instant (instant
+    /// mode, no hop back, no slow link).
+    fn instant_back(&self, actor: ActorId) -> bool {
+        let hop = self.hop(actor);
+        self.instant
+            && hop.from_redis_ms == 0
+            && hop.jitter_ms == 0
+            && !matches!(self.health, Health::Slow { .. })
+    }
+
     /// Sends `outcome` back to op `op`'s actor, leaving Redis at `at`.
     fn reply_after(&mut self, op: OpId, outcome: Back, at: u64) {
         let hop = self.hop(self.ops[op].actor);
@@ -371,9 +383,10 @@ impl<T> Io<T> {
         self.schedule(at + d, Event::Reply(op, gen));
     }
 
-    /// Frees op `op`'s slot; its command's buffers stay for [`Io::send_words`].
     fn release(&mut self, op: OpId) {
-        self.ops[op].free = true;
+        let o = &mut self.ops[op];
+        o.free = true;
+        o.cmd = Vec::new();
         self.free.push(op);
     }
 }
@@ -427,9 +440,8 @@ impl<B: Backend, M: Model> World<B, M> {
         self.io.instant = on;
     }
 
-    /// Whether zero-delay events of the current millisecond are still to run (instant mode):
-    /// a chain of commands is under way. Between two such chains the world is "between
-    /// events" as a lab that called Redis synchronously would see it.
+    /// Whether zero-delay events are waiting to run (instant mode): only before the first
+    /// step, when [`World::start`] sent commands; a step runs them all.
     pub fn in_instant(&self) -> bool {
         !self.io.lane.is_empty()
     }
@@ -499,11 +511,20 @@ impl<B: Backend, M: Model> World<B, M> {
     }
 
     /// Runs one event (one queue entry, or the blocked-client timeouts due before the next
-    /// one); false when nothing is left.
+    /// one) — in instant mode with every zero-delay event it set off, so a step ends between
+    /// two chains of commands; false when nothing is left.
     pub fn step(&mut self) -> bool {
-        // Instant mode: this millisecond's zero-delay events first, in the order made.
-        if let Some(event) = self.io.lane.pop_front() {
+        let ran = self.step_one();
+        // Instant mode: the millisecond's zero-delay events, in the order made.
+        while let Some(event) = self.io.lane.pop_front() {
             self.run_event(event);
+        }
+        ran
+    }
+
+    fn step_one(&mut self) -> bool {
+        if !self.io.lane.is_empty() {
+            // What was sent before the first step (`World::start`).
             return true;
         }
         let q = self.io.queue.peek().map(|Reverse(s)| s.at);
@@ -533,7 +554,9 @@ impl<B: Backend, M: Model> World<B, M> {
             Event::Timeout(op, gen) if self.io.ops[op].gen == gen => self.timeout(op),
             _ => {}
         }
-        self.apply_clients();
+        if !self.io.clients.is_empty() {
+            self.apply_clients();
+        }
     }
 
     /// What the model asked for its actors' connections.
@@ -572,7 +595,17 @@ impl<B: Backend, M: Model> World<B, M> {
                 }
                 self.model
                     .on_ran(op, actor, Ran::Replied(&r), sim, &mut self.io);
+                let woken = self.backend.take_woken_raw();
+                if woken.is_empty() && self.io.lane.is_empty() && self.io.instant_back(actor) {
+                    // Its reply would be the very next event: the sender has it now.
+                    self.end(op, Back::Reply(r));
+                    return;
+                }
                 self.io.reply_after(op, Back::Reply(r), now);
+                for d in woken {
+                    self.deliver(d);
+                }
+                return;
             }
             Sent::Blocked | Sent::Queued => {
                 if self.io.keep_trace {
@@ -613,8 +646,14 @@ impl<B: Backend, M: Model> World<B, M> {
     }
 
     fn reply(&mut self, op: OpId) {
+        let outcome = self.io.ops[op].outcome.take().unwrap_or(Back::Refused);
+        self.end(op, outcome);
+    }
+
+    /// Op `op` ended with `outcome`: the sender hears it (unless it gave up), the slot is
+    /// free.
+    fn end(&mut self, op: OpId, outcome: Back) {
         let o = &mut self.io.ops[op];
-        let outcome = o.outcome.take().unwrap_or(Back::Refused);
         if !o.settled {
             o.settled = true;
             let actor = o.actor;

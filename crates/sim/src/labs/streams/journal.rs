@@ -97,7 +97,7 @@ pub(super) fn line(
     CmdLine {
         at_ms,
         actor: actor.into(),
-        cmd: clip_words(cmd),
+        cmd: clip_words(cmd.iter().map(Vec::as_slice)),
         reply: reply.map(clip_reply),
         note: note.into(),
         rtt_us: None,
@@ -118,10 +118,10 @@ pub(super) fn note(at_ms: u64, actor: &str, what: &str) -> CmdLine {
 
 /// The command's words while they, joined by spaces, are shorter than [`SHOWN`] + 1
 /// characters; then [`MORE`] for the rest.
-pub(super) fn clip_words(cmd: &[Vec<u8>]) -> Vec<String> {
+pub(super) fn clip_words<'a>(cmd: impl Iterator<Item = &'a [u8]>) -> Vec<String> {
     let mut out = Vec::new();
     let mut len = 0;
-    for (i, w) in cmd.iter().enumerate() {
+    for (i, w) in cmd.enumerate() {
         if len > SHOWN {
             out.push(MORE.to_string());
             break;
@@ -205,7 +205,7 @@ mod tests {
             .map(|w| w.as_bytes().to_vec())
             .chain((0..200).map(|i| format!("1700000000000-{i}").into_bytes()))
             .collect();
-        let words = clip_words(&ids);
+        let words = clip_words(ids.iter().map(Vec::as_slice));
         assert_eq!(words.last().map(String::as_str), Some(MORE));
         let kept = words[..words.len() - 1].join(" ");
         let whole: Vec<String> = ids
@@ -213,7 +213,7 @@ mod tests {
             .map(|w| String::from_utf8_lossy(w).into_owned())
             .collect();
         assert_eq!(short(&kept), short(&whole.join(" ")));
-        let few = clip_words(&ids[..4]);
+        let few = clip_words(ids[..4].iter().map(Vec::as_slice));
         assert_eq!(few.len(), 4);
     }
 }

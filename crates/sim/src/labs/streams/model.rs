@@ -21,7 +21,7 @@ use super::{CHANNEL, DEAD, GROUP, STREAM};
 use crate::labs::log::NoReply;
 use crate::redis::{num, RawReply, Reply, SimRedis, StreamId};
 use crate::rng::Mulberry32;
-use crate::world::{ActorId, Io, Model, OpId, Outcome, Ran};
+use crate::world::{cmd, ActorId, Command, Io, Model, OpId, Outcome, Ran};
 
 /// The model's timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +81,8 @@ struct Consumer {
     next_claim: u64,
     cursor: StreamId,
     name: String,
+    /// Its `XREADGROUP GROUP savers w<k> COUNT … BLOCK … STREAMS orders >` (see [`Buf`]).
+    read: Command,
 }
 
 /// What an actor's command in flight is logged as.
@@ -95,6 +97,23 @@ enum Rule {
     Claim,
 }
 
+/// The commands sent most (millions of times in a long run) go out in buffers that come
+/// back with their replies: only the words that change are written again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Buf {
+    /// A command of its own.
+    #[default]
+    Own,
+    /// `XADD orders [MAXLEN ~ m] * n <i>`.
+    Add,
+    /// `PUBLISH orders.live <i>`.
+    Publish,
+    /// `XACK orders savers <id> …`.
+    Ack,
+    /// Consumer `k`'s `XREADGROUP`.
+    Read(usize),
+}
+
 /// An actor's command in flight.
 #[derive(Clone, Copy, Debug, Default)]
 struct Flight {
@@ -104,6 +123,7 @@ struct Flight {
     rule: Rule,
     /// Logged when it ran (a simulation); live, when its reply comes.
     logged: bool,
+    buf: Buf,
 }
 
 /// A message on its way: XADD, then (simulated) PUBLISH.
@@ -132,9 +152,14 @@ pub struct Streams {
     /// Messages below this one have been trimmed off the stream.
     trim_front: u64,
     away: bool,
-    maxlen: Vec<u8>,
+    /// The commands sent most, between two trips (see [`Buf`]); the message number is the
+    /// last word of `xadd` and `publish`.
+    xadd: Command,
+    publish: Command,
+    xack: Command,
+    /// Words an `XACK` did not need, for the next one.
+    spare: Vec<Vec<u8>>,
     count: Vec<u8>,
-    block: Vec<u8>,
     idle: Vec<u8>,
     /// The counters (`stuck` is counted when the run ends).
     pub(super) c: Counters,
@@ -148,6 +173,8 @@ pub struct Streams {
     /// Timers scheduled and not yet fired, the sampler's left out.
     pub(super) timers: u64,
     producing: Option<(u64, Stage)>,
+    /// The message number the last word of `xadd` holds.
+    n_of: Option<u64>,
     flights: Vec<Flight>,
     sampling: Option<Sampling>,
     /// Replies that came (a live line's round trip is `rtts[its number]`).
@@ -177,19 +204,38 @@ impl Streams {
             live,
             rng: Mulberry32::new(p.seed ^ 0x5eed_57e4),
             consumers: (0..p.workers)
-                .map(|k| Consumer {
-                    state: State::Idle,
-                    next_claim: p.claim_every,
-                    cursor: StreamId::MIN,
-                    name: format!("w{}", k + 1),
+                .map(|k| {
+                    let name = format!("w{}", k + 1);
+                    let (count, block) = (p.count.to_string(), p.block.to_string());
+                    Consumer {
+                        state: State::Idle,
+                        next_claim: p.claim_every,
+                        cursor: StreamId::MIN,
+                        read: cmd(&[
+                            "XREADGROUP",
+                            "GROUP",
+                            GROUP,
+                            &name,
+                            "COUNT",
+                            &count,
+                            "BLOCK",
+                            &block,
+                            "STREAMS",
+                            STREAM,
+                            ">",
+                        ]),
+                        name,
+                    }
                 })
                 .collect(),
             state: vec![NEW; p.messages as usize],
             trim_front: 0,
             away: false,
-            maxlen: p.maxlen.to_string().into_bytes(),
+            xadd: Vec::new(),
+            publish: Vec::new(),
+            xack: Vec::new(),
+            spare: Vec::new(),
             count: p.count.to_string().into_bytes(),
-            block: p.block.to_string().into_bytes(),
             idle: p.claim_idle.to_string().into_bytes(),
             c: Counters::default(),
             pending: 0,
@@ -199,6 +245,7 @@ impl Streams {
             crash_ms: None,
             timers: 0,
             producing: None,
+            n_of: None,
             flights: vec![Flight::default(); cast],
             sampling: None,
             replies: 0,
@@ -310,6 +357,12 @@ impl Streams {
         note: &'static str,
         rule: Rule,
     ) {
+        self.count_send(actor, note, rule);
+        io.send_words(actor, words);
+    }
+
+    /// The command `actor` sends next: counted (but the sampler's), logged by `rule`.
+    fn count_send(&mut self, actor: ActorId, note: &'static str, rule: Rule) {
         if rule != Rule::Quiet {
             self.c.commands += 1;
         }
@@ -318,8 +371,27 @@ impl Streams {
             note,
             rule,
             logged: false,
+            buf: Buf::Own,
         };
-        io.send_words(actor, words);
+    }
+
+    /// `actor` sends `cmd`, one of the reused buffers (`buf`), counted and logged as usual.
+    fn send_buf(&mut self, io: &mut Io<Timer>, actor: ActorId, cmd: Command, buf: Buf, note: &'static str) {
+        self.count_send(actor, note, Rule::Usual);
+        self.flights[actor].buf = buf;
+        io.send(actor, cmd);
+    }
+
+    /// The reply to `actor`'s command `op` came: its buffer back where it lives.
+    fn buf_back(&mut self, io: &mut Io<Timer>, op: OpId, actor: ActorId) {
+        let slot = match self.flights[actor].buf {
+            Buf::Own => return,
+            Buf::Add => &mut self.xadd,
+            Buf::Publish => &mut self.publish,
+            Buf::Ack => &mut self.xack,
+            Buf::Read(k) => &mut self.consumers[k].read,
+        };
+        *slot = io.take_cmd(op);
     }
 
     fn note(&mut self, io: &Io<Timer>, actor: ActorId, what: &str, alarm: bool) {
@@ -402,18 +474,20 @@ impl Streams {
     /// `XADD orders [MAXLEN ~ m] * n <i>` from producer `i % producers`.
     fn produce(&mut self, io: &mut Io<Timer>, i: u64) {
         let actor = (i % self.p.producers.max(1) as u64) as ActorId;
-        let mut digits = [0u8; 20];
-        let n = num::decimal(i, &mut digits);
-        let maxlen = std::mem::take(&mut self.maxlen);
-        let stream = STREAM.as_bytes();
-        if self.p.maxlen > 0 {
-            let args: [&[u8]; 8] = [b"XADD", stream, b"MAXLEN", b"~", &maxlen, b"*", b"n", n];
-            self.send(io, actor, &args, "", Rule::Usual);
-        } else {
-            let args: [&[u8]; 5] = [b"XADD", stream, b"*", b"n", n];
-            self.send(io, actor, &args, "", Rule::Usual);
+        let mut xadd = std::mem::take(&mut self.xadd);
+        if xadd.is_empty() {
+            xadd = if self.p.maxlen > 0 {
+                let m = self.p.maxlen.to_string();
+                cmd(&["XADD", STREAM, "MAXLEN", "~", &m, "*", "n", ""])
+            } else {
+                cmd(&["XADD", STREAM, "*", "n", ""])
+            };
+            self.n_of = None;
         }
-        self.maxlen = maxlen;
+        if let Some(n) = xadd.last_mut() {
+            set_decimal(n, &mut self.n_of, i);
+        }
+        self.send_buf(io, actor, xadd, Buf::Add, "");
         self.c.produced += 1;
         self.producing = Some((i, Stage::Add));
     }
@@ -449,10 +523,15 @@ impl Streams {
             } else {
                 ""
             };
-            let mut digits = [0u8; 20];
-            let n = num::decimal(i, &mut digits);
-            let args: [&[u8]; 3] = [b"PUBLISH", CHANNEL.as_bytes(), n];
-            self.send(io, actor, &args, note, Rule::Usual);
+            let mut publish = std::mem::take(&mut self.publish);
+            if publish.is_empty() {
+                publish = cmd(&["PUBLISH", CHANNEL, ""]);
+            }
+            if let (Some(to), Some(from)) = (publish.last_mut(), self.xadd.last()) {
+                to.clear();
+                to.extend_from_slice(from);
+            }
+            self.send_buf(io, actor, publish, Buf::Publish, note);
             self.producing = Some((i, Stage::Publish));
             return;
         }
@@ -545,8 +624,15 @@ impl Streams {
     }
 
     /// Live: once settled (or at the deadline) the last sample is asked for.
+    #[inline]
     fn maybe_close(&mut self, io: &mut Io<Timer>) {
-        if !self.live || self.closing || !(self.settled() || io.now() >= LIVE_DEADLINE_MS) {
+        if self.live && !self.closing {
+            self.close_if_done(io);
+        }
+    }
+
+    fn close_if_done(&mut self, io: &mut Io<Timer>) {
+        if !(self.settled() || io.now() >= LIVE_DEADLINE_MS) {
             return;
         }
         self.closing = true;
@@ -620,21 +706,23 @@ impl Streams {
             self.note(io, me, &m, true);
             return;
         }
-        // The IDs written one after another into one buffer, the words slices of it.
-        let mut text = Vec::with_capacity(batch.len() * 24);
-        let mut ends = Vec::with_capacity(batch.len());
-        for m in &batch {
-            m.id.write_to(&mut text);
-            ends.push(text.len());
+        let mut xack = std::mem::take(&mut self.xack);
+        if xack.len() < 3 {
+            xack = cmd(&["XACK", STREAM, GROUP]);
         }
-        let mut args: Vec<&[u8]> = Vec::with_capacity(3 + batch.len());
-        args.extend([&b"XACK"[..], STREAM.as_bytes(), GROUP.as_bytes()]);
-        let mut from = 0;
-        for &end in &ends {
-            args.push(&text[from..end]);
-            from = end;
+        // The IDs into the words of the last XACK, then spare ones; the rest kept for later.
+        let n = 3 + batch.len();
+        while xack.len() > n {
+            self.spare.extend(xack.pop());
         }
-        self.send(io, me, &args, "", Rule::Usual);
+        let mut ms = (Vec::new(), None);
+        for (i, m) in batch.iter().enumerate() {
+            if 3 + i == xack.len() {
+                xack.push(self.spare.pop().unwrap_or_default());
+            }
+            write_id(&mut xack[3 + i], &mut ms, m.id);
+        }
+        self.send_buf(io, me, xack, Buf::Ack, "");
         self.consumers[k].state = State::Acking;
     }
 
@@ -690,13 +778,7 @@ impl Streams {
                 &self.count,
             ];
             io.send_words(me, &args);
-            self.c.commands += 1;
-            self.flights[me] = Flight {
-                no: self.c.commands,
-                note: "",
-                rule: Rule::Claim,
-                logged: false,
-            };
+            self.count_send(me, "", Rule::Claim);
             self.consumers[k].state = State::Claiming;
             return;
         }
@@ -707,27 +789,8 @@ impl Streams {
     /// (or the block times out).
     fn read_group(&mut self, io: &mut Io<Timer>, k: usize) {
         let me = self.consumer_actor(k);
-        let args: [&[u8]; 11] = [
-            b"XREADGROUP",
-            b"GROUP",
-            GROUP.as_bytes(),
-            self.consumers[k].name.as_bytes(),
-            b"COUNT",
-            &self.count,
-            b"BLOCK",
-            &self.block,
-            b"STREAMS",
-            STREAM.as_bytes(),
-            b">",
-        ];
-        io.send_words(me, &args);
-        self.c.commands += 1;
-        self.flights[me] = Flight {
-            no: self.c.commands,
-            note: "",
-            rule: Rule::Usual,
-            logged: false,
-        };
+        let read = std::mem::take(&mut self.consumers[k].read);
+        self.send_buf(io, me, read, Buf::Read(k), "");
         self.consumers[k].state = State::Reading;
     }
 
@@ -799,6 +862,45 @@ impl Streams {
     }
 }
 
+/// `n` in decimal in `text`, which holds `*of`: the next number is an increment in place
+/// (the producers count 0, 1, 2, …).
+pub(super) fn set_decimal(text: &mut Vec<u8>, of: &mut Option<u64>, n: u64) {
+    if *of == Some(n.wrapping_sub(1)) && n > 0 {
+        let mut i = text.len();
+        loop {
+            if i == 0 {
+                text.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if text[i] == b'9' {
+                text[i] = b'0';
+            } else {
+                text[i] += 1;
+                break;
+            }
+        }
+    } else {
+        text.clear();
+        text.extend_from_slice(num::decimal(n, &mut [0u8; 20]));
+    }
+    *of = Some(n);
+}
+
+/// `id` as `ms-seq` into `to`; `ms` is the milliseconds part with its dash last written
+/// (the entries of a batch mostly share it) and which number that was.
+pub(super) fn write_id(to: &mut Vec<u8>, ms: &mut (Vec<u8>, Option<u64>), id: StreamId) {
+    if ms.1 != Some(id.ms) {
+        ms.0.clear();
+        ms.0.extend_from_slice(num::decimal(id.ms, &mut [0u8; 20]));
+        ms.0.push(b'-');
+        ms.1 = Some(id.ms);
+    }
+    to.clear();
+    to.extend_from_slice(&ms.0);
+    to.extend_from_slice(num::decimal(id.seq, &mut [0u8; 20]));
+}
+
 /// The note on a PUBLISH nobody heard.
 const UNHEARD: &str = "কেউ শুনছে না";
 
@@ -852,6 +954,7 @@ impl Model for Streams {
             self.flights[actor].logged = true;
             self.log_command(io, op, actor, Ok(&reply), Some(no));
         }
+        self.buf_back(io, op, actor);
         let p = self.producers();
         if actor < p {
             self.produced(io, actor, &reply);
@@ -881,9 +984,17 @@ impl Model for Streams {
             Ran::Blocked => Err(NoReply::Blocked),
         };
         self.flights[actor].logged = true;
-        self.log_command(io, op, actor, reply, None);
-        if let (Some(redis), Some((_, Stage::Add))) = (sim, self.producing) {
-            if actor < self.producers() {
+        let f = self.flights[actor];
+        let log = match f.rule {
+            Rule::Quiet => false,
+            Rule::Usual => self.log.wants(f.no, !f.note.is_empty()),
+            Rule::Claim => true,
+        };
+        if log {
+            self.log_command(io, op, actor, reply, None);
+        }
+        if f.buf == Buf::Add {
+            if let Some(redis) = sim {
                 self.count_trimmed(io, actor, redis);
             }
         }

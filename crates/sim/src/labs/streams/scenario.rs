@@ -91,10 +91,13 @@ impl Scenario for StreamsScenario {
                 "the consumers' count of pending entries is Redis' own"
             );
         }
-        let idle = m.timers == 0 && world.backend().next_timeout_ms().is_none();
+        // Only the sampler left (everyone waits for ever, or is gone), or nothing at all.
+        let idle = m.timers == 0
+            && world.backend().next_timeout_ms().is_none()
+            || world.next_at().is_none();
         let events = self.events.get() + 1;
         self.events.set(events);
-        let end = idle || world.next_at().is_none() || events > MAX_EVENTS || m.settled();
+        let end = idle || events > MAX_EVENTS || m.settled();
         if end {
             self.over.set(true);
         }

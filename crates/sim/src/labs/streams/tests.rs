@@ -200,3 +200,22 @@ fn autoclaim_loses_nothing_and_duplicates_are_the_reclaimed() {
         "only {with_claims} of 40 schedules had a take-over"
     );
 }
+
+/// The producers' counter and the XACK IDs write what `to_string` writes.
+#[test]
+fn decimals_in_place_are_to_string() {
+    use super::model::{set_decimal, write_id};
+    use crate::redis::StreamId;
+    let (mut text, mut of) = (Vec::new(), None);
+    for n in (0..2000).chain([9_999, 10_000, 10_001, 5, 99_999, 100_000]) {
+        set_decimal(&mut text, &mut of, n);
+        assert_eq!(text, n.to_string().into_bytes(), "{n}");
+    }
+    let mut ms = (Vec::new(), None);
+    for (a, b) in [(1_700_000_000_000, 0), (1_700_000_000_000, 9), (1_700_000_000_000, 10), (1_700_000_000_001, 0), (5, 123_456), (5, 7)] {
+        let sid = StreamId { ms: a, seq: b };
+        let mut id = b"stale".to_vec();
+        write_id(&mut id, &mut ms, sid);
+        assert_eq!(id, sid.to_string().into_bytes());
+    }
+}
