@@ -49,6 +49,19 @@ pub enum Health {
     Down,
 }
 
+/// What a command log records of a command ([`Model::on_logged`]): Redis' reply, or why
+/// there is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logged<'a> {
+    /// Redis ran it and replied (a blocked client: when it was served; live: when the real
+    /// reply came).
+    Reply(&'a Reply),
+    /// No Redis to connect to (the link is down).
+    Refused,
+    /// The sender gave up after this many ms.
+    TimedOut(u64),
+}
+
 /// A lab's side of a world: what its actors do when a timer fires and when a command ends.
 pub trait Model {
     /// The model's own events (a client's next request, a database query done, a wake-up).
@@ -57,6 +70,19 @@ pub trait Model {
     fn on_timer(&mut self, timer: Self::Timer, io: &mut Io<Self::Timer>);
     /// Op `op`, which `actor` sent, ended with `outcome`.
     fn on_reply(&mut self, op: OpId, actor: ActorId, outcome: Outcome, io: &mut Io<Self::Timer>);
+    /// Op `op`'s command, which `actor` sent, met Redis at `at_ms` (ran or was refused), or
+    /// its sender gave up then: what a command log records, in the order it happened and
+    /// whether or not the trace is kept. (Its outcome reaches [`Model::on_reply`] after the
+    /// hop back.) By default nothing is recorded.
+    fn on_logged(
+        &mut self,
+        _op: OpId,
+        _actor: ActorId,
+        _cmd: &Command,
+        _what: Logged<'_>,
+        _at_ms: u64,
+    ) {
+    }
     /// A short name for the trace ("worker A", "api-3").
     fn actor_name(&self, actor: ActorId) -> String {
         format!("actor {actor}")
@@ -409,6 +435,8 @@ impl<B: Backend, M: Model> World<B, M> {
         let now = self.io.now;
         let actor = self.io.ops[op].actor;
         if self.io.health == Health::Down {
+            self.model
+                .on_logged(op, actor, &self.io.ops[op].cmd, Logged::Refused, now);
             if self.io.keep_trace {
                 let cmd = self.io.ops[op].cmd.clone();
                 self.io.log(actor, What::Refused { cmd });
@@ -424,6 +452,8 @@ impl<B: Backend, M: Model> World<B, M> {
         };
         match sent {
             Sent::Reply(r) => {
+                self.model
+                    .on_logged(op, actor, &self.io.ops[op].cmd, Logged::Reply(&r), now);
                 if self.io.keep_trace {
                     let w = logged(Some(r.clone()), &self.io);
                     self.io.log(actor, w);
@@ -457,6 +487,13 @@ impl<B: Backend, M: Model> World<B, M> {
             }
         };
         let actor = self.io.ops[op].actor;
+        self.model.on_logged(
+            op,
+            actor,
+            &self.io.ops[op].cmd,
+            Logged::Reply(&d.reply),
+            d.at_ms,
+        );
         self.io.log_at(
             d.at_ms,
             actor,
@@ -485,6 +522,9 @@ impl<B: Backend, M: Model> World<B, M> {
         }
         o.settled = true;
         let (actor, after_ms) = (o.actor, self.io.now - o.sent_at);
+        let now = self.io.now;
+        self.model
+            .on_logged(op, actor, &o.cmd, Logged::TimedOut(after_ms), now);
         if self.io.keep_trace {
             let cmd = self.io.ops[op].cmd.clone();
             self.io.log(actor, What::TimedOut { cmd, after_ms });

@@ -33,7 +33,7 @@ pub mod lockrace;
 
 pub use actors::{Action, Actor, ActorTimer, Actors, Ctx, Input};
 pub use backend::{Backend, Delivery, LiveRedis, Sent, To};
-pub use engine::{Health, Io, Model, OpId, Outcome, World};
+pub use engine::{Health, Io, Logged, Model, OpId, Outcome, World};
 pub use live::LiveWorld;
 
 use crate::redis::Reply;
