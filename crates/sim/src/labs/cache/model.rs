@@ -113,15 +113,13 @@ struct Inst {
 /// What the model knows of an op the engine carries.
 #[derive(Clone, Copy, Debug, Default)]
 struct OpInfo {
-    /// The command (`None`: the starting entry).
+    /// The command (`None`: the starting entry a live run puts in place — not logged, and
+    /// the clients start when it is answered).
     cmd: Option<CacheCmd>,
     /// The task waiting for it (`None`: fire and forget, the reply is only logged).
     task: Option<usize>,
     /// Sent a second time already.
     retried: bool,
-    /// The starting entry a live run puts in place: not logged, and the clients start when
-    /// it is answered.
-    quiet: bool,
 }
 
 struct Pending {
@@ -195,13 +193,7 @@ impl CacheModel {
         match entry {
             Some(c) => {
                 let op = io.send(0, c);
-                self.note_op(
-                    op,
-                    OpInfo {
-                        quiet: true,
-                        ..OpInfo::default()
-                    },
-                );
+                self.note_op(op, OpInfo::default());
             }
             None => self.clients_start(io),
         }
@@ -613,7 +605,7 @@ impl Model for CacheModel {
 
     fn on_reply(&mut self, op: OpId, actor: ActorId, outcome: Outcome, io: &mut Io<Timer>) {
         let info = self.ops[op];
-        if info.quiet {
+        if info.cmd.is_none() {
             // The starting entry is in place: the clients start.
             self.clients_start(io);
             return;
