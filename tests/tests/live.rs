@@ -609,11 +609,10 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
             "streams",
             ".lab-streams[aria-busy=false] [data-testid=streams-saved]",
             "[data-testid=streams-saved]",
-            redislab_deck::bn::text(
-                &redislab_sim::labs::streams::run(&Default::default())
+            redislab_deck::bn::grouped(
+                redislab_sim::labs::streams::run(&Default::default())
                     .counters
-                    .saved
-                    .to_string(),
+                    .saved as i64,
             ),
         ),
         (

@@ -5,7 +5,7 @@
 //! once (or dead-lettered), the crashed worker's batch taken over. The browser test
 //! (`tests/tests/live.rs`) runs them through the real proxy and a real `redis-server`.
 
-use redislab_sim::labs::broadcast::{self, BroadcastLive, BroadcastParams};
+use redislab_sim::labs::broadcast::{self, BroadcastParams};
 use redislab_sim::labs::cache::{self, CacheConfig, Layers, Path};
 use redislab_sim::labs::params::Params;
 use redislab_sim::labs::streams::{self, StreamsLive, StreamsParams, INFO, PRESETS};
@@ -23,7 +23,7 @@ fn drive(live: &mut dyn LiveDriver, seed: u32) -> usize {
 
 /// [`drive`] with round trips of `rtt` ms.
 fn drive_rtt(live: &mut dyn LiveDriver, seed: u32, rtt: u64) -> usize {
-    let mut redis = SimRedis::new(seed);
+    let mut redis = SimRedis::new(seed).with_named_scripts();
     let mut now = 0u64;
     // Replies on their way back: (arrives at, tag) → reply.
     let mut back: BTreeMap<(u64, usize), Reply> = BTreeMap::new();
@@ -198,9 +198,9 @@ fn the_queue_live_ends_as_its_simulation_for_every_preset() {
                     && p.concurrency <= broadcast::LIVE_CONCURRENCY
                     && p.block == broadcast::LIVE_BLOCK_MS
             );
-            let mut live = BroadcastLive::new(&p);
+            let mut live = broadcast::live(&p);
             let sent = drive(&mut live, p.seed);
-            let (real, sim) = (live.result(), broadcast::run(&p));
+            let (real, sim) = (live.output(), broadcast::run(&p));
             let (a, b) = (real.counters, sim.counters);
             let what = |c: &broadcast::Counters| {
                 (
@@ -251,9 +251,9 @@ fn the_queue_live_holds_its_numbers_across_round_trips() {
         let p = broadcast_preset(id).for_live(1);
         let sim = broadcast::run(&p);
         for &rtt in rtts {
-            let mut live = BroadcastLive::new(&p);
+            let mut live = broadcast::live(&p);
             drive_rtt(&mut live, p.seed, rtt);
-            let real = live.result();
+            let real = live.output();
             let (a, b) = (real.counters, sim.counters);
             assert_eq!(
                 (

@@ -310,9 +310,10 @@ pub struct World<B: Backend, M: Model = super::Actors> {
 }
 
 impl<M: Model> World<SimRedis, M> {
-    /// A world whose Redis is a fresh [`SimRedis`] seeded with `seed`, running `model`.
+    /// A world whose Redis is a fresh [`SimRedis`] seeded with `seed` (named scripts
+    /// loaded, as the proxy loads them), running `model`.
     pub fn sim_with(seed: u32, model: M) -> Self {
-        World::with_model(seed, SimRedis::new(seed), model)
+        World::with_model(seed, SimRedis::new(seed).with_named_scripts(), model)
     }
 }
 

@@ -136,8 +136,8 @@ impl Scenario for CacheScenario {
         }
     }
 
-    fn output<B: Backend>(&self, world: &World<B, CacheModel>, rtts: &[u32]) -> CacheView {
-        self.settle(world, rtts);
+    fn output<B: Backend>(&self, world: &World<B, CacheModel>, live: Option<&[u32]>) -> CacheView {
+        self.settle(world, live.unwrap_or(&[]));
         let this = self.record.borrow();
         match &self.beside {
             Some((other, names)) => CacheView::of(other, &this, *names),
