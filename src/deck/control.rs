@@ -56,6 +56,10 @@ pub struct DeckControl {
     pub go: Callback<Action>,
     /// The laser pointer is on (L).
     pub laser: bool,
+    /// The slide's embedded lab fills the stage (Z, or its button); a new slide starts small.
+    pub enlarged: bool,
+    /// Enlarge the embedded lab, or back.
+    pub toggle_enlarged: Callback<()>,
 }
 
 /// The message the other window hears for this state.
@@ -108,6 +112,22 @@ pub fn use_deck_control(props: &DeckViewProps, speaker: bool) -> DeckControl {
         State(p)
     });
     let laser = use_state_eq(|| false);
+    // Rendered from `enlarged`; keys read and flip `enlarged_now` (the key listener lives as
+    // long as the deck, so it cannot read a state handle's value of its own render).
+    let enlarged = use_state_eq(|| false);
+    let enlarged_now = use_mut_ref(|| false);
+    let set_enlarged = {
+        let (enlarged, now) = (enlarged.clone(), enlarged_now.clone());
+        Rc::new(move |on: bool| {
+            *now.borrow_mut() = on;
+            enlarged.set(on);
+        })
+    };
+    {
+        // Each slide opens with its lab in its place.
+        let set = set_enlarged.clone();
+        use_effect_with(state.0.index, move |_| set(false));
+    }
     let channel: Rc<RefCell<Option<Channel>>> = use_mut_ref(|| None);
     // `mirror` holds the state including actions not yet rendered, so fast key repeats compute
     // from the newest position.
@@ -199,6 +219,7 @@ pub fn use_deck_control(props: &DeckViewProps, speaker: bool) -> DeckControl {
     // Keyboard.
     {
         let (go, laser) = (go.clone(), laser.clone());
+        let (set_enlarged, enlarged_now) = (set_enlarged.clone(), enlarged_now.clone());
         let mirror = mirror.clone();
         use_effect_with((), move |_| {
             let doc = dom::document();
@@ -226,6 +247,10 @@ pub fn use_deck_control(props: &DeckViewProps, speaker: bool) -> DeckControl {
                         let scrolls = matches!(a, Action::Up | Action::Down) && !p.overview;
                         if a != Action::Close && !scrolls {
                             e.prevent_default();
+                        } else if a == Action::Close && *enlarged_now.borrow() {
+                            // Esc first makes an enlarged lab small again.
+                            set_enlarged(false);
+                            return;
                         } else if a == Action::Close && dom::is_fullscreen() {
                             // Browsers leave fullscreen on Esc themselves; where a key reaches
                             // the page instead (some kiosks, automation), leave it here.
@@ -242,16 +267,30 @@ pub fn use_deck_control(props: &DeckViewProps, speaker: bool) -> DeckControl {
                         open_speaker(deck, &p);
                     }
                     Some(Command::Laser) => laser.set(!*laser),
+                    Some(Command::Enlarge) => {
+                        e.prevent_default();
+                        let on = !*enlarged_now.borrow();
+                        set_enlarged(on);
+                    }
                     Some(Command::Speaker) | None => {}
                 }
             });
             move || drop(keys)
         });
     }
+    let toggle_enlarged = {
+        let (set, now) = (set_enlarged.clone(), enlarged_now.clone());
+        Callback::from(move |()| {
+            let on = !*now.borrow();
+            set(on);
+        })
+    };
     DeckControl {
         player: state.0.clone(),
         go,
         laser: *laser,
+        enlarged: *enlarged,
+        toggle_enlarged,
     }
 }
 

@@ -99,10 +99,24 @@ pub fn Player(props: &DeckViewProps) -> Html {
             move || drop(timer)
         });
     }
-    // Fit: shrink the type a little when a dense slide would overflow the stage.
+    // Fit: a short slide is set larger, a dense one that would overflow a little smaller —
+    // again once the web fonts are in, since the fallback font measures differently.
     {
         let stage = stage.clone();
-        use_effect_with((p.index, p.script, *fullscreen), move |_| fit(&stage));
+        use_effect_with((p.index, p.script, *fullscreen), move |_| {
+            fit(&stage);
+            let ready = js_sys::Reflect::get(&dom::document(), &"fonts".into())
+                .and_then(|fonts| js_sys::Reflect::get(&fonts, &"ready".into()))
+                .ok()
+                .and_then(|r| r.dyn_into::<js_sys::Promise>().ok());
+            if let Some(ready) = ready {
+                wasm_bindgen_futures::spawn_local(async move {
+                    if wasm_bindgen_futures::JsFuture::from(ready).await.is_ok() {
+                        fit(&stage);
+                    }
+                });
+            }
+        });
     }
     {
         let stage = stage.clone();
@@ -204,8 +218,10 @@ pub fn Player(props: &DeckViewProps) -> Html {
                 </nav>
             </header>
             <main class="stage-wrap" ontouchstart={on_touch_start} ontouchend={on_touch_end} inert={inert}>
-                <section class="stage" aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")} data-step={p.step.to_string()} data-steps={steps.to_string()}>
-                    <SlideView key={p.index} slide={slide} node={stage.clone()} live=true step={p.step} />
+                <section class={classes!("stage", ctl.enlarged.then_some("lab-enlarged"))} aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")} data-step={p.step.to_string()} data-steps={steps.to_string()}>
+                    <ContextProvider<crate::labs::host::Enlarge> context={crate::labs::host::Enlarge { on: ctl.enlarged, toggle: ctl.toggle_enlarged.clone() }}>
+                        <SlideView key={p.index} slide={slide} node={stage.clone()} live=true step={p.step} />
+                    </ContextProvider<crate::labs::host::Enlarge>>
                 </section>
             </main>
             if p.script {
@@ -372,14 +388,17 @@ const HELP: &[(&str, &str)] = &[
     ("B .", "পর্দা কালো — আবার চাপলে বা স্লাইড বদলালে ফিরবে"),
     ("W", "পর্দা সাদা"),
     ("L", "লেজার পয়েন্টার — মাউসের সাথে বড় লাল বিন্দু"),
+    ("Z", "স্লাইডের ল্যাব পুরো পর্দায় বড় করে — আবার চাপলে (বা Esc) আগের জায়গায়"),
     ("O", "সব স্লাইডের ওভারভিউ — তীর দিয়ে বেছে Enter"),
     ("?", "এই সাহায্য"),
     ("Esc", "খোলা প্যানেল আর স্ক্রিপ্ট বন্ধ"),
 ];
 
-/// Shrinks the slide's type (the `--fit` variable) until its content fits the stage. Text
-/// height scales about linearly with the type, so one measurement gives a close guess; a
-/// second pass corrects what wrapping changed. At most three layouts, usually one.
+/// Fits the slide's type (the `--fit` variable) to the stage: a short slide is set larger (up
+/// to [`FIT_MAX`]) so its content uses the height, and a dense one a little smaller (which the
+/// room test refuses: at 1366×768 every slide fits at `--fit` 1 or more). Text height scales
+/// about linearly with the type, so one measurement gives a close guess; later passes correct
+/// what wrapping changed. At most four layouts, usually two.
 fn fit(node: &NodeRef) {
     let Some(el) = node.cast::<web_sys::HtmlElement>() else {
         return;
@@ -390,14 +409,72 @@ fn fit(node: &NodeRef) {
     }
     let style = el.style();
     let _ = style.set_property("--fit", "1");
+    // The content's own height: without the inner box's full height and the body's growth
+    // (which centre a short slide), put back at the end.
+    let inner = el
+        .first_element_child()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    let body = inner
+        .as_ref()
+        .and_then(|i| i.query_selector(".slide-body").ok().flatten())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    let Some(inner) = inner else {
+        return;
+    };
+    let _ = inner.style().set_property("min-height", "0");
+    if let Some(b) = &body {
+        let _ = b.style().set_property("flex", "none");
+    }
     let mut f = 1.0_f64;
-    for _ in 0..2 {
-        let (need, have) = (f64::from(el.scroll_height()), f64::from(el.client_height()));
-        if need <= have + 1.0 || have <= 0.0 {
-            return;
+    // The cover and the end are centred already, and the page's first slide is also written
+    // into index.html (the shell) without the app: they keep their type, so the app's first
+    // slide lands exactly on the shell's.
+    let grow = el.class_list().contains("layout-default");
+    // The padding is in the slide's em: it grows and shrinks with the type, so it is read
+    // again at every pass.
+    let padding = || {
+        dom::window()
+            .get_computed_style(&el)
+            .ok()
+            .flatten()
+            .map_or(0.0, |cs| {
+                let px = |p: &str| {
+                    cs.get_property_value(p)
+                        .ok()
+                        .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+                        .unwrap_or(0.0)
+                };
+                px("padding-top") + px("padding-bottom")
+            })
+    };
+    for pass in 0..5 {
+        let need = f64::from(inner.offset_height());
+        let have = f64::from(el.client_height()) - padding();
+        if need <= 0.0 || have <= 0.0 {
+            break;
         }
-        // Padding does not shrink with the type; aim a little under.
-        f = (f * have / need * 0.97).max(0.6);
+        let ratio = have / need;
+        let next = if ratio < 1.0 {
+            // Padding does not shrink with the type; aim a little under.
+            (f * ratio * 0.97).max(FIT_MIN)
+        } else if grow && pass < 2 && ratio > 1.06 && f < FIT_MAX {
+            (f * ratio.sqrt() * 0.97).min(FIT_MAX)
+        } else {
+            break;
+        };
+        if (next - f).abs() < 0.005 {
+            break;
+        }
+        f = next;
         let _ = style.set_property("--fit", &format!("{f:.3}"));
     }
+    let _ = inner.style().remove_property("min-height");
+    if let Some(b) = &body {
+        let _ = b.style().remove_property("flex");
+    }
 }
+
+/// Largest growth of a short slide's type: 1.3 × the room's 20 px.
+const FIT_MAX: f64 = 1.3;
+/// Smallest shrink of a dense slide's type.
+const FIT_MIN: f64 = 0.6;

@@ -95,6 +95,10 @@ fn block(b: &Block, live: bool, fr: Frags) -> Html {
         Block::Para(t) => html! { <p>{ inline(t) }</p> },
         Block::Lead(t) => html! { <p class="lead">{ inline(t) }</p> },
         Block::Note(t) => html! { <p class="note">{ inline(t) }</p> },
+        // A correction: one small line; the fact itself is the slide's own bullet or diagram.
+        Block::Fix(t) => {
+            html! { <p class="fix"><span class="fix-tag">{"সংশোধন"}</span>{" "}{ inline(t) }</p> }
+        }
         Block::Bullets(items) => html! {
             <ul class="bullets">{ for items.iter().enumerate().map(|(i, t)| html! { <li class={fr.class(i)}>{ inline(t) }</li> }) }</ul>
         },
@@ -109,11 +113,14 @@ fn block(b: &Block, live: bool, fr: Frags) -> Html {
                 }) }
             </code></pre>
         },
+        // Each cell carries its column's name: on a phone a row becomes a card of labelled cells.
         Block::Table { head, rows } => html! {
             <table class="table" tabindex={focusable}>
                 <thead><tr>{ for head.iter().map(|c| html! { <th scope="col">{ inline(c) }</th> }) }</tr></thead>
                 <tbody>{ for rows.iter().map(|r| html! {
-                    <tr>{ for r.iter().map(|c| html! { <td>{ inline(c) }</td> }) }</tr>
+                    <tr>{ for r.iter().enumerate().map(|(i, c)| html! {
+                        <td data-label={head.get(i).map(|h| redislab_deck::plain(h))}>{ inline(c) }</td>
+                    }) }</tr>
                 }) }</tbody>
             </table>
         },

@@ -30,33 +30,30 @@ pub fn diagram(name: &str, args: &[Str], items: &Items, fr: Frags) -> Html {
     html! { <figure class={classes!("diagram", format!("dg-{name}"))} data-diagram={name.to_string()}>{ body }</figure> }
 }
 
-/// Eight roles around one Redis.
+/// Eight roles around one Redis: in the page in their order (a phone shows them as a list),
+/// placed clockwise around the hub by their `role-at-N` class on a wide stage.
 fn roles(items: &Items, fr: Frags) -> Html {
-    // Grid cells around the centre (row-major 3×3, centre = 4).
-    const CELLS: [usize; 8] = [0, 1, 2, 5, 8, 7, 6, 3];
-    let mut cells: Vec<Html> = vec![Html::default(); 9];
-    for (i, it) in items.iter().take(8).enumerate() {
-        cells[CELLS[i]] = html! {
-            <div class={classes!("role", fr.class(i))}>
-                <p class="role-head">{ field(it, 0) }</p>
-                <p class="role-sub">{ field(it, 1) }</p>
-                <p class="role-text">{ field(it, 2) }</p>
+    html! {
+        <div class="roles-grid">
+            { for items.iter().take(8).enumerate().map(|(i, it)| html! {
+                <div class={classes!("role", format!("role-at-{i}"), fr.class(i))}>
+                    <p class="role-head">{ field(it, 0) }</p>
+                    <p class="role-sub">{ field(it, 1) }</p>
+                    <p class="role-text">{ field(it, 2) }</p>
+                </div>
+            }) }
+            <div class="role-hub" role="img" aria-label="Redis">
+                <svg viewBox="0 0 100 100" class="hub-svg" aria-hidden="true">
+                    { for (0..8).map(|k| {
+                        let a = std::f64::consts::TAU * k as f64 / 8.0;
+                        html! { <line x1="50" y1="50" x2={fmt(50.0 + 48.0 * a.cos())} y2={fmt(50.0 + 48.0 * a.sin())} class="hub-ray" /> }
+                    }) }
+                    <circle cx="50" cy="50" r="26" class="hub-core" />
+                    <text x="50" y="55" text-anchor="middle" class="hub-label">{"Redis"}</text>
+                </svg>
             </div>
-        };
-    }
-    cells[4] = html! {
-        <div class="role-hub" role="img" aria-label="Redis">
-            <svg viewBox="0 0 100 100" class="hub-svg" aria-hidden="true">
-                { for (0..8).map(|k| {
-                    let a = std::f64::consts::TAU * k as f64 / 8.0;
-                    html! { <line x1="50" y1="50" x2={fmt(50.0 + 48.0 * a.cos())} y2={fmt(50.0 + 48.0 * a.sin())} class="hub-ray" /> }
-                }) }
-                <circle cx="50" cy="50" r="26" class="hub-core" />
-                <text x="50" y="55" text-anchor="middle" class="hub-label">{"Redis"}</text>
-            </svg>
         </div>
-    };
-    html! { <div class="roles-grid">{ for cells }</div> }
+    }
 }
 
 /// One app, four connections to Redis.
@@ -116,22 +113,22 @@ fn pubsub(items: &Items) -> Html {
     let pts: Vec<(f64, f64)> = (0..n)
         .map(|k| {
             let a = std::f64::consts::TAU * k as f64 / n as f64 - std::f64::consts::FRAC_PI_2;
-            (200.0 + 150.0 * a.cos(), 120.0 + 92.0 * a.sin())
+            (200.0 + 138.0 * a.cos(), 100.0 + 76.0 * a.sin())
         })
         .collect();
     html! {
         <div class="pubsub">
-            <svg viewBox="0 0 400 240" class="pubsub-svg" role="img"
+            <svg viewBox="0 0 400 200" class="pubsub-svg" role="img"
                 aria-label={format!("{} — {}", hub.map(|h| plain(h.first().map_or(&[][..], |t| t))).unwrap_or_default(), label)}>
-                { for pts.iter().map(|&(x, y)| html! { <line x1="200" y1="120" x2={fmt(x)} y2={fmt(y)} class="ps-link" /> }) }
-                <rect x="135" y="95" width="130" height="50" rx="10" class="ps-hub" />
-                <text x="200" y="117" text-anchor="middle" class="ps-hub-text">{ hub.map(|h| plain(h.first().map_or(&[][..], |t| t))).unwrap_or_default() }</text>
-                <text x="200" y="135" text-anchor="middle" class="ps-hub-sub">{ hub.map(|h| plain(h.get(1).map_or(&[][..], |t| t))).unwrap_or_default() }</text>
+                { for pts.iter().map(|&(x, y)| html! { <line x1="200" y1="100" x2={fmt(x)} y2={fmt(y)} class="ps-link" /> }) }
+                <rect x="122" y="74" width="156" height="52" rx="10" class="ps-hub" />
+                <text x="200" y="96" text-anchor="middle" class="ps-hub-text">{ hub.map(|h| plain(h.first().map_or(&[][..], |t| t))).unwrap_or_default() }</text>
+                <text x="200" y="116" text-anchor="middle" class="ps-hub-sub">{ hub.map(|h| plain(h.get(1).map_or(&[][..], |t| t))).unwrap_or_default() }</text>
                 { for pts.iter().enumerate().map(|(k, &(x, y))| html! {
                     <g>
-                        <rect x={fmt(x - 44.0)} y={fmt(y - 17.0)} width="88" height="34" rx="8" class="ps-node" />
-                        <text x={fmt(x)} y={fmt(y - 1.0)} text-anchor="middle" class="ps-node-text">{ label.clone() }</text>
-                        <text x={fmt(x)} y={fmt(y + 11.0)} text-anchor="middle" class="ps-node-num">{ format!("#{}", bn::digits(k + 1, 1)) }</text>
+                        <rect x={fmt(x - 56.0)} y={fmt(y - 20.0)} width="112" height="40" rx="8" class="ps-node" />
+                        <text x={fmt(x)} y={fmt(y - 3.0)} text-anchor="middle" class="ps-node-text">{ label.clone() }</text>
+                        <text x={fmt(x)} y={fmt(y + 14.0)} text-anchor="middle" class="ps-node-num">{ format!("#{}", bn::digits(k + 1, 1)) }</text>
                     </g>
                 }) }
             </svg>
@@ -200,7 +197,7 @@ fn failure(items: &Items, fr: Frags) -> Html {
                     <span class="fl-light" aria-hidden="true"></span>
                     <p class="fl-state">{ field(it, 0) }</p>
                     <p class="fl-text">{ field(it, 1) }</p>
-                    <span class="fl-db" aria-hidden="true" title="ডাটাবেজের ওপর চাপ">
+                    <span class="fl-db" aria-hidden="true" title="ডেটাবেসের ওপর চাপ">
                         {"DB"}<span class="fl-db-bar"><span class="fl-db-fill" style={format!("width: {}", LOAD.get(i).copied().unwrap_or("100%"))}></span></span>
                     </span>
                 </div>

@@ -18,11 +18,12 @@
 //! scaled-down run beside the real counts.
 
 use super::kit::{
-    failed_or_progress, live_panel, open_full, stat, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
+    failed_or_progress, live_panel, open_full, stat, CmdLog, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
     LabProps, TimeAction,
 };
 use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
+use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::broadcast::{
     Attempt, BroadcastParams, BroadcastResult, End, Frame, Why, INFO,
 };
@@ -355,29 +356,16 @@ fn attempt_row(a: &Attempt) -> Html {
 fn log(r: &BroadcastResult, t: u64, live: bool) -> Html {
     let upto = r.commands.partition_point(|c| c.at_ms <= t);
     let from = upto.saturating_sub(LOG);
-    let label = if live {
-        "আসল Redis-এ পাঠানো কমান্ড, তার উত্তর আর আসা-যাওয়ার সময়"
+    let lines: Vec<(CmdLine, Classes)> = r.commands[from..upto]
+        .iter()
+        .map(|c| (c.clone(), Classes::new()))
+        .collect();
+    let empty = if r.params.mode == "naive" {
+        "লুপটা Redis-এ কিছুই লেখে না — কে পেল, তার কোনো রেকর্ড নেই"
     } else {
-        "Redis-এ পাঠানো কমান্ড"
+        "এখনো কোনো কমান্ড নয়"
     };
-    html! {
-        <ol class={classes!("cmd-log", "bc-log", live.then_some("live"))} aria-label={label} data-testid="bc-log">
-            { for r.commands[from..upto].iter().map(|c| html! {
-                <li>
-                    <span class="cmd-log-t">{ secs(c.at_ms) }</span>
-                    <span class="cmd-log-who">{ &c.who }</span>
-                    <code class="cmd-log-cmd" title={c.cmd.clone()}>{ &c.cmd }</code>
-                    <code class="cmd-log-reply" title={c.reply.clone()}>{ format!("→ {}", c.reply) }</code>
-                    if let Some(us) = c.rtt_us {
-                        <span class="cmd-log-rtt" data-testid="bc-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
-                    }
-                </li>
-            }) }
-            if upto == 0 {
-                <li class="bc-log-empty">{ if r.params.mode == "naive" { "লুপটা Redis-এ কিছুই লেখে না — কে পেল, তার কোনো রেকর্ড নেই" } else { "এখনো কোনো কমান্ড নয়" } }</li>
-            }
-        </ol>
-    }
+    html! { <CmdLog {lines} lab="bc" {live} secs=true class={classes!("bc-log")} empty={AttrValue::from(empty)} /> }
 }
 
 /// The line about the API's answer.

@@ -176,6 +176,16 @@ enum Phase {
     Failed,
 }
 
+/// An embedded lab enlarged to the whole stage (Z, or the lab's button), for the moment the
+/// instructor runs it: the player provides it to the slide's lab.
+#[derive(Clone, PartialEq)]
+pub struct Enlarge {
+    /// The lab fills the stage.
+    pub on: bool,
+    /// Enlarge, or back.
+    pub toggle: Callback<()>,
+}
+
 /// A lab's place: busy while the labs module loads, then the lab itself; a clear message if
 /// the module cannot be fetched (the rest of the page keeps working, and a button tries again).
 #[component]
@@ -243,8 +253,20 @@ pub fn LabHost(props: &LabHostProps) -> Html {
         Callback::from(move |_| attempt.set(*attempt + 1))
     };
     let class = classes!("lab-host", props.embedded.then_some("embedded"));
+    let enlarge = use_context::<Enlarge>().filter(|_| props.embedded);
     html! {
         <div class={class} data-lab-host={props.id.clone()}>
+            if let Some(z) = enlarge {
+                <button type="button" class="tool lab-enlarge" aria-pressed={z.on.to_string()} data-testid="lab-enlarge"
+                    title={if z.on { "ল্যাব আগের জায়গায় (Z বা Esc)" } else { "ল্যাব পুরো পর্দায় (Z)" }}
+                    onclick={Callback::from(move |_: MouseEvent| z.toggle.emit(()))}>
+                    <svg class="tool-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+                        <path d={if z.on { "M6 2v4H2M10 2v4h4M6 14v-4H2M10 14v-4h4" } else { "M2 6V2h4M14 6V2h-4M2 10v4h4M14 10v4h-4" }}
+                            fill="none" stroke="currentColor" stroke-width="1.6" />
+                    </svg>
+                    { if z.on { " ছোট করুন" } else { " বড় করুন" } }
+                </button>
+            }
             if *phase == Phase::Loading { { loading() } }
             if *phase == Phase::Failed {
                 <div class="lab-error" role="alert">

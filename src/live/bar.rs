@@ -76,10 +76,10 @@ pub fn LivePanel(props: &LivePanelProps) -> Html {
                     <span>{"আসল Redis"}</span>
                 </label>
                 <label class="live-scale">
-                    <span>{"সময় ধীর"}</span>
+                    <span>{"আসল Redis-এ গতি"}</span>
                     <select data-testid="live-scale" onchange={on_scale}>
                         { for SCALES.iter().map(|&k| html! {
-                            <option value={k.to_string()} selected={k == *sw.scale}>{ format!("×{}", bn::text(&k.to_string())) }</option>
+                            <option value={k.to_string()} selected={k == *sw.scale}>{ scale_name(k) }</option>
                         }) }
                     </select>
                 </label>
@@ -99,9 +99,32 @@ pub fn LivePanel(props: &LivePanelProps) -> Html {
                             <span class="live-msg-sim">{" নিচে যা দেখছেন তা সিমুলেশন।"}</span>
                         }
                     </p>
+                    if matches!(live.status, Some(LiveStatus::NoProxy)) { { for_instructors() } }
                 }
             }
         </>
+    }
+}
+
+/// A live run's speed, in words: how many times slower than the lab's own milliseconds.
+fn scale_name(k: u64) -> String {
+    match k {
+        1 => "স্বাভাবিক".into(),
+        k => format!("{} গুণ ধীর", bn::text(&k.to_string())),
+    }
+}
+
+/// How to give the page a real Redis: for an instructor, folded away from a student.
+pub fn for_instructors() -> Html {
+    html! {
+        <details class="live-howto" data-testid="live-howto">
+            <summary>{"প্রশিক্ষকদের জন্য: আসল Redis চালু করা"}</summary>
+            <p>
+                {"যে মেশিনে Redis চলছে সেখানে অ্যাপটা প্রক্সি দিয়ে চালান, তারপর সেই ঠিকানা দিয়ে খুলুন: "}
+                <code>{"cargo xtask serve --redis redis://127.0.0.1:6379"}</code>
+                {" (স্থির হোস্ট বা trunk serve-এ প্রক্সি থাকে না)।"}
+            </p>
+        </details>
     }
 }
 

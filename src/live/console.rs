@@ -223,9 +223,9 @@ pub fn ConsoleView() -> Html {
                 <p class="console-status"><Indicator status={state.status.clone().or(Some(LiveStatus::Connecting))} /></p>
                 if no_proxy {
                     <p class="live-msg" role="alert" data-testid="live-msg">
-                        {"এই ঠিকানায় কোনো প্রক্সি নেই (স্থির হোস্ট বা trunk serve), তাই কনসোল চলবে না। আসল Redis-এর সঙ্গে খুলতে: "}
-                        <code>{"cargo xtask serve --redis redis://127.0.0.1:6379"}</code>
+                        {"এখানে আসল Redis-এর প্রক্সি নেই, তাই কনসোল চলবে না।"}
                     </p>
+                    { super::bar::for_instructors() }
                 }
                 if matches!(state.status, Some(LiveStatus::RedisDown)) {
                     <p class="live-msg" role="alert" data-testid="live-msg">{"প্রক্সি আছে, কিন্তু তার পেছনের Redis সাড়া দিচ্ছে না।"}</p>

@@ -419,6 +419,84 @@ fn the_bengali_font_is_served_by_the_app() {
         .contains("Noto Sans Bengali"));
 }
 
+/// What a phone showed broken (issue 24): the roles map out of order, the TTL table's "why"
+/// column cut off, a figure broken across lines, a see-through header over the page.
+#[test]
+fn the_phone_shows_the_roles_in_order_tables_whole_and_figures_on_one_line() {
+    let b = Browser::new(PHONE.0, PHONE.1);
+    // The roles map: eight cards, one under the other, in the order of their numbers.
+    b.open("#/production/2");
+    b.wait_counter("০২ / ২২");
+    let tops = b.js(
+        "return [...document.querySelectorAll('.stage .role')].map(e => [e.querySelector('.role-head').textContent, e.getBoundingClientRect().top])",
+        json!([]),
+    );
+    let tops: Vec<(String, f64)> = tops
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            (
+                r[0].as_str().unwrap_or_default().to_string(),
+                r[1].as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    assert_eq!(tops.len(), 8, "{tops:?}");
+    for (i, w) in tops.windows(2).enumerate() {
+        assert!(
+            w[0].1 < w[1].1,
+            "role {} is not above role {}: {tops:?}",
+            i + 1,
+            i + 2
+        );
+        assert!(w[0].0.starts_with(&bn::digits(i + 1, 2)), "{tops:?}");
+    }
+    b.screenshot(&screenshot_dir().join("phone/roles-in-order.png"));
+    // The TTL table: every cell, the "why" column included, inside the screen, nothing to
+    // scroll sideways.
+    b.open("#/production/12");
+    b.wait_counter("১২ / ২২");
+    let out = b.js(
+        "return [...document.querySelectorAll('.stage .table td')].filter(td => { const r = td.getBoundingClientRect(); return r.right > innerWidth + 0.5 || r.left < -0.5 || td.scrollWidth > td.clientWidth + 1; }).map(td => td.textContent)",
+        json!([]),
+    );
+    assert_eq!(out, json!([]), "cells cut off at 360 px");
+    let why = b.js(
+        "const td = [...document.querySelectorAll('.stage .table td')].find(td => td.textContent.includes('বারবার রিফ্রেশ')); return td ? td.getBoundingClientRect().width : 0",
+        json!([]),
+    );
+    assert!(
+        why.as_f64().unwrap_or(0.0) > 200.0,
+        "the why column is {why} px wide"
+    );
+    b.screenshot(&screenshot_dir().join("phone/ttl-table.png"));
+    // Broadcast step 19: `৩–৪` stays one figure on one line.
+    b.open("#/broadcast/20.1");
+    b.wait_counter("২০ / ২৯");
+    let lines = b.js(
+        "return [...document.querySelectorAll('.stage .aq-num, .stage .stat-num')].map(e => { const lh = parseFloat(getComputedStyle(e).lineHeight) || parseFloat(getComputedStyle(e).fontSize) * 1.4; return Math.round(e.getBoundingClientRect().height / lh); })",
+        json!([]),
+    );
+    assert!(
+        lines
+            .as_array()
+            .is_some_and(|a| !a.is_empty() && a.iter().all(|n| n == &json!(1))),
+        "figures wrap: {lines} lines"
+    );
+    // The header over the page is opaque.
+    let alpha = b.js(
+        "const c = getComputedStyle(document.querySelector('.topbar')).backgroundColor; const m = c.match(/rgba?\\(([^)]*)\\)/); const p = m ? m[1].split(',').map(Number) : []; return p.length === 4 ? p[3] : 1",
+        json!([]),
+    );
+    assert_eq!(
+        alpha.as_f64(),
+        Some(1.0),
+        "the header lets the page show through"
+    );
+    assert_no_console_errors(&b);
+}
+
 #[test]
 fn phone_width_stays_readable() {
     let b = Browser::new(PHONE.0, PHONE.1);

@@ -85,12 +85,21 @@ fn every_slide_fits_at_laptop_sizes() {
 #[test]
 fn every_slide_fits_in_fullscreen_at_1920() {
     let b = Browser::new(1920, 1080);
+    // A headless browser's screen is 800×600 unless told, and fullscreen takes the screen's
+    // size: the room's screen is 1920×1080.
+    b.cdp(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": false,
+               "screenWidth": 1920, "screenHeight": 1080}),
+    );
     b.open("#/production/1");
     b.wait_counter("০১ / ২২");
     b.press("f");
     b.wait(5, "fullscreen", |b| {
         b.js("return !!document.fullscreenElement", json!([])) == json!(true)
     });
+    let size = b.js("return [innerWidth, innerHeight]", json!([]));
+    assert_eq!(size, json!([1920, 1080]), "the fullscreen page's size");
     let mut failures = Vec::new();
     check_all(&b, "fullscreen-1920", &mut failures);
     assert!(

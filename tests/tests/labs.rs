@@ -313,13 +313,13 @@ fn a_change_mid_run_shows_only_the_new_run() {
     b.wait(20, "the heavy run to be under way", |b| {
         b.exists(".lab[aria-busy=true] .lab-progress")
     });
+    b.open_form();
     // Record every table text and every partial row the page shows from now on.
     b.js(
         "window.__seen = []; const seen = () => document.querySelectorAll('[data-testid=eviction-table], [data-testid=eviction-rows]').forEach(e => window.__seen.push(e.textContent)); new MutationObserver(seen).observe(document.body, {subtree: true, childList: true, characterData: true});",
         json!([]),
     );
     let q = "cache=500&seed=3";
-    b.open_form();
     b.js(
         "const i = document.querySelector('#lab-field-cache'); i.value = '500'; i.dispatchEvent(new Event('change', {bubbles: true})); const s = document.querySelector('#lab-field-seed'); s.value = '3'; s.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([]),
@@ -550,4 +550,54 @@ fn embedded_labs_fit_their_slides() {
     }
     assert!(seen >= 5, "only {seen} embedded labs found");
     assert!(b.console_errors().is_empty());
+}
+
+/// Z (or the lab's own button) enlarges a slide's lab to the whole stage, for the moment the
+/// instructor runs it; Z again, Esc or the next slide puts it back in its place.
+#[test]
+fn an_embedded_lab_enlarges_to_the_stage_and_back() {
+    let b = laptop();
+    let deck = redislab_e2e::deck("production");
+    let n = deck
+        .slides
+        .iter()
+        .position(|s| {
+            s.body.iter().any(|bl| {
+                matches!(bl, redislab_deck::Block::Container { kind, args, .. }
+                    if kind.as_ref() == "lab" && args.first().is_some_and(|a| a.as_ref() == "lock"))
+            })
+        })
+        .expect("a slide with the lock lab")
+        + 1;
+    b.open(&format!("#/production/{n}"));
+    b.wait(30, "the lab in its slide", |b| {
+        b.exists(".stage .lab") && !b.exists(".stage [aria-busy=true]")
+    });
+    let stage = b.rect(".stage").unwrap();
+    let small = b.rect(".stage .lab-host").unwrap();
+    assert!(small.height < stage.height * 0.9, "{small:?} in {stage:?}");
+    let covers = |b: &Browser| {
+        b.rect(".stage .lab-host").is_some_and(|r| {
+            r.width >= stage.width * 0.95 && r.height >= stage.height * 0.95
+        })
+    };
+    b.press("z");
+    b.wait(5, "the lab over the whole stage", covers);
+    assert_eq!(
+        b.js("return document.querySelector('[data-testid=lab-enlarge]').getAttribute('aria-pressed')", json!([])),
+        json!("true")
+    );
+    b.press("z");
+    b.wait(5, "the lab back in its place", |b| !covers(b));
+    b.click("[data-testid=lab-enlarge]");
+    b.wait(5, "the lab enlarged by its button", covers);
+    b.press("\u{E00C}");
+    b.wait(5, "Esc puts it back", |b| !covers(b));
+    b.press("z");
+    b.wait(5, "enlarged again", covers);
+    b.press("\u{E014}");
+    b.wait(10, "the next slide, its lab (if any) small", |b| {
+        !b.exists(".stage.lab-enlarged")
+    });
+    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }

@@ -55,7 +55,7 @@ fn every_preset_shows_the_native_numbers() {
         // The whole run is on screen: the command log ends with the run's last command.
         let last = r.commands.last().unwrap();
         let log = b.text("[data-testid=lock-log]").unwrap_or_default();
-        assert!(log.contains(&last.cmd), "{}: {log}", pr.id);
+        assert!(log.contains(&last.cmd_text()), "{}: {log}", pr.id);
         match r.first_steal() {
             Some(s) => {
                 let at = b.js(

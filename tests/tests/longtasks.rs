@@ -8,6 +8,7 @@
 
 use redislab_e2e::Browser;
 use redislab_sim::labs::params::Params;
+use redislab_sim::labs::registry::LABS;
 use redislab_sim::labs::{broadcast, lock};
 use std::sync::{Mutex, MutexGuard};
 
@@ -65,24 +66,12 @@ fn lock_native(query: &str) -> lock::LockResult {
 #[test]
 fn heavy_labs_never_block_the_main_thread() {
     let _alone = alone();
-    let heavy = [
-        ("eviction", "keys=200000&cache=20000&warmup=0&requests=300000&alpha=3"),
-        ("jitter", "keys=1000000&ttl=86400&jitter=0.9&round=10"),
-        ("stampede", "rate=20000&duration=600&delta=5&ttl=0.1&beta=10"),
-        ("sampling", "keys=100000&kmax=32&trials=20000"),
-        (
-            "cache",
-            "instances=12&concurrent=500&requests=20000&loader=20000&fresh=100&stale=0&lock_ttl=100&wait=60000",
-        ),
-        (
-            "streams",
-            "messages=2000000&rate=1000000&producers=16&workers=16&count=10000&maxlen=10000000",
-        ),
-        (
-            "lru",
-            "capacity=12&ops=put+A,get+B,put+C,get+D,put+E,get+F,put+G,get+H,put+I,get+J,put+K,get+L,put+M,get+N,put+O,get+P,put+Q,get+R,put+S,get+T,put+A,get+B,put+C,get+D,put+E,get+F,put+G,get+H,put+I,get+J,put+K,get+L,put+M,get+N,put+O,get+P,put+Q,get+R,put+S,get+T&policy=w-tinylfu",
-        ),
-    ];
+    // Every lab of the registry, at the parameters that make the most work its fields allow.
+    let heavy: Vec<(&str, &str)> = LABS
+        .iter()
+        .map(|l| (l.info().id, l.heaviest()))
+        .filter(|(_, q)| !q.is_empty())
+        .collect();
     let b = watching_from_home();
     for (id, q) in heavy {
         let attempts = b.long_task_openings(&format!("#/lab/{id}?{q}"), 3, |b| {

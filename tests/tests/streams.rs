@@ -68,7 +68,7 @@ fn the_lab_page_computes_and_shows_the_counters() {
     assert_eq!(shown(&b, ".lab-streams"), want(&r.counters));
     // The counters a person reads, in Bengali digits.
     let saved = b.text("[data-testid=streams-saved]").unwrap_or_default();
-    assert_eq!(saved, "৫০০০");
+    assert_eq!(saved, "৫,০০০");
     // The plot and the log are on screen; the log shows the group being made.
     let plot = b.rect(".sx-plot svg").expect("the plot");
     assert!(plot.width > 600.0 && plot.height > 80.0, "{plot:?}");

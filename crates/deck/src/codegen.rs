@@ -151,10 +151,11 @@ impl Emit for (Tok, Str) {
 impl Emit for Block {
     fn emit(&self, out: &mut String) {
         match self {
-            Block::Para(t) | Block::Lead(t) | Block::Note(t) => {
+            Block::Para(t) | Block::Lead(t) | Block::Note(t) | Block::Fix(t) => {
                 let name = match self {
                     Block::Para(_) => "Para",
                     Block::Lead(_) => "Lead",
+                    Block::Fix(_) => "Fix",
                     _ => "Note",
                 };
                 out.push_str(&format!("{P}Block::{name}("));

@@ -6,7 +6,8 @@
 //! - [`codegen`]: turns parsed decks into Rust statics at build time;
 //! - [`nav`]: slide navigation, keys and autoplay, as a pure state machine;
 //! - [`route`]: the app's addresses (`#/`, `#/<deck>/<n>`), parsed and printed;
-//! - [`bn`]: Bengali numerals;
+//! - [`bn`]: one way to write a number (Bengali digits, Indian grouping, units);
+//! - [`lint`]: the writing rules every deck is held to at build time;
 //! - [`prose`]: the copied-prose check (decks against fingerprints of the seeds).
 //!
 //! Nothing here touches the web, so all of it is tested natively.
@@ -14,6 +15,7 @@
 pub mod bn;
 pub mod codegen;
 pub mod highlight;
+pub mod lint;
 pub mod model;
 pub mod nav;
 pub mod parse;

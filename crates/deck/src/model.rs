@@ -192,6 +192,10 @@ pub enum Block {
     Lead(Text),
     /// A highlighted aside.
     Note(Text),
+    /// A correction marker (`! সংশোধন: …`): one small line saying which fact of the slide
+    /// corrects a common mistake; the slide states the right fact in its own bullet or diagram,
+    /// and the presenter script names the source it was checked against.
+    Fix(Text),
     /// A bullet list.
     Bullets(List<Text>),
     /// A numbered list.

@@ -288,6 +288,8 @@ pub enum Command {
     Speaker,
     /// Show or hide the laser pointer.
     Laser,
+    /// Enlarge the slide's embedded lab to the whole stage, or back.
+    Enlarge,
 }
 
 /// Modifier keys held with a key.
@@ -355,6 +357,7 @@ pub fn key_command(key: &str, mods: Mods) -> Option<Command> {
         "f" | "F" => Some(Command::Fullscreen),
         "s" | "S" => Some(Command::Speaker),
         "l" | "L" => Some(Command::Laser),
+        "z" | "Z" => Some(Command::Enlarge),
         _ => None,
     }
 }

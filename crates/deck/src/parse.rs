@@ -64,6 +64,9 @@ const DIAGRAM_ARGS: &[(&str, &[&str])] = &[
     ("load", &["bad", "good"]),
 ];
 
+/// How a correction marker starts: `! সংশোধন: …` is a [`Block::Fix`], not a note.
+pub const FIX: &str = "সংশোধন:";
+
 /// Code languages the highlighter knows.
 pub const LANGS: &[&str] = &["js", "lua", "json", "redis", "sh", "text"];
 
@@ -463,7 +466,10 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Body> {
             {
                 (Block::Lead, t)
             } else if let Some(t) = joined.strip_prefix("! ") {
-                (Block::Note, t)
+                match t.strip_prefix(FIX) {
+                    Some(rest) => (Block::Fix, rest.trim_start()),
+                    None => (Block::Note, t),
+                }
             } else {
                 (Block::Para, &joined)
             };
@@ -653,11 +659,12 @@ fn unescape(s: &str) -> String {
     out
 }
 
-/// Every deck in `dir` (`*.md`), parsed and in home-page order, with the files read (for
-/// `rerun-if-changed`).
+/// Every deck in `dir` (`*.md`), parsed, linted ([`crate::lint`]) and in home-page order, with
+/// the files read (for `rerun-if-changed`).
 ///
 /// # Errors
-/// `path:line: what is wrong` for the first malformed deck, or why the folder can't be read.
+/// `path:line: what is wrong` for the first malformed deck; every lint finding of every deck,
+/// one `path:line: lint: rule: what` a line; or why the folder can't be read.
 pub fn load_dir(
     dir: &std::path::Path,
 ) -> std::result::Result<(Vec<Deck>, Vec<std::path::PathBuf>), String> {
@@ -668,6 +675,7 @@ pub fn load_dir(
         .collect();
     files.sort();
     let mut decks = Vec::new();
+    let mut findings = Vec::new();
     for path in &files {
         let stem = path
             .file_stem()
@@ -677,7 +685,23 @@ pub fn load_dir(
             .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
         let deck = parse_deck(&src, stem)
             .map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.message))?;
+        for f in crate::lint::lint(&src, &deck) {
+            findings.push(format!(
+                "{}:{}: lint: {}: {}",
+                path.display(),
+                f.line,
+                f.rule.name(),
+                f.message
+            ));
+        }
         decks.push(deck);
+    }
+    if !findings.is_empty() {
+        return Err(format!(
+            "{} lint finding(s) (docs/deck-format.md, \"Lint\"):\n{}",
+            findings.len(),
+            findings.join("\n")
+        ));
     }
     if decks.is_empty() {
         return Err(format!("{}: no decks (*.md) found", dir.display()));

@@ -40,6 +40,10 @@ fn block(b: &Block) -> Option<String> {
         Block::Para(t) => format!("<p>{}</p>", inline(t)),
         Block::Lead(t) => format!("<p class=\"lead\">{}</p>", inline(t)),
         Block::Note(t) => format!("<p class=\"note\">{}</p>", inline(t)),
+        Block::Fix(t) => format!(
+            "<p class=\"fix\"><span class=\"fix-tag\">সংশোধন</span> {}</p>",
+            inline(t)
+        ),
         Block::Bullets(items) => format!(
             "<ul class=\"bullets\">{}</ul>",
             items

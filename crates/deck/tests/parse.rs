@@ -53,6 +53,8 @@ title: খাম
 
 ! একটা নোট \*তারকা\*
 
+! সংশোধন: ছোট এক লাইন, `code` সহ
+
 ???
 স্ক্রিপ্ট।
 "#;
@@ -94,6 +96,7 @@ fn parses_a_good_deck() {
             Block::Table { .. } => "table",
             Block::Container { .. } => "container",
             Block::Note(_) => "note",
+            Block::Fix(_) => "fix",
             Block::Para(_) => "para",
             Block::Lead(_) => "lead",
         })
@@ -107,7 +110,8 @@ fn parses_a_good_deck() {
             "table",
             "container",
             "container",
-            "note"
+            "note",
+            "fix"
         ]
     );
     let Block::Bullets(items) = &s1.body[1] else {
@@ -119,6 +123,11 @@ fn parses_a_good_deck() {
         unreachable!()
     };
     assert_eq!(plain(t), "একটা নোট *তারকা*");
+    // `! সংশোধন: …` is a correction marker, its text without the word.
+    let Block::Fix(t) = &s1.body[7] else {
+        unreachable!()
+    };
+    assert_eq!(plain(t), "ছোট এক লাইন, code সহ");
     let Block::Code { tokens, .. } = &s1.body[0] else {
         unreachable!()
     };

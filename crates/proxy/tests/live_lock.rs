@@ -44,7 +44,7 @@ async fn the_live_race_ends_as_simulated() {
         let acquired = |x: &LockResult| {
             x.commands
                 .iter()
-                .filter(|c| c.kind == CmdKind::Acquire && c.reply == "OK")
+                .filter(|c| c.kind == CmdKind::Acquire && c.reply == redislab_sim::Reply::ok())
                 .count()
         };
         assert_eq!(acquired(&real), acquired(&sim), "{id}");
@@ -78,14 +78,17 @@ async fn the_live_race_ends_as_simulated() {
     let mut ws = proxy.connect().await;
     let real = race_live(&mut ws, &slow).await;
     assert_eq!(real.outcome(), lock::run(&slow).outcome(), "fencing ×2");
-    assert!(real.commands.iter().any(|c| c.cmd.ends_with("NX PX 2000")));
+    assert!(real
+        .commands
+        .iter()
+        .any(|c| c.cmd_text().ends_with("NX PX 2000")));
     // The plain DEL: A's DEL ran while B held the lock, and Redis said 1.
     let mut ws = proxy.connect().await;
     let real = race_live(&mut ws, &preset("plain-del")).await;
     let st = real.first_steal().expect("a steal");
     assert_eq!(
-        (st.actor, st.cmd.as_str(), st.reply.as_str()),
-        (0, "DEL lock:campaign:42", "(integer) 1")
+        (st.actor, st.cmd_text().as_str(), &st.reply),
+        (0, "DEL lock:campaign:42", &redislab_sim::Reply::Integer(1))
     );
     assert_eq!(real.owners[1].actor, 1);
     assert_eq!(real.owners[1].end, OwnerEnd::Stolen);

@@ -11,7 +11,7 @@
 mod support;
 
 use redislab_proxy::Config;
-use redislab_sim::labs::broadcast::{self, BroadcastLive, BroadcastParams, BroadcastResult, INFO};
+use redislab_sim::labs::broadcast::{self, BroadcastParams, BroadcastResult, INFO};
 use redislab_sim::labs::params::Params;
 use std::time::Duration;
 use support::{connect, drive_live, Proxy, RedisServer};
@@ -38,9 +38,9 @@ async fn the_live_queue_ends_as_predicted_in_redis_itself() {
         // Each run in its own session: its own namespace, as the worker opens one a run.
         let mut ws = proxy.connect().await;
         let ns = ws.namespace();
-        let mut run = BroadcastLive::new(&p);
+        let mut run = broadcast::live(&p);
         let errors = drive_live(&mut ws, &mut run, Duration::from_secs(60 * k)).await;
-        let real: BroadcastResult = run.result();
+        let real: BroadcastResult = run.output();
         eprintln!(
             "{id} ×{k}: live {} ms, sim {} ms\n{}",
             real.end_ms,
@@ -114,7 +114,11 @@ async fn the_live_queue_ends_as_predicted_in_redis_itself() {
         // The log: real replies with their round trips; the batches added by the named
         // script, released by the token-checked one.
         assert!(real.commands.iter().all(|c| c.rtt_us.is_some()), "{id}");
-        let sent = |prefix: &str| real.commands.iter().any(|c| c.cmd.starts_with(prefix));
+        let sent = |prefix: &str| {
+            real.commands
+                .iter()
+                .any(|c| c.cmd_text().starts_with(prefix))
+        };
         assert!(sent("EVALSHA"), "{id}: the named scripts");
         assert!(
             sent("BLMOVE bull:push:wait bull:push:active RIGHT LEFT 0.200"),

@@ -315,7 +315,8 @@ fn node_table(table: &EvictionTable, native_ms: f64) {
     );
 }
 
-/// (d): SimRedis GET/SET per second, and redis-benchmark's on this machine as the anchor.
+/// (d): SimRedis GET/SET per second, PFADD elements per second, ten virtual days of expiry,
+/// and redis-benchmark's on this machine as the anchor.
 fn simredis() {
     const OPS: usize = 2_000_000;
     let keys: Vec<Vec<u8>> = (0..10_000)
@@ -323,13 +324,15 @@ fn simredis() {
         .collect();
     let value = b"xxx"; // redis-benchmark's default 3-byte value
     let mut sim = SimRedis::new(1);
-    let (set, _) = best_of(3, || {
+    // Wall time and, where the system tells, this thread's CPU time (on a shared machine the
+    // wall clock also counts the wait for a core; the CPU time is the native speed).
+    let (set, set_cpu, _) = best_of_cpu(3, || {
         for i in 0..OPS {
             let r = sim.call(&[b"SET", &keys[i % keys.len()], value]);
             debug_assert!(!r.is_error());
         }
     });
-    let (get, hits) = best_of(3, || {
+    let (get, get_cpu, hits) = best_of_cpu(3, || {
         let mut hits = 0usize;
         for i in 0..OPS {
             if sim
@@ -344,11 +347,74 @@ fn simredis() {
     });
     assert_eq!(hits, OPS);
     let rate = |d: Duration| OPS as f64 / d.as_secs_f64();
+    let cpu_rate = |d: Option<Duration>| d.map_or("?".to_string(), |d| format!("{:.0}", rate(d)));
     println!(
-        "\n(d) SimRedis natively, {OPS} commands over 10,000 keys, best of 3   (target ≥ 2,000,000/s)"
+        "\n(d) SimRedis natively, {OPS} commands over 10,000 keys, best of 3   (budget ≥ 10,000,000/s)"
     );
-    println!("    SET  {:>12.0} requests per second", rate(set));
-    println!("    GET  {:>12.0} requests per second", rate(get));
+    println!(
+        "    SET  {:>12.0} requests per second ({} per CPU second)",
+        rate(set),
+        cpu_rate(set_cpu)
+    );
+    println!(
+        "    GET  {:>12.0} requests per second ({} per CPU second)",
+        rate(get),
+        cpu_rate(get_cpu)
+    );
+    // PFADD: 2,000,000 distinct elements into one HyperLogLog (sparse, then dense), 100 per
+    // command, and one per command.
+    let elements: Vec<Vec<u8>> = (0..OPS).map(|i| format!("user:{i}").into_bytes()).collect();
+    let (batched, batched_cpu, _) = best_of_cpu(3, || {
+        let mut sim = SimRedis::new(1);
+        for chunk in elements.chunks(100) {
+            let mut args: Vec<&[u8]> = Vec::with_capacity(102);
+            args.extend([&b"PFADD"[..], b"hll"]);
+            args.extend(chunk.iter().map(Vec::as_slice));
+            sim.call(&args);
+        }
+        sim.cmd(&["PFCOUNT", "hll"])
+    });
+    let (single, single_cpu, count) = best_of_cpu(3, || {
+        let mut sim = SimRedis::new(1);
+        for e in &elements {
+            sim.call(&[b"PFADD", b"hll", e]);
+        }
+        sim.cmd(&["PFCOUNT", "hll"])
+    });
+    println!(
+        "    PFADD {:>11.0} elements per second ({} per CPU second) 100 per command; {:.0} ({}) one per command; PFCOUNT {count}   (budget ≥ 5,000,000/s)",
+        rate(batched),
+        cpu_rate(batched_cpu),
+        rate(single),
+        cpu_rate(single_cpu)
+    );
+    // #advance: 10 virtual days over 10,000 keys with TTLs from 1 s to 3 h (and 100 without):
+    // every cycle while some key is past its TTL runs, the idle days are crossed at once.
+    let (mut adv, mut adv_cpu, mut left) = (Duration::MAX, None::<Duration>, 0);
+    for _ in 0..3 {
+        let mut sim = SimRedis::new(1);
+        for i in 0..10_000u32 {
+            let k = format!("session:{i}");
+            let ttl = (1 + (i * 7919) % 10_800).to_string();
+            sim.cmd(&["SET", &k, "v", "EX", &ttl]);
+        }
+        for i in 0..100 {
+            sim.cmd(&["SET", &format!("keep:{i}"), "v"]);
+        }
+        let (t, c0) = (Instant::now(), thread_cpu());
+        sim.advance(10 * 86_400_000);
+        adv = adv.min(t.elapsed());
+        if let (Some(a), Some(b)) = (c0, thread_cpu()) {
+            let d = b.saturating_sub(a);
+            adv_cpu = Some(adv_cpu.map_or(d, |c| c.min(d)));
+        }
+        left = sim.dbsize();
+    }
+    println!(
+        "    #advance 10 virtual days, 10,000 keys with TTLs (1 s to 3 h): {:.1} ms ({} ms CPU), {left} keys left   (budget ≤ 50 ms)",
+        adv.as_secs_f64() * 1e3,
+        adv_cpu.map_or("?".to_string(), |d| format!("{:.1}", d.as_secs_f64() * 1e3))
+    );
     match redis_benchmark() {
         Ok(lines) => {
             println!("    redis-benchmark -q -t get,set -n 200000 (50 clients over loopback):");

@@ -2,7 +2,7 @@
 //! crash, outage and click schedules, and `labsim broadcast --json`.
 
 use redislab_sim::labs::broadcast::{
-    is_dead, run, BroadcastConfig, BroadcastParams, BroadcastRun, End, INFO,
+    is_dead, run, BroadcastConfig, BroadcastParams, BroadcastRun, BroadcastScenario, End, INFO,
 };
 use redislab_sim::labs::params::Params;
 use redislab_sim::queue::Life;
@@ -42,7 +42,7 @@ fn golden_defaults() {
         (r.end_ms, 500_000, 1000)
     );
     // The command log shows BullMQ's keys.
-    let log: Vec<&str> = r.commands.iter().map(|c| c.cmd.as_str()).collect();
+    let log: Vec<String> = r.commands.iter().map(|c| c.cmd_text()).collect();
     for want in [
         "SET bcast:dedup:campaign:42 1 NX EX 900",
         "INCR bull:push:id",
@@ -203,10 +203,10 @@ fn properties_over_random_crash_and_outage_schedules() {
     for s in 0..40u32 {
         let cfg = random(s);
         let p = cfg.p.clone();
-        let mut run = BroadcastRun::with_config(&cfg);
-        while run.step() {}
-        let r = run.result();
-        let sends = run.sends();
+        let mut run = BroadcastRun::new(BroadcastScenario::new(&cfg), p.seed);
+        run.steps(usize::MAX);
+        let r = run.output();
+        let sends = run.scenario().sends();
         let c = r.counters;
         assert_eq!(
             c.broadcasts, 1,

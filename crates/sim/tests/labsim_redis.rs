@@ -116,3 +116,84 @@ fn bad_directive_or_flag_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage: labsim"));
 }
+
+#[test]
+fn a_replica_lags_and_a_promotion_loses_what_it_had_not_received() {
+    let input = r#"
+SET lock tok PX 200
+#lag 50
+#node replica
+GET lock
+#advance 60
+GET lock
+SET x y
+#node primary
+SET lock2 tok2
+#advance 10
+#promote
+GET lock
+GET lock2
+SET x y
+"#;
+    let out = session(&[], input);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            r#"{"status":"OK"}"#,
+            // the snapshot is still on its way, then it has arrived
+            "null",
+            r#""tok""#,
+            r#"{"error":"READONLY You can't write against a read only replica."}"#,
+            r#"{"status":"OK"}"#,
+            // promoted 10 ms after lock2 was written, 40 ms before it would have arrived
+            r#""tok""#,
+            "null",
+            r#"{"status":"OK"}"#,
+        ],
+        "\n{got}"
+    );
+}
+
+#[test]
+fn now_sets_the_clock_and_bad_directives_exit_2() {
+    let out = session(
+        &["--now", "1799999990000"],
+        "SET k v EXAT 1800000000\nTTL k\n",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"status\":\"OK\"}\n10\n"
+    );
+    let out = session(&[], "SET k v EXAT 1800000000\nTTL k\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"status\":\"OK\"}\n100000000\n",
+        "the fixed date is 2023-11-14"
+    );
+    for (input, what) in [
+        ("#node elsewhere\n", "#node"),
+        ("#lag soon\n", "#lag"),
+        ("#promote\n", "#promote"),
+    ] {
+        let out = session(&[], input);
+        assert_eq!(out.status.code(), Some(2), "{input}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("line 1") && err.contains(what), "{err}");
+    }
+    let out = session(&["--now", "soon"], "");
+    assert_eq!(out.status.code(), Some(2));
+    let help = Command::new(env!("CARGO_BIN_EXE_labsim"))
+        .args(["redis", "--help"])
+        .output()
+        .expect("labsim runs");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("--now") && help.contains("2023-11-14") && help.contains("#promote"));
+}

@@ -5,8 +5,8 @@
 //! once (or dead-lettered), the crashed worker's batch taken over. The browser test
 //! (`tests/tests/live.rs`) runs them through the real proxy and a real `redis-server`.
 
-use redislab_sim::labs::broadcast::{self, BroadcastLive, BroadcastParams};
-use redislab_sim::labs::cache::{self, CacheConfig, CacheLive, Layers, Path};
+use redislab_sim::labs::broadcast::{self, BroadcastParams};
+use redislab_sim::labs::cache::{self, CacheConfig, Layers, Path};
 use redislab_sim::labs::params::Params;
 use redislab_sim::labs::streams::{self, StreamsParams, INFO, PRESETS};
 use redislab_sim::labs::work::LiveDriver;
@@ -23,7 +23,7 @@ fn drive(live: &mut dyn LiveDriver, seed: u32) -> usize {
 
 /// [`drive`] with round trips of `rtt` ms.
 fn drive_rtt(live: &mut dyn LiveDriver, seed: u32, rtt: u64) -> usize {
-    let mut redis = SimRedis::new(seed);
+    let mut redis = SimRedis::new(seed).with_named_scripts();
     let mut now = 0u64;
     // Replies on their way back: (arrives at, tag) → reply.
     let mut back: BTreeMap<(u64, usize), Reply> = BTreeMap::new();
@@ -88,18 +88,19 @@ fn the_cache_engine_live_answers_every_request_as_predicted() {
         }
         .for_live(1);
         assert_eq!((cfg.concurrent, cfg.requests), (8, 120));
-        let mut live = CacheLive::new(&cfg);
+        let mut live = cache::live(&cfg);
         let sent = drive(&mut live, cfg.seed);
         let view: cache::CacheView = live.snapshot().read().expect("the cache's output");
-        let real = live.result();
-        let sim = live.predicted();
+        let real = live.scenario().result(live.world());
+        let sim = live.scenario().other().expect("the prediction");
         assert_eq!(real.counts.requests(), 120, "{layers:?}");
         assert_eq!(view.on.counts, real.counts);
         assert_eq!(view.off.counts, sim.counts);
         // Every command but the starting entry is in the log with its round trip.
         let seeded = usize::from(start != cache::Start::Empty);
         assert_eq!(real.log.len() + seeded, sent, "{layers:?}");
-        assert!(real.log.iter().all(|l| l.rtt_us == Some(2000)));
+        assert_eq!(view.on.log.len(), real.log.len());
+        assert!(view.on.log.iter().all(|l| l.rtt_us == Some(2000)));
         // The instances are the simulation's: the same story to within a query or two
         // (2 ms round trips here against the simulation's seeded 2–4 ms).
         if layers == Layers::ALL {
@@ -197,9 +198,9 @@ fn the_queue_live_ends_as_its_simulation_for_every_preset() {
                     && p.concurrency <= broadcast::LIVE_CONCURRENCY
                     && p.block == broadcast::LIVE_BLOCK_MS
             );
-            let mut live = BroadcastLive::new(&p);
+            let mut live = broadcast::live(&p);
             let sent = drive(&mut live, p.seed);
-            let (real, sim) = (live.result(), broadcast::run(&p));
+            let (real, sim) = (live.output(), broadcast::run(&p));
             let (a, b) = (real.counters, sim.counters);
             let what = |c: &broadcast::Counters| {
                 (
@@ -250,9 +251,9 @@ fn the_queue_live_holds_its_numbers_across_round_trips() {
         let p = broadcast_preset(id).for_live(1);
         let sim = broadcast::run(&p);
         for &rtt in rtts {
-            let mut live = BroadcastLive::new(&p);
+            let mut live = broadcast::live(&p);
             drive_rtt(&mut live, p.seed, rtt);
-            let real = live.result();
+            let real = live.output();
             let (a, b) = (real.counters, sim.counters);
             assert_eq!(
                 (

@@ -288,7 +288,8 @@ impl Live {
 }
 
 /// What the lab says when there is no proxy.
-const NO_PROXY: &str = "এই ঠিকানায় কোনো প্রক্সি নেই (স্থির হোস্ট বা trunk serve) — আসল Redis-এ চালাতে অ্যাপটা প্রক্সি দিয়ে খুলুন: cargo xtask serve --redis redis://127.0.0.1:6379।";
+/// (Where a student reads it: what to do about it is folded under "for instructors".)
+const NO_PROXY: &str = "এখানে আসল Redis-এর প্রক্সি নেই, তাই আসল Redis-এ চালানো যাচ্ছে না।";
 
 fn post(scope: &DedicatedWorkerGlobalScope, run: u32, bodies: Vec<Body>) {
     let msgs: Vec<FromWorker> = bodies

@@ -104,35 +104,13 @@ fn labs() -> Vec<LabCase> {
     // (`aria-busy` cleared), and the longest main-thread task meanwhile (PerformanceObserver
     // 'longtask' reports tasks of 50 ms or more), at the seed's parameters and at the largest
     // its fields allow.
-    let heavy = [
-        (
-            "eviction",
-            "keys=200000&cache=20000&warmup=0&requests=300000&alpha=3",
-        ),
-        ("lru", "capacity=12&policy=w-tinylfu"),
-        ("sampling", "keys=100000&kmax=32&trials=20000"),
-        ("jitter", "keys=1000000&ttl=86400&jitter=0.9&round=10"),
-        (
-            "stampede",
-            "rate=20000&duration=600&delta=5&ttl=0.1&beta=10",
-        ),
-        (
-            "cache",
-            "instances=12&concurrent=500&requests=20000&loader=20000&fresh=100&stale=0&lock_ttl=100&wait=60000",
-        ),
-        (
-            "lock",
-            "ttl=300&work=10000&jobs=5&release=token&heartbeat=on&pause_at=0&pause=10000",
-        ),
-        (
-            "streams",
-            "messages=2000000&rate=1000000&producers=16&workers=16&count=10000&maxlen=10000000",
-        ),
-        ("broadcast", "preset=all-at-once"),
-    ];
+    let heavy: Vec<(&str, &str)> = redislab_sim::labs::registry::LABS
+        .iter()
+        .map(|l| (l.info().id, l.heaviest()))
+        .collect();
     let mut labs = Vec::new();
     for (id, big) in heavy {
-        for q in ["", big] {
+        for q in std::iter::once("").chain((!big.is_empty()).then_some(big)) {
             // From a light page of the app (the home page's slide previews take a while to
             // take down, which is the home page's cost, not the lab's).
             let b = Browser::new(1366, 768);

@@ -84,7 +84,14 @@ tools:
              [--warmup] [--seed] [--policy-seed] [--scan-*] [--shift-*]
   policies   list the eviction policies
   redis      SimRedis: one command per line on stdin (redis-cli syntax), one JSON reply
-             per line on stdout; '#advance <ms>' moves the virtual clock  [--seed 1]
+             per line on stdout. Directives: '#advance <ms>' moves the virtual clock;
+             '#node replica' / '#node primary' picks the node the next commands go to
+             (the first '#node replica' attaches a replica with a full sync); '#lag <ms>'
+             sets the replication lag; '#promote' fails over to the replica (what it had
+             not received is lost). The clock starts on a fixed date, 2023-11-14
+             (unix ms 1700000000000), so EXAT/PXAT/EXPIREAT of real dates are far ahead;
+             --now <unix ms> starts it there instead. The named scripts are loaded, as
+             the proxy loads them.  [--seed 1] [--now 1700000000000]
   help       this text
 
 --json prints machine-readable JSON; --series adds the chart series (histogram / buckets).
@@ -187,9 +194,17 @@ fn redis_session(argv: &[String]) -> ExitCode {
         print!("{}", usage());
         return ExitCode::SUCCESS;
     }
-    let seed = Args::parse(argv, &["seed"], &[]).and_then(|a| a.num("seed", 1, 0, u32::MAX));
-    let seed = match seed {
-        Ok(s) => s,
+    let opts = Args::parse(argv, &["seed", "now"], &[]).and_then(|a| {
+        Ok(redislab_sim::redis::cli::SessionOptions {
+            seed: a.num("seed", 1, 0, u32::MAX)?,
+            now_ms: match a.value("now") {
+                None => None,
+                Some(_) => Some(a.num("now", 0, 0, i64::MAX / 2)?),
+            },
+        })
+    });
+    let opts = match opts {
+        Ok(o) => o,
         Err(e) => {
             eprintln!("labsim: {e}\n\n{}", usage());
             return ExitCode::from(2);
@@ -197,7 +212,7 @@ fn redis_session(argv: &[String]) -> ExitCode {
     };
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
-    match redislab_sim::redis::cli::run_session(stdin, stdout, seed) {
+    match redislab_sim::redis::cli::run_session(stdin, stdout, opts) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("labsim redis: {e}");

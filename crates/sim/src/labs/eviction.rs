@@ -653,6 +653,10 @@ impl Lab for EvictionLab {
         }
     }
 
+    fn heaviest(&self) -> &'static str {
+        "keys=200000&cache=20000&warmup=0&requests=300000&alpha=3"
+    }
+
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
             alias: None,

@@ -617,6 +617,10 @@ impl Lab for JitterLab {
         }))
     }
 
+    fn heaviest(&self) -> &'static str {
+        "keys=1000000&ttl=86400&jitter=0.9&round=10"
+    }
+
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
             alias: None,

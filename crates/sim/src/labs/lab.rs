@@ -305,6 +305,13 @@ pub trait Lab: Sync {
         None
     }
 
+    /// The parameters that make the most work its fields allow (a query; empty: its
+    /// defaults are the heaviest). The long-task tests and `browser-bench` open every lab
+    /// with these.
+    fn heaviest(&self) -> &'static str {
+        ""
+    }
+
     /// How `labsim` reads its options.
     fn cli_spec(&self) -> CliSpec;
 

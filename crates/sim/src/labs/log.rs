@@ -19,7 +19,7 @@ pub enum NoReply {
 }
 
 /// One line of a command log.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CmdLine {
     /// When Redis ran it (or refused it, or the client gave up), virtual ms; live: real ms
     /// since the start.

@@ -146,6 +146,10 @@ impl Lab for LruLab {
         Ok(erase(Ready::new(LruWalk::new(&p.typed())?)))
     }
 
+    fn heaviest(&self) -> &'static str {
+        "capacity=12&ops=put+A,get+B,put+C,get+D,put+E,get+F,put+G,get+H,put+I,get+J,put+K,get+L,put+M,get+N,put+O,get+P,put+Q,get+R,put+S,get+T,put+A,get+B,put+C,get+D,put+E,get+F,put+G,get+H,put+I,get+J,put+K,get+L,put+M,get+N,put+O,get+P,put+Q,get+R,put+S,get+T&policy=w-tinylfu"
+    }
+
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
             alias: Some("lru-trace"),

@@ -129,6 +129,10 @@ impl Lab for SamplingLab {
         Ok(erase(SamplingRun::new(p.typed())))
     }
 
+    fn heaviest(&self) -> &'static str {
+        "keys=100000&kmax=32&trials=20000"
+    }
+
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
             alias: None,

@@ -29,11 +29,22 @@ pub trait Scenario {
         true
     }
 
+    /// The run was stopped by [`Scenario::go`] (a live run then sends nothing more and ends
+    /// once its replies are in).
+    fn stopped(&self) -> bool {
+        false
+    }
+
     /// How far along, 0..1 (an estimate until done).
     fn progress<B: Backend>(&self, world: &World<B, Self::Model>) -> f64;
 
-    /// What the run shows so far; `rtts` are a live run's round trips (µs), in arrival order.
-    fn output<B: Backend>(&self, world: &World<B, Self::Model>, rtts: &[u32]) -> Self::Output;
+    /// What the run shows so far; `live` is `Some(round trips)` for a live run (µs, in the
+    /// order the replies arrived), `None` for a simulation.
+    fn output<B: Backend>(
+        &self,
+        world: &World<B, Self::Model>,
+        live: Option<&[u32]>,
+    ) -> Self::Output;
 }
 
 /// A [`Scenario`] simulated: its world on a fresh [`SimRedis`], stepped a unit at a time.
@@ -47,7 +58,7 @@ impl<S: Scenario> SimRun<S> {
     /// The run of `scenario` against a fresh SimRedis seeded with `seed` (nothing happened
     /// yet).
     pub fn new(mut scenario: S, seed: u32) -> Self {
-        let world = scenario.world(SimRedis::new(seed), false);
+        let world = scenario.world(SimRedis::new(seed).with_named_scripts(), false);
         SimRun {
             scenario,
             world,
@@ -104,7 +115,7 @@ impl<S: Scenario> SimRun<S> {
 
     /// What the run shows so far.
     pub fn output(&self) -> S::Output {
-        self.scenario.output(&self.world, &[])
+        self.scenario.output(&self.world, None)
     }
 }
 
@@ -159,7 +170,8 @@ impl<S: Scenario> LiveRun<S> {
 
     /// What the run shows so far (times are real milliseconds since the start).
     pub fn output(&self) -> S::Output {
-        self.scenario.output(&self.live.world, &self.live.rtts)
+        self.scenario
+            .output(&self.live.world, Some(&self.live.rtts))
     }
 }
 
@@ -172,10 +184,14 @@ impl<S: Scenario> LiveDriver for LiveRun<S> {
         self.live.arrived(tag, reply, now_ms, rtt_us);
     }
     fn next_at(&self) -> Option<u64> {
-        self.live.world.next_at()
+        if self.scenario.stopped() {
+            None
+        } else {
+            self.live.world.next_at()
+        }
     }
     fn is_done(&self) -> bool {
-        self.live.waiting() == 0 && self.live.world.next_at().is_none()
+        self.live.waiting() == 0 && LiveDriver::next_at(self).is_none()
     }
     fn snapshot(&self) -> Json {
         Json::of(&self.output())

@@ -643,6 +643,10 @@ impl Lab for StampedeLab {
         }))
     }
 
+    fn heaviest(&self) -> &'static str {
+        "rate=20000&duration=600&delta=5&ttl=0.1&beta=10"
+    }
+
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
             alias: None,

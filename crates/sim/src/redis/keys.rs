@@ -1,138 +1,16 @@
-//! Keys and strings: GET, SET, DEL, EXISTS, INCR, INCRBY, MGET, EXPIRE, PEXPIRE, TTL, PTTL,
-//! PERSIST, TYPE — following `t_string.c`, `db.c` and `expire.c` of Redis 7.0.
+//! Keys: DEL, UNLINK, EXISTS, TYPE, RENAME, RENAMENX, EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT,
+//! EXPIRETIME, PEXPIRETIME, TTL, PTTL, PERSIST, OBJECT — following `db.c`, `expire.c` and
+//! `object.c` of Redis 7.0.
 
 use super::num::parse_i64;
-use super::{wrongtype, Entry, Reply, SimRedis, Value, NOT_INT, OVERFLOW, SYNTAX};
-
-const NX: u32 = 1;
-const XX: u32 = 2;
-const GET: u32 = 4;
-const KEEPTTL: u32 = 8;
-const EX: u32 = 16;
-const PX: u32 = 32;
-const EXAT: u32 = 64;
-const PXAT: u32 = 128;
-
-fn is(a: &[u8], word: &[u8]) -> bool {
-    a.eq_ignore_ascii_case(word)
-}
-
-fn expire_time_error(cmd: &str) -> Reply {
-    Reply::Error(format!("ERR invalid expire time in '{cmd}' command"))
-}
+use super::strings::expire_time_error;
+use super::{is, Reply, SimRedis, StrEnc, Value, NOT_INT};
 
 impl SimRedis {
-    pub(crate) fn get(&mut self, a: &[&[u8]]) -> Reply {
-        match self.lookup(a[1]) {
-            None => Reply::Nil,
-            Some(Entry {
-                value: Value::Str(s),
-                ..
-            }) => Reply::Bulk(s.clone()),
-            Some(_) => wrongtype(),
-        }
-    }
-
-    /// `parseExtendedStringArgumentsOrReply` + `setGenericCommand`.
-    pub(crate) fn set(&mut self, a: &[&[u8]]) -> Reply {
-        let mut flags = 0u32;
-        let mut expire: Option<&[u8]> = None;
-        let mut j = 3;
-        while j < a.len() {
-            let opt = a[j];
-            let next = a.get(j + 1).copied();
-            let timed = EX | PX | EXAT | PXAT;
-            if is(opt, b"nx") && flags & XX == 0 {
-                flags |= NX;
-            } else if is(opt, b"xx") && flags & NX == 0 {
-                flags |= XX;
-            } else if is(opt, b"get") {
-                flags |= GET;
-            } else if is(opt, b"keepttl") && flags & timed == 0 {
-                flags |= KEEPTTL;
-            } else if let (Some(unit), Some(v)) = (
-                [
-                    (&b"ex"[..], EX),
-                    (b"px", PX),
-                    (b"exat", EXAT),
-                    (b"pxat", PXAT),
-                ]
-                .iter()
-                .find(|(w, _)| is(opt, w))
-                .map(|&(_, f)| f),
-                next,
-            ) {
-                if flags & (KEEPTTL | (timed & !unit)) != 0 {
-                    return Reply::err(SYNTAX);
-                }
-                flags |= unit;
-                expire = Some(v);
-                j += 1;
-            } else {
-                return Reply::err(SYNTAX);
-            }
-            j += 1;
-        }
-        let mut when = None;
-        if let Some(e) = expire {
-            let Some(mut ms) = parse_i64(e) else {
-                return Reply::err(NOT_INT);
-            };
-            let seconds = flags & (EX | EXAT) != 0;
-            if ms <= 0 || (seconds && ms > i64::MAX / 1000) {
-                return expire_time_error("set");
-            }
-            if seconds {
-                ms *= 1000;
-            }
-            if flags & (EX | PX) != 0 {
-                ms = ms.wrapping_add(self.mstime());
-            }
-            if ms <= 0 {
-                return expire_time_error("set");
-            }
-            when = Some(ms);
-        }
-        let key = a[1];
-        if flags & (NX | XX | GET | KEEPTTL) == 0 {
-            // Plain SET: whatever was there (expired or not, any type) is replaced.
-            self.store_bytes(key, a[2], false);
-            if let Some(w) = when {
-                self.set_expire(key, w);
-            }
-            return Reply::ok();
-        }
-        let mut old = Reply::Nil;
-        let found = match self.lookup(key) {
-            None => false,
-            Some(e) => {
-                if flags & GET != 0 {
-                    match &e.value {
-                        Value::Str(s) => old = Reply::Bulk(s.clone()),
-                        _ => return wrongtype(),
-                    }
-                }
-                true
-            }
-        };
-        if (flags & NX != 0 && found) || (flags & XX != 0 && !found) {
-            return if flags & GET != 0 { old } else { Reply::Nil };
-        }
-        self.store_bytes(key, a[2], flags & KEEPTTL != 0);
-        if let Some(w) = when {
-            self.set_expire(key, w);
-        }
-        if flags & GET != 0 {
-            old
-        } else {
-            Reply::ok()
-        }
-    }
-
     pub(crate) fn del(&mut self, a: &[&[u8]]) -> Reply {
         let mut n = 0;
         for k in &a[1..] {
-            if self.lookup(k).is_some() && self.delete(k) {
+            if self.lookup_notouch(k) && self.delete_signal(k) {
                 n += 1;
             }
         }
@@ -142,67 +20,79 @@ impl SimRedis {
     pub(crate) fn exists(&mut self, a: &[&[u8]]) -> Reply {
         let mut n = 0;
         for k in &a[1..] {
-            if self.lookup(k).is_some() {
+            if self.lookup_notouch(k) {
                 n += 1;
             }
         }
         Reply::Integer(n)
     }
 
-    fn incr_by(&mut self, key: &[u8], by: i64) -> Reply {
-        let cur = match self.lookup(key) {
-            None => 0,
-            Some(Entry {
-                value: Value::Str(s),
-                ..
-            }) => match parse_i64(s) {
-                Some(v) => v,
-                None => return Reply::err(NOT_INT),
-            },
-            Some(_) => return wrongtype(),
+    pub(crate) fn type_cmd(&mut self, a: &[&[u8]]) -> Reply {
+        let t = if self.lookup_notouch(a[1]) {
+            self.keys[a[1]].value.type_name()
+        } else {
+            "none"
         };
-        let Some(new) = cur.checked_add(by) else {
-            return Reply::err(OVERFLOW);
-        };
-        self.store_bytes(key, new.to_string().as_bytes(), true);
-        Reply::Integer(new)
+        Reply::Status(t.into())
     }
 
-    pub(crate) fn incr(&mut self, a: &[&[u8]]) -> Reply {
-        self.incr_by(a[1], 1)
-    }
-
-    pub(crate) fn incrby(&mut self, a: &[&[u8]]) -> Reply {
-        match parse_i64(a[2]) {
-            Some(by) => self.incr_by(a[1], by),
-            None => Reply::err(NOT_INT),
+    fn rename_generic(&mut self, a: &[&[u8]], nx: bool) -> Reply {
+        let (src, dst) = (a[1], a[2]);
+        if self.lookup(src).is_none() {
+            return Reply::err("ERR no such key");
+        }
+        if src == dst {
+            return if nx { Reply::Integer(0) } else { Reply::ok() };
+        }
+        if self.lookup(dst).is_some() {
+            if nx {
+                return Reply::Integer(0);
+            }
+            self.delete(dst);
+        }
+        let e = self.keys.get(src).expect("looked up").clone();
+        self.delete(src);
+        let new = self.insert_new(dst, e.value);
+        new.lru = e.lru;
+        new.enc = e.enc;
+        if e.expire >= 0 {
+            self.set_expire(dst, e.expire);
+        }
+        self.modified(src);
+        self.modified(dst);
+        if nx {
+            Reply::Integer(1)
+        } else {
+            Reply::ok()
         }
     }
 
-    pub(crate) fn mget(&mut self, a: &[&[u8]]) -> Reply {
-        let mut out = Vec::with_capacity(a.len() - 1);
-        for k in &a[1..] {
-            out.push(match self.lookup(k) {
-                Some(Entry {
-                    value: Value::Str(s),
-                    ..
-                }) => Reply::Bulk(s.clone()),
-                _ => Reply::Nil,
-            });
-        }
-        Reply::Array(out)
+    pub(crate) fn rename(&mut self, a: &[&[u8]]) -> Reply {
+        self.rename_generic(a, false)
+    }
+
+    pub(crate) fn renamenx(&mut self, a: &[&[u8]]) -> Reply {
+        self.rename_generic(a, true)
     }
 
     pub(crate) fn expire(&mut self, a: &[&[u8]]) -> Reply {
-        self.expire_generic(a, true, "expire")
+        self.expire_generic(a, true, false, "expire")
     }
 
     pub(crate) fn pexpire(&mut self, a: &[&[u8]]) -> Reply {
-        self.expire_generic(a, false, "pexpire")
+        self.expire_generic(a, false, false, "pexpire")
     }
 
-    /// `expireGenericCommand` with `basetime = mstime()`.
-    fn expire_generic(&mut self, a: &[&[u8]], seconds: bool, name: &str) -> Reply {
+    pub(crate) fn expireat(&mut self, a: &[&[u8]]) -> Reply {
+        self.expire_generic(a, true, true, "expireat")
+    }
+
+    pub(crate) fn pexpireat(&mut self, a: &[&[u8]]) -> Reply {
+        self.expire_generic(a, false, true, "pexpireat")
+    }
+
+    /// `expireGenericCommand`; `absolute` for the `…AT` forms (basetime 0).
+    fn expire_generic(&mut self, a: &[&[u8]], seconds: bool, absolute: bool, name: &str) -> Reply {
         let (mut nx, mut xx, mut gt, mut lt) = (false, false, false, false);
         for opt in &a[3..] {
             if is(opt, b"nx") {
@@ -237,7 +127,7 @@ impl SimRedis {
             }
             when *= 1000;
         }
-        let base = self.mstime();
+        let base = if absolute { 0 } else { self.mstime() };
         if when > i64::MAX - base {
             return expire_time_error(name);
         }
@@ -254,43 +144,135 @@ impl SimRedis {
         {
             return Reply::Integer(0);
         }
-        if when <= base {
-            self.delete(key);
+        if when <= self.mstime() && !self.repl.is_replica() {
+            self.delete_signal(key);
         } else {
             self.set_expire(key, when);
+            self.modified(key);
         }
         Reply::Integer(1)
     }
 
-    fn ttl_generic(&mut self, key: &[u8], ms: bool) -> Reply {
+    /// `ttlGenericCommand`: `ms` in ms, `abs` as the absolute unix time.
+    fn ttl_generic(&mut self, key: &[u8], ms: bool, abs: bool) -> Reply {
         let now = self.mstime();
-        let Some(e) = self.lookup(key) else {
+        if !self.lookup_notouch(key) {
             return Reply::Integer(-2);
-        };
-        if e.expire < 0 {
+        }
+        let expire = self.keys[key].expire;
+        if expire < 0 {
             return Reply::Integer(-1);
         }
-        let ttl = (e.expire - now).max(0);
+        let ttl = if abs { expire } else { expire - now }.max(0);
         Reply::Integer(if ms { ttl } else { (ttl + 500) / 1000 })
     }
 
     pub(crate) fn ttl(&mut self, a: &[&[u8]]) -> Reply {
-        self.ttl_generic(a[1], false)
+        self.ttl_generic(a[1], false, false)
     }
 
     pub(crate) fn pttl(&mut self, a: &[&[u8]]) -> Reply {
-        self.ttl_generic(a[1], true)
+        self.ttl_generic(a[1], true, false)
+    }
+
+    pub(crate) fn expiretime(&mut self, a: &[&[u8]]) -> Reply {
+        self.ttl_generic(a[1], false, true)
+    }
+
+    pub(crate) fn pexpiretime(&mut self, a: &[&[u8]]) -> Reply {
+        self.ttl_generic(a[1], true, true)
     }
 
     pub(crate) fn persist(&mut self, a: &[&[u8]]) -> Reply {
         if self.lookup(a[1]).is_none() {
             return Reply::Integer(0);
         }
-        Reply::Integer(i64::from(self.remove_expire(a[1])))
+        let removed = self.remove_expire(a[1]);
+        if removed {
+            self.modified(a[1]);
+        }
+        Reply::Integer(i64::from(removed))
     }
 
-    pub(crate) fn type_cmd(&mut self, a: &[&[u8]]) -> Reply {
-        let t = self.lookup(a[1]).map_or("none", |e| e.value.type_name());
-        Reply::Status(t.into())
+    /// OBJECT ENCODING / FREQ / IDLETIME / REFCOUNT / HELP (subcommand and arity already
+    /// checked by the command table).
+    pub(crate) fn object(&mut self, a: &[&[u8]]) -> Reply {
+        let sub = a[1].to_ascii_lowercase();
+        if sub == b"help" {
+            return Reply::Array(
+                [
+                    "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                    "ENCODING <key>",
+                    "    Return the kind of internal representation used in order to store the value",
+                    "    associated with a <key>.",
+                    "FREQ <key>",
+                    "    Return the access frequency index of the <key>. The returned integer is",
+                    "    proportional to the logarithm of the recent access frequency of the key.",
+                    "IDLETIME <key>",
+                    "    Return the idle time of the <key>, that is the approximated number of",
+                    "    seconds elapsed since the last access to the key.",
+                    "REFCOUNT <key>",
+                    "    Return the number of references of the value associated with the specified",
+                    "    <key>.",
+                    "HELP",
+                    "    Prints this help.",
+                ]
+                .iter()
+                .map(|s| Reply::Status((*s).into()))
+                .collect(),
+            );
+        }
+        if !self.lookup_notouch(a[2]) {
+            return Reply::Nil;
+        }
+        let lfu = self.mem.lfu();
+        let clock = self.mem.clock;
+        let now_min = self.mem.lfu_minutes(self.mstime());
+        let e = &self.keys[a[2]];
+        match sub.as_slice() {
+            b"encoding" => Reply::bulk(encoding(&e.value, e.enc)),
+            b"refcount" => Reply::Integer(match &e.value {
+                Value::Str(s) if e.enc == StrEnc::Auto && shared_integer(s) => 2_147_483_647,
+                _ => 1,
+            }),
+            b"idletime" => {
+                if lfu {
+                    return Reply::err("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.");
+                }
+                Reply::Integer((super::evict::idle_ms(clock, e.lru) / 1000) as i64)
+            }
+            _ => {
+                if !lfu {
+                    return Reply::err("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.");
+                }
+                Reply::Integer(i64::from(super::evict::lfu_decayed(e.lru, now_min)))
+            }
+        }
+    }
+}
+
+/// 0..10000 are Redis' shared integers (`OBJ_SHARED_INTEGERS`): their refcount is
+/// `OBJ_SHARED_REFCOUNT`.
+fn shared_integer(s: &[u8]) -> bool {
+    s.len() <= 20 && parse_i64(s).is_some_and(|v| (0..10_000).contains(&v))
+}
+
+/// `strEncoding(o->encoding)` for a value as Redis 7.0 would encode it.
+pub(crate) fn encoding(v: &Value, enc: StrEnc) -> &'static str {
+    match v {
+        Value::Str(s) => {
+            if enc == StrEnc::Auto && s.len() <= 20 && parse_i64(s).is_some() {
+                "int"
+            } else if enc != StrEnc::Raw && s.len() <= 44 {
+                "embstr"
+            } else {
+                "raw"
+            }
+        }
+        Value::List(_) => "quicklist",
+        Value::Hash(h) => h.encoding(),
+        Value::Set(s) => s.encoding(),
+        Value::ZSet(z) => z.encoding(),
+        Value::Stream(_) => "stream",
     }
 }

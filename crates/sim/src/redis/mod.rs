@@ -1,50 +1,73 @@
-//! SimRedis: an in-memory model of the Redis 7 commands the labs use, answering in virtual
+//! SimRedis: an in-memory model of the Redis 7.0 commands the labs use, answering in virtual
 //! time on a clock the simulation owns.
 //!
-//! * keys and strings: GET, SET (EX/PX/EXAT/PXAT/NX/XX/GET/KEEPTTL), DEL, EXISTS, INCR,
-//!   INCRBY, MGET, EXPIRE, PEXPIRE (NX/XX/GT/LT), TTL, PTTL, PERSIST, TYPE, plus PING, ECHO,
-//!   DBSIZE, FLUSHALL;
-//! * lists: LPUSH, RPUSH, LPOP, RPOP (with count), LRANGE, LLEN, LREM, LMOVE and the blocking
-//!   BLMOVE, BRPOP, BRPOPLPUSH, which block in virtual time and are served in the order the
-//!   clients blocked, as `blocked.c` does;
-//! * hashes: HSET, HGET, HGETALL, HDEL, HLEN, HINCRBY (fields kept in insertion order, as a
-//!   small hash's listpack keeps them);
-//! * sorted sets: ZADD (NX/XX/GT/LT/CH/INCR), ZCARD, ZRANGE (BYSCORE/REV/LIMIT/WITHSCORES),
-//!   ZRANGEBYSCORE, ZREMRANGEBYSCORE, ZSCORE, ZREM, ZINCRBY;
-//! * streams ([`streams`]): XADD (MAXLEN/MINID `~`/`=`, LIMIT, NOMKSTREAM), XLEN, XRANGE,
-//!   XREVRANGE, XTRIM, XDEL, XGROUP, XREAD and XREADGROUP (blocking in virtual time), XACK,
-//!   XPENDING, XCLAIM, XAUTOCLAIM;
-//! * pub/sub ([`pubsub`]): PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE;
-//! * EVALSHA / EVAL / SCRIPT LOAD of the named scripts in [`scripts`] (Lua source shown to
-//!   the student, semantics in Rust, real SHA1 so a real Redis agrees).
+//! * strings (`strings`): GET, SET (EX/PX/EXAT/PXAT/NX/XX/GET/KEEPTTL), SETNX, SETEX,
+//!   PSETEX, GETSET, GETDEL, GETEX, MGET, MSET, MSETNX, INCR, INCRBY, DECR, DECRBY,
+//!   INCRBYFLOAT, APPEND, STRLEN, GETRANGE, SETRANGE;
+//! * keys (`keys`, `scan`): DEL, UNLINK, EXISTS, TYPE, RENAME, RENAMENX, EXPIRE,
+//!   PEXPIRE, EXPIREAT, PEXPIREAT (NX/XX/GT/LT), EXPIRETIME, PEXPIRETIME, TTL, PTTL, PERSIST,
+//!   OBJECT ENCODING, SCAN / HSCAN / SSCAN / ZSCAN (MATCH, COUNT, TYPE), DBSIZE, FLUSHALL;
+//! * lists (`lists`): LPUSH, RPUSH, LPOP, RPOP (with count), LRANGE, LLEN, LREM, LINDEX,
+//!   LSET, LTRIM, LINSERT, LPOS, LMOVE, RPOPLPUSH and the blocking BLMOVE, BRPOP, BLPOP,
+//!   BRPOPLPUSH, which block in virtual time and are served in the order the clients
+//!   blocked, as `blocked.c` does;
+//! * hashes (`hashes`), sets (`sets`), sorted sets (`zsets`), HyperLogLog ([`hll`],
+//!   a port of `hyperloglog.c`: PFCOUNT and the raw string are Redis' own), streams
+//!   ([`streams`]), pub/sub ([`pubsub`]);
+//! * transactions (`tx`): MULTI, EXEC, DISCARD, WATCH, UNWATCH;
+//! * server (`info`, [`evict`]): INFO (keyspace, stats, memory, replication), CONFIG
+//!   GET/SET of `maxmemory`, `maxmemory-policy`, `maxmemory-samples`, `hz` and
+//!   `hll-sparse-max-bytes`, DEBUG SET-ACTIVE-EXPIRE, PING, ECHO;
+//! * EVALSHA / EVAL / SCRIPT LOAD / EXISTS / FLUSH of the named scripts in [`scripts`] (Lua
+//!   source shown to the student, semantics in Rust, real SHA1s; a fresh server has none
+//!   loaded, as a fresh Redis has none cached);
+//! * a replica ([`replica`]) following a primary in virtual time.
 //!
 //! Replies are RESP2-typed [`Reply`] values and every error is worded as Redis 7.0 words it
 //! (checked against `redis-server` 7.0.15 by `tests/redis_differential.rs`). Keys expire
 //! lazily on access (a key is alive while `now <= expire time`, as `keyIsExpired` says) and
-//! by the active expire cycle of `expire.c`: `hz` times per virtual second it samples up to
-//! 20 keys with a TTL, deletes the expired ones and repeats while more than 10% of a sample
-//! was expired, up to a loop limit standing for the cycle's 25%-of-a-tick time budget.
-//! Redis 6+ visits the expires table's hash buckets with a cursor, which amounts to an
-//! arbitrary order; here each sampled key is drawn with the owned, seeded RNG, so runs are
-//! reproducible. The "fast" cycle Redis also runs before sleeping is not modelled (it only
-//! speeds reclaiming up under load; the keys it reclaims are already logically gone).
+//! by the active expire cycle of `expire.c` (`expire`): `hz` times per virtual second it
+//! samples up to 20 keys with a TTL, deletes the expired ones and repeats while more than 10%
+//! of a sample was expired, up to a loop limit standing for the cycle's 25%-of-a-tick time
+//! budget. Redis 6+ visits the expires table's hash buckets with a cursor, which amounts to
+//! an arbitrary order; here each sampled key is drawn with the owned, seeded RNG, so runs
+//! are reproducible. The "fast" cycle Redis also runs before sleeping is not modelled (it
+//! only speeds reclaiming up under load; the keys it reclaims are already logically gone).
+//! Virtual time in which no key can expire and no client times out is crossed in one step,
+//! with exactly the RNG draws and counters the cycles would have made one by one.
 //!
 //! Hand-written because it is the thing being taught: no crate models Redis in virtual time
 //! deterministically (mini-redis and friends are real servers on tokio's clock). Keys live
-//! in a `HashMap` with a fixed FxHash hasher that is never iterated for a reply; keys with a TTL
-//! are also kept in a vector (swap-remove, O(1)) so sampling is seeded and deterministic.
+//! in a `HashMap` with a fixed FxHash hasher that is never iterated for a reply without a
+//! defined order; keys with a TTL are also kept in a vector (swap-remove, O(1)) so sampling
+//! is seeded and deterministic, and in a lazily cleaned min-heap of expiry times so idle
+//! time can be skipped.
 
+mod blocking;
 pub mod cli;
+mod commands;
+pub mod evict;
+mod expire;
 mod hashes;
+pub mod hll;
+mod info;
 mod keys;
+mod ld;
 mod lists;
 pub mod num;
 pub mod pubsub;
+pub mod replica;
 mod reply;
+mod scan;
 pub mod scripts;
+mod sets;
 pub mod streams;
+mod strings;
+mod table;
+mod tx;
 mod zsets;
 
+pub use replica::{Node, Replicated};
 pub use reply::Reply;
 pub use scripts::{Script, SCRIPTS};
 pub use streams::{ReadEntry, StreamId, StreamRead};
@@ -56,8 +79,8 @@ use zsets::ZSet;
 /// Who sent a command: blocked clients are remembered by this id.
 pub type ClientId = u64;
 
-/// The unix time (ms) virtual time 0 stands for, so overflow checks on huge TTLs behave
-/// as on a real server today (2023-11-14).
+/// The unix time (ms) virtual time 0 stands for by default, so overflow checks on huge TTLs
+/// behave as on a real server today (2023-11-14); [`SimRedis::set_epoch_ms`] moves it.
 pub const EPOCH_MS: i64 = 1_700_000_000_000;
 
 /// The outcome of one command.
@@ -201,12 +224,13 @@ pub struct ExpireStats {
 }
 
 /// A stored value.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Value {
     Str(Vec<u8>),
     List(VecDeque<Vec<u8>>),
-    Hash(Vec<(Vec<u8>, Vec<u8>)>),
-    ZSet(ZSet),
+    Hash(Box<hashes::Hash>),
+    Set(Box<sets::Set>),
+    ZSet(Box<ZSet>),
     Stream(Box<streams::Stream>),
 }
 
@@ -216,19 +240,39 @@ impl Value {
             Value::Str(_) => "string",
             Value::List(_) => "list",
             Value::Hash(_) => "hash",
+            Value::Set(_) => "set",
             Value::ZSet(_) => "zset",
             Value::Stream(_) => "stream",
         }
     }
 }
 
+/// How a string value is encoded beyond what its bytes say (`object.c`): a string written
+/// by SET is `int` when it reads as an integer, else `embstr` up to 44 bytes, else `raw`;
+/// APPEND, SETRANGE and the HyperLogLog commands leave it `raw`; INCRBYFLOAT's result is
+/// never `int`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StrEnc {
+    Auto,
+    Raw,
+    NotInt,
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct Entry {
-    value: Value,
+    pub(crate) value: Value,
     /// Absolute unix ms, or -1 for no TTL.
-    expire: i64,
+    pub(crate) expire: i64,
     /// Index in `volatile` when `expire >= 0`.
     vpos: usize,
+    /// Index in the eviction index of all keys, when it is kept ([`evict`]).
+    apos: u32,
+    /// Redis' `robj.lru`: the LRU clock (s) of the last access, or the LFU minute and
+    /// counter (`minute << 8 | counter`) under an LFU policy.
+    pub(crate) lru: u32,
+    pub(crate) enc: StrEnc,
+    /// Bytes this key was last accounted for ([`evict`]), while memory is tracked.
+    mem: u32,
 }
 
 /// Which end of a list.
@@ -238,23 +282,7 @@ pub(crate) enum End {
     Right,
 }
 
-#[derive(Clone, Debug)]
-enum BlockKind {
-    Pop(End),
-    Move { dst: Vec<u8>, from: End, to: End },
-    Stream(streams::StreamWait),
-}
-
-#[derive(Clone, Debug)]
-struct Blocked {
-    keys: Vec<Vec<u8>>,
-    kind: BlockKind,
-    /// Absolute unix ms, or 0 for no timeout.
-    deadline: i64,
-}
-
-/// FxHash: fast, and fixed (no per-process random seed) — harmless since no reply ever
-/// depends on a map's iteration order.
+/// FxHash: fast, and fixed (no per-process random seed), so runs are reproducible.
 type Fixed = rustc_hash::FxBuildHasher;
 
 pub(crate) const WRONGTYPE: &str =
@@ -271,39 +299,45 @@ pub(crate) fn wrongtype() -> Reply {
 #[derive(Clone, Debug)]
 pub struct SimRedis {
     now: u64,
-    next_cron: u64,
+    epoch_ms: i64,
     keys: HashMap<Vec<u8>, Entry, Fixed>,
     volatile: Vec<Vec<u8>>,
-    rng: Mulberry32,
-    expire_cfg: ExpireConfig,
-    stats: ExpireStats,
-    blocked: BTreeMap<ClientId, Blocked>,
+    /// The expiry time of `volatile[i]`, so the expire cycle checks a sample without a
+    /// hash lookup.
+    vexp: Vec<i64>,
+    /// Active expiry: the cycle's clock, RNG, index of expiry times, counters.
+    exp: expire::Expiry,
+    /// SPOP, SRANDMEMBER, eviction sampling and LFU counters draw from this one, so they
+    /// never move the expire cycle's draws.
+    rand: Mulberry32,
+    blocked: BTreeMap<ClientId, blocking::Blocked>,
     waiting: BTreeMap<Vec<u8>, VecDeque<ClientId>>,
     timeouts: BTreeSet<(i64, ClientId)>,
     ready: VecDeque<Vec<u8>>,
     woken: Vec<RawWoken>,
     pubsub: pubsub::PubSub,
-}
-
-type Handler = fn(&mut SimRedis, &[&[u8]]) -> Reply;
-type BlockHandler = fn(&mut SimRedis, &[&[u8]], Option<ClientId>) -> Exec;
-type RawHandler = fn(&mut SimRedis, &[&[u8]]) -> RawReply;
-type RawBlockHandler = fn(&mut SimRedis, &[&[u8]], Option<ClientId>) -> RawExec;
-type ClientHandler = fn(&mut SimRedis, &[&[u8]], ClientId) -> Reply;
-
-enum Cmd {
-    Plain(Handler),
-    Block(BlockHandler),
-    /// Answers a compact reply (XADD).
-    Raw(RawHandler),
-    /// Blocks or answers a compact reply (XREAD, XREADGROUP).
-    RawBlock(RawBlockHandler),
-    /// Needs to know the client (pub/sub); [`SimRedis::call`] runs it as client 0.
-    Client(ClientHandler),
+    /// Which of [`SCRIPTS`] `SCRIPT LOAD` (or EVAL) has cached, by index.
+    scripts_loaded: u32,
+    /// Nesting of commands run by a script or EXEC (0: a client's own command).
+    depth: u32,
+    /// The client whose command is running (0 for [`SimRedis::call`]).
+    cur_client: ClientId,
+    /// Writes a script has made so far (`SCRIPT_WRITE_DIRTY`).
+    depth_wrote: u32,
+    tx: tx::Transactions,
+    /// Whether writes must be recorded ([`SimRedis::dirty`]): a replica is attached or
+    /// memory is tracked.
+    track: bool,
+    dirty_keys: Vec<Vec<u8>>,
+    mem: evict::Memory,
+    repl: replica::ReplState,
+    hll_sparse_max: usize,
+    stat_evicted: u64,
 }
 
 impl SimRedis {
-    /// An empty server at virtual time 0; `seed` drives the active expire sampling.
+    /// An empty server at virtual time 0, as a freshly started `redis-server` (no script
+    /// cached); `seed` drives the active expire sampling and every other random choice.
     pub fn new(seed: u32) -> Self {
         Self::with_config(seed, ExpireConfig::default())
     }
@@ -312,27 +346,51 @@ impl SimRedis {
     pub fn with_config(seed: u32, expire_cfg: ExpireConfig) -> Self {
         Self {
             now: 0,
-            next_cron: Self::period(&expire_cfg),
+            epoch_ms: EPOCH_MS,
             keys: HashMap::default(),
             volatile: Vec::new(),
-            rng: Mulberry32::new(seed),
-            expire_cfg,
-            stats: ExpireStats::default(),
+            vexp: Vec::new(),
+            exp: expire::Expiry::new(seed, expire_cfg),
+            rand: Mulberry32::new(seed ^ 0x5EED_CAFE),
             blocked: BTreeMap::new(),
             waiting: BTreeMap::new(),
             timeouts: BTreeSet::new(),
             ready: VecDeque::new(),
             woken: Vec::new(),
             pubsub: pubsub::PubSub::default(),
+            scripts_loaded: 0,
+            depth: 0,
+            cur_client: 0,
+            depth_wrote: 0,
+            tx: tx::Transactions::default(),
+            track: false,
+            dirty_keys: Vec::new(),
+            mem: evict::Memory::default(),
+            repl: replica::ReplState::default(),
+            hll_sparse_max: 3000,
+            stat_evicted: 0,
         }
     }
 
-    fn period(cfg: &ExpireConfig) -> u64 {
-        if cfg.hz == 0 {
-            u64::MAX
-        } else {
-            (1000 / u64::from(cfg.hz)).max(1)
-        }
+    /// Caches every named script of [`SCRIPTS`], as the proxy does on a real Redis when it
+    /// starts (`SCRIPT LOAD` of each): EVALSHA of their SHA1s then runs them.
+    pub fn load_named_scripts(&mut self) {
+        self.scripts_loaded = (1u32 << SCRIPTS.len()) - 1;
+    }
+
+    /// [`SimRedis::load_named_scripts`], for building a server in one expression.
+    #[must_use]
+    pub fn with_named_scripts(mut self) -> Self {
+        self.load_named_scripts();
+        self
+    }
+
+    /// Sets the unix time (ms) that virtual time 0 stands for (default [`EPOCH_MS`]), so
+    /// `EXAT`/`PXAT` and `EXPIREAT` of real dates behave as they would today. Call it before
+    /// the first command.
+    pub fn set_epoch_ms(&mut self, unix_ms: i64) {
+        self.epoch_ms = unix_ms - self.now as i64;
+        self.mem.clock = expire::lru_clock(self.mstime());
     }
 
     /// Virtual time in ms since the start.
@@ -342,12 +400,12 @@ impl SimRedis {
 
     /// Redis' `mstime()`: unix ms.
     pub(crate) fn mstime(&self) -> i64 {
-        EPOCH_MS + self.now as i64
+        self.epoch_ms + self.now as i64
     }
 
     /// What expiry has done so far.
     pub fn expire_stats(&self) -> ExpireStats {
-        self.stats
+        self.exp.stats
     }
 
     /// Keys stored, counting expired keys not yet reclaimed (what DBSIZE says).
@@ -360,73 +418,9 @@ impl SimRedis {
         self.volatile.len()
     }
 
-    /// Moves the clock forward by `ms`, running the active expire cycles and blocked-client
-    /// timeouts that fall due on the way, in time order.
-    pub fn advance(&mut self, ms: u64) {
-        self.advance_to(self.now.saturating_add(ms));
-    }
-
-    /// Moves the clock to `t` (never backwards); see [`SimRedis::advance`].
-    pub fn advance_to(&mut self, t: u64) {
-        loop {
-            let timeout = self
-                .timeouts
-                .first()
-                .map(|&(d, _)| (d - EPOCH_MS).max(0) as u64);
-            let next = timeout.unwrap_or(u64::MAX).min(self.next_cron);
-            if next > t {
-                break;
-            }
-            self.now = self.now.max(next);
-            if timeout.is_some_and(|d| d <= self.next_cron) {
-                let (_, client) = self.timeouts.pop_first().expect("peeked");
-                self.unblock(client);
-                self.wake(client, RawReply::Tree(Reply::Nil));
-            } else {
-                self.active_expire_cycle();
-                self.next_cron = self
-                    .next_cron
-                    .saturating_add(Self::period(&self.expire_cfg));
-            }
-        }
-        self.now = self.now.max(t);
-    }
-
-    /// When the next blocked client times out (virtual ms), if any does.
-    pub fn next_timeout_ms(&self) -> Option<u64> {
-        self.timeouts
-            .first()
-            .map(|&(d, _)| (d - EPOCH_MS).max(0) as u64)
-    }
-
-    /// Whether `client` is blocked.
-    pub fn is_blocked(&self, client: ClientId) -> bool {
-        self.blocked.contains_key(&client)
-    }
-
-    /// Replies to blocked clients produced since the last call, in the order they happened.
-    pub fn take_woken(&mut self) -> Vec<Woken> {
-        std::mem::take(&mut self.woken)
-            .into_iter()
-            .map(RawWoken::into_woken)
-            .collect()
-    }
-
-    /// [`SimRedis::take_woken`] with the replies not yet rendered.
-    pub fn take_woken_raw(&mut self) -> Vec<RawWoken> {
-        std::mem::take(&mut self.woken)
-    }
-
-    fn wake(&mut self, client: ClientId, reply: RawReply) {
-        self.woken.push(RawWoken {
-            client,
-            reply,
-            at_ms: self.now,
-        });
-    }
-
     /// Runs one command for a client that may not block (like a Lua script or MULTI): a
-    /// blocking command with nothing to pop answers nil at once.
+    /// blocking command with nothing to pop answers nil at once. Commands that keep state
+    /// per client (MULTI, WATCH, SUBSCRIBE) run as client 0.
     pub fn call(&mut self, args: &[&[u8]]) -> Reply {
         match self.dispatch(args, None) {
             RawExec::Reply(r) => r.into_reply(),
@@ -449,164 +443,88 @@ impl SimRedis {
         with_words(args, |a| self.dispatch(a, Some(client)))
     }
 
-    /// Forgets a client (it disconnected): it stops waiting and loses its subscriptions
-    /// and any message it had not read.
+    /// Forgets a client (it disconnected): it stops waiting, loses its subscriptions and
+    /// any message it had not read, and its transaction and watched keys.
     pub fn disconnect(&mut self, client: ClientId) {
         self.unblock(client);
         self.pubsub.forget(client);
-    }
-
-    fn dispatch(&mut self, a: &[&[u8]], client: Option<ClientId>) -> RawExec {
-        let tree = |r: Reply| RawExec::Reply(RawReply::Tree(r));
-        let Some(name) = a.first() else {
-            return tree(Reply::err("ERR empty command"));
-        };
-        let mut buf = [0u8; 20];
-        let lower: &[u8] = if name.len() <= buf.len() {
-            for (d, s) in buf.iter_mut().zip(name.iter()) {
-                *d = s.to_ascii_lowercase();
-            }
-            &buf[..name.len()]
-        } else {
-            b""
-        };
-        let (arity, cmd): (i32, Cmd) = match lower {
-            b"get" => (2, Cmd::Plain(Self::get)),
-            b"set" => (-3, Cmd::Plain(Self::set)),
-            b"del" => (-2, Cmd::Plain(Self::del)),
-            b"exists" => (-2, Cmd::Plain(Self::exists)),
-            b"incr" => (2, Cmd::Plain(Self::incr)),
-            b"incrby" => (3, Cmd::Plain(Self::incrby)),
-            b"mget" => (-2, Cmd::Plain(Self::mget)),
-            b"expire" => (-3, Cmd::Plain(Self::expire)),
-            b"pexpire" => (-3, Cmd::Plain(Self::pexpire)),
-            b"ttl" => (2, Cmd::Plain(Self::ttl)),
-            b"pttl" => (2, Cmd::Plain(Self::pttl)),
-            b"persist" => (2, Cmd::Plain(Self::persist)),
-            b"type" => (2, Cmd::Plain(Self::type_cmd)),
-            b"ping" => (-1, Cmd::Plain(Self::ping)),
-            b"echo" => (2, Cmd::Plain(Self::echo)),
-            b"dbsize" => (1, Cmd::Plain(Self::dbsize_cmd)),
-            b"flushall" => (-1, Cmd::Plain(Self::flushall)),
-            b"lpush" => (-3, Cmd::Plain(Self::lpush)),
-            b"rpush" => (-3, Cmd::Plain(Self::rpush)),
-            b"lpop" => (-2, Cmd::Plain(Self::lpop)),
-            b"rpop" => (-2, Cmd::Plain(Self::rpop)),
-            b"lrange" => (4, Cmd::Plain(Self::lrange)),
-            b"llen" => (2, Cmd::Plain(Self::llen)),
-            b"lrem" => (4, Cmd::Plain(Self::lrem)),
-            b"lmove" => (5, Cmd::Plain(Self::lmove)),
-            b"blmove" => (6, Cmd::Block(Self::blmove)),
-            b"brpop" => (-3, Cmd::Block(Self::brpop)),
-            b"brpoplpush" => (4, Cmd::Block(Self::brpoplpush)),
-            b"hset" => (-4, Cmd::Plain(Self::hset)),
-            b"hget" => (3, Cmd::Plain(Self::hget)),
-            b"hgetall" => (2, Cmd::Plain(Self::hgetall)),
-            b"hdel" => (-3, Cmd::Plain(Self::hdel)),
-            b"hlen" => (2, Cmd::Plain(Self::hlen)),
-            b"hincrby" => (4, Cmd::Plain(Self::hincrby)),
-            b"zadd" => (-4, Cmd::Plain(Self::zadd)),
-            b"zcard" => (2, Cmd::Plain(Self::zcard)),
-            b"zrange" => (-4, Cmd::Plain(Self::zrange)),
-            b"zrangebyscore" => (-4, Cmd::Plain(Self::zrangebyscore)),
-            b"zremrangebyscore" => (4, Cmd::Plain(Self::zremrangebyscore)),
-            b"zscore" => (3, Cmd::Plain(Self::zscore)),
-            b"zrem" => (-3, Cmd::Plain(Self::zrem)),
-            b"zincrby" => (4, Cmd::Plain(Self::zincrby)),
-            b"evalsha" => (-3, Cmd::Plain(Self::evalsha)),
-            b"eval" => (-3, Cmd::Plain(Self::eval)),
-            b"script" => (-2, Cmd::Plain(Self::script)),
-            b"xadd" => (-5, Cmd::Raw(Self::xadd)),
-            b"xlen" => (2, Cmd::Plain(Self::xlen)),
-            b"xrange" => (-4, Cmd::Plain(Self::xrange)),
-            b"xrevrange" => (-4, Cmd::Plain(Self::xrevrange)),
-            b"xtrim" => (-4, Cmd::Plain(Self::xtrim)),
-            b"xdel" => (-3, Cmd::Plain(Self::xdel)),
-            b"xgroup" => (-2, Cmd::Plain(Self::xgroup)),
-            b"xack" => (-4, Cmd::Plain(Self::xack)),
-            b"xpending" => (-3, Cmd::Plain(Self::xpending)),
-            b"xclaim" => (-6, Cmd::Plain(Self::xclaim)),
-            b"xautoclaim" => (-6, Cmd::Plain(Self::xautoclaim)),
-            b"xread" => (-4, Cmd::RawBlock(Self::xread)),
-            b"xreadgroup" => (-7, Cmd::RawBlock(Self::xreadgroup)),
-            b"publish" => (3, Cmd::Plain(Self::publish)),
-            b"subscribe" => (-2, Cmd::Client(Self::subscribe)),
-            b"unsubscribe" => (-1, Cmd::Client(Self::unsubscribe)),
-            b"psubscribe" => (-2, Cmd::Client(Self::psubscribe)),
-            b"punsubscribe" => (-1, Cmd::Client(Self::punsubscribe)),
-            _ => return tree(unknown_command(a)),
-        };
-        let n = a.len() as i32;
-        if (arity > 0 && n != arity) || n < -arity {
-            return tree(arity_error(lower));
-        }
-        if let Some(c) = client {
-            if self.pubsub.subscribed(c) {
-                match lower {
-                    b"subscribe" | b"unsubscribe" | b"psubscribe" | b"punsubscribe" => {}
-                    b"ping" => {
-                        let msg = a.get(1).map_or(Vec::new(), |m| m.to_vec());
-                        return tree(Reply::Array(vec![Reply::bulk("pong"), Reply::Bulk(msg)]));
-                    }
-                    _ => {
-                        return tree(Reply::Error(format!(
-                            "ERR Can't execute '{}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
-                            String::from_utf8_lossy(lower)
-                        )))
-                    }
-                }
-            }
-        }
-        let out = match cmd {
-            Cmd::Plain(f) => tree(f(self, a)),
-            Cmd::Block(f) => match f(self, a, client) {
-                Exec::Reply(r) => tree(r),
-                Exec::Blocked => RawExec::Blocked,
-            },
-            Cmd::Raw(f) => RawExec::Reply(f(self, a)),
-            Cmd::RawBlock(f) => f(self, a, client),
-            Cmd::Client(f) => tree(f(self, a, client.unwrap_or(0))),
-        };
-        if !self.ready.is_empty() {
-            self.serve_ready();
-        }
-        out
+        self.discard_client(client);
     }
 
     // ----- keyspace -----
 
-    /// The live entry of `key`, deleting it first if its TTL has passed (lazy expiry).
+    /// The live entry of `key`, deleting it first if its TTL has passed (lazy expiry), and
+    /// marking it accessed (LRU clock or LFU counter). On a replica a logically expired key
+    /// reads as missing but stays until the primary's DEL arrives.
     pub(crate) fn lookup(&mut self, key: &[u8]) -> Option<&mut Entry> {
-        if self.volatile.is_empty() {
-            return self.keys.get_mut(key); // no key has a TTL: one hash lookup
-        }
-        let expired = match self.keys.get(key) {
-            None => return None,
-            Some(e) => e.expire >= 0 && self.mstime() > e.expire,
-        };
-        if expired {
-            self.delete(key);
-            self.stats.lazy += 1;
+        if !self.volatile.is_empty() && !self.live(key) {
             return None;
         }
-        self.keys.get_mut(key)
+        let now = self.mstime();
+        let e = self.keys.get_mut(key)?;
+        evict::touch(&self.mem, &mut self.rand, now, e);
+        Some(e)
     }
 
-    /// Deletes a key (and its TTL); whether it was there.
+    /// Whether `key` is live, expiring it lazily like [`SimRedis::lookup`] but without
+    /// marking it accessed (`LOOKUP_NOTOUCH`: EXISTS, TYPE, TTL, OBJECT).
+    pub(crate) fn lookup_notouch(&mut self, key: &[u8]) -> bool {
+        if self.volatile.is_empty() {
+            self.keys.contains_key(key)
+        } else {
+            self.live(key)
+        }
+    }
+
+    /// `expireIfNeeded`: whether `key` is stored and not past its TTL; a past one is
+    /// deleted (on a primary).
+    fn live(&mut self, key: &[u8]) -> bool {
+        let expired = match self.keys.get(key) {
+            None => return false,
+            Some(e) => e.expire >= 0 && self.mstime() > e.expire,
+        };
+        if expired && !self.repl.is_replica() {
+            self.delete(key);
+            self.exp.stats.lazy += 1;
+            self.expired_deleted(key);
+        }
+        !expired
+    }
+
+    /// Whether `key` is stored and past its TTL (`keyIsExpired`).
+    pub(crate) fn is_expired(&self, key: &[u8]) -> bool {
+        self.keys
+            .get(key)
+            .is_some_and(|e| e.expire >= 0 && self.mstime() > e.expire)
+    }
+
+    /// Deletes a key (and its TTL); whether it was there. Callers signal the change.
     pub(crate) fn delete(&mut self, key: &[u8]) -> bool {
         match self.keys.remove(key) {
             None => false,
             Some(e) => {
                 if e.expire >= 0 {
-                    self.unvolatile(e.vpos);
+                    self.unvolatile(e.vpos, e.expire);
                 }
+                self.mem.forget(&mut self.keys, e.apos, e.mem);
                 true
             }
         }
     }
 
-    fn unvolatile(&mut self, pos: usize) {
+    /// Deletes a key a command removed, signalling it; whether it was there.
+    pub(crate) fn delete_signal(&mut self, key: &[u8]) -> bool {
+        let had = self.delete(key);
+        if had {
+            self.modified(key);
+        }
+        had
+    }
+
+    fn unvolatile(&mut self, pos: usize, when: i64) {
+        self.exp.forget(when);
         self.volatile.swap_remove(pos);
+        self.vexp.swap_remove(pos);
         if let Some(moved) = self.volatile.get(pos) {
             if let Some(e) = self.keys.get_mut(moved.as_slice()) {
                 e.vpos = pos;
@@ -614,33 +532,44 @@ impl SimRedis {
         }
     }
 
+    /// Adds a key that is not stored; returns its entry.
+    pub(crate) fn insert_new(&mut self, key: &[u8], value: Value) -> &mut Entry {
+        let lru = self.mem.new_lru(self.mstime());
+        let apos = self.mem.index_new(key);
+        self.keys.entry(key.to_vec()).or_insert(Entry {
+            value,
+            expire: -1,
+            vpos: 0,
+            apos,
+            lru,
+            enc: StrEnc::Auto,
+            mem: 0,
+        })
+    }
+
     /// Stores `value` at `key`. `keep_ttl`: keep the key's TTL if it had one (otherwise a
-    /// write of a new value clears it, as SET does).
+    /// write of a new value clears it, as SET does). Signals the change.
     pub(crate) fn store(&mut self, key: &[u8], value: Value, keep_ttl: bool) {
         if let Some(e) = self.keys.get_mut(key) {
             e.value = value;
+            e.enc = StrEnc::Auto;
             if !keep_ttl && e.expire >= 0 {
+                let (pos, when) = (e.vpos, e.expire);
                 e.expire = -1;
-                let pos = e.vpos;
-                self.unvolatile(pos);
+                self.unvolatile(pos, when);
             }
         } else {
-            self.keys.insert(
-                key.to_vec(),
-                Entry {
-                    value,
-                    expire: -1,
-                    vpos: 0,
-                },
-            );
+            self.insert_new(key, value);
         }
+        self.modified(key);
     }
 
     /// Stores a string value, reusing the old string's buffer when there is one (the SET
     /// fast path). A key found logically expired counts as lazily expired, as the lookup
-    /// Redis does first would have deleted it.
+    /// Redis does first would have deleted it. Signals the change.
     pub(crate) fn store_bytes(&mut self, key: &[u8], v: &[u8], keep_ttl: bool) {
         let now = self.mstime();
+        let mut expired_now = false;
         if let Some(e) = self.keys.get_mut(key) {
             match &mut e.value {
                 Value::Str(s) => {
@@ -649,81 +578,113 @@ impl SimRedis {
                 }
                 other => *other = Value::Str(v.to_vec()),
             }
+            e.enc = StrEnc::Auto;
             if e.expire >= 0 && (!keep_ttl || now > e.expire) {
-                if now > e.expire {
-                    self.stats.lazy += 1;
-                }
+                expired_now = now > e.expire;
+                let (pos, when) = (e.vpos, e.expire);
                 e.expire = -1;
-                let pos = e.vpos;
-                self.unvolatile(pos);
+                self.unvolatile(pos, when);
             }
         } else {
-            self.keys.insert(
-                key.to_vec(),
-                Entry {
-                    value: Value::Str(v.to_vec()),
-                    expire: -1,
-                    vpos: 0,
-                },
-            );
+            self.insert_new(key, Value::Str(v.to_vec()));
         }
+        if expired_now {
+            self.exp.stats.lazy += 1;
+            self.expired_in_place(key);
+        }
+        self.modified(key);
     }
 
     /// Sets the absolute expiry (unix ms) of an existing key.
     pub(crate) fn set_expire(&mut self, key: &[u8], when: i64) {
         let len = self.volatile.len();
-        if let Some(e) = self.keys.get_mut(key) {
-            if e.expire < 0 {
-                e.vpos = len;
-                self.volatile.push(key.to_vec());
-            }
-            e.expire = when;
+        let Some(e) = self.keys.get_mut(key) else {
+            return;
+        };
+        if e.expire < 0 {
+            e.vpos = len;
+            self.volatile.push(key.to_vec());
+            self.vexp.push(when);
+        } else {
+            let old = e.expire;
+            self.exp.forget(old);
+            self.vexp[e.vpos] = when;
         }
+        e.expire = when;
+        self.exp.remember(when, key, self.volatile.len());
     }
 
     /// Removes the TTL of an existing key; whether it had one.
     pub(crate) fn remove_expire(&mut self, key: &[u8]) -> bool {
         if let Some(e) = self.keys.get_mut(key) {
             if e.expire >= 0 {
+                let (pos, when) = (e.vpos, e.expire);
                 e.expire = -1;
-                let pos = e.vpos;
-                self.unvolatile(pos);
+                self.unvolatile(pos, when);
                 return true;
             }
         }
         false
     }
 
-    fn active_expire_cycle(&mut self) {
-        self.stats.cycles += 1;
-        let cfg = self.expire_cfg;
-        let now = self.mstime();
-        for _ in 0..cfg.max_loops {
-            if self.volatile.is_empty() {
-                break;
-            }
-            let n = (self.volatile.len() as u32).min(cfg.keys_per_loop);
-            let (mut sampled, mut expired) = (0u32, 0u32);
-            for _ in 0..n {
-                if self.volatile.is_empty() {
-                    break;
-                }
-                let i = self.rng.below(self.volatile.len() as u32) as usize;
-                sampled += 1;
-                let key = &self.volatile[i];
-                let when = self.keys.get(key.as_slice()).map_or(-1, |e| e.expire);
-                if when >= 0 && now > when {
-                    let key = key.clone();
-                    self.delete(&key);
-                    expired += 1;
-                }
-            }
-            self.stats.sampled += u64::from(sampled);
-            self.stats.active += u64::from(expired);
-            if sampled == 0 || expired * 100 / sampled <= cfg.acceptable_stale {
-                break;
-            }
+    /// Removes every key (FLUSHALL), signalling watched keys that existed.
+    pub(crate) fn flush(&mut self) {
+        self.tx
+            .touch_all(&self.keys, self.epoch_ms + self.now as i64);
+        self.keys.clear();
+        self.volatile.clear();
+        self.vexp.clear();
+        self.exp.clear();
+        self.mem.clear();
+        self.repl.flush();
+    }
+
+    // ----- change signals -----
+
+    /// `signalModifiedKey` + `server.dirty++`: a command changed `key` (watchers of it are
+    /// told; a replica gets the key's new state; memory is re-accounted).
+    #[inline]
+    pub(crate) fn modified(&mut self, key: &[u8]) {
+        if self.tx.watching() {
+            self.touch_watched(key);
         }
+        self.dirty(key);
+    }
+
+    /// `server.dirty++` alone: the change is propagated, but WATCH does not see it (what
+    /// Redis does for stream consumer-group bookkeeping).
+    #[inline]
+    pub(crate) fn dirty(&mut self, key: &[u8]) {
+        if self.track {
+            self.dirty_keys.push(key.to_vec());
+        }
+    }
+
+    fn touch_watched(&mut self, key: &[u8]) {
+        let exists = self.keys.contains_key(key);
+        self.tx.touch(key, exists);
+    }
+
+    /// A key deleted by expiry (lazily or by the cycle): watchers are told and the primary
+    /// sends the DEL to its replica.
+    fn expired_deleted(&mut self, key: &[u8]) {
+        if self.tx.watching() {
+            self.touch_watched(key);
+        }
+        self.repl.propagate_del(key);
+    }
+
+    /// A key found expired by a SET that overwrites it in place: what Redis' lookup would
+    /// have done first (deleted it, telling watchers and sending the DEL).
+    fn expired_in_place(&mut self, key: &[u8]) {
+        if self.tx.watching() {
+            self.tx.touch(key, false);
+        }
+        self.repl.propagate_del(key);
+    }
+
+    fn update_track(&mut self) {
+        self.track = self.repl.enabled() || self.mem.tracking();
     }
 
     /// Every live key in byte order with its type and remaining TTL in ms (-1: none), for
@@ -741,151 +702,6 @@ impl SimRedis {
             .collect();
         v.sort();
         v
-    }
-
-    // ----- blocking -----
-
-    fn block(&mut self, client: ClientId, keys: Vec<Vec<u8>>, kind: BlockKind, deadline: i64) {
-        self.unblock(client);
-        for k in &keys {
-            let q = self.waiting.entry(k.clone()).or_default();
-            if !q.contains(&client) {
-                q.push_back(client);
-            }
-        }
-        if deadline > 0 {
-            self.timeouts.insert((deadline, client));
-        }
-        self.blocked.insert(
-            client,
-            Blocked {
-                keys,
-                kind,
-                deadline,
-            },
-        );
-    }
-
-    fn unblock(&mut self, client: ClientId) -> Option<Blocked> {
-        let b = self.blocked.remove(&client)?;
-        for k in &b.keys {
-            if let Some(q) = self.waiting.get_mut(k) {
-                q.retain(|&c| c != client);
-                if q.is_empty() {
-                    self.waiting.remove(k);
-                }
-            }
-        }
-        if b.deadline > 0 {
-            self.timeouts.remove(&(b.deadline, client));
-        }
-        Some(b)
-    }
-
-    /// Marks a key that received elements, so blocked clients are served after the command.
-    pub(crate) fn signal_ready(&mut self, key: &[u8]) {
-        if !self.waiting.is_empty() && self.waiting.contains_key(key) {
-            self.ready.push_back(key.to_vec());
-        }
-    }
-
-    /// The clients blocked on `key`, in the order they blocked.
-    pub(crate) fn waiters(&self, key: &[u8]) -> Vec<ClientId> {
-        self.waiting
-            .get(key)
-            .map(|q| q.iter().copied().collect())
-            .unwrap_or_default()
-    }
-
-    /// `handleClientsBlockedOnKeys`: serve clients blocked on keys that got elements, each
-    /// key's clients in the order they blocked, until the list runs out.
-    fn serve_ready(&mut self) {
-        while let Some(key) = self.ready.pop_front() {
-            if matches!(
-                self.lookup(&key),
-                Some(Entry {
-                    value: Value::Stream(_),
-                    ..
-                })
-            ) {
-                self.serve_stream_waiters(&key);
-                continue;
-            }
-            // Clients blocked on a list, in the order they blocked (stream readers skipped).
-            for client in self.waiters(&key) {
-                let has = matches!(self.lookup(&key), Some(Entry { value: Value::List(l), .. }) if !l.is_empty());
-                if !has {
-                    break;
-                }
-                if matches!(
-                    self.blocked.get(&client),
-                    Some(Blocked {
-                        kind: BlockKind::Stream(_),
-                        ..
-                    }) | None
-                ) {
-                    continue;
-                }
-                let b = self.unblock(client).expect("a waiting client is blocked");
-                let reply = match b.kind {
-                    BlockKind::Pop(from) => {
-                        let v = self.pop_one(&key, from).expect("non-empty list");
-                        Reply::Array(vec![Reply::Bulk(key.clone()), Reply::Bulk(v)])
-                    }
-                    BlockKind::Move { dst, from, to } => self.lmove_generic(&key, &dst, from, to),
-                    BlockKind::Stream(_) => unreachable!("skipped above"),
-                };
-                self.wake(client, RawReply::Tree(reply));
-            }
-        }
-    }
-
-    /// `getTimeoutFromObjectOrReply` for seconds: the absolute deadline, 0 for none.
-    pub(crate) fn parse_timeout(&self, s: &[u8]) -> Result<i64, Reply> {
-        let f = num::parse_f64(s, false)
-            .filter(|f| f.is_finite())
-            .ok_or_else(|| Reply::err("ERR timeout is not a float or out of range"))?;
-        let t = (f * 1000.0) as i64;
-        if t < 0 {
-            return Err(Reply::err("ERR timeout is negative"));
-        }
-        if t == 0 {
-            return Ok(0);
-        }
-        t.checked_add(self.mstime())
-            .ok_or_else(|| Reply::err("ERR timeout is out of range"))
-    }
-
-    // ----- small server commands -----
-
-    fn ping(&mut self, a: &[&[u8]]) -> Reply {
-        match a.len() {
-            1 => Reply::Status("PONG".into()),
-            2 => Reply::Bulk(a[1].to_vec()),
-            _ => arity_error(b"ping"),
-        }
-    }
-
-    fn echo(&mut self, a: &[&[u8]]) -> Reply {
-        Reply::Bulk(a[1].to_vec())
-    }
-
-    fn dbsize_cmd(&mut self, _a: &[&[u8]]) -> Reply {
-        Reply::Integer(self.keys.len() as i64)
-    }
-
-    fn flushall(&mut self, a: &[&[u8]]) -> Reply {
-        match a.get(1) {
-            None => {}
-            Some(m) if m.eq_ignore_ascii_case(b"sync") || m.eq_ignore_ascii_case(b"async") => {}
-            Some(_) => return Reply::err(SYNTAX),
-        }
-        if a.len() > 2 {
-            return Reply::err(SYNTAX);
-        }
-        self.keys.clear();
-        self.volatile.clear();
-        Reply::ok()
     }
 }
 
@@ -914,23 +730,6 @@ pub(crate) fn arity_error(lower_name: &[u8]) -> Reply {
     ))
 }
 
-/// Redis 7.0's unknown-command error, quoting up to 128 characters of arguments.
-fn unknown_command(a: &[&[u8]]) -> Reply {
-    let mut args = String::new();
-    for x in &a[1..] {
-        if args.len() >= 128 {
-            break;
-        }
-        let room = 128 - args.len();
-        let s = String::from_utf8_lossy(x);
-        let s: String = s.chars().take(room).collect();
-        args.push_str(&format!("'{s}' "));
-    }
-    let name: String = String::from_utf8_lossy(a[0]).chars().take(128).collect();
-    let msg = format!("ERR unknown command '{name}', with args beginning with: {args}");
-    Reply::Error(msg.replace(['\r', '\n'], " "))
-}
-
 /// Parses `LEFT` / `RIGHT`.
 pub(crate) fn parse_end(s: &[u8]) -> Option<End> {
     if s.eq_ignore_ascii_case(b"left") {
@@ -942,8 +741,19 @@ pub(crate) fn parse_end(s: &[u8]) -> Option<End> {
     }
 }
 
+/// Case-insensitive option word.
+pub(crate) fn is(a: &[u8], word: &[u8]) -> bool {
+    a.eq_ignore_ascii_case(word)
+}
+
 #[cfg(test)]
 mod tests;
 
 #[cfg(test)]
 mod tests_streams;
+
+#[cfg(test)]
+mod tests_more;
+
+#[cfg(test)]
+mod tests_replica;

@@ -95,6 +95,11 @@ fn confirm(kind: &'static str, name: Option<&[u8]>, count: i64) -> Reply {
 }
 
 impl PubSub {
+    /// Whether any client has a subscription (or had one).
+    pub(crate) fn active(&self) -> bool {
+        !self.clients.is_empty()
+    }
+
     /// Whether `client` is in the subscribed state (RESP2 then allows only a few commands).
     pub(crate) fn subscribed(&self, client: ClientId) -> bool {
         self.clients.get(&client).is_some_and(|s| s.count() > 0)

@@ -4,8 +4,16 @@
 //! against a real `redis-server` in `tests/redis_differential.rs`) and its semantics in Rust.
 //!
 //! SimRedis has no Lua interpreter: the labs use a handful of fixed scripts, and running them
-//! as Rust keeps the core small and fast. Errors raised inside a script are reported the way
-//! Redis 7.0 reports them: the inner error followed by `script: <sha>, on @user_script:1.`.
+//! as Rust keeps the core small and fast. The Rust follows the Lua step by step, so a script
+//! that fails part-way keeps the writes it made before the error, as Redis does (Lua has no
+//! rollback: `addjob` with a missing `KEYS[2]` leaves its hash behind). Errors raised inside
+//! a script are reported the way Redis 7.0 reports them: the inner error followed by
+//! `script: <sha>, on @user_script:1.`.
+//!
+//! A fresh server has no script cached: EVALSHA answers `NOSCRIPT` and `SCRIPT EXISTS` 0
+//! until `SCRIPT LOAD` (or an EVAL) of the source; `SCRIPT FLUSH` forgets them again.
+//! [`SimRedis::load_named_scripts`] loads them all, as the proxy does on a real Redis when
+//! it starts.
 
 use super::num::parse_i64;
 use super::{Reply, SimRedis, NOT_INT};
@@ -13,7 +21,7 @@ use super::{Reply, SimRedis, NOT_INT};
 /// A script's semantics: `(server, KEYS, ARGV)` → the reply, or the inner error text.
 pub type ScriptFn = fn(&mut SimRedis, &[&[u8]], &[&[u8]]) -> Result<Reply, String>;
 
-/// One registered script, as text only: its Rust semantics are looked up by [`body`] where
+/// One registered script, as text only: its Rust semantics are looked up by `body` where
 /// SimRedis runs it, so code that only names or shows a script (the app, the labs module,
 /// the proxy) does not link SimRedis through a function pointer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,7 +82,7 @@ pub fn find(sha_or_name: &[u8]) -> Option<&'static Script> {
 
 /// `redis.call(...)`: an error reply raises.
 fn call(r: &mut SimRedis, args: &[&[u8]]) -> Result<Reply, String> {
-    match r.call(args) {
+    match r.call_nested(args) {
         Reply::Error(e) => Err(e),
         ok => Ok(ok),
     }
@@ -105,26 +113,41 @@ fn extend(r: &mut SimRedis, keys: &[&[u8]], argv: &[&[u8]]) -> Result<Reply, Str
 }
 
 fn add_job(r: &mut SimRedis, keys: &[&[u8]], argv: &[&[u8]]) -> Result<Reply, String> {
-    let (Some(job), Some(wait)) = (keys.first(), keys.get(1)) else {
-        return Err(LUA_ARG_ERR.into());
-    };
-    let (Some(id), Some(name), Some(data)) = (argv.first(), argv.get(1), argv.get(2)) else {
-        return Err(LUA_ARG_ERR.into());
-    };
+    // Each `redis.call` raises when one of its arguments is nil, after the calls before it
+    // have run — exactly where the Lua would stop.
+    let job = *keys.first().ok_or(LUA_ARG_ERR)?;
     if call(r, &[b"exists", job])? == Reply::Integer(1) {
         return Ok(Reply::Integer(0));
     }
+    let (Some(name), Some(data)) = (argv.get(1), argv.get(2)) else {
+        return Err(LUA_ARG_ERR.into());
+    };
     call(
         r,
         &[b"hset", job, b"name", name, b"data", data, b"atm", b"0"],
     )?;
+    let (Some(wait), Some(id)) = (keys.get(1), argv.first()) else {
+        return Err(LUA_ARG_ERR.into());
+    };
     call(r, &[b"lpush", wait, id])?;
     Ok(Reply::Integer(1))
 }
 
 const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
 
+/// The index of a registered script in [`SCRIPTS`].
+fn index_of(s: &Script) -> usize {
+    SCRIPTS.iter().position(|x| x == s).expect("registered")
+}
+
+const ONLY_NAMED: &str =
+    "ERR SimRedis runs only its registered scripts (the lock release, the heartbeat, the queue's add)";
+
 impl SimRedis {
+    fn loaded(&self, s: &Script) -> bool {
+        self.scripts_loaded & (1 << index_of(s)) != 0
+    }
+
     /// `evalGenericCommand` after the script was found.
     fn eval_generic(&mut self, script: Option<&'static Script>, a: &[&[u8]]) -> Reply {
         let Some(numkeys) = parse_i64(a[2]) else {
@@ -150,58 +173,87 @@ impl SimRedis {
         if a[1].len() != 40 {
             return Reply::err(NOSCRIPT);
         }
-        self.eval_generic(
-            SCRIPTS
-                .iter()
-                .find(|s| a[1].eq_ignore_ascii_case(s.sha1.as_bytes())),
-            a,
-        )
+        let s = SCRIPTS
+            .iter()
+            .find(|s| a[1].eq_ignore_ascii_case(s.sha1.as_bytes()))
+            .filter(|s| self.loaded(s));
+        self.eval_generic(s, a)
     }
 
     pub(crate) fn eval(&mut self, a: &[&[u8]]) -> Reply {
         match SCRIPTS.iter().find(|s| a[1] == s.source.as_bytes()) {
-            Some(s) => self.eval_generic(Some(s), a),
-            None => Reply::err(
-                "ERR SimRedis runs only its registered scripts (the lock release, the heartbeat, the queue's add)",
-            ),
+            Some(s) => {
+                // EVAL caches the script, so EVALSHA of it works afterwards.
+                self.scripts_loaded |= 1 << index_of(s);
+                self.eval_generic(Some(s), a)
+            }
+            None => Reply::err(ONLY_NAMED),
         }
     }
 
-    /// `SCRIPT LOAD <source>` of a registered script returns its SHA1; `SCRIPT EXISTS sha…`
-    /// says which are registered. Other subcommands (FLUSH, KILL, …) are not modelled.
+    /// SCRIPT LOAD / EXISTS / FLUSH of the registered scripts (subcommand and arity checked
+    /// by the command table); KILL and DEBUG are not modelled.
     pub(crate) fn script(&mut self, a: &[&[u8]]) -> Reply {
-        if a[1].eq_ignore_ascii_case(b"load") {
-            if a.len() != 3 {
-                return super::arity_error(b"script|load");
-            }
-            return match SCRIPTS.iter().find(|s| a[2] == s.source.as_bytes()) {
-                Some(s) => Reply::bulk(s.sha1),
-                None => Reply::err(
-                    "ERR SimRedis runs only its registered scripts (the lock release, the heartbeat, the queue's add)",
-                ),
-            };
-        }
-        if a[1].eq_ignore_ascii_case(b"exists") {
-            if a.len() < 3 {
-                return super::arity_error(b"script|exists");
-            }
-            return Reply::Array(
+        let sub = a[1].to_ascii_lowercase();
+        match sub.as_slice() {
+            b"load" => match SCRIPTS.iter().find(|s| a[2] == s.source.as_bytes()) {
+                Some(s) => {
+                    self.scripts_loaded |= 1 << index_of(s);
+                    Reply::bulk(s.sha1)
+                }
+                None => Reply::err(ONLY_NAMED),
+            },
+            b"exists" => Reply::Array(
                 a[2..]
                     .iter()
                     .map(|sha| {
-                        Reply::Integer(i64::from(
-                            SCRIPTS
-                                .iter()
-                                .any(|s| sha.eq_ignore_ascii_case(s.sha1.as_bytes())),
-                        ))
+                        Reply::Integer(i64::from(SCRIPTS.iter().any(|s| {
+                            sha.eq_ignore_ascii_case(s.sha1.as_bytes()) && self.loaded(s)
+                        })))
                     })
                     .collect(),
-            );
+            ),
+            b"flush" => {
+                match a.get(2) {
+                    None => {}
+                    Some(m) if m.eq_ignore_ascii_case(b"sync") || m.eq_ignore_ascii_case(b"async") => {}
+                    Some(_) => {
+                        return Reply::err("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+                    }
+                }
+                if a.len() > 3 {
+                    return Reply::err("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+                }
+                self.scripts_loaded = 0;
+                Reply::ok()
+            }
+            b"kill" => Reply::err("NOTBUSY No scripts in execution right now."),
+            b"help" => Reply::Array(
+                [
+                    "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                    "DEBUG (YES|SYNC|NO)",
+                    "    Set the debug mode for subsequent scripts executed.",
+                    "EXISTS <sha1> [<sha1> ...]",
+                    "    Return information about the existence of the scripts in the script cache.",
+                    "FLUSH [ASYNC|SYNC]",
+                    "    Flush the Lua scripts cache. Very dangerous on replicas.",
+                    "    When called without the optional mode argument, the behavior is determined by the",
+                    "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+                    "    * ASYNC: Asynchronously flush the scripts cache.",
+                    "    * SYNC: Synchronously flush the scripts cache.",
+                    "KILL",
+                    "    Kill the currently executing Lua script.",
+                    "LOAD <script>",
+                    "    Load a script into the scripts cache without executing it.",
+                    "HELP",
+                    "    Prints this help.",
+                ]
+                .iter()
+                .map(|s| Reply::Status((*s).into()))
+                .collect(),
+            ),
+            _ => Reply::err("ERR SCRIPT DEBUG is not modelled by SimRedis"),
         }
-        Reply::Error(format!(
-            "ERR unknown subcommand '{}'. Try SCRIPT HELP.",
-            String::from_utf8_lossy(a[1])
-        ))
     }
 }
 

@@ -3,25 +3,25 @@
 
 use super::*;
 
-fn r(s: &mut SimRedis, line: &str) -> Reply {
+pub(super) fn r(s: &mut SimRedis, line: &str) -> Reply {
     let a = cli::split_args(line).expect("valid line");
     let a: Vec<&[u8]> = a.iter().map(Vec::as_slice).collect();
     s.call(&a)
 }
 
-fn int(n: i64) -> Reply {
+pub(super) fn int(n: i64) -> Reply {
     Reply::Integer(n)
 }
 
-fn bulk(s: &str) -> Reply {
+pub(super) fn bulk(s: &str) -> Reply {
     Reply::bulk(s)
 }
 
-fn arr(items: &[&str]) -> Reply {
+pub(super) fn arr(items: &[&str]) -> Reply {
     Reply::Array(items.iter().map(|s| bulk(s)).collect())
 }
 
-fn err(s: &str) -> Reply {
+pub(super) fn err(s: &str) -> Reply {
     Reply::err(s)
 }
 
@@ -484,7 +484,7 @@ fn sorted_sets() {
 
 #[test]
 fn scripts_release_and_extend() {
-    let mut s = SimRedis::new(1);
+    let mut s = SimRedis::new(1).with_named_scripts();
     let rel = scripts::RELEASE.sha1;
     let ext = scripts::EXTEND.sha1;
     r(&mut s, "SET lock tok PX 1000");
@@ -596,4 +596,15 @@ fn snapshot_lists_live_keys_in_order() {
         s.snapshot(),
         vec![(b"a".to_vec(), "list", -1), (b"b".to_vec(), "string", 50)]
     );
+}
+
+#[test]
+fn watch_sees_del() {
+    let mut s = SimRedis::new(1);
+    r(&mut s, "SET h0 v");
+    assert_eq!(r(&mut s, "WATCH h1 h0"), Reply::ok());
+    assert_eq!(r(&mut s, "DEL l1 h0"), int(1));
+    assert_eq!(r(&mut s, "MULTI"), Reply::ok());
+    assert_eq!(r(&mut s, "GET t2"), Reply::Status("QUEUED".into()));
+    assert_eq!(r(&mut s, "EXEC"), Reply::Nil);
 }

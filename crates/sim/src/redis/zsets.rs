@@ -1,13 +1,21 @@
-//! Sorted sets: ZADD, ZCARD, ZRANGE (BYSCORE/REV/LIMIT/WITHSCORES), ZRANGEBYSCORE,
-//! ZREMRANGEBYSCORE, ZSCORE, ZREM, ZINCRBY — following `t_zset.c` of Redis 7.0.
+//! Sorted sets: ZADD, ZCARD, ZCOUNT, ZRANGE (BYSCORE/REV/LIMIT/WITHSCORES), ZREVRANGE,
+//! ZRANGEBYSCORE, ZREMRANGEBYSCORE, ZRANK, ZREVRANK, ZSCORE, ZREM, ZINCRBY, ZPOPMIN,
+//! ZUNIONSTORE — following `t_zset.c` of Redis 7.0.
 //!
 //! Members are ordered by (score, member bytes) like Redis' skiplist, in std's `BTreeSet`
 //! beside a member → score map: O(log n) updates, rank ranges walk from an end. No skiplist
 //! or order-statistic crate is needed for the set sizes the labs use; the order is what
-//! matters, and it is Redis' exactly (ties broken by `memcmp` of the members).
+//! matters, and it is Redis' exactly (ties broken by `memcmp` of the members). Ranks walk
+//! the ordered set (O(n)), fine at lab sizes.
+//!
+//! The encoding is tracked as Redis 7.0 chooses it: a listpack while the set has at most
+//! `zset-max-listpack-entries` (128) members of at most `zset-max-listpack-value` (64)
+//! bytes, a skiplist once a new member breaks either limit (and never back, except for the
+//! destination of ZUNIONSTORE, which is a listpack again when it fits).
 
+use super::evict::{alloc, sds};
 use super::num::{fmt_g17, parse_f64, parse_f64_lenient, parse_i64};
-use super::{wrongtype, Entry, Reply, SimRedis, Value, NOT_INT, SYNTAX};
+use super::{is, wrongtype, Entry, Reply, SimRedis, Value, NOT_INT, SYNTAX};
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 
@@ -32,22 +40,86 @@ impl Ord for Score {
     }
 }
 
+const MAX_ENTRIES: usize = 128;
+const MAX_VALUE: usize = 64;
+
 /// The sorted set value.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct ZSet {
     scores: HashMap<Vec<u8>, f64, super::Fixed>,
     order: BTreeSet<(Score, Vec<u8>)>,
+    /// Whether Redis would hold it as a listpack (else a skiplist).
+    listpack: bool,
+}
+
+impl Default for ZSet {
+    fn default() -> Self {
+        Self {
+            scores: HashMap::default(),
+            order: BTreeSet::new(),
+            listpack: true,
+        }
+    }
+}
+
+impl PartialEq for ZSet {
+    fn eq(&self, o: &Self) -> bool {
+        self.listpack == o.listpack && self.order == o.order
+    }
 }
 
 impl ZSet {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.scores.len()
+    }
+
+    pub(crate) fn encoding(&self) -> &'static str {
+        if self.listpack {
+            "listpack"
+        } else {
+            "skiplist"
+        }
+    }
+
+    pub(crate) fn is_listpack(&self) -> bool {
+        self.listpack
+    }
+
+    /// Members and scores in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&[u8], f64)> {
+        self.order.iter().map(|(s, m)| (m.as_slice(), s.0))
+    }
+
+    pub(crate) fn mem_estimate(&self) -> usize {
+        if self.listpack {
+            alloc(7 + self.order.iter().map(|(_, m)| m.len() + 12).sum::<usize>())
+        } else {
+            alloc(96)
+                + self.len().next_power_of_two() * 8
+                + self
+                    .order
+                    .iter()
+                    .map(|(_, m)| alloc(24) + alloc(40) + sds(m.len()))
+                    .sum::<usize>()
+        }
+    }
+
+    /// Rank (0-based, ascending) of `m`.
+    fn rank(&self, m: &[u8]) -> Option<usize> {
+        let s = *self.scores.get(m)?;
+        Some(self.order.range(..(Score(s), m.to_vec())).count())
     }
 
     /// Stores a score; -0 is stored as 0 (a small sorted set's listpack stores the text
     /// "0": `ZADD z -0 m` then `ZSCORE z m` answers "0", though ZINCRBY's own reply is "-0").
     fn insert(&mut self, m: &[u8], s: f64) {
         let s = s + 0.0;
+        if self.listpack
+            && !self.scores.contains_key(m)
+            && (self.len() + 1 > MAX_ENTRIES || m.len() > MAX_VALUE)
+        {
+            self.listpack = false;
+        }
         if let Some(old) = self.scores.insert(m.to_vec(), s) {
             self.order.remove(&(Score(old), m.to_vec()));
         }
@@ -77,6 +149,14 @@ impl ZSet {
             .collect::<Vec<_>>()
             .into_iter()
     }
+}
+
+/// Which command `zrange_generic` serves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cmd {
+    Zrange,
+    ByScore,
+    RevRange,
 }
 
 /// `zrangespec`.
@@ -112,10 +192,6 @@ const FLOAT_ERR: &str = "ERR value is not a valid float";
 
 fn score_reply(s: f64) -> Reply {
     Reply::Bulk(fmt_g17(s).into_bytes())
-}
-
-fn is(a: &[u8], w: &[u8]) -> bool {
-    a.eq_ignore_ascii_case(w)
 }
 
 impl SimRedis {
@@ -185,7 +261,14 @@ impl SimRedis {
                 if xx {
                     return if incr { Reply::Nil } else { Reply::Integer(0) };
                 }
-                self.store(key, Value::ZSet(ZSet::default()), false);
+                let listpack = a[idx + 1].len() <= MAX_VALUE;
+                self.insert_new(
+                    key,
+                    Value::ZSet(Box::new(ZSet {
+                        listpack,
+                        ..ZSet::default()
+                    })),
+                );
             }
         }
         let Ok(Some(z)) = self.zset(key) else {
@@ -227,6 +310,9 @@ impl SimRedis {
                     last = s;
                 }
             }
+        }
+        if added + updated > 0 {
+            self.modified(key);
         }
         if incr {
             if processed > 0 {
@@ -272,10 +358,17 @@ impl SimRedis {
         for m in &a[2..] {
             if z.remove(m) {
                 n += 1;
+                if z.len() == 0 {
+                    break;
+                }
             }
         }
-        if z.len() == 0 {
-            self.delete(a[1]);
+        let empty = z.len() == 0;
+        if n > 0 {
+            if empty {
+                self.delete(a[1]);
+            }
+            self.modified(a[1]);
         }
         Reply::Integer(n)
     }
@@ -293,22 +386,30 @@ impl SimRedis {
         for m in &gone {
             z.remove(m);
         }
-        if z.len() == 0 {
-            self.delete(a[1]);
+        let empty = z.len() == 0;
+        if !gone.is_empty() {
+            if empty {
+                self.delete(a[1]);
+            }
+            self.modified(a[1]);
         }
         Reply::Integer(gone.len() as i64)
     }
 
     pub(crate) fn zrange(&mut self, a: &[&[u8]]) -> Reply {
-        self.zrange_generic(a, false)
+        self.zrange_generic(a, Cmd::Zrange)
     }
 
     pub(crate) fn zrangebyscore(&mut self, a: &[&[u8]]) -> Reply {
-        self.zrange_generic(a, true)
+        self.zrange_generic(a, Cmd::ByScore)
     }
 
-    /// `zrangeGenericCommand` for ZRANGE (rank or BYSCORE, REV) and ZRANGEBYSCORE.
-    fn zrange_generic(&mut self, a: &[&[u8]], byscore_cmd: bool) -> Reply {
+    pub(crate) fn zrevrange(&mut self, a: &[&[u8]]) -> Reply {
+        self.zrange_generic(a, Cmd::RevRange)
+    }
+
+    /// `zrangeGenericCommand` for ZRANGE (rank or BYSCORE, REV), ZRANGEBYSCORE, ZREVRANGE.
+    fn zrange_generic(&mut self, a: &[&[u8]], which: Cmd) -> Reply {
         #[derive(PartialEq)]
         enum Kind {
             Auto,
@@ -316,8 +417,11 @@ impl SimRedis {
             Score,
             Lex,
         }
-        let mut kind = if byscore_cmd { Kind::Score } else { Kind::Auto };
-        let mut rev: Option<bool> = if byscore_cmd { Some(false) } else { None };
+        let (mut kind, mut rev) = match which {
+            Cmd::Zrange => (Kind::Auto, None),
+            Cmd::ByScore => (Kind::Score, Some(false)),
+            Cmd::RevRange => (Kind::Rank, Some(true)),
+        };
         let (mut withscores, mut offset, mut limit) = (false, 0i64, -1i64);
         let mut j = 4;
         while j < a.len() {
@@ -435,5 +539,192 @@ impl SimRedis {
             }
         }
         Reply::Array(out)
+    }
+}
+
+/// A ZUNIONSTORE input: its members with their scores, in its own order, and its weight.
+type Source = (Vec<(Vec<u8>, f64)>, f64);
+
+/// ZUNIONSTORE's `AGGREGATE`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Aggregate {
+    Sum,
+    Min,
+    Max,
+}
+
+/// `zunionInterAggregate`.
+fn aggregate(target: &mut f64, v: f64, how: Aggregate) {
+    match how {
+        Aggregate::Sum => {
+            *target += v;
+            if target.is_nan() {
+                *target = 0.0;
+            }
+        }
+        Aggregate::Min => *target = target.min(v),
+        Aggregate::Max => *target = target.max(v),
+    }
+}
+
+impl SimRedis {
+    pub(crate) fn zcount(&mut self, a: &[&[u8]]) -> Reply {
+        let Some(r) = parse_range(a[2], a[3]) else {
+            return Reply::err("ERR min or max is not a float");
+        };
+        match self.zset(a[1]) {
+            Err(e) => e,
+            Ok(None) => Reply::Integer(0),
+            Ok(Some(z)) => Reply::Integer(z.by_score(&r).count() as i64),
+        }
+    }
+
+    fn zrank_generic(&mut self, a: &[&[u8]], rev: bool) -> Reply {
+        match self.zset(a[1]) {
+            Err(e) => e,
+            Ok(None) => Reply::Nil,
+            Ok(Some(z)) => match z.rank(a[2]) {
+                None => Reply::Nil,
+                Some(r) => Reply::Integer(if rev { z.len() - 1 - r } else { r } as i64),
+            },
+        }
+    }
+
+    pub(crate) fn zrank(&mut self, a: &[&[u8]]) -> Reply {
+        self.zrank_generic(a, false)
+    }
+
+    pub(crate) fn zrevrank(&mut self, a: &[&[u8]]) -> Reply {
+        self.zrank_generic(a, true)
+    }
+
+    pub(crate) fn zpopmin(&mut self, a: &[&[u8]]) -> Reply {
+        if a.len() > 3 {
+            return Reply::err(SYNTAX);
+        }
+        let count = match a.get(2) {
+            None => 1,
+            Some(c) => match parse_i64(c) {
+                Some(n) if n >= 0 => n as usize,
+                _ => return Reply::err("ERR value is out of range, must be positive"),
+            },
+        };
+        let key = a[1];
+        let z = match self.zset(key) {
+            Err(e) => return e,
+            Ok(None) => return Reply::Array(vec![]),
+            Ok(Some(z)) => z,
+        };
+        if count == 0 {
+            return Reply::Array(vec![]);
+        }
+        let mut out = Vec::new();
+        for _ in 0..count {
+            let Some((s, m)) = z.order.first().cloned() else {
+                break;
+            };
+            z.remove(&m);
+            out.push(Reply::Bulk(m));
+            out.push(score_reply(s.0));
+        }
+        if z.len() == 0 {
+            self.delete(key);
+        }
+        self.modified(key);
+        Reply::Array(out)
+    }
+
+    pub(crate) fn zunionstore(&mut self, a: &[&[u8]]) -> Reply {
+        let Some(n) = parse_i64(a[2]) else {
+            return Reply::err(NOT_INT);
+        };
+        if n < 1 {
+            return Reply::err("ERR at least 1 input key is needed for 'zunionstore' command");
+        }
+        if n > (a.len() - 3) as i64 {
+            return Reply::err(SYNTAX);
+        }
+        let n = n as usize;
+        // Sources: (members with scores in their own order, weight).
+        let mut srcs: Vec<Source> = Vec::with_capacity(n);
+        for k in &a[3..3 + n] {
+            let members = match self.lookup(k) {
+                None => Vec::new(),
+                Some(Entry {
+                    value: Value::ZSet(z),
+                    ..
+                }) => z.iter().map(|(m, s)| (m.to_vec(), s)).collect(),
+                Some(Entry {
+                    value: Value::Set(s),
+                    ..
+                }) => s.members().into_iter().map(|m| (m, 1.0)).collect(),
+                Some(_) => return wrongtype(),
+            };
+            srcs.push((members, 1.0));
+        }
+        let mut how = Aggregate::Sum;
+        let mut j = 3 + n;
+        while j < a.len() {
+            let left = a.len() - j;
+            if left > n && is(a[j], b"weights") {
+                j += 1;
+                for src in srcs.iter_mut() {
+                    match parse_f64(a[j], false) {
+                        Some(w) => src.1 = w,
+                        None => return Reply::err("ERR weight value is not a float"),
+                    }
+                    j += 1;
+                }
+            } else if left >= 2 && is(a[j], b"aggregate") {
+                how = match a[j + 1].to_ascii_lowercase().as_slice() {
+                    b"sum" => Aggregate::Sum,
+                    b"min" => Aggregate::Min,
+                    b"max" => Aggregate::Max,
+                    _ => return Reply::err(SYNTAX),
+                };
+                j += 2;
+            } else {
+                return Reply::err(SYNTAX);
+            }
+        }
+        // Smallest first (a stable sort, as glibc's qsort is), then accumulate.
+        srcs.sort_by_key(|(m, _)| m.len());
+        let mut acc: Vec<(Vec<u8>, f64)> = Vec::new();
+        let mut at: HashMap<Vec<u8>, usize, super::Fixed> = HashMap::default();
+        for (members, w) in &srcs {
+            for (m, s) in members {
+                let mut v = w * s;
+                if v.is_nan() {
+                    v = 0.0;
+                }
+                match at.get(m) {
+                    Some(&i) => aggregate(&mut acc[i].1, v, how),
+                    None => {
+                        at.insert(m.clone(), acc.len());
+                        acc.push((m.clone(), v));
+                    }
+                }
+            }
+        }
+        let dst = a[1];
+        if acc.is_empty() {
+            if self.lookup_notouch(dst) {
+                self.delete_signal(dst);
+            }
+            return Reply::Integer(0);
+        }
+        let fits = acc.len() <= MAX_ENTRIES && acc.iter().all(|(m, _)| m.len() <= MAX_VALUE);
+        let mut z = ZSet {
+            listpack: false,
+            ..ZSet::default()
+        };
+        for (m, s) in &acc {
+            z.insert(m, *s);
+        }
+        z.listpack = fits;
+        let len = z.len();
+        self.lookup_notouch(dst);
+        self.store(dst, Value::ZSet(Box::new(z)), false);
+        Reply::Integer(len as i64)
     }
 }

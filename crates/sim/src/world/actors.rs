@@ -160,9 +160,10 @@ impl Model for Actors {
 }
 
 impl World<SimRedis> {
-    /// A world of [`Actors`] whose Redis is a fresh [`SimRedis`] seeded with `seed`.
+    /// A world of [`Actors`] whose Redis is a fresh [`SimRedis`] seeded with `seed`, with the
+    /// named scripts loaded (as the proxy loads them on a real Redis when it starts).
     pub fn with_sim(seed: u32) -> Self {
-        World::new(seed, SimRedis::new(seed))
+        World::new(seed, SimRedis::new(seed).with_named_scripts())
     }
 }
 

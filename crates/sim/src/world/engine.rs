@@ -71,6 +71,19 @@ pub enum Ran<'a> {
     Queued,
 }
 
+/// What a command log records of a command ([`Model::on_logged`]): Redis' reply, or why
+/// there is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logged<'a> {
+    /// Redis ran it and replied (a blocked client: when it was served; live: when the real
+    /// reply came).
+    Reply(&'a RawReply),
+    /// No Redis to connect to (the link is down).
+    Refused,
+    /// The sender gave up after this many ms.
+    TimedOut(u64),
+}
+
 /// A lab's side of a world: what its actors do when a timer fires and when a command ends.
 pub trait Model {
     /// The model's own events (a client's next request, a database query done, a wake-up).
@@ -100,6 +113,19 @@ pub trait Model {
         _ran: Ran<'_>,
         _sim: Option<&SimRedis>,
         _io: &mut Io<Self::Timer>,
+    ) {
+    }
+    /// Op `op`'s command, which `actor` sent, met Redis at `at_ms` (ran or was refused), or
+    /// its sender gave up then: what a command log records, in the order it happened and
+    /// whether or not the trace is kept. (Its outcome reaches [`Model::on_reply`] after the
+    /// hop back.) By default nothing is recorded.
+    fn on_logged(
+        &mut self,
+        _op: OpId,
+        _actor: ActorId,
+        _cmd: &Command,
+        _what: Logged<'_>,
+        _at_ms: u64,
     ) {
     }
     /// A short name for the trace ("worker A", "api-3").
@@ -400,9 +426,10 @@ pub struct World<B: Backend, M: Model = super::Actors> {
 }
 
 impl<M: Model> World<SimRedis, M> {
-    /// A world whose Redis is a fresh [`SimRedis`] seeded with `seed`, running `model`.
+    /// A world whose Redis is a fresh [`SimRedis`] seeded with `seed` (named scripts
+    /// loaded, as the proxy loads them), running `model`.
     pub fn sim_with(seed: u32, model: M) -> Self {
-        World::with_model(seed, SimRedis::new(seed), model)
+        World::with_model(seed, SimRedis::new(seed).with_named_scripts(), model)
     }
 }
 
@@ -573,6 +600,8 @@ impl<B: Backend, M: Model> World<B, M> {
         let now = self.io.now;
         let actor = self.io.ops[op].actor;
         if self.io.health == Health::Down {
+            self.model
+                .on_logged(op, actor, &self.io.ops[op].cmd, Logged::Refused, now);
             if self.io.keep_trace {
                 let cmd = self.io.ops[op].cmd.clone();
                 self.io.log(actor, What::Refused { cmd });
@@ -589,6 +618,8 @@ impl<B: Backend, M: Model> World<B, M> {
         let sim = self.backend.sim();
         match sent {
             Sent::Reply(r) => {
+                self.model
+                    .on_logged(op, actor, &self.io.ops[op].cmd, Logged::Reply(&r), now);
                 if self.io.keep_trace {
                     let w = logged(Some(r.to_reply()), &self.io);
                     self.io.log(actor, w);
@@ -638,6 +669,13 @@ impl<B: Backend, M: Model> World<B, M> {
             }
         };
         let actor = self.io.ops[op].actor;
+        self.model.on_logged(
+            op,
+            actor,
+            &self.io.ops[op].cmd,
+            Logged::Reply(&d.reply),
+            d.at_ms,
+        );
         if self.io.keep_trace {
             let reply = d.reply.to_reply();
             self.io.log_at(d.at_ms, actor, What::Unblocked { reply });
@@ -674,6 +712,9 @@ impl<B: Backend, M: Model> World<B, M> {
         }
         o.settled = true;
         let (actor, after_ms) = (o.actor, self.io.now - o.sent_at);
+        let now = self.io.now;
+        self.model
+            .on_logged(op, actor, &o.cmd, Logged::TimedOut(after_ms), now);
         if self.io.keep_trace {
             let cmd = self.io.ops[op].cmd.clone();
             self.io.log(actor, What::TimedOut { cmd, after_ms });

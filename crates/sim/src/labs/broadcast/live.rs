@@ -16,12 +16,7 @@
 //! take turns, and one may wait at most the proxy's request timeout (2 s) for its turn. The
 //! simulation of the same shaped parameters is the prediction.
 
-use super::{analyse, naive_result, populate, Bcast, BroadcastParams, BroadcastResult, MAX_STEPS};
-use crate::queue::Life;
-use crate::redis::Reply;
-use crate::world::{ActorId, Command, Hop, LiveRedis, LiveWorld, World};
-use std::cell::RefCell;
-use std::rc::Rc;
+use super::BroadcastParams;
 
 /// A live run sends at most this many tokens (10 batches of 500 with the lab's chunk).
 pub const LIVE_TOKENS: u32 = 5_000;
@@ -33,7 +28,7 @@ pub const LIVE_BLOCK_MS: u64 = 200;
 /// The queue's timers and rates in a live run: the lab's divided by this.
 const LIVE_TIME_DIV: u64 = 10;
 /// A live run stops after this long (× the time scale), finished or not, ms.
-const LIVE_DEADLINE_MS: u64 = 90_000;
+pub(super) const LIVE_DEADLINE_MS: u64 = 90_000;
 
 impl BroadcastParams {
     /// What a live run at time scale `k` runs: at most [`LIVE_TOKENS`] tokens and
@@ -76,89 +71,5 @@ impl BroadcastParams {
             outage_lead: 500 * k,
             ..self.clone()
         }
-    }
-}
-
-/// The queue's actors against a real Redis, in real time. Nothing here knows about sockets
-/// or clocks: the driver calls [`BroadcastLive::advance`] with the milliseconds since the
-/// start, sends the commands it returns (tagged by actor) and hands each reply back with
-/// [`BroadcastLive::arrived`]. No simulated network: the real one is in the round trips.
-pub struct BroadcastLive {
-    p: BroadcastParams,
-    live: LiveWorld,
-    b: Rc<RefCell<Bcast>>,
-    life: Rc<RefCell<Life>>,
-    deadline: u64,
-    stopped: bool,
-}
-
-impl BroadcastLive {
-    /// The live run of `p` (as [`BroadcastParams::for_live`] shapes it; nothing sent yet).
-    pub fn new(p: &BroadcastParams) -> Self {
-        let cfg = p.config();
-        let b = Rc::new(RefCell::new(Bcast::new(&cfg)));
-        let life = Rc::new(RefCell::new(cfg.life.clone()));
-        let mut world = World::new(p.seed, LiveRedis::default());
-        if p.mode != "naive" {
-            populate(&mut world, p, &b, &life, Hop::default());
-        }
-        BroadcastLive {
-            p: p.clone(),
-            live: LiveWorld::new(world),
-            b,
-            life,
-            deadline: LIVE_DEADLINE_MS * (p.window / 1000).max(1),
-            stopped: false,
-        }
-    }
-
-    /// Runs everything due by `now_ms`; the commands to send now: (actor, command).
-    pub fn advance(&mut self, now_ms: u64) -> Vec<(ActorId, Command)> {
-        let (stopped, deadline) = (&mut self.stopped, self.deadline);
-        self.live.advance(now_ms, |w| {
-            if w.trace().len() >= MAX_STEPS || now_ms > deadline {
-                *stopped = true;
-            }
-            !*stopped
-        })
-    }
-
-    /// The reply to `actor`'s command arrived at `now_ms`, `rtt_us` after it was sent (an
-    /// error of the proxy comes as an error reply: the slot treats it like Redis' own).
-    pub fn arrived(&mut self, actor: ActorId, reply: Reply, now_ms: u64, rtt_us: u32) {
-        self.live.arrived(actor, reply, now_ms, rtt_us);
-    }
-
-    /// When something is next due (`None`: waiting for replies only, or done).
-    pub fn next_at(&self) -> Option<u64> {
-        if self.stopped {
-            None
-        } else {
-            self.live.world.next_at()
-        }
-    }
-
-    /// Every actor stopped (or the deadline passed) and no reply is outstanding.
-    pub fn is_done(&self) -> bool {
-        self.live.waiting() == 0 && self.next_at().is_none()
-    }
-
-    /// The parameters it runs with.
-    pub fn params(&self) -> &BroadcastParams {
-        &self.p
-    }
-
-    /// What the run shows so far (times are real milliseconds since the start; each
-    /// command's log row carries its round trip).
-    pub fn result(&self) -> BroadcastResult {
-        if self.p.mode == "naive" {
-            return naive_result(&self.p);
-        }
-        analyse(
-            &self.b.borrow(),
-            &self.live.world,
-            &self.life.borrow(),
-            Some(&self.live.rtts),
-        )
     }
 }

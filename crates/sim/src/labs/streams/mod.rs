@@ -107,6 +107,10 @@ impl Lab for StreamsLab {
         Some(Box::new(live(&shaped(job, p))))
     }
 
+    fn heaviest(&self) -> &'static str {
+        "messages=2000000&rate=1000000&producers=16&workers=16&count=10000&maxlen=10000000"
+    }
+
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
             alias: None,

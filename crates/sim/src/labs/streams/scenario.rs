@@ -108,7 +108,12 @@ impl Scenario for StreamsScenario {
         world.model().progress()
     }
 
-    fn output<B: Backend>(&self, world: &World<B, Streams>, rtts: &[u32]) -> StreamsResult {
+    fn output<B: Backend>(
+        &self,
+        world: &World<B, Streams>,
+        live: Option<&[u32]>,
+    ) -> StreamsResult {
+        let rtts = live.unwrap_or(&[]);
         let m = world.model();
         let now = world.now_ms();
         let mut counters = m.c;

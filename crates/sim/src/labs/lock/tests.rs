@@ -1,0 +1,200 @@
+//! The lock race's unit tests: golden presets, stepping, the heartbeat, the live driver.
+
+use super::*;
+use crate::redis::SimRedis;
+use crate::labs::params::Params;
+
+fn preset_params(id: &str) -> LockParams {
+    let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
+    assert!(errs.is_empty(), "{errs:?}");
+    p.typed()
+}
+
+#[test]
+fn defaults_are_the_plain_del_preset() {
+    assert_eq!(LockParams::default(), preset_params("plain-del"));
+    let p = Params::defaults(&INFO);
+    assert_eq!(p.preset().map(|p| p.id), Some("plain-del"));
+    // Later pairs override the preset's.
+    let (p, errs) = Params::from_query(&INFO, "seed=9&preset=fencing&pause=100");
+    assert!(errs.is_empty(), "{errs:?}");
+    assert_eq!(
+        (p.get("fencing"), p.get("pause"), p.get("seed")),
+        ("on", "100", "9")
+    );
+    // An unknown preset is reported by the parameter check.
+    let (_, errs) = Params::from_query(&INFO, "preset=nope");
+    assert_eq!(errs[0].key, "preset");
+}
+
+/// Golden runs of the four presets (seed 4, TTL 1000 ms, work 600 ms, two jobs each).
+#[test]
+fn golden_presets() {
+    let c = |id: &str| run(&preset_params(id)).counters;
+    // Plain DEL: A is frozen 200–1000 ms, its lock expires at 1001 ms, B takes it at
+    // 1071 ms; A works on to 1403 ms and its DEL (1404 ms) removes B's lock.
+    let d = c("plain-del");
+    assert_eq!(
+        (
+            d.two_owner_moments,
+            d.two_owner_ms,
+            d.steals,
+            d.grants,
+            d.commands
+        ),
+        (3, 843, 3, 4, 20)
+    );
+    assert_eq!((d.stale_accepted, d.stale_rejected), (0, 0));
+    let r = run(&preset_params("plain-del"));
+    let st = r.first_steal().unwrap();
+    assert_eq!(
+        (st.actor, st.at_ms, st.cmd_text().as_str()),
+        (0, 1404, "DEL lock:campaign:42")
+    );
+    assert_eq!(r.owners[1].actor, 1);
+    assert_eq!(r.owners[1].end, OwnerEnd::Stolen);
+    // Token release + heartbeat: never two owners, nobody's lock removed.
+    let t = c("token");
+    assert_eq!(
+        (t.two_owner_moments, t.steals, t.lost, t.grants, t.commands),
+        (0, 0, 0, 4, 49)
+    );
+    // A pause past the TTL, no fencing: A's old write lands after B's newer one.
+    let p = c("pause");
+    assert_eq!(
+        (
+            p.stale_accepted,
+            p.stale_rejected,
+            p.writes_accepted,
+            p.writes_rejected
+        ),
+        (1, 0, 4, 0)
+    );
+    assert_eq!((p.two_owner_moments, p.two_owner_ms, p.steals), (1, 341, 0));
+    // The same with fencing: the resource rejects it.
+    let f = c("fencing");
+    assert_eq!(
+        (
+            f.stale_accepted,
+            f.stale_rejected,
+            f.writes_accepted,
+            f.writes_rejected
+        ),
+        (0, 1, 3, 1)
+    );
+    let r = run(&preset_params("fencing"));
+    let w = r.writes.iter().find(|w| !w.accepted).unwrap();
+    assert_eq!((w.actor, w.fence, w.generation), (0, Some(1), 1));
+}
+
+#[test]
+fn a_double_click_runs_once_with_dedup() {
+    let mut p = preset_params("token");
+    p.jobs = 1;
+    p.dedup = "on".into();
+    let r = run(&p);
+    assert_eq!(r.counters.duplicates, 1);
+    assert_eq!(r.counters.grants, 1);
+    assert!(r.commands[0]
+        .cmd_text()
+        .starts_with("SET dedup:click-1 1 NX EX 900"));
+    let second = r.commands.iter().find(|c| c.actor == 1).unwrap();
+    assert_eq!(
+        (second.cmd_text().as_str(), &second.reply),
+        ("SET dedup:click-1 1 NX EX 900", &Reply::Nil)
+    );
+    p.dedup = "off".into();
+    assert_eq!(run(&p).counters.grants, 2);
+}
+
+#[test]
+fn stepping_equals_the_run_to_the_end() {
+    for id in ["plain-del", "token", "pause", "fencing"] {
+        let p = preset_params(id);
+        let full = run(&p);
+        let mut chunked = sim(&p);
+        while !chunked.steps(7) {}
+        assert_eq!(chunked.output(), full, "{id}");
+        for n in [
+            0,
+            1,
+            5,
+            13,
+            full.steps / 3,
+            full.steps / 2,
+            full.steps - 1,
+            full.steps,
+        ] {
+            let mut part = sim(&p);
+            part.run_to_step(n);
+            let r = part.output();
+            assert_eq!(r.times[..], full.times[..n], "{id} {n}");
+            assert_eq!(r.counters, full.so_far(n), "{id} at step {n}");
+        }
+    }
+}
+
+#[test]
+fn the_heartbeat_finds_a_lost_lock_and_stops() {
+    // A pause just under the TTL right before a heartbeat is due: the lock expires, B
+    // takes it, A's extend gets 0 and A drops the job without working on.
+    let mut p = preset_params("token");
+    p.pause_at = 330;
+    p.pause = 990;
+    p.jobs = 1;
+    let r = run(&p);
+    assert_eq!(r.counters.lost, 1, "{r:?}");
+    assert_eq!(r.counters.two_owner_moments, 0);
+    assert!(r
+        .commands
+        .iter()
+        .any(|c| c.kind == CmdKind::Extend && c.reply == Reply::Integer(0)));
+}
+
+/// The live driver with SimRedis answering every command the moment it is sent (no
+/// network at all): the same workers, so the same ending as the simulation.
+#[test]
+fn the_live_driver_fed_by_simredis_ends_as_simulated() {
+    use crate::redis::Exec;
+    for id in ["plain-del", "pause", "fencing", "token"] {
+        let p = preset_params(id);
+        let mut live = live(&p);
+        let mut redis = SimRedis::new(p.seed).with_named_scripts();
+        let mut now = 0;
+        let mut sent = 0;
+        while !live.is_done() {
+            for (actor, c) in live.advance(now) {
+                redis.advance_to(now);
+                let Exec::Reply(r) = redis.execute(actor as u64 + 1, &c) else {
+                    panic!("a lock command never blocks")
+                };
+                live.arrived(actor, r, now, 250);
+                sent += 1;
+            }
+            now = live.next_at().unwrap_or(now).max(now);
+        }
+        let (l, s) = (live.output(), run(&p));
+        assert_eq!(l.outcome(), s.outcome(), "{id}");
+        assert_eq!(l.commands.len(), sent, "{id}");
+        assert!(l.commands.iter().all(|c| c.rtt_us == Some(250)), "{id}");
+        assert_eq!(
+            l.counters.two_owner_moments, s.counters.two_owner_moments,
+            "{id}"
+        );
+    }
+}
+
+#[test]
+fn the_worker_protocol_gives_the_same_result() {
+    use crate::labs::work::{Body, Job, Work};
+    let p = preset_params("fencing");
+    let job = Job::new(&INFO, &Params::from_query(&INFO, "preset=fencing").0);
+    let msgs = Work::new(job).unwrap().run_to_end();
+    let Some(Body::Done(r)) = msgs.last() else {
+        panic!("no result: {msgs:?}")
+    };
+    assert_eq!(r.read::<LockResult>().unwrap(), run(&p));
+    // It survives the JSON trip the worker's messages take.
+    let s = serde_json::to_string(&msgs).unwrap();
+    assert_eq!(serde_json::from_str::<Vec<Body>>(&s).unwrap(), msgs);
+}

@@ -1,0 +1,261 @@
+//! Every slide reads from the back of a room: fully built, at 1366×768 and in fullscreen at
+//! 1920×1080, no text on a slide is drawn under 14 px (code, diagrams and SVG labels included,
+//! measured as drawn: an SVG's font size times its scale) and its body text — paragraphs,
+//! bullets, the lead and notes — is 20 px or more. A failure names the deck, the slide, the
+//! element and its words; a slide the player had to shrink to fit (`--fit` under 1) fails too.
+//! Screenshots of every slide go to `target/screenshots/room/`.
+//!
+//! The inside of an embedded lab is left out for now: lane labels, axes and charts are the
+//! lab view kit's to set at the room's size (issue 24, item 2).
+
+use redislab_deck::bn;
+use redislab_e2e::{decks, screenshot_dir, Browser};
+use serde_json::{json, Value};
+
+/// The smallest text a room can read, and the body text it needs, in CSS px.
+const SMALLEST: f64 = 14.0;
+const BODY: f64 = 20.0;
+
+/// The smallest drawn text on the stage's slide and the smallest body text, each with the
+/// element and words it was found in.
+const MEASURE: &str = r#"
+const slide = document.querySelector('.stage .slide');
+const out = { min: null, body: null, fit: getComputedStyle(slide).getPropertyValue('--fit').trim() };
+const shown = (el) => {
+  for (let e = el; e && e !== slide.parentElement; e = e.parentElement) {
+    const cs = getComputedStyle(e);
+    if (cs.display === 'none' || cs.visibility === 'hidden' || Number(cs.opacity) === 0) return false;
+  }
+  const r = el.getBoundingClientRect();
+  return r.width > 2 && r.height > 2;
+};
+const size = (el) => {
+  let px = parseFloat(getComputedStyle(el).fontSize);
+  if (el instanceof SVGElement && el.getScreenCTM) {
+    const m = el.getScreenCTM();
+    if (m) px *= Math.hypot(m.a, m.b);
+  }
+  return Math.round(px * 10) / 10;
+};
+const name = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim()
+  ? '.' + el.className.trim().split(/\s+/).join('.') : (el.className && el.className.baseVal ? '.' + el.className.baseVal.trim().split(/\s+/).join('.') : ''));
+const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  const words = n.textContent.replace(/\s+/g, ' ').trim();
+  const el = n.parentElement;
+  if (!words || !el || el.closest('.lab-host, .sr-only') || !shown(el)) continue;
+  const px = size(el);
+  if (!out.min || px < out.min.px) out.min = { px, el: name(el), words: words.slice(0, 50) };
+  const block = el.closest('.slide-body > p:not(.fix), .slide-body .bullets > li, .slide-body .numbered > li');
+  if (block) {
+    const b = size(block);
+    if (!out.body || b < out.body.px) out.body = { px: b, el: name(block), words: words.slice(0, 50) };
+  }
+}
+return out;
+"#;
+
+fn describe(v: &Value) -> String {
+    format!(
+        "{} px in `{}` «{}»",
+        v["px"],
+        v["el"].as_str().unwrap_or_default(),
+        v["words"].as_str().unwrap_or_default()
+    )
+}
+
+/// Walks every slide of every deck fully built, measures it and saves its screenshot.
+fn walk(b: &Browser, size: &str, failures: &mut Vec<String>) -> usize {
+    let mut seen = 0;
+    for d in decks() {
+        let n = d.slides.len();
+        let shots = screenshot_dir().join(format!("room/{size}/{}", d.id));
+        for (i, s) in d.slides.iter().enumerate() {
+            let steps = s.steps();
+            let at = if steps == 0 {
+                format!("{}", i + 1)
+            } else {
+                format!("{}.{steps}", i + 1)
+            };
+            b.js(&format!("location.hash = '#/{}/{at}'", d.id), json!([]));
+            b.wait_counter(&bn::counter(i, n));
+            b.wait(10, "the slide built", |b| {
+                b.rect(&format!(".stage[data-step='{steps}']")).is_some()
+            });
+            if b.exists(".stage .slide.has-lab") {
+                b.wait(30, "the embedded lab", |b| {
+                    b.exists(".stage .lab") && !b.exists(".stage [aria-busy=true]")
+                });
+            }
+            // Fonts in, and the fit pass done (it runs after the slide is drawn).
+            b.js_async(
+                "const done = arguments[0]; document.fonts.ready.then(() => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))",
+                json!([]),
+            );
+            let m = b.js(MEASURE, json!([]));
+            let at = format!("[{size}] {} slide {}", d.id, i + 1);
+            match m["min"]["px"].as_f64() {
+                Some(px) if px < SMALLEST => failures.push(format!(
+                    "{at}: text under {SMALLEST} px: {} (--fit {})",
+                    describe(&m["min"]),
+                    m["fit"].as_str().unwrap_or("1")
+                )),
+                None => failures.push(format!("{at}: no text measured")),
+                _ => {}
+            }
+            // A slide that had to shrink its type to fit says too much for the room.
+            if let Some(fit) = m["fit"].as_str().and_then(|f| f.parse::<f64>().ok()) {
+                if fit < 1.0 {
+                    failures.push(format!(
+                        "{at}: shrunk to fit (--fit {fit}): say less, let the script carry the rest"
+                    ));
+                }
+            }
+            if let Some(px) = m["body"]["px"].as_f64() {
+                if px < BODY {
+                    failures.push(format!(
+                        "{at}: body text under {BODY} px: {} (--fit {})",
+                        describe(&m["body"]),
+                        m["fit"].as_str().unwrap_or("1")
+                    ));
+                }
+            }
+            b.screenshot(&shots.join(format!("{:02}.png", i + 1)));
+            seen += 1;
+        }
+    }
+    seen
+}
+
+fn report(failures: Vec<String>) {
+    assert!(
+        failures.is_empty(),
+        "{} slides too small for a room:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_slide_reads_from_the_back_of_the_room_at_1366() {
+    let b = Browser::new(1366, 768);
+    b.open("#/production/1");
+    b.wait(15, "the deck", |b| b.exists(".stage .slide"));
+    let mut failures = Vec::new();
+    let seen = walk(&b, "1366x768", &mut failures);
+    assert!(seen >= 79, "only {seen} slides walked");
+    report(failures);
+}
+
+#[test]
+fn every_slide_reads_from_the_back_of_the_room_in_fullscreen_at_1920() {
+    let b = Browser::new(1920, 1080);
+    // A headless browser's screen is 800×600 unless told: fullscreen would shrink the page to
+    // it. The room's screen is 1920×1080.
+    b.cdp(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": false,
+               "screenWidth": 1920, "screenHeight": 1080}),
+    );
+    b.open("#/production/1");
+    b.wait(15, "the deck", |b| b.exists(".stage .slide"));
+    b.press("f");
+    b.wait(5, "fullscreen", |b| {
+        b.js("return !!document.fullscreenElement", json!([])) == json!(true)
+    });
+    let size = b.js("return [innerWidth, innerHeight]", json!([]));
+    assert_eq!(size, json!([1920, 1080]), "the fullscreen page's size");
+    let mut failures = Vec::new();
+    walk(&b, "fullscreen-1920", &mut failures);
+    assert!(
+        b.js("return !!document.fullscreenElement", json!([])) == json!(true),
+        "still in fullscreen after the walk"
+    );
+    report(failures);
+}
+
+/// The smallest drawn text inside the slide's embedded lab, and its charts' heights.
+const MEASURE_LAB: &str = r#"
+const host = document.querySelector('.stage .lab-host');
+const out = { min: null, charts: [] };
+if (!host) return out;
+const shown = (el) => {
+  for (let e = el; e && e !== host.parentElement; e = e.parentElement) {
+    const cs = getComputedStyle(e);
+    if (cs.display === 'none' || cs.visibility === 'hidden' || Number(cs.opacity) === 0) return false;
+  }
+  const r = el.getBoundingClientRect();
+  return r.width > 2 && r.height > 2;
+};
+const size = (el) => {
+  let px = parseFloat(getComputedStyle(el).fontSize);
+  if (el instanceof SVGElement && el.getScreenCTM) {
+    const m = el.getScreenCTM();
+    if (m) px *= Math.hypot(m.a, m.b);
+  }
+  return Math.round(px * 10) / 10;
+};
+const name = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim()
+  ? '.' + el.className.trim().split(/\s+/).join('.') : (el.className && el.className.baseVal ? '.' + el.className.baseVal.trim().split(/\s+/).join('.') : ''));
+const walker = document.createTreeWalker(host, NodeFilter.SHOW_TEXT);
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  const words = n.textContent.replace(/\s+/g, ' ').trim();
+  const el = n.parentElement;
+  if (!words || !el || el.closest('.sr-only') || !shown(el)) continue;
+  const px = size(el);
+  if (!out.min || px < out.min.px) out.min = { px, el: name(el), words: words.slice(0, 50) };
+}
+for (const svg of host.querySelectorAll('svg.chart-svg, .lab svg[role=img]')) {
+  if (shown(svg)) out.charts.push(Math.round(svg.getBoundingClientRect().height));
+}
+return out;
+"#;
+
+/// Every lab embedded in a slide reads from the back of the room at 1366×768: no text of it
+/// drawn under 14 px (lane labels, axes and legends included), every chart at least 120 px
+/// tall. Screenshots go to `target/screenshots/room/labs/`.
+#[test]
+fn every_embedded_lab_reads_from_the_back_of_the_room() {
+    let b = Browser::new(1366, 768);
+    b.open("#/production/1");
+    b.wait(15, "the deck", |b| b.exists(".stage .slide"));
+    let mut failures = Vec::new();
+    let mut seen = 0;
+    for d in decks() {
+        let n = d.slides.len();
+        for (i, s) in d.slides.iter().enumerate() {
+            if !s.has_lab() {
+                continue;
+            }
+            let steps = s.steps();
+            b.js(
+                &format!("location.hash = '#/{}/{}.{steps}'", d.id, i + 1),
+                json!([]),
+            );
+            b.wait_counter(&bn::counter(i, n));
+            b.wait(60, "the embedded lab", |b| {
+                b.exists(".stage .lab") && !b.exists(".stage [aria-busy=true]")
+            });
+            b.js_async(
+                "const done = arguments[0]; document.fonts.ready.then(() => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))",
+                json!([]),
+            );
+            let m = b.js(MEASURE_LAB, json!([]));
+            let at = format!("{} slide {}", d.id, i + 1);
+            if let Some(px) = m["min"]["px"].as_f64().filter(|&px| px < SMALLEST) {
+                failures.push(format!("{at}: lab text at {px} px: {}", describe(&m["min"])));
+            }
+            for h in m["charts"].as_array().into_iter().flatten() {
+                if h.as_f64().is_some_and(|h| h < 120.0) {
+                    failures.push(format!("{at}: a chart {h} px tall"));
+                }
+            }
+            b.screenshot(
+                &screenshot_dir().join(format!("room/labs/{}-{:02}.png", d.id, i + 1)),
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 10, "only {seen} slides with labs");
+    report(failures);
+}
