@@ -124,9 +124,9 @@ pub fn use_deck_control(props: &DeckViewProps, speaker: bool) -> DeckControl {
         })
     };
     {
-        // Each slide opens with its lab in its place.
+        // Any move (a slide or a fragment) shows the slide again, its lab in its place.
         let set = set_enlarged.clone();
-        use_effect_with(state.0.index, move |_| set(false));
+        use_effect_with((state.0.index, state.0.step), move |_| set(false));
     }
     let channel: Rc<RefCell<Option<Channel>>> = use_mut_ref(|| None);
     // `mirror` holds the state including actions not yet rendered, so fast key repeats compute

@@ -46,7 +46,7 @@ fn g(n: u64) -> String {
 /// `1 মিনিট 42.8 সেকেন্ড`, `27.8 ঘণ্টা`, `40 ms`.
 fn dur(ms: u64) -> String {
     if ms < 1000 {
-        return format!("{} ms", bn::text(&ms.to_string()));
+        return format!("{} ms", bn::int(ms as i64));
     }
     if ms >= 3 * 3_600_000 {
         return format!(
@@ -155,7 +155,7 @@ fn grid(r: &BroadcastResult, t: u64) -> Html {
     html! {
         <figure class="bc-grid-fig">
             <svg class="bc-grid" viewBox={format!("0 0 {cols} {rows}")} preserveAspectRatio="xMinYMin meet" role="img"
-                aria-label={format!("{}টা ব্যাচ: পাঠানো {}, রিট্রাইয়ের অপেক্ষায় {}, failed set-এ {}", bn::text(&n.to_string()), bn::text(&count(Cell::Sent).to_string()), bn::text(&count(Cell::Retry).to_string()), bn::text(&count(Cell::Failed).to_string()))}>
+                aria-label={format!("{}টা ব্যাচ: পাঠানো {}, রিট্রাইয়ের অপেক্ষায় {}, failed set-এ {}", bn::int(n as i64), bn::text(&count(Cell::Sent).to_string()), bn::text(&count(Cell::Retry).to_string()), bn::text(&count(Cell::Failed).to_string()))}>
                 { for paths.iter().zip(class).map(|(d, c)| html! { <path class={c} d={d.clone()} /> }) }
             </svg>
             <figcaption class="bc-legend">
@@ -293,7 +293,7 @@ fn moment_row(m: &redislab_sim::labs::broadcast::Moment) -> Html {
             g(m.n)
         ),
         "rerun" => format!("আবার চালানো হলো — প্রথম {} জন আবার পাবে", g(m.n)),
-        "outage" => format!("FCM আউটেজ শুরু ({} সেকেন্ড)", bn::text(&m.n.to_string())),
+        "outage" => format!("FCM আউটেজ শুরু ({} সেকেন্ড)", bn::int(m.n as i64)),
         "back" => "FCM আবার সাড়া দিচ্ছে".into(),
         "crash" => "ওয়ার্কার প্রসেস ক্র্যাশ করল — হাতের জব active-এ আটকে, লক থাকা পর্যন্ত".into(),
         "restart" => "ওয়ার্কার আবার চালু".into(),
@@ -307,7 +307,7 @@ fn moment_row(m: &redislab_sim::labs::broadcast::Moment) -> Html {
         },
         "dup" => format!(
             "ক্লিক {}: dedup key আগেই আছে (SET NX → nil) — নতুন জব নয়",
-            bn::text(&m.n.to_string())
+            bn::int(m.n as i64)
         ),
         _ => return Html::default(),
     };
@@ -327,12 +327,12 @@ fn attempt_row(a: &Attempt) -> Html {
     let say = match a.end {
         End::Retry => format!(
             "{what}, চেষ্টা {}: {why} → delayed set-এ, আবার চলবে {}-এ",
-            bn::text(&a.attempt.to_string()),
+            bn::int(a.attempt as i64),
             a.due_ms.map(secs).unwrap_or_default()
         ),
         End::Failed => format!(
             "{what}, চেষ্টা {}: {why} → শেষ চেষ্টা, failed set-এ কারণসহ",
-            bn::text(&a.attempt.to_string())
+            bn::int(a.attempt as i64)
         ),
         End::Crashed => format!(
             "{what}: ওয়ার্কার মরল কাজের মাঝে{}",
@@ -394,7 +394,7 @@ fn naive_note(r: &BroadcastResult) -> Html {
             { format!(
                 "{} ÷ {} ms = {} কল; ঘড়ি যদি শুধু পুরো সেকেন্ড দেখায় ({} সেকেন্ড), হিসাব দাঁড়ায় {} — বাকি {}টা কল পরের ভগ্নাংশ সেকেন্ডে। তাই মূল লেখার ৩,২১৪ আর ১০ মিনিট ৪২ সেকেন্ড পরস্পরবিরোধী নয়। আর ৩০ সেকেন্ডের টাইমআউট কেবল অ্যাডমিনের কানেকশন কাটে; লুপটা চলতেই থাকে।",
                 dur(p.dies_at),
-                bn::text(&p.call_ms.to_string()),
+                bn::int(p.call_ms as i64),
                 g(r.naive.at_death),
                 g(p.dies_at / 1000),
                 g(r.naive.whole_seconds),

@@ -12,6 +12,7 @@ use super::widgets::{hbars, line_chart, Axes, Bar, Series};
 use redislab_deck::bn;
 use redislab_sim::eviction::{Access, TraceKind};
 use redislab_sim::jsfmt::to_fixed;
+use redislab_sim::labs::ui::TimeAction;
 use redislab_sim::labs::eviction::{
     curve_policies, CurvePoint, CurveSeries, EvictionParams, Logged, Race, TableRow, FRAMES,
     INFO, LOG,
@@ -103,11 +104,23 @@ pub fn EvictionLab(props: &LabProps) -> Html {
     let curve_run = use_work::<CurvePoint, Vec<CurveSeries>>(full.then(|| lab.job().run("curve")));
     let busy = table.busy() || race.busy() || curve_run.busy();
     let t = use_timeline(FRAMES, 250);
+    {
+        // Inside a slide the race opens where the slide's bullets are: its final numbers (the
+        // seed's table); play from the start with ⏮. The lab page opens at the start.
+        let (d, ready) = (t.dispatcher(), race.result().is_some());
+        let embedded = props.embedded;
+        use_effect_with(ready, move |&ready| {
+            if ready && embedded {
+                d.dispatch(TimeAction::End);
+            }
+        });
+    }
     let kind = typed.kind();
+    // The seed's (and the slides') labels for the three traces.
     let kind_label = match kind {
-        TraceKind::Zipf => "(a) Zipf",
-        TraceKind::Scan => "(b) + scan",
-        TraceKind::Shift => "(c) shift",
+        TraceKind::Zipf => "(ক) Zipf",
+        TraceKind::Scan => "(খ) + scan",
+        TraceKind::Shift => "(গ) shift",
     };
 
     let table_view = match table.result() {
@@ -147,9 +160,9 @@ pub fn EvictionLab(props: &LabProps) -> Html {
                         label: name.to_string(),
                         value: v,
                         text: if warm {
-                            format!("{v:.1}% ·w")
+                            format!("{} ·w", bn::pct(v, 1))
                         } else {
-                            format!("{v:.1}%")
+                            bn::pct(v, 1)
                         },
                         class: if name == "OPT" {
                             "opt"
@@ -162,21 +175,21 @@ pub fn EvictionLab(props: &LabProps) -> Html {
                 })
                 .collect();
             let label = format!(
-                "{} / {} অনুরোধ · {kind_label}",
-                bn::digits(pos, 1),
-                bn::digits(r.trace_len, 1)
+                "{} / {} রিকোয়েস্ট · {kind_label}",
+                bn::int(pos as i64),
+                bn::int(r.trace_len as i64)
             );
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
                     <div class="race">
                         <div class="race-bars" data-testid="race-bars">
-                            <p class="lab-caption">{ format!("{kind_label} trace-এ এ পর্যন্ত hit ratio — প্রথম {} অনুরোধ warm-up (·w), গোনা হয় না", bn::digits(typed.warmup as usize, 1)) }</p>
+                            <p class="lab-caption">{ format!("{kind_label} trace-এ এ পর্যন্ত hit ratio — প্রথম {} রিকোয়েস্ট warm-up (·w), গোনা হয় না", bn::int(typed.warmup as i64)) }</p>
                             { hbars(&bars, 100.0) }
                         </div>
                         if !props.embedded {
                             <div class="why">
-                                <p class="lab-caption">{ format!("{} — শেষ {}টা অনুরোধে কী হলো, আর কেন", r.focus_name, bn::digits(LOG, 1)) }</p>
+                                <p class="lab-caption">{ format!("{} — শেষ {}টা রিকোয়েস্টে কী হলো, আর কেন", r.focus_name, bn::digits(LOG, 1)) }</p>
                                 <ol class="why-list">{ for r.logs[f].iter().map(|s| access_text(s, &r.focus_rule)) }</ol>
                             </div>
                         }

@@ -63,7 +63,7 @@ fn chart(c: &JitterChart, cursor: usize) -> Html {
     let unit = if c.bin == 1 {
         "প্রতিটি বার ১ সেকেন্ড".to_string()
     } else {
-        format!("প্রতিটি বার {} সেকেন্ড, তার গড়", bn::text(&c.bin.to_string()))
+        format!("প্রতিটি বার {} সেকেন্ড, তার গড়", bn::int(c.bin as i64))
     };
     let mean_y = y(c.wave.mean);
     let peak_y = y(f64::from(c.wave.max));
@@ -83,7 +83,7 @@ fn chart(c: &JitterChart, cursor: usize) -> Html {
                     <line class="jt-cursor" x1={cur.to_string()} x2={cur.to_string()} y1="0" y2="100" />
                 </svg>
                 <span class="jt-tag mean" style={format!("top: {:.1}%", mean_y.clamp(16.0, 100.0))}>
-                    { format!("গড় {}/s", to_fixed(c.wave.mean, 1)) }
+                    { format!("গড় {}/s", bn::text(&to_fixed(c.wave.mean, 1))) }
                 </span>
                 <span class={classes!("jt-tag", "peak", (peak_x > n as f64 * 0.6).then_some("left"))}
                     style={format!("top: {:.1}%; left: {:.2}%", peak_y.clamp(16.0, 100.0), peak_x / n as f64 * 100.0)}>
@@ -107,7 +107,7 @@ fn spread(c: &JitterChart) -> Html {
     let unit = if c.load_bin == 1 {
         String::new()
     } else {
-        format!(", প্রতিটি বার {}টি মানের", bn::text(&c.load_bin.to_string()))
+        format!(", প্রতিটি বার {}টি মানের", bn::int(c.load_bin as i64))
     };
     html! {
         <div class="jt-spread">
@@ -139,9 +139,9 @@ fn figures(c: &JitterChart, keys: u32) -> Html {
     };
     html! {
         <div class="jt-figures">
-            <div class="jt-fig"><span class="jt-fig-num" data-testid="jitter-span">{ w.span }</span><span class="jt-fig-label">{"জানালা (span, s)"}</span></div>
-            <div class="jt-fig"><span class="jt-fig-num" data-testid="jitter-mean">{ to_fixed(w.mean, 1) }</span><span class="jt-fig-label">{"সেকেন্ডে গড়"}</span></div>
-            <div class="jt-fig peak"><span class="jt-fig-num" data-testid="jitter-max">{ w.max }</span><span class="jt-fig-label">{"সবচেয়ে ভারী সেকেন্ডে"}</span></div>
+            <div class="jt-fig"><span class="jt-fig-num" data-testid="jitter-span">{ bn::int(w.span as i64) }</span><span class="jt-fig-label">{"জানালা (span, s)"}</span></div>
+            <div class="jt-fig"><span class="jt-fig-num" data-testid="jitter-mean">{ bn::text(&to_fixed(w.mean, 1)) }</span><span class="jt-fig-label">{"সেকেন্ডে গড়"}</span></div>
+            <div class="jt-fig peak"><span class="jt-fig-num" data-testid="jitter-max">{ bn::int(i64::from(w.max)) }</span><span class="jt-fig-label">{"সবচেয়ে ভারী সেকেন্ডে"}</span></div>
             <p class="jt-verdict">{ verdict }</p>
         </div>
     }
@@ -230,7 +230,7 @@ pub fn JitterLab(props: &LabProps) -> Html {
                     <Controls timeline={t.clone()} label={label} />
                     <p class="jt-now" data-testid="jitter-counter" aria-live="polite">
                         { format!("এখন পর্যন্ত {} key মরেছে, এই সেকেন্ডে {}", bn::grouped(gone as i64), bn::grouped(i64::from(this))) }
-                        <span class="jt-now-case">{ format!(" · J = {}, round {}", share(case.jitter), bn::text(&case.round.to_string())) }</span>
+                        <span class="jt-now-case">{ format!(" · J = {}, round {}", share(case.jitter), bn::int(case.round as i64)) }</span>
                     </p>
                     { chart(c, cur) }
                     { figures(c, cfg.keys) }

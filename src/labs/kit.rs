@@ -254,7 +254,7 @@ pub fn use_timeline(frames: usize, tick_ms: u32) -> UseReducerHandle<Time> {
 pub struct ControlsProps {
     /// The timeline.
     pub timeline: UseReducerHandle<Time>,
-    /// What a position means, for the scrubber's label (e.g. "২৪,০০০ অনুরোধ").
+    /// What a position means, for the scrubber's label (e.g. "২৪,০০০ রিকোয়েস্ট").
     pub label: AttrValue,
 }
 

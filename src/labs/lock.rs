@@ -37,7 +37,7 @@ const TICK_MS: u32 = 160;
 const LOG: usize = 14;
 
 fn ms(v: u64) -> String {
-    format!("{} ms", bn::text(&v.to_string()))
+    format!("{} ms", bn::int(v as i64))
 }
 
 /// A position on the axis, in percent.
@@ -213,7 +213,7 @@ fn resource_lane(r: &LockResult, n: usize, now: u64, end: u64) -> Html {
                         title={format!("দুই মালিক: {}–{}", ms(o.from_ms), ms(o.to_ms))}></span>
                 }) }
                 { for writes.map(|w| {
-                    let label = match w.fence { Some(f) => bn::text(&f.to_string()), None => NAMES[w.actor].to_string() };
+                    let label = match w.fence { Some(f) => bn::int(f as i64), None => NAMES[w.actor].to_string() };
                     html! {
                         <span class={classes!("lk-rw", if w.accepted { "ok" } else { "no" }, w.stale.then_some("stale"))}
                             style={format!("left: {:.3}%", pos(w.at_ms, end))}
@@ -306,7 +306,7 @@ fn grants(r: &LockResult) -> String {
 /// The simulation's prediction beside the real race.
 fn compare(sim: &LockResult, real: &LockResult, done: bool) -> Html {
     let (s, r) = (sim.outcome(), real.outcome());
-    let n = |v: u32| bn::text(&v.to_string());
+    let n = |v: u32| bn::int(v as i64);
     let yes = |b: bool| if b { "হ্যাঁ" } else { "না" }.to_string();
     let who = |a: Option<usize>| a.map_or("কেউ না".to_string(), |a| NAMES[a].to_string());
     let rows = [
@@ -406,13 +406,13 @@ pub fn LockLab(props: &LabProps) -> Html {
                 "{} / {} · ধাপ {}/{}",
                 ms(now),
                 ms(r.end_ms),
-                bn::text(&n.to_string()),
-                bn::text(&r.steps.to_string())
+                bn::int(n as i64),
+                bn::int(r.steps as i64)
             );
             let steal = r.first_steal().filter(|s| s.step < n).map(|s| {
                 html! {
                     <p class="lk-steal" data-testid="lock-steal" data-at={s.at_ms.to_string()}>
-                        { format!("{} ms-এ {}-র `{}` মুছে দিল {}-র লক", bn::text(&s.at_ms.to_string()), NAMES[s.actor], s.cmd_text(), NAMES[1 - s.actor]) }
+                        { format!("{} ms-এ {}-র `{}` মুছে দিল {}-র লক", bn::int(s.at_ms as i64), NAMES[s.actor], s.cmd_text(), NAMES[1 - s.actor]) }
                     </p>
                 }
             });

@@ -142,8 +142,8 @@ pub fn SamplingLab(props: &LabProps) -> Html {
             <p class="smp-note">
                 { format!(
                     "{} key-এর মধ্যে k-টি সমান সম্ভাবনায় তুলে সবচেয়ে পুরোনোটিকে সরানো হলো, প্রতিটি k-তে {} বার (seed {})। k-টি সমবণ্টিত সংখ্যার সর্বোচ্চটির গড় k/(k+1) — তাই নমুনা বাড়লে victim নিখুঁত LRU-র দিকে এগোয়, আর key-প্রতি list-এর দুটি pointer-এর memory বাঁচে।",
-                    bn::text(&setup.keys.to_string()),
-                    bn::text(&setup.trials.to_string()),
+                    bn::int(setup.keys as i64),
+                    bn::int(setup.trials as i64),
                     setup.seed
                 ) }
             </p>

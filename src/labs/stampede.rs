@@ -35,7 +35,7 @@ fn about(mode: Mode, c: &Counters, short: bool) -> (&'static str, String) {
     let (title, long, brief) = match mode {
         Mode::None => (
             "সুরক্ষা নেই",
-            "সবাই DB-তে — মেয়াদের দেয়ালে প্রতিটি অনুরোধ নিজেই recompute করে",
+            "সবাই DB-তে — মেয়াদের দেয়ালে প্রতিটি রিকোয়েস্ট নিজেই recompute করে",
             "সবাই DB-তে",
         ),
         Mode::Lock => (
@@ -49,14 +49,14 @@ fn about(mode: Mode, c: &Counters, short: bool) -> (&'static str, String) {
             "কেউ অপেক্ষা করে না",
         ),
         Mode::XFetch if c.waited > 0 => {
-            let n = bn::text(&c.waited.to_string());
+            let n = bn::int(c.waited as i64);
             return (
                 "আগাম নবায়ন (XFetch)",
                 if short {
                     format!("আগাম নবায়ন, তবু {n}টি দেয়ালে")
                 } else {
                     format!(
-                        "মেয়াদের আগেই নবায়নের চেষ্টা, তবু {n}টি অনুরোধ দেয়ালে পৌঁছাল — β বাড়ালে নবায়ন আরও আগে"
+                        "মেয়াদের আগেই নবায়নের চেষ্টা, তবু {n}টি রিকোয়েস্ট দেয়ালে পৌঁছাল — β বাড়ালে নবায়ন আরও আগে"
                     )
                 },
             );
@@ -127,10 +127,10 @@ fn card(
             <h3 class="st-head"><span class="st-mode">{ name }</span><span class="st-title">{ title }</span></h3>
             { strip(run, top, upto, cfg) }
             <dl class="st-stats">
-                { stat("DB recompute", "DB", now.db.to_string(), "db") }
-                { stat("দেয়ালে অপেক্ষা", "অপেক্ষা", now.waited.to_string(), "waited") }
-                { stat("পুরোনো মান", "stale", now.stale.to_string(), "stale") }
-                { stat("একসাথে সর্বোচ্চ", "peak", now.peak.to_string(), "peak") }
+                { stat("DB recompute", "DB", bn::int(now.db as i64), "db") }
+                { stat("দেয়ালে অপেক্ষা", "অপেক্ষা", bn::int(now.waited as i64), "waited") }
+                { stat("পুরোনো মান", "stale", bn::int(now.stale as i64), "stale") }
+                { stat("একসাথে সর্বোচ্চ", "peak", bn::int(now.peak as i64), "peak") }
             </dl>
             <p class="st-take">{ take }</p>
         </section>
@@ -264,7 +264,7 @@ pub fn StampedeLab(props: &LabProps) -> Html {
     };
     let wall = cfg.rate * cfg.delta;
     let lead = html! {
-        { format!("একটা hot key, সেকেন্ডে λ = {} অনুরোধ (seeded Poisson), recompute-এ Δ = {} s, TTL {} s। মেয়াদের দেয়ালে একসাথে আটকায় প্রায় λ × Δ = {}টি অনুরোধ — একই seed-এ চার নকশা পাশাপাশি।",
+        { format!("একটা hot key, সেকেন্ডে λ = {} রিকোয়েস্ট (seeded Poisson), recompute-এ Δ = {} s, TTL {} s। মেয়াদের দেয়ালে একসাথে আটকায় প্রায় λ × Δ = {}টি রিকোয়েস্ট — একই seed-এ চার নকশা পাশাপাশি।",
             bn::text(&js_string(cfg.rate)), bn::text(&js_string(cfg.delta)), bn::text(&js_string(cfg.ttl)), bn::text(&format_wall(wall))) }
     };
     html! {
@@ -287,8 +287,8 @@ pub fn StampedeLab(props: &LabProps) -> Html {
 /// λ × Δ, whole when it is large.
 fn format_wall(v: f64) -> String {
     if v >= 10.0 {
-        format!("{v:.0}")
+        bn::dec(v, 0)
     } else {
-        format!("{v:.1}")
+        bn::dec(v, 1)
     }
 }

@@ -33,7 +33,7 @@ const TICK_MS: u32 = 120;
 const LOG: usize = 12;
 
 fn n(v: u64) -> String {
-    bn::text(&v.to_string())
+    bn::int(v as i64)
 }
 
 fn secs(ms: u64) -> String {

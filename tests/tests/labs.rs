@@ -247,12 +247,12 @@ fn jitter_stampede_and_sampling_labs_show_the_seeds_numbers() {
     let b = laptop();
     b.open("#/lab/jitter");
     b.wait(30, "the jitter figures", |b| {
-        b.text("[data-testid=jitter-max]").as_deref() == Some("180")
+        b.text("[data-testid=jitter-max]").as_deref() == Some("১৮০")
     });
-    assert_eq!(b.text("[data-testid=jitter-span]").as_deref(), Some("720"));
+    assert_eq!(b.text("[data-testid=jitter-span]").as_deref(), Some("৭২০"));
     assert_eq!(
         b.text("[data-testid=jitter-mean]").as_deref(),
-        Some("138.9")
+        Some("১৩৮.৯")
     );
     let table = b.js(
         "return document.querySelector('[data-testid=jitter-table]').dataset.table",
@@ -577,9 +577,8 @@ fn an_embedded_lab_enlarges_to_the_stage_and_back() {
     let small = b.rect(".stage .lab-host").unwrap();
     assert!(small.height < stage.height * 0.9, "{small:?} in {stage:?}");
     let covers = |b: &Browser| {
-        b.rect(".stage .lab-host").is_some_and(|r| {
-            r.width >= stage.width * 0.95 && r.height >= stage.height * 0.95
-        })
+        b.rect(".stage .lab-host")
+            .is_some_and(|r| r.width >= stage.width * 0.95 && r.height >= stage.height * 0.95)
     };
     b.press("z");
     b.wait(5, "the lab over the whole stage", covers);
@@ -596,8 +595,46 @@ fn an_embedded_lab_enlarges_to_the_stage_and_back() {
     b.press("z");
     b.wait(5, "enlarged again", covers);
     b.press("\u{E014}");
-    b.wait(10, "the next slide, its lab (if any) small", |b| {
+    b.wait(10, "the next step or slide, its lab small", |b| {
         !b.exists(".stage.lab-enlarged")
     });
+    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+}
+
+/// Inside a slide the policy race opens where the slide's bullets are: at its end, with the
+/// seed table's final numbers (LRU ৩৯.১%, LFU ৪৮.৭% on the Zipf trace) and the seed's labels.
+#[test]
+fn the_embedded_race_opens_at_the_seed_tables_numbers() {
+    let b = laptop();
+    let deck = redislab_e2e::deck("eviction");
+    let n = deck
+        .slides
+        .iter()
+        .position(|s| {
+            s.body.iter().any(|bl| {
+                matches!(bl, redislab_deck::Block::Container { kind, args, .. }
+                    if kind.as_ref() == "lab" && args.len() == 1 && args[0].as_ref() == "eviction")
+            })
+        })
+        .expect("a slide with the eviction lab at its defaults")
+        + 1;
+    b.open(&format!("#/eviction/{n}"));
+    b.wait(60, "the race at its end", |b| {
+        b.text(".stage [data-testid=race-bars]")
+            .is_some_and(|t| t.contains("৩৯.১%") && !t.contains("·w"))
+    });
+    let bars = b.text(".stage [data-testid=race-bars]").unwrap();
+    assert!(bars.contains("(ক) Zipf"), "{bars}");
+    for (policy, want) in [("LRU", "৩৯.১%"), ("LFU", "৪৮.৭%"), ("OPT", "৫৯.৯%")] {
+        let row = b
+            .js(
+                "const r = [...document.querySelectorAll('.stage [data-testid=race-bars] .hbar')].find(r => r.textContent.includes(arguments[0])); return r ? r.textContent : null;",
+                json!([policy]),
+            )
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_default();
+        assert!(row.contains(want), "{policy}: {row:?}");
+    }
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }

@@ -243,16 +243,17 @@ fn every_embedded_lab_reads_from_the_back_of_the_room() {
             let m = b.js(MEASURE_LAB, json!([]));
             let at = format!("{} slide {}", d.id, i + 1);
             if let Some(px) = m["min"]["px"].as_f64().filter(|&px| px < SMALLEST) {
-                failures.push(format!("{at}: lab text at {px} px: {}", describe(&m["min"])));
+                failures.push(format!(
+                    "{at}: lab text at {px} px: {}",
+                    describe(&m["min"])
+                ));
             }
             for h in m["charts"].as_array().into_iter().flatten() {
                 if h.as_f64().is_some_and(|h| h < 120.0) {
                     failures.push(format!("{at}: a chart {h} px tall"));
                 }
             }
-            b.screenshot(
-                &screenshot_dir().join(format!("room/labs/{}-{:02}.png", d.id, i + 1)),
-            );
+            b.screenshot(&screenshot_dir().join(format!("room/labs/{}-{:02}.png", d.id, i + 1)));
             seen += 1;
         }
     }

@@ -30,7 +30,7 @@ fn bad_input_exits_2_with_a_message() {
         ),
         (
             &["eviction", "--requests", "1000", "--warmup", "1000"],
-            "--warmup: warm-up মোট অনুরোধের চেয়ে কম হতে হবে",
+            "--warmup: warm-up মোট রিকোয়েস্টের চেয়ে কম হতে হবে",
         ),
         (&["eviction", "--keys", "200001"], "--keys"),
         (

@@ -44,7 +44,7 @@ const FIELDS: &[Field] = &[
     float("alpha", "Zipf α", 0.0, 3.0, "0.9"),
     int("cache", "ক্যাশ (key)", 1, 20_000, "300"),
     int("keys", "মোট key", 10, 200_000, "10000"),
-    int("requests", "অনুরোধ", 1_000, 300_000, "60000"),
+    int("requests", "রিকোয়েস্ট", 1_000, 300_000, "60000"),
     int("warmup", "warm-up", 0, 299_000, "10000"),
     seed("7"),
     int("policy_seed", "policy seed", 0, u32::MAX as i64, "99"),
@@ -66,9 +66,9 @@ const FIELDS: &[Field] = &[
         kind: Kind::Choice(POLICY_NAMES),
         default: "lru",
     },
-    int("scan_period", "scan পালা (অনুরোধ)", 1, 100_000, "5000"),
-    int("scan_keys", "scan key/অনুরোধ", 1, 8, "2"),
-    int("shift_period", "shift পালা (অনুরোধ)", 1, 200_000, "20000"),
+    int("scan_period", "scan পালা (রিকোয়েস্ট)", 1, 100_000, "5000"),
+    int("scan_keys", "scan key/রিকোয়েস্ট", 1, 8, "2"),
+    int("shift_period", "shift পালা (রিকোয়েস্ট)", 1, 200_000, "20000"),
     int("shift_amount", "shift (key)", 0, 200_000, "3000"),
 ];
 
@@ -88,7 +88,7 @@ pub const INFO: LabInfo = LabInfo {
 /// Warm-up shorter than the run; a cache smaller than the keys.
 fn rules(p: &Params) -> Result<(), Broken> {
     if p.int("warmup") >= p.int("requests") {
-        return Err(broken("warmup", "warm-up মোট অনুরোধের চেয়ে কম হতে হবে"));
+        return Err(broken("warmup", "warm-up মোট রিকোয়েস্টের চেয়ে কম হতে হবে"));
     }
     if p.int("cache") > p.int("keys") {
         return Err(broken(

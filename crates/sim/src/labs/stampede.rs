@@ -530,7 +530,7 @@ pub fn table_json(cfg: &StampedeConfig, runs: &[StampedeSummary], with_buckets: 
 pub const MODE_NAMES: &[&str] = &["none", "lock", "stale", "xfetch"];
 /// The stampede comparison (seed 001 §7).
 const FIELDS: &[Field] = &[
-    float("rate", "অনুরোধ/s", 1.0, 20_000.0, "2000"),
+    float("rate", "রিকোয়েস্ট/s", 1.0, 20_000.0, "2000"),
     float("delta", "recompute Δ (s)", 0.001, 5.0, "0.05"),
     float("ttl", "TTL (s)", 0.1, 3_600.0, "10"),
     float("duration", "সময় (s)", 1.0, 600.0, "60"),
