@@ -17,11 +17,12 @@
 //! trips.
 
 use super::kit::{
-    failed_or_progress, live_panel, open_full, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
-    LabProps, ParamForm, TimeAction,
+    failed_or_progress, live_panel, open_full, use_lab, use_sim_live, use_timeline, CmdLog,
+    Controls, LabFrame, LabProps, ParamForm, TimeAction,
 };
 use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
+use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::cache::{
     CacheConfig, CacheParams, CacheSide, CacheView, Counts, Health, Layers, Path, INFO,
     VIEW_FRAMES,
@@ -180,7 +181,7 @@ fn side_card(
 fn by_command(side: &CacheSide) -> String {
     let mut n: Vec<(&str, u32)> = Vec::new();
     for l in &side.log {
-        let name = l.cmd.split(' ').next().unwrap_or_default();
+        let name = l.cmd.first().map(String::as_str).unwrap_or_default();
         match n.iter_mut().find(|(k, _)| *k == name) {
             Some((_, c)) => *c += 1,
             None => n.push((name, 1)),
@@ -193,33 +194,25 @@ fn by_command(side: &CacheSide) -> String {
 }
 
 fn log_view(side: &CacheSide, t: u64, live: bool) -> Html {
-    let upto = side.log.partition_point(|l| l.at <= t);
+    let upto = side.log.partition_point(|l| l.at_ms <= t);
     let from = upto.saturating_sub(LOG_LINES);
     let title = if live {
         "আসল Redis-এর কমান্ড লগ — উত্তর আর আসা-যাওয়ার সময়, নতুনটা উপরে"
     } else {
         "কমান্ড লগ — নতুনটা উপরে, কার্সর পর্যন্ত"
     };
+    // Newest first; a refused or timed-out command's "reply" is the kit's `none`.
+    let lines: Vec<(CmdLine, Classes)> = side.log[from..upto]
+        .iter()
+        .rev()
+        .map(|l| (l.clone(), Classes::new()))
+        .collect();
     html! {
         <div class="ce-log-wrap">
             <h3 class="ce-log-title">{ title }</h3>
-            <ol class={classes!("ce-log", live.then_some("live"))} data-testid="cache-log" tabindex="0" aria-label="কমান্ড লগ"
-                data-by-command={by_command(side)}>
-                { for side.log[from..upto].iter().rev().map(|l| {
-                    let bad = l.reply.starts_with("timeout") || l.reply == "ECONNREFUSED";
-                    html! {
-                        <li class={classes!("ce-line", bad.then_some("bad"))}>
-                            <span class="ce-at">{ format!("{} ms", l.at) }</span>
-                            <span class="ce-who">{ format!("api-{}", l.inst + 1) }</span>
-                            <code class="ce-cmd">{ l.cmd.clone() }</code>
-                            <code class="ce-reply">{ l.reply.clone() }</code>
-                            if let Some(us) = l.rtt_us {
-                                <span class="ce-rtt" data-testid="cache-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
-                            }
-                        </li>
-                    }
-                }) }
-            </ol>
+            <div class="ce-log-scroll" tabindex="0" role="region" aria-label="কমান্ড লগ">
+                <CmdLog {lines} lab="cache" {live} class={classes!("ce-log")} by_command={AttrValue::from(by_command(side))} />
+            </div>
             if upto == 0 { <p class="ce-note">{"এখনো কোনো কমান্ড যায়নি"}</p> }
             if side.more_log > 0 && upto == side.log.len() {
                 <p class="ce-note">{ format!("লগে প্রথম {}টি কমান্ড দেখানো হলো", bn::text(&side.log.len().to_string())) }</p>

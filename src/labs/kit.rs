@@ -671,6 +671,11 @@ pub struct CmdLogProps {
     /// What an empty log says.
     #[prop_or_default]
     pub empty: Option<AttrValue>,
+    /// The whole log's commands counted by name (`GET 140 SET 25`), as `data-by-command`:
+    /// what a live test compares with the real Redis' command statistics (the lines shown
+    /// may be fewer).
+    #[prop_or_default]
+    pub by_command: Option<AttrValue>,
 }
 
 /// The command log every lab that speaks Redis draws: when, who, the command as redis-cli
@@ -684,7 +689,8 @@ pub fn CmdLog(props: &CmdLogProps) -> Html {
         "Redis-এ পাঠানো কমান্ড"
     };
     html! {
-        <ol class={classes!("cmd-log", props.class.clone(), props.live.then_some("live"))} aria-label={label} data-testid={format!("{}-log", props.lab)}>
+        <ol class={classes!("cmd-log", props.class.clone(), props.live.then_some("live"))} aria-label={label} data-testid={format!("{}-log", props.lab)}
+            data-by-command={props.by_command.clone()}>
             { for props.lines.iter().map(|(l, cls)| {
                 let cmd = l.cmd_text();
                 let reply = l.reply_text();

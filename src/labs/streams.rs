@@ -16,12 +16,12 @@
 //! and a table sets the simulation of the same scaled-down run beside the real counts.
 
 use super::kit::{
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
-    LabProps, TimeAction,
+    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, CmdLog, Controls,
+    LabFrame, LabProps, TimeAction,
 };
 use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
-use redislab_sim::labs::streams::{Counters, LogRow, Sample, StreamsParams, StreamsResult, INFO};
+use redislab_sim::labs::streams::{Counters, Sample, StreamsParams, StreamsResult, INFO};
 use yew::prelude::*;
 
 /// The lab's view, by the name the dispatch uses.
@@ -112,20 +112,20 @@ fn stats(c: &Counters, s: &Sample, embedded: bool) -> Html {
     }
 }
 
-/// The newest notable event up to `now`, in one line.
+/// The newest notable event up to `now`, in one line (red when the run says it reports a
+/// loss or a crash).
 fn now_line(r: &StreamsResult, now: u64) -> Html {
     let last = r
         .log
         .iter()
-        .rev()
-        .find(|l| l.at_ms <= now && !l.note.is_empty());
+        .rposition(|l| l.at_ms <= now && !l.note.is_empty());
     match last {
         None => {
             html! { <p class="lab-now" data-testid="streams-now">{"producer লিখছে, worker-রা ব্যাচে পড়ছে, সেভ করে XACK দিচ্ছে"}</p> }
         }
-        Some(l) => {
-            let bad =
-                l.note.contains("ক্র্যাশ") || l.note.contains("ছাঁটাই") || l.note.contains("শুনছে না");
+        Some(i) => {
+            let l = &r.log[i];
+            let bad = r.alarms.binary_search(&i).is_ok();
             html! {
                 <p class={classes!("lab-now", bad.then_some("bad"))} data-testid="streams-now">
                     <span class="lab-now-t">{ secs(l.at_ms) }</span>{ " " }{ format!("{} — {}", l.actor, l.note) }
@@ -135,33 +135,17 @@ fn now_line(r: &StreamsResult, now: u64) -> Html {
     }
 }
 
-fn log(rows: &[LogRow], now: u64, live: bool) -> Html {
-    let upto = rows.partition_point(|l| l.at_ms <= now);
+/// The newest [`LOG`] lines of the command log up to `now` (the kit's log draws them).
+fn log(r: &StreamsResult, now: u64) -> Html {
+    let upto = r.log.partition_point(|l| l.at_ms <= now);
     let from = upto.saturating_sub(LOG);
-    let label = if live {
-        "আসল Redis-এ পাঠানো কমান্ড, তার উত্তর আর আসা-যাওয়ার সময়"
-    } else {
-        "Redis-এ পাঠানো কমান্ড"
-    };
-    html! {
-        <ol class={classes!("cmd-log", "sx-log", live.then_some("live"))} aria-label={label} data-testid="streams-log">
-            { for rows[from..upto].iter().map(|l| html! {
-                <li class={classes!((!l.note.is_empty()).then_some("noted"))}>
-                    <span class="cmd-log-t">{ secs(l.at_ms) }</span>
-                    <span class="cmd-log-who">{ &l.actor }</span>
-                    if l.cmd.is_empty() {
-                        <span class="sx-log-note">{ &l.note }</span>
-                    } else {
-                        <code class="cmd-log-cmd" title={l.cmd.clone()}>{ &l.cmd }</code>
-                        <code class="cmd-log-reply" title={l.reply.clone()}>{ format!("→ {}", l.reply) }</code>
-                        if let Some(us) = l.rtt_us {
-                            <span class="cmd-log-rtt" data-testid="streams-rtt" title="আসা-যাওয়ার সময় (round trip)">{ format!("{:.2} ms", f64::from(us) / 1000.0) }</span>
-                        }
-                    }
-                </li>
-            }) }
-        </ol>
-    }
+    let lines = (from..upto)
+        .map(|i| {
+            let alarm = r.alarms.binary_search(&i).is_ok();
+            (r.log[i].clone(), classes!(alarm.then_some("alarm")))
+        })
+        .collect::<Vec<_>>();
+    html! { <CmdLog {lines} lab="streams" live={r.live} secs=true class="sx-log" /> }
 }
 
 /// The simulation's prediction beside the real run: Redis' XLEN and XPENDING, and what the
@@ -248,7 +232,7 @@ pub fn StreamsLab(props: &LabProps) -> Html {
                     if let (Some(sim), Some(real)) = (predicted, real) {
                         { compare(sim, real, sl.live.done) }
                     }
-                    if !embedded { { log(&r.log, s.t, r.live) } }
+                    if !embedded { { log(r, s.t) } }
                 </>
             }
         }

@@ -723,7 +723,7 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     );
     let log = b.text("[data-testid=cache-log]").unwrap_or_default();
     assert!(log.contains("GET cache:course-catalog"), "{log}");
-    let rtts = round_trips(&b, "[data-testid=cache-log] .ce-rtt");
+    let rtts = round_trips(&b, "[data-testid=cache-log] .cmd-log-rtt");
     assert!(!rtts.is_empty(), "no round trips: {log}");
     assert!(rtts.iter().all(|&ms| ms > 0.0 && ms < 1000.0), "{rtts:?}");
     assert!(b.exists(".ce-card.ce-sim") && b.exists(".ce-card.ce-real"));

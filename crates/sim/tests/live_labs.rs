@@ -6,9 +6,9 @@
 //! (`tests/tests/live.rs`) runs them through the real proxy and a real `redis-server`.
 
 use redislab_sim::labs::broadcast::{self, BroadcastParams};
-use redislab_sim::labs::cache::{self, CacheConfig, CacheLive, Layers, Path};
+use redislab_sim::labs::cache::{self, CacheConfig, Layers, Path};
 use redislab_sim::labs::params::Params;
-use redislab_sim::labs::streams::{self, StreamsLive, StreamsParams, INFO, PRESETS};
+use redislab_sim::labs::streams::{self, StreamsParams, INFO, PRESETS};
 use redislab_sim::labs::work::LiveDriver;
 use redislab_sim::redis::{Exec, Reply, SimRedis};
 use std::collections::BTreeMap;
@@ -88,18 +88,19 @@ fn the_cache_engine_live_answers_every_request_as_predicted() {
         }
         .for_live(1);
         assert_eq!((cfg.concurrent, cfg.requests), (8, 120));
-        let mut live = CacheLive::new(&cfg);
+        let mut live = cache::live(&cfg);
         let sent = drive(&mut live, cfg.seed);
         let view: cache::CacheView = live.snapshot().read().expect("the cache's output");
-        let real = live.result();
-        let sim = live.predicted();
+        let real = live.scenario().result(live.world());
+        let sim = live.scenario().other().expect("the prediction");
         assert_eq!(real.counts.requests(), 120, "{layers:?}");
         assert_eq!(view.on.counts, real.counts);
         assert_eq!(view.off.counts, sim.counts);
         // Every command but the starting entry is in the log with its round trip.
         let seeded = usize::from(start != cache::Start::Empty);
         assert_eq!(real.log.len() + seeded, sent, "{layers:?}");
-        assert!(real.log.iter().all(|l| l.rtt_us == Some(2000)));
+        assert_eq!(view.on.log.len(), real.log.len());
+        assert!(view.on.log.iter().all(|l| l.rtt_us == Some(2000)));
         // The instances are the simulation's: the same story to within a query or two
         // (2 ms round trips here against the simulation's seeded 2–4 ms).
         if layers == Layers::ALL {
@@ -137,9 +138,9 @@ fn the_streams_lab_live_saves_everything_and_samples_redis() {
     ] {
         let p = preset(id).for_live(k);
         assert!(p.messages <= 200 && p.workers <= 3 && p.block <= 500 && p.away_ms == 0);
-        let mut live = StreamsLive::new(&p);
+        let mut live = streams::live(&p);
         drive(&mut live, p.seed);
-        let r = live.result();
+        let r = live.output();
         let sim = streams::run(&p);
         let c = r.counters;
         assert!(r.live && r.settled, "{id}: {}", r.text());
@@ -166,10 +167,10 @@ fn the_streams_lab_live_saves_everything_and_samples_redis() {
         assert!(r
             .log
             .iter()
-            .any(|l| l.cmd.starts_with("XREADGROUP GROUP savers w1 COUNT")));
+            .any(|l| l.cmd_text().starts_with("XREADGROUP GROUP savers w1 COUNT")));
         if id == "crash" {
             assert!(
-                r.log.iter().any(|l| l.cmd.starts_with("XAUTOCLAIM")),
+                r.log.iter().any(|l| l.cmd_text().starts_with("XAUTOCLAIM")),
                 "{id}"
             );
         }

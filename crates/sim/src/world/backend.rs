@@ -1,15 +1,20 @@
 //! Who answers the actors' commands: [`SimRedis`] in virtual time, or [`LiveRedis`], which
 //! hands them to a real Redis (through the proxy) and delivers the real replies later.
+//!
+//! The engine asks for replies not yet rendered as trees ([`Backend::send_raw`],
+//! [`RawReply`]): SimRedis keeps a stream read compact, so a model that reads millions of
+//! entries allocates per read, not per entry. A backend that only answers trees gets the raw
+//! methods for free.
 
 use super::engine::OpId;
 use super::{ActorId, Command};
-use crate::redis::{ClientId, Exec, Reply, SimRedis};
+use crate::redis::{ClientId, Exec, RawExec, RawReply, Reply, SimRedis};
 
-/// What the backend did with a command.
+/// What the backend did with a command (`R`: the reply's form, a tree unless raw).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Sent {
+pub enum Sent<R = Reply> {
     /// Answered at once.
-    Reply(Reply),
+    Reply(R),
     /// The client blocks; the reply comes later as a [`Delivery`] to the client.
     Blocked,
     /// Taken elsewhere (a real Redis); the reply comes later as a [`Delivery`] to the op.
@@ -27,11 +32,11 @@ pub enum To {
 
 /// A reply that comes later than its command: a blocked client's, or a live command's.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Delivery {
+pub struct Delivery<R = Reply> {
     /// Whom it is for.
     pub to: To,
     /// The reply.
-    pub reply: Reply,
+    pub reply: R,
     /// When it left Redis, virtual ms.
     pub at_ms: u64,
 }
@@ -46,6 +51,53 @@ pub trait Backend {
     fn next_timeout_ms(&self) -> Option<u64>;
     /// Moves the backend's clock to `now_ms` and returns the late replies due on the way.
     fn advance_to(&mut self, now_ms: u64) -> Vec<Delivery>;
+
+    /// [`Backend::send`] with the reply not yet rendered (what the engine calls).
+    fn send_raw(
+        &mut self,
+        now_ms: u64,
+        op: OpId,
+        client: ClientId,
+        cmd: &[Vec<u8>],
+    ) -> Sent<RawReply> {
+        match self.send(now_ms, op, client, cmd) {
+            Sent::Reply(r) => Sent::Reply(RawReply::Tree(r)),
+            Sent::Blocked => Sent::Blocked,
+            Sent::Queued => Sent::Queued,
+        }
+    }
+
+    /// [`Backend::take_woken`] with the replies not yet rendered.
+    fn take_woken_raw(&mut self) -> Vec<Delivery<RawReply>> {
+        tree_to_raw(self.take_woken())
+    }
+
+    /// [`Backend::advance_to`] with the replies not yet rendered.
+    fn advance_to_raw(&mut self, now_ms: u64) -> Vec<Delivery<RawReply>> {
+        tree_to_raw(self.advance_to(now_ms))
+    }
+
+    /// The simulated Redis behind this backend, for what a lab's own accounting reads and no
+    /// client could (a look, never a command); `None` for a real Redis.
+    fn sim(&self) -> Option<&SimRedis> {
+        None
+    }
+
+    /// `client`'s connection closed: Redis forgets its blocked command and subscriptions.
+    fn disconnect(&mut self, _client: ClientId) {}
+
+    /// `client` read what Redis pushed to it (Pub/Sub messages) and kept nothing.
+    fn discard_pushes(&mut self, _client: ClientId) {}
+}
+
+fn tree_to_raw(d: Vec<Delivery>) -> Vec<Delivery<RawReply>> {
+    d.into_iter()
+        .map(|d| Delivery {
+            to: d.to,
+            reply: RawReply::Tree(d.reply),
+            at_ms: d.at_ms,
+        })
+        .collect()
 }
 
 fn woken(w: Vec<crate::redis::Woken>) -> Vec<Delivery> {
@@ -79,6 +131,54 @@ impl Backend for SimRedis {
         SimRedis::advance_to(self, now_ms);
         woken(SimRedis::take_woken(self))
     }
+
+    fn send_raw(
+        &mut self,
+        now_ms: u64,
+        _op: OpId,
+        client: ClientId,
+        cmd: &[Vec<u8>],
+    ) -> Sent<RawReply> {
+        self.advance_to(now_ms);
+        match self.execute_raw(client, cmd) {
+            RawExec::Reply(r) => Sent::Reply(r),
+            RawExec::Blocked => Sent::Blocked,
+        }
+    }
+
+    fn take_woken_raw(&mut self) -> Vec<Delivery<RawReply>> {
+        woken_raw(SimRedis::take_woken_raw(self))
+    }
+
+    fn advance_to_raw(&mut self, now_ms: u64) -> Vec<Delivery<RawReply>> {
+        SimRedis::advance_to(self, now_ms);
+        woken_raw(SimRedis::take_woken_raw(self))
+    }
+
+    fn sim(&self) -> Option<&SimRedis> {
+        Some(self)
+    }
+
+    fn disconnect(&mut self, client: ClientId) {
+        SimRedis::disconnect(self, client);
+    }
+
+    fn discard_pushes(&mut self, client: ClientId) {
+        self.clear_messages(client);
+    }
+}
+
+fn woken_raw(w: Vec<crate::redis::RawWoken>) -> Vec<Delivery<RawReply>> {
+    if w.is_empty() {
+        return Vec::new();
+    }
+    w.into_iter()
+        .map(|w| Delivery {
+            to: To::Client(w.client),
+            reply: w.reply,
+            at_ms: w.at_ms,
+        })
+        .collect()
 }
 
 /// The backend of a live run: commands go out to a real Redis (through the proxy) and their

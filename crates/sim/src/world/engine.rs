@@ -10,13 +10,24 @@
 //! is [`Outcome::TimedOut`] (its late reply is then dropped, as a client that gave up drops
 //! it). Ops live in a slab whose slots are reused, so a run of millions of commands keeps a
 //! few hundred; events carry the slot's generation so a late event never reaches a new op.
+//!
+//! **Instant mode** ([`World::set_instant`], off unless a lab turns it on): a command with no
+//! network delay reaches Redis, and its reply comes back, within the millisecond it was sent
+//! and before any other event of that millisecond — in the order they were made (a FIFO lane
+//! in front of the queue). A process calling a Redis on its own machine sees it so: a chain
+//! of commands, each sent when the previous reply came, runs to its end before the next timer
+//! of the same millisecond, as if called synchronously. The streams lab runs in it (its
+//! consumers read, save, acknowledge and read again in one millisecond). A model may also
+//! hear the moment a command ran ([`Model::on_ran`]: its reply, or that the client blocked)
+//! and take replies unrendered ([`Model::on_raw_reply`]); both default to nothing new, so a
+//! model that does not ask sees exactly what it saw before.
 
 use super::backend::{Backend, Delivery, Sent, To};
 use super::{show_cmd, ActorId, Command, Hop, Trace, TraceEvent, What};
-use crate::redis::{ClientId, Reply, SimRedis};
+use crate::redis::{ClientId, RawReply, Reply, SimRedis};
 use crate::rng::Mulberry32;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// A command in flight: its slot in the engine (reused once its reply has come).
 pub type OpId = usize;
@@ -49,6 +60,30 @@ pub enum Health {
     Down,
 }
 
+/// What Redis did with a command the moment it reached it ([`Model::on_ran`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ran<'a> {
+    /// It answered at once (the reply is on its way back).
+    Replied(&'a RawReply),
+    /// The client blocks; the reply comes when Redis has one (or the block times out).
+    Blocked,
+    /// It went out to a real Redis; the reply comes when it arrives.
+    Queued,
+}
+
+/// What a command log records of a command ([`Model::on_logged`]): Redis' reply, or why
+/// there is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logged<'a> {
+    /// Redis ran it and replied (a blocked client: when it was served; live: when the real
+    /// reply came).
+    Reply(&'a RawReply),
+    /// No Redis to connect to (the link is down).
+    Refused,
+    /// The sender gave up after this many ms.
+    TimedOut(u64),
+}
+
 /// A lab's side of a world: what its actors do when a timer fires and when a command ends.
 pub trait Model {
     /// The model's own events (a client's next request, a database query done, a wake-up).
@@ -57,10 +92,59 @@ pub trait Model {
     fn on_timer(&mut self, timer: Self::Timer, io: &mut Io<Self::Timer>);
     /// Op `op`, which `actor` sent, ended with `outcome`.
     fn on_reply(&mut self, op: OpId, actor: ActorId, outcome: Outcome, io: &mut Io<Self::Timer>);
+    /// Op `op` ended with Redis' reply, not yet rendered as a tree (a stream read stays
+    /// compact). By default rendered and handed to [`Model::on_reply`].
+    fn on_raw_reply(
+        &mut self,
+        op: OpId,
+        actor: ActorId,
+        reply: RawReply,
+        io: &mut Io<Self::Timer>,
+    ) {
+        self.on_reply(op, actor, Outcome::Reply(reply.into_reply()), io);
+    }
+    /// Op `op` of `actor` reached Redis and ran (`ran`): the place to note what Redis did in
+    /// the order it did it. `sim` is the simulated Redis right after the command (`None` for
+    /// a real one), for a lab's own accounting of what no client sees. Nothing by default.
+    fn on_ran(
+        &mut self,
+        _op: OpId,
+        _actor: ActorId,
+        _ran: Ran<'_>,
+        _sim: Option<&SimRedis>,
+        _io: &mut Io<Self::Timer>,
+    ) {
+    }
+    /// Op `op`'s command, which `actor` sent, met Redis at `at_ms` (ran or was refused), or
+    /// its sender gave up then: what a command log records, in the order it happened and
+    /// whether or not the trace is kept. (Its outcome reaches [`Model::on_reply`] after the
+    /// hop back.) By default nothing is recorded.
+    fn on_logged(
+        &mut self,
+        _op: OpId,
+        _actor: ActorId,
+        _cmd: &Command,
+        _what: Logged<'_>,
+        _at_ms: u64,
+    ) {
+    }
     /// A short name for the trace ("worker A", "api-3").
     fn actor_name(&self, actor: ActorId) -> String {
         format!("actor {actor}")
     }
+}
+
+/// What comes back to an op's sender.
+enum Back {
+    Reply(RawReply),
+    Refused,
+}
+
+/// What a model asked for an actor's connection (applied once its callback returns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ClientOp {
+    Disconnect,
+    DiscardPushes,
 }
 
 enum Event<T> {
@@ -99,7 +183,7 @@ struct Op {
     cmd: Command,
     sent_at: u64,
     /// The outcome on its way back.
-    outcome: Option<Outcome>,
+    outcome: Option<Back>,
     /// The sender heard its end already (a timeout): the reply is dropped.
     settled: bool,
     free: bool,
@@ -119,6 +203,10 @@ pub struct Io<T> {
     blocked: Vec<(ClientId, OpId)>,
     trace: Trace,
     keep_trace: bool,
+    /// Instant mode: zero-delay arrivals and replies go to `lane`, ahead of `queue`.
+    instant: bool,
+    lane: VecDeque<Event<T>>,
+    clients: Vec<(ClientId, ClientOp)>,
 }
 
 impl<T> Io<T> {
@@ -135,6 +223,9 @@ impl<T> Io<T> {
             blocked: Vec::new(),
             trace: Vec::new(),
             keep_trace: true,
+            instant: false,
+            lane: VecDeque::new(),
+            clients: Vec::new(),
         }
     }
 
@@ -165,7 +256,9 @@ impl<T> Io<T> {
         self.hops.get(actor).copied().unwrap_or_default()
     }
 
-    /// `actor` sends `cmd`; its end comes to [`Model::on_reply`].
+    /// `actor` sends `cmd`; its end comes to [`Model::on_reply`]. The command's buffers
+    /// travel with it: a model that sends the same kind of command again and again takes
+    /// them back with [`Io::take_cmd`] and changes only the words that change.
     pub fn send(&mut self, actor: ActorId, cmd: Command) -> OpId {
         self.send_with(actor, cmd, None)
     }
@@ -175,31 +268,46 @@ impl<T> Io<T> {
         self.send_with(actor, cmd, Some(timeout_ms))
     }
 
+    /// [`Io::send`] of a command given as words (copied).
+    pub fn send_words<A: AsRef<[u8]>>(&mut self, actor: ActorId, words: &[A]) -> OpId {
+        let cmd = words.iter().map(|w| w.as_ref().to_vec()).collect();
+        self.send_with(actor, cmd, None)
+    }
+
     fn send_with(&mut self, actor: ActorId, cmd: Command, timeout_ms: Option<u64>) -> OpId {
         let hop = self.hop(actor);
         let d = self.hop_delay(hop.to_redis_ms, hop.jitter_ms);
-        let op = Op {
-            actor,
-            gen: 0,
-            cmd,
-            sent_at: self.now,
-            outcome: None,
-            settled: false,
-            free: false,
-        };
         let id = match self.free.pop() {
             Some(id) => {
-                let gen = self.ops[id].gen.wrapping_add(1);
-                self.ops[id] = Op { gen, ..op };
+                let o = &mut self.ops[id];
+                o.actor = actor;
+                o.gen = o.gen.wrapping_add(1);
+                o.cmd = cmd;
+                o.sent_at = self.now;
+                o.outcome = None;
+                o.settled = false;
+                o.free = false;
                 id
             }
             None => {
-                self.ops.push(op);
+                self.ops.push(Op {
+                    actor,
+                    gen: 0,
+                    cmd,
+                    sent_at: self.now,
+                    outcome: None,
+                    settled: false,
+                    free: false,
+                });
                 self.ops.len() - 1
             }
         };
         let gen = self.ops[id].gen;
-        self.schedule(self.now + d, Event::Arrive(id, gen));
+        if self.instant && d == 0 {
+            self.lane.push_back(Event::Arrive(id, gen));
+        } else {
+            self.schedule(self.now + d, Event::Arrive(id, gen));
+        }
         if let Some(t) = timeout_ms {
             self.schedule(self.now + t, Event::Timeout(id, gen));
         }
@@ -209,6 +317,26 @@ impl<T> Io<T> {
     /// The command of op `op` (while it is in flight, and during its [`Model::on_reply`]).
     pub fn cmd(&self, op: OpId) -> &Command {
         &self.ops[op].cmd
+    }
+
+    /// Takes op `op`'s command back (during its [`Model::on_reply`]), to send its buffers
+    /// again; the op keeps an empty command.
+    pub fn take_cmd(&mut self, op: OpId) -> Command {
+        std::mem::take(&mut self.ops[op].cmd)
+    }
+
+    /// `actor`'s connection closes (a process that crashed or left): Redis forgets its
+    /// blocked command and its subscriptions. Applied when the current callback returns.
+    pub fn disconnect(&mut self, actor: ActorId) {
+        self.clients
+            .push((actor as ClientId + 1, ClientOp::Disconnect));
+    }
+
+    /// `actor` has read what Redis pushed to it (Pub/Sub messages) and kept nothing.
+    /// Applied when the current callback returns.
+    pub fn discard_pushes(&mut self, actor: ActorId) {
+        self.clients
+            .push((actor as ClientId + 1, ClientOp::DiscardPushes));
     }
 
     /// Writes `what` about `actor` to the trace (now).
@@ -239,6 +367,10 @@ impl<T> Io<T> {
     }
 
     fn schedule(&mut self, at: u64, event: Event<T>) {
+        if self.instant && at <= self.now && matches!(event, Event::Arrive(..) | Event::Reply(..)) {
+            self.lane.push_back(event);
+            return;
+        }
         self.queue.push(Reverse(Scheduled {
             at,
             seq: self.seq,
@@ -255,11 +387,21 @@ impl<T> Io<T> {
         }
     }
 
+    /// Whether a reply to `actor` leaving Redis now comes back within the instant (instant
+    /// mode, no hop back, no slow link).
+    fn instant_back(&self, actor: ActorId) -> bool {
+        let hop = self.hop(actor);
+        self.instant
+            && hop.from_redis_ms == 0
+            && hop.jitter_ms == 0
+            && !matches!(self.health, Health::Slow { .. })
+    }
+
     /// Sends `outcome` back to op `op`'s actor, leaving Redis at `at`.
-    fn reply_after(&mut self, op: OpId, outcome: Outcome, at: u64) {
+    fn reply_after(&mut self, op: OpId, outcome: Back, at: u64) {
         let hop = self.hop(self.ops[op].actor);
         let mut d = self.hop_delay(hop.from_redis_ms, hop.jitter_ms);
-        if let (Health::Slow { min_ms, max_ms }, Outcome::Reply(_)) = (self.health, &outcome) {
+        if let (Health::Slow { min_ms, max_ms }, Back::Reply(_)) = (self.health, &outcome) {
             d += min_ms + u64::from(self.net_rng.below((max_ms - min_ms + 1) as u32));
         }
         let gen = self.ops[op].gen;
@@ -319,6 +461,18 @@ impl<B: Backend, M: Model> World<B, M> {
         self.io.keep_trace = keep;
     }
 
+    /// Instant mode on or off (off by default; see the module doc): a command with no
+    /// network delay, and its reply, run before any other event of the same millisecond.
+    pub fn set_instant(&mut self, on: bool) {
+        self.io.instant = on;
+    }
+
+    /// Whether zero-delay events are waiting to run (instant mode): only before the first
+    /// step, when [`World::start`] sent commands; a step runs them all.
+    pub fn in_instant(&self) -> bool {
+        !self.io.lane.is_empty()
+    }
+
     /// The link's health from now on.
     pub fn set_health(&mut self, health: Health) {
         self.io.health = health;
@@ -366,11 +520,16 @@ impl<B: Backend, M: Model> World<B, M> {
 
     /// Whether nothing is scheduled and no blocked client waits for a timeout.
     pub fn is_idle(&self) -> bool {
-        self.io.queue.is_empty() && self.backend.next_timeout_ms().is_none()
+        self.io.lane.is_empty()
+            && self.io.queue.is_empty()
+            && self.backend.next_timeout_ms().is_none()
     }
 
     /// When the next event happens, if any.
     pub fn next_at(&self) -> Option<u64> {
+        if !self.io.lane.is_empty() {
+            return Some(self.io.now);
+        }
         let q = self.io.queue.peek().map(|Reverse(s)| s.at);
         match (q, self.backend.next_timeout_ms()) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -379,15 +538,29 @@ impl<B: Backend, M: Model> World<B, M> {
     }
 
     /// Runs one event (one queue entry, or the blocked-client timeouts due before the next
-    /// one); false when nothing is left.
+    /// one) — in instant mode with every zero-delay event it set off, so a step ends between
+    /// two chains of commands; false when nothing is left.
     pub fn step(&mut self) -> bool {
+        let ran = self.step_one();
+        // Instant mode: the millisecond's zero-delay events, in the order made.
+        while let Some(event) = self.io.lane.pop_front() {
+            self.run_event(event);
+        }
+        ran
+    }
+
+    fn step_one(&mut self) -> bool {
+        if !self.io.lane.is_empty() {
+            // What was sent before the first step (`World::start`).
+            return true;
+        }
         let q = self.io.queue.peek().map(|Reverse(s)| s.at);
         let t = self.backend.next_timeout_ms();
         // A timeout due no later than the next event goes first: SimRedis answers a blocked
         // client at its deadline, before a command arriving in the same millisecond.
         if let Some(t) = t.filter(|&t| q.is_none_or(|q| t <= q)) {
             self.io.now = self.io.now.max(t);
-            for d in self.backend.advance_to(t) {
+            for d in self.backend.advance_to_raw(t) {
                 self.deliver(d);
             }
             return true;
@@ -396,58 +569,96 @@ impl<B: Backend, M: Model> World<B, M> {
             return false;
         };
         self.io.now = self.io.now.max(s.at);
-        match s.event {
+        self.run_event(s.event);
+        true
+    }
+
+    fn run_event(&mut self, event: Event<M::Timer>) {
+        match event {
             Event::Timer(timer) => self.model.on_timer(timer, &mut self.io),
             Event::Arrive(op, gen) if self.io.ops[op].gen == gen => self.arrive(op),
             Event::Reply(op, gen) if self.io.ops[op].gen == gen => self.reply(op),
             Event::Timeout(op, gen) if self.io.ops[op].gen == gen => self.timeout(op),
             _ => {}
         }
-        true
+        if !self.io.clients.is_empty() {
+            self.apply_clients();
+        }
+    }
+
+    /// What the model asked for its actors' connections.
+    fn apply_clients(&mut self) {
+        for (client, op) in self.io.clients.drain(..) {
+            match op {
+                ClientOp::Disconnect => self.backend.disconnect(client),
+                ClientOp::DiscardPushes => self.backend.discard_pushes(client),
+            }
+        }
     }
 
     fn arrive(&mut self, op: OpId) {
         let now = self.io.now;
         let actor = self.io.ops[op].actor;
         if self.io.health == Health::Down {
+            self.model
+                .on_logged(op, actor, &self.io.ops[op].cmd, Logged::Refused, now);
             if self.io.keep_trace {
                 let cmd = self.io.ops[op].cmd.clone();
                 self.io.log(actor, What::Refused { cmd });
             }
-            self.io.reply_after(op, Outcome::Refused, now);
+            self.io.reply_after(op, Back::Refused, now);
             return;
         }
         let client = actor as ClientId + 1;
-        let sent = self.backend.send(now, op, client, &self.io.ops[op].cmd);
+        let sent = self.backend.send_raw(now, op, client, &self.io.ops[op].cmd);
         let logged = |r: Option<Reply>, io: &Io<M::Timer>| What::Exec {
             cmd: io.ops[op].cmd.clone(),
             reply: r,
         };
+        let sim = self.backend.sim();
         match sent {
             Sent::Reply(r) => {
+                self.model
+                    .on_logged(op, actor, &self.io.ops[op].cmd, Logged::Reply(&r), now);
                 if self.io.keep_trace {
-                    let w = logged(Some(r.clone()), &self.io);
+                    let w = logged(Some(r.to_reply()), &self.io);
                     self.io.log(actor, w);
                 }
-                self.io.reply_after(op, Outcome::Reply(r), now);
+                self.model
+                    .on_ran(op, actor, Ran::Replied(&r), sim, &mut self.io);
+                let woken = self.backend.take_woken_raw();
+                if woken.is_empty() && self.io.lane.is_empty() && self.io.instant_back(actor) {
+                    // Its reply would be the very next event: the sender has it now.
+                    self.end(op, Back::Reply(r));
+                    return;
+                }
+                self.io.reply_after(op, Back::Reply(r), now);
+                for d in woken {
+                    self.deliver(d);
+                }
+                return;
             }
             Sent::Blocked | Sent::Queued => {
                 if self.io.keep_trace {
                     let w = logged(None, &self.io);
                     self.io.log(actor, w);
                 }
-                if sent == Sent::Blocked {
+                let ran = if sent == Sent::Blocked {
                     self.io.blocked.push((client, op));
-                }
+                    Ran::Blocked
+                } else {
+                    Ran::Queued
+                };
+                self.model.on_ran(op, actor, ran, sim, &mut self.io);
             }
         }
-        for d in self.backend.take_woken() {
+        for d in self.backend.take_woken_raw() {
             self.deliver(d);
         }
     }
 
     /// A reply that was waiting (a blocked client's, or a live command's) came.
-    fn deliver(&mut self, d: Delivery) {
+    fn deliver(&mut self, d: Delivery<RawReply>) {
         let op = match d.to {
             To::Op(op) => op,
             To::Client(c) => {
@@ -458,23 +669,38 @@ impl<B: Backend, M: Model> World<B, M> {
             }
         };
         let actor = self.io.ops[op].actor;
-        self.io.log_at(
-            d.at_ms,
+        self.model.on_logged(
+            op,
             actor,
-            What::Unblocked {
-                reply: d.reply.clone(),
-            },
+            &self.io.ops[op].cmd,
+            Logged::Reply(&d.reply),
+            d.at_ms,
         );
-        self.io.reply_after(op, Outcome::Reply(d.reply), d.at_ms);
+        if self.io.keep_trace {
+            let reply = d.reply.to_reply();
+            self.io.log_at(d.at_ms, actor, What::Unblocked { reply });
+        }
+        self.io.reply_after(op, Back::Reply(d.reply), d.at_ms);
     }
 
     fn reply(&mut self, op: OpId) {
+        let outcome = self.io.ops[op].outcome.take().unwrap_or(Back::Refused);
+        self.end(op, outcome);
+    }
+
+    /// Op `op` ended with `outcome`: the sender hears it (unless it gave up), the slot is
+    /// free.
+    fn end(&mut self, op: OpId, outcome: Back) {
         let o = &mut self.io.ops[op];
-        let outcome = o.outcome.take().unwrap_or(Outcome::Refused);
         if !o.settled {
             o.settled = true;
             let actor = o.actor;
-            self.model.on_reply(op, actor, outcome, &mut self.io);
+            match outcome {
+                Back::Reply(r) => self.model.on_raw_reply(op, actor, r, &mut self.io),
+                Back::Refused => self
+                    .model
+                    .on_reply(op, actor, Outcome::Refused, &mut self.io),
+            }
         }
         self.io.release(op);
     }
@@ -486,6 +712,9 @@ impl<B: Backend, M: Model> World<B, M> {
         }
         o.settled = true;
         let (actor, after_ms) = (o.actor, self.io.now - o.sent_at);
+        let now = self.io.now;
+        self.model
+            .on_logged(op, actor, &o.cmd, Logged::TimedOut(after_ms), now);
         if self.io.keep_trace {
             let cmd = self.io.ops[op].cmd.clone();
             self.io.log(actor, What::TimedOut { cmd, after_ms });

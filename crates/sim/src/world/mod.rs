@@ -7,7 +7,9 @@
 //! * A [`Model`] is the lab's side: it reacts to its own timers ([`Model::on_timer`]) and to
 //!   the outcome of each command it sent ([`Model::on_reply`]: a reply, a refused connection,
 //!   or its own timeout running out). A model may have any number of commands in flight, from
-//!   any number of simulated processes ("actors": API instances, workers, producers).
+//!   any number of simulated processes ("actors": API instances, workers, producers), and
+//!   may keep its own command log ([`Model::on_logged`]: each command when Redis ran or
+//!   refused it, or when its sender gave up).
 //! * [`Actors`] is the model most labs want: a set of [`Actor`] state machines, each with one
 //!   command or sleep outstanding (`World<B>` is `World<B, Actors>`; [`World::add`] adds one).
 //! * "What to send next" (the model) is kept apart from "who answers" (a [`Backend`]):
@@ -33,7 +35,7 @@ pub mod lockrace;
 
 pub use actors::{Action, Actor, ActorTimer, Actors, Ctx, Input};
 pub use backend::{Backend, Delivery, LiveRedis, Sent, To};
-pub use engine::{Health, Io, Model, OpId, Outcome, World};
+pub use engine::{Health, Io, Logged, Model, OpId, Outcome, Ran, World};
 pub use live::LiveWorld;
 
 use crate::redis::Reply;

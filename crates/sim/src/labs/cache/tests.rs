@@ -1,6 +1,9 @@
 use super::*;
+use crate::labs::log::{CmdLine, NoReply};
 use crate::labs::params::Params;
 use crate::labs::work::{Body, Job, Work};
+use crate::redis::{scripts, Reply};
+use crate::rng::Mulberry32;
 
 fn cfg(q: &str) -> CacheConfig {
     let (p, errs) = Params::from_query(&INFO, q);
@@ -10,6 +13,11 @@ fn cfg(q: &str) -> CacheConfig {
 
 fn paths(r: &CacheResult) -> [u32; 7] {
     r.counts.paths
+}
+
+/// The command log as it is drawn: the words Redis got.
+fn lines(r: &CacheResult) -> Vec<CmdLine> {
+    r.log.iter().map(CmdRow::line).collect()
 }
 
 #[test]
@@ -43,27 +51,30 @@ fn golden_default_preset() {
         assert!(r.requests.iter().all(|q| q.end >= q.start));
     }
     // The command log starts with the cold reads and the lock race.
-    let on = &lab.on.log;
-    assert_eq!(on[0].cmd, "GET cache:course-catalog");
-    assert_eq!(on[0].reply, "(nil)");
-    let lock = on.iter().find(|l| l.cmd.starts_with("SET lock:")).unwrap();
-    assert!(lock.cmd.ends_with(" NX PX 3000"), "{}", lock.cmd);
+    let on = lines(&lab.on);
+    assert_eq!(lab.on.log[0].cmd, CacheCmd::Get);
+    assert_eq!(on[0].cmd, ["GET", "cache:course-catalog"]);
+    assert_eq!(on[0].reply, Ok(Reply::Nil));
+    let set_lock = |l: &&CmdLine| l.cmd[..2] == ["SET", LOCK];
+    let lock = on.iter().find(set_lock).unwrap();
+    assert_eq!(lock.cmd[3..], ["NX", "PX", "3000"], "{:?}", lock.cmd);
     assert!(on
         .iter()
-        .any(|l| l.cmd.starts_with("SET lock:") && l.reply == "(nil)"));
-    let write = on.iter().find(|l| l.cmd.starts_with("SET cache:")).unwrap();
+        .any(|l| set_lock(&l) && l.reply == Ok(Reply::Nil)));
+    let write = on.iter().find(|l| l.cmd[..2] == ["SET", KEY]).unwrap();
     // As redis-cli echoes it: the JSON in double quotes.
     assert!(
-        write.cmd.contains(r#""{\"version\":2,\"freshUntil\":"#),
+        write
+            .cmd_text()
+            .contains(r#""{\"version\":2,\"freshUntil\":"#),
         "{}",
-        write.cmd
+        write.cmd_text()
     );
-    let px: f64 = write.cmd.rsplit(' ').next().unwrap().parse().unwrap();
+    assert_eq!(write.cmd[3], "PX");
+    let px: f64 = write.cmd[4].parse().unwrap();
     assert!((2250.0..=2750.0).contains(&px), "PX {px} is not 2500 ± 10%");
-    assert!(on.iter().any(|l| l
-        .cmd
-        .starts_with(&format!("EVALSHA {}", scripts::RELEASE.sha1))
-        && l.reply == "(integer) 1"));
+    assert!(on.iter().any(|l| l.cmd[..2] == ["EVALSHA", scripts::RELEASE.sha1]
+        && l.reply == Ok(Reply::Integer(1))));
     assert_eq!(
         table(&lab).lines().nth(4).unwrap(),
         "layers on       556      204        0        1       39        0        0        3     1     34.9     700      1017"
@@ -79,7 +90,11 @@ fn golden_failure_levels() {
     assert_eq!(lab.off.counts.db, 800);
     assert_eq!(paths(&lab.on), [0, 0, 0, 0, 680, 0, 120]);
     assert_eq!((lab.on.counts.db, lab.on.counts.peak_db), (120, 6));
-    assert!(lab.on.log.iter().all(|l| l.reply == "ECONNREFUSED"));
+    assert!(lab
+        .on
+        .log
+        .iter()
+        .all(|l| l.reply == Err(NoReply::Refused)));
     for inst in 0..6 {
         let qs: Vec<&Query> = lab.on.queries.iter().filter(|q| q.inst == inst).collect();
         assert!(
@@ -91,7 +106,11 @@ fn golden_failure_levels() {
     let lab = pair(&cfg("redis=slow"));
     assert_eq!(paths(&lab.off), [259, 283, 18, 0, 0, 0, 240]);
     assert_eq!(paths(&lab.on), [11, 137, 0, 6, 424, 120, 102]);
-    assert!(lab.on.log.iter().any(|l| l.reply == "timeout 1500 ms"));
+    assert!(lab
+        .on
+        .log
+        .iter()
+        .any(|l| l.reply == Err(NoReply::TimedOut(1500))));
     let fallback = lab.off.requests.iter().filter(|r| r.path == Path::Fallback);
     assert!(fallback.clone().count() > 0);
     for r in fallback {
@@ -113,29 +132,31 @@ fn golden_heartbeat_keeps_one_loader() {
     assert_eq!(on.counts.overlaps, 0);
     assert_eq!((on.counts.db, on.counts.peak_db), (2, 1));
     assert_eq!(paths(&on), [526, 162, 0, 1, 40, 71, 0]);
-    let extend = format!("EVALSHA {} 1 {LOCK} ", scripts::EXTEND.sha1);
-    let beats: Vec<&LogLine> = on
-        .log
-        .iter()
-        .filter(|l| l.cmd.starts_with(&extend))
-        .collect();
+    let extend =
+        |l: &&CmdLine| l.cmd.len() > 4 && l.cmd[..4] == ["EVALSHA", scripts::EXTEND.sha1, "1", LOCK];
+    let on_lines = lines(&on);
+    let beats: Vec<&CmdLine> = on_lines.iter().filter(extend).collect();
     assert!(beats.len() >= 4, "{} heartbeats", beats.len());
-    assert!(beats.iter().all(|l| l.reply == "(integer) 1"));
-    assert!(off.log.iter().all(|l| !l.cmd.starts_with(&extend)));
+    assert!(beats.iter().all(|l| l.reply == Ok(Reply::Integer(1))));
+    assert!(lines(&off).iter().all(|l| !extend(&l)));
 }
 
 #[test]
 fn a_version_mismatch_and_a_corrupt_entry_are_deleted_and_count_as_misses() {
     for start in ["old-version", "corrupt"] {
         let r = run(&cfg(&format!("start={start}")));
-        let del = r
-            .log
+        let log = lines(&r);
+        let del = log
             .iter()
-            .position(|l| l.cmd == "DEL cache:course-catalog")
+            .position(|l| l.cmd == ["DEL", "cache:course-catalog"])
             .unwrap();
-        assert_eq!(r.log[del].reply, "(integer) 1", "{start}");
-        assert_eq!(r.log[0].cmd, "GET cache:course-catalog");
-        assert_ne!(r.log[0].reply, "(nil)", "{start}: the entry was there");
+        assert_eq!(log[del].reply, Ok(Reply::Integer(1)), "{start}");
+        assert_eq!(log[0].cmd, ["GET", "cache:course-catalog"]);
+        assert_ne!(
+            r.log[0].reply,
+            Ok(Reply::Nil),
+            "{start}: the entry was there"
+        );
         assert_eq!(
             r.counts.path(Path::Fresh) + r.counts.path(Path::Stale),
             760,
@@ -164,17 +185,17 @@ fn stepping_equals_running_to_the_end() {
         let c = cfg(q);
         let whole = run(&c);
         for n in [1usize, 7, 1000] {
-            let mut r = CacheRun::new(c);
+            let mut r = sim(&c);
             let mut seen = 0;
             while !r.steps(n) {
                 // What happened so far is a prefix of the whole run.
-                let s = r.so_far();
+                let s = r.scenario().so_far();
                 assert!(s.requests.len() >= seen);
                 seen = s.requests.len();
                 assert_eq!(s.requests[..], whole.requests[..seen], "{q} n={n}");
                 assert_eq!(s.log[..], whole.log[..s.log.len()]);
             }
-            assert_eq!(r.finish(), whole, "{q} n={n}");
+            assert_eq!(finish(r), whole, "{q} n={n}");
         }
         // The counters at the end of the timeline are the run's.
         let view = CacheView::new(&pair(&c));

@@ -1,0 +1,131 @@
+//! The streams lab (production slide 17, the chat's Redis Streams): producers, a consumer
+//! group and its consumers (the group's workers), all speaking real Redis commands — to
+//! SimRedis in virtual time, or live to a real Redis — with Pub/Sub beside it for comparison.
+//!
+//! * Producers `XADD orders MAXLEN ~ <maxlen> * n <i>` at a steady rate (each message is
+//!   also `PUBLISH`ed on `orders.live`).
+//! * `XGROUP CREATE orders savers $ MKSTREAM`; N consumers loop on
+//!   `XREADGROUP GROUP savers w<k> COUNT <count> BLOCK <block> STREAMS orders >`, which
+//!   blocks in virtual time until a producer adds something (or times out with nil).
+//! * A batch is saved to the database (an idempotent upsert by message number: a second
+//!   save of the same message is counted as a duplicate, not stored twice), then `XACK`ed.
+//! * A failed batch (a seeded failure rate, or a poison message inside it) is retried one
+//!   message at a time; a poison message goes to the dead-letter stream with its reason
+//!   (`XADD orders:dead * id <id> n <i> reason …`) and is then `XACK`ed.
+//! * One consumer may crash after saving a batch but before its `XACK`: the batch stays in its
+//!   pending list. The others run `XAUTOCLAIM orders savers w<k> <idle> <cursor> COUNT <count>`
+//!   every few seconds and take over what has been idle that long — saved a second time
+//!   (the duplicates; the upsert keeps the data right).
+//! * `MAXLEN ~` trims whole stream nodes from the head. When consumers fall behind, entries are
+//!   trimmed before anyone read them (lost), or while pending (XAUTOCLAIM then reports them
+//!   deleted: lost too).
+//! * Pub/Sub: a subscriber on `orders.live` that goes away for a while misses everything
+//!   published meanwhile (`PUBLISH` answers 0 receivers): nothing keeps it.
+//!
+//! A sampler asks Redis for XLEN and the group's pending count over time; the command log
+//! keeps the first commands and every notable one (claims, dead letters, a crash, the first
+//! loss).
+//!
+//! The modules: [`params`] (fields, presets, the live shape), [`model`] (the actors, one
+//! `world::Model`), [`scenario`] (the actors as a `Scenario`: [`StreamsRun`] simulated,
+//! [`StreamsLive`] against a real Redis — the same actors), `journal` (the bounded typed
+//! log), `replies` (reading XREADGROUP and XAUTOCLAIM), [`result`] (what a run shows).
+//! [`StreamsRun`] steps one event at a time; [`run`] runs to the end, and a run stepped in
+//! any slice sizes equals it (tested).
+
+use super::lab::{erase, AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
+use super::params::Params;
+use crate::cli::{Args, CliError};
+
+mod journal;
+pub mod model;
+pub mod params;
+mod replies;
+pub mod result;
+pub mod scenario;
+#[cfg(test)]
+mod tests;
+
+pub use journal::LOG_MAX;
+pub use params::{
+    StreamsParams, FIELDS, LIVE_BLOCK_MS, LIVE_CLAIM_EVERY_MS, LIVE_CLAIM_IDLE_MS,
+    LIVE_DEADLINE_MS, LIVE_MESSAGES, LIVE_RATE, LIVE_WORKERS, PRESETS,
+};
+pub use result::{Counters, Sample, StreamsResult};
+pub use scenario::{live, run, sim, StreamsLive, StreamsRun, StreamsScenario, MAX_EVENTS};
+
+/// The stream.
+pub const STREAM: &str = "orders";
+/// The dead-letter stream.
+pub const DEAD: &str = "orders:dead";
+/// The consumer group.
+pub const GROUP: &str = "savers";
+/// The Pub/Sub channel.
+pub const CHANNEL: &str = "orders.live";
+
+/// The budget's run: 1,000,000 entries, `MAXLEN ~ 100000`, a group of 4 that keeps up.
+pub const BENCH_QUERY: &str =
+    "messages=1000000&rate=500000&workers=4&count=200&save_ms=1&retry_ms=0";
+
+/// The lab.
+pub const INFO: LabInfo = LabInfo {
+    id: "streams",
+    title: "Redis Streams — consumer group, XACK, XAUTOCLAIM",
+    blurb: "ব্যাচে পড়া, সেভ করে XACK, poison-এর dead-letter, মরা worker-এর ব্যাচ XAUTOCLAIM-এ — আর পাশে Pub/Sub, যা কেউ না শুনলে হারায়",
+    fields: FIELDS,
+    presets: PRESETS,
+    rules: super::lab::no_rules,
+    runs: &["run"],
+    live: true,
+};
+
+/// The parameters of `job`: scaled down for a live run when it asks.
+fn shaped(job: &Job, p: &Params) -> StreamsParams {
+    let p: StreamsParams = p.typed();
+    match job.live_scale {
+        Some(k) => p.for_live(k),
+        None => p,
+    }
+}
+
+/// The lab's runner.
+pub struct StreamsLab;
+
+/// The registry's entry.
+pub static LAB: StreamsLab = StreamsLab;
+
+impl Lab for StreamsLab {
+    fn info(&self) -> &'static LabInfo {
+        &INFO
+    }
+
+    fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        Ok(erase(sim(&shaped(job, p))))
+    }
+
+    fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
+        Some(Box::new(live(&shaped(job, p))))
+    }
+
+    fn heaviest(&self) -> &'static str {
+        "messages=2000000&rate=1000000&producers=16&workers=16&count=10000&maxlen=10000000"
+    }
+
+    fn cli_spec(&self) -> CliSpec {
+        CliSpec {
+            alias: None,
+            summary: "Redis Streams: producers XADD MAXLEN ~, a consumer group of workers \
+                      (XREADGROUP COUNT BLOCK, save, XACK), retry one by one, dead-letter, \
+                      a crash taken over by XAUTOCLAIM, trimming losses; Pub/Sub beside it",
+            skip: &[],
+            more: &[],
+            switches: &[],
+            usage: &[],
+        }
+    }
+
+    fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
+        let r = run(&p.typed());
+        Ok(crate::cli::emit(a, r.text(), || r.to_json()))
+    }
+}
