@@ -126,24 +126,26 @@ fn db_chart(side: &CacheSide, top: u32, upto: usize, label: &str) -> Html {
 }
 
 fn stats(c: &Counts, id: &str, embedded: bool) -> Html {
-    let stat = |label: &'static str, v: String, key: &'static str| {
+    // What a person reads in Bengali digits; the number itself in `data-n` for the tests.
+    let stat = |label: &'static str, n: String, v: String, key: &'static str| {
         html! {
             <div class={classes!("ce-stat", key)}>
                 <dt>{ label }</dt>
-                <dd data-testid={format!("cache-{id}-{key}")}>{ v }</dd>
+                <dd data-testid={format!("cache-{id}-{key}")} data-n={n}>{ v }</dd>
             </div>
         }
     };
+    let count = |label, v: u32, key| stat(label, v.to_string(), bn::int(i64::from(v)), key);
     let waited = c.waited as f64 / 1000.0;
     html! {
         <dl class="ce-stats">
-            { stat("DB কোয়েরি", c.db.to_string(), "db") }
-            { stat("একসাথে সর্বোচ্চ", c.peak_db.to_string(), "peak") }
-            { stat("বাসি উত্তর", c.path(Path::Stale).to_string(), "stale") }
-            { stat("অপেক্ষা (s)", format!("{waited:.1}"), "waited") }
+            { count("DB কোয়েরি", c.db, "db") }
+            { count("একসাথে সর্বোচ্চ", c.peak_db, "peak") }
+            { count("বাসি উত্তর", c.path(Path::Stale), "stale") }
+            { stat("অপেক্ষা (s)", format!("{waited:.1}"), bn::dec(waited, 1), "waited") }
             if !embedded {
-                { stat("এরর", c.path(Path::Error).to_string(), "error") }
-                { stat("উত্তর", c.requests().to_string(), "answered") }
+                { count("এরর", c.path(Path::Error), "error") }
+                { count("উত্তর", c.requests(), "answered") }
             }
         </dl>
     }
@@ -165,12 +167,12 @@ fn side_card(
         <section class={classes!("ce-card", format!("ce-{id}"))} data-side={id}>
             <h3 class="ce-head">{ title }</h3>
             { stats(now, id, embedded) }
-            if !embedded { <div class="ce-sub">{"প্রতিটি ইনস্ট্যান্সে অনুরোধের পথ"}</div> }
-            { lanes(side, inst, view.end_ms, t, &format!("{id}: প্রতিটি ইনস্ট্যান্সের অনুরোধ, রঙে পথ"), embedded) }
+            if !embedded { <div class="ce-sub">{"প্রতিটি ইনস্ট্যান্সে রিকোয়েস্টের পথ"}</div> }
+            { lanes(side, inst, view.end_ms, t, &format!("{id}: প্রতিটি ইনস্ট্যান্সের রিকোয়েস্ট, রঙে পথ"), embedded) }
             if !embedded { <div class="ce-sub">{"DB-তে একসাথে চলা কোয়েরি"}</div> }
             { db_chart(side, top, frame, &format!("{id}: DB-তে একসাথে চলা কোয়েরি, সময়ের সাথে")) }
             if side.more_requests > 0 && !embedded {
-                <p class="ce-note">{ format!("ছবিতে প্রথম {}টি অনুরোধ; গণনায় সবগুলো", bn::text(&side.requests.len().to_string())) }</p>
+                <p class="ce-note">{ format!("ছবিতে প্রথম {}টি রিকোয়েস্ট; গণনায় সবগুলো", bn::int(side.requests.len() as i64)) }</p>
             }
         </section>
     }
@@ -215,7 +217,7 @@ fn log_view(side: &CacheSide, t: u64, live: bool) -> Html {
             </div>
             if upto == 0 { <p class="ce-note">{"এখনো কোনো কমান্ড যায়নি"}</p> }
             if side.more_log > 0 && upto == side.log.len() {
-                <p class="ce-note">{ format!("লগে প্রথম {}টি কমান্ড দেখানো হলো", bn::text(&side.log.len().to_string())) }</p>
+                <p class="ce-note">{ format!("লগে প্রথম {}টি কমান্ড দেখানো হলো", bn::int(side.log.len() as i64)) }</p>
             }
         </div>
     }
@@ -246,9 +248,9 @@ fn compare(v: &CacheView, done: bool) -> Html {
         row("commands", "Redis কমান্ড".into(), sim.commands, real.commands),
         row("answered", "উত্তর".into(), sim.requests(), real.requests()),
     ]);
-    let n = |v: u32| bn::text(&v.to_string());
+    let n = |v: u32| bn::int(v as i64);
     let verdict = format!(
-        "আসল Redis-এ {} অনুরোধে DB কোয়েরি {}টি, সিমুলেশন বলেছিল {}টি — সময় আসল ঘড়ির, তাই এক-আধটা এদিক-ওদিক হতে পারে।",
+        "আসল Redis-এ {} রিকোয়েস্টে DB কোয়েরি {}টি, সিমুলেশন বলেছিল {}টি — সময় আসল ঘড়ির, তাই এক-আধটা এদিক-ওদিক হতে পারে।",
         n(real.requests()),
         n(real.db),
         n(sim.db)
@@ -259,9 +261,9 @@ fn compare(v: &CacheView, done: bool) -> Html {
 /// What a live run runs, in one line.
 fn live_note(c: &CacheConfig, asked: &CacheConfig) -> String {
     let mut s = format!(
-        "আসল Redis-এ ছোট করে চলে: একসাথে {} জন, মোট {}টি অনুরোধ (প্রক্সি এক সংযোগ থেকে সেকেন্ডে ২০০ কমান্ড নেয়); একই সেটিংয়ের সিমুলেশন আর আসল Redis-এর রান পাশাপাশি।",
-        bn::text(&c.concurrent.to_string()),
-        bn::text(&c.requests.to_string())
+        "আসল Redis-এ ছোট করে চলে: একসাথে {} জন, মোট {}টি রিকোয়েস্ট (প্রক্সি এক সংযোগ থেকে সেকেন্ডে ২০০ কমান্ড নেয়); একই সেটিংয়ের সিমুলেশন আর আসল Redis-এর রান পাশাপাশি।",
+        bn::int(c.concurrent as i64),
+        bn::int(c.requests as i64)
     );
     if asked.redis != Health::Healthy {
         s.push_str(" Redis ধীর বা বন্ধ — সেটা কেবল সিমুলেশনে; আসল Redis যেমন আছে তেমনই উত্তর দেয়।");
@@ -301,8 +303,8 @@ pub fn CacheLab(props: &LabProps) -> Html {
             let at = v.time_at(frame);
             let label = format!(
                 "t = {} ms / {} ms",
-                bn::text(&at.to_string()),
-                bn::text(&v.end_ms.to_string())
+                bn::int(at as i64),
+                bn::int(v.end_ms as i64)
             );
             let top = v
                 .off
@@ -322,10 +324,10 @@ pub fn CacheLab(props: &LabProps) -> Html {
             };
             let (off, on) = (v.off.counts.db, v.on.counts.db);
             let take = format!(
-                "একই seed, একই {} অনুরোধ: DB কোয়েরি {} বনাম {}",
-                bn::text(&v.off.counts.requests().to_string()),
-                bn::text(&off.to_string()),
-                bn::text(&on.to_string())
+                "একই seed, একই {} রিকোয়েস্ট: DB কোয়েরি {} বনাম {}",
+                bn::int(v.off.counts.requests() as i64),
+                bn::int(off as i64),
+                bn::int(on as i64)
             );
             let is_live = real.is_some();
             let (left, right) = if is_live {

@@ -35,12 +35,23 @@ fn page_table(b: &Browser) -> String {
     .to_string()
 }
 
+/// A counter's number (`data-n`); what a person reads beside it is the same in Bengali digits.
 fn num(b: &Browser, css: &str) -> u32 {
-    b.text(css)
+    let n: u32 = b
+        .js(
+            "const e = document.querySelector(arguments[0]); return e ? e.dataset.n : null;",
+            json!([css]),
+        )
+        .as_str()
         .unwrap_or_default()
-        .trim()
         .parse()
-        .unwrap_or_else(|_| panic!("{css} is not a number: {:?}", b.text(css)))
+        .unwrap_or_else(|_| panic!("{css} has no number: {:?}", b.text(css)));
+    assert_eq!(
+        b.text(css).as_deref(),
+        Some(redislab_deck::bn::int(i64::from(n)).as_str()),
+        "{css}"
+    );
+    n
 }
 
 #[test]

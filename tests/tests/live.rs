@@ -599,11 +599,12 @@ fn without_a_proxy_the_switch_says_so_and_the_lab_simulates() {
             "cache",
             ".lab-cache[aria-busy=false] [data-testid=cache-on-db]",
             "[data-testid=cache-on-db]",
-            redislab_sim::labs::cache::pair(&Default::default())
-                .on
-                .counts
-                .db
-                .to_string(),
+            redislab_deck::bn::int(i64::from(
+                redislab_sim::labs::cache::pair(&Default::default())
+                    .on
+                    .counts
+                    .db,
+            )),
         ),
         (
             "streams",
@@ -678,7 +679,7 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     let real_db = compared(&b, "db", "real");
     assert_eq!(
         b.text("[data-testid=cache-real-db]").as_deref(),
-        Some(real_db.to_string().as_str())
+        Some(redislab_deck::bn::int(real_db as i64).as_str())
     );
     assert!(
         (1..=3).contains(&real_db),
