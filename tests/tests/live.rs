@@ -665,7 +665,7 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
         data(b, "[data-testid=live-indicator]", "state").as_deref() == Some("connected")
     });
     let note = b.text("[data-testid=live-note]").unwrap_or_default();
-    assert!(note.contains("১২০টি অনুরোধ"), "{note}");
+    assert!(note.contains("১২০টি রিকোয়েস্ট"), "{note}");
     b.wait(60, "the live cache run to end", |b| {
         b.exists(".lab-cache[aria-busy=false] [data-testid=live-verdict]")
     });
