@@ -115,7 +115,7 @@ fn db_chart(side: &CacheSide, top: u32, upto: usize, label: &str) -> Html {
     let cur = upto.min(n);
     html! {
         <div class="ce-db">
-            <span class="ce-db-top" aria-hidden="true">{ top }</span>
+            <span class="ce-db-top" aria-hidden="true">{ bn::int(i64::from(top)) }</span>
             <svg viewBox={format!("0 0 {n} 100")} preserveAspectRatio="none" role="img" aria-label={label.to_string()}>
                 <path class="ce-db-bars done" d={bars(0..cur)} />
                 <path class="ce-db-bars later" d={bars(cur..n)} />

@@ -4,7 +4,7 @@
 
 use super::{Indicator, LiveState};
 use redislab_deck::bn;
-use redislab_sim::live::LiveStatus;
+use redislab_sim::wire::LiveStatus;
 use yew::prelude::*;
 
 /// Time scales of a live run: how many times slower than the lab's milliseconds.

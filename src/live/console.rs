@@ -7,7 +7,7 @@
 use super::socket::{Event, Socket};
 use super::Indicator;
 use crate::dom;
-use redislab_sim::live::{redis_cli, split_line, ErrBody, LiveStatus};
+use redislab_sim::wire::{redis_cli, split_line, ErrBody, LiveStatus};
 use redislab_sim::Reply;
 use std::rc::Rc;
 use web_sys::HtmlInputElement;

@@ -2,7 +2,7 @@
 //!
 //! A live lab run happens in the simulation worker, which already holds the actors: the lab
 //! asks for a live job ([`use_live`]) and the worker opens its own WebSocket to the proxy
-//! beside the page ([`redislab_sim::live::ws_url`]), drives the same actors in real time and
+//! beside the page ([`redislab_sim::wire::ws_url`]), drives the same actors in real time and
 //! sends back its connection state and the run so far. [`bar::LivePanel`] is every lab's
 //! switch, time scale and indicator. The console ([`console`]) talks to
 //! the proxy from the page through [`socket`]. [`Indicator`] shows either connection's state.
@@ -14,7 +14,7 @@ pub mod socket;
 
 use crate::labs::worker;
 use redislab_sim::labs::work::{Body, Job};
-use redislab_sim::live::LiveStatus;
+use redislab_sim::wire::LiveStatus;
 use serde::de::DeserializeOwned;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -22,7 +22,7 @@ use yew::prelude::*;
 
 /// The proxy's WebSocket for this page.
 pub fn ws_url() -> String {
-    redislab_sim::live::ws_url(&crate::dom::window().location().href().unwrap_or_default())
+    redislab_sim::wire::ws_url(&crate::dom::window().location().href().unwrap_or_default())
 }
 
 /// What a lab knows about its live run, whatever the lab: the connection and how it ended.

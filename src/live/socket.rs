@@ -2,7 +2,7 @@
 //! to its request once, the round trip of each, and the connection's state — a `PING` right
 //! after the upgrade tells "connected" from "the proxy is there but Redis is not".
 
-use redislab_sim::live::{self, ErrBody, Incoming, LiveStatus};
+use redislab_sim::wire::{self, ErrBody, Incoming, LiveStatus};
 use redislab_sim::Reply;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -67,7 +67,7 @@ impl Socket {
             Closure::<dyn FnMut()>::new(move || {
                 opened.set(true);
                 pending.borrow_mut().insert(PING, now());
-                let _ = ws.send_with_str(&live::request(PING, &[b"PING".to_vec()]));
+                let _ = ws.send_with_str(&wire::request(PING, &[b"PING".to_vec()]));
             })
         };
         let on_message = {
@@ -79,7 +79,7 @@ impl Socket {
                 let Some(Incoming::Answer {
                     id: Some(id),
                     result,
-                }) = live::parse(&text)
+                }) = wire::parse(&text)
                 else {
                     return;
                 };
@@ -132,7 +132,7 @@ impl Socket {
         let words: Vec<Vec<u8>> = words.iter().map(|w| w.as_bytes().to_vec()).collect();
         self.pending.borrow_mut().insert(id, now());
         self.ws
-            .send_with_str(&live::request(id, &words))
+            .send_with_str(&wire::request(id, &words))
             .ok()
             .map(|_| id)
     }

@@ -31,7 +31,7 @@ pub struct Request {
 
 // The error codes and the error body are the client's too (the app's console, the simulation
 // worker's live runs): one definition, in the sim crate, which has no tokio or axum.
-pub use redislab_sim::live::{Code, ErrBody, Limit};
+pub use redislab_sim::wire::{Code, ErrBody, Limit};
 
 /// One server message.
 #[derive(Debug, Serialize)]

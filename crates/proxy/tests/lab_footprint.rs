@@ -14,7 +14,7 @@ use redislab_proxy::Config;
 use redislab_sim::labs::lab::{Job, LiveDriver};
 use redislab_sim::labs::params::Params;
 use redislab_sim::labs::registry;
-use redislab_sim::live::{self, Incoming};
+use redislab_sim::wire::{self, Incoming};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -142,7 +142,7 @@ async fn measured(ws: &mut Ws, run: &mut dyn LiveDriver, admin_url: &str) -> Pea
     let limit = start + Duration::from_secs(180);
     loop {
         for (actor, cmd) in run.advance(ms(start)) {
-            let text = live::request(next, &cmd);
+            let text = wire::request(next, &cmd);
             out.commands += 1;
             out.words = out.words.max(cmd.len());
             out.message_bytes = out.message_bytes.max(text.len());
@@ -171,7 +171,7 @@ async fn measured(ws: &mut Ws, run: &mut dyn LiveDriver, admin_url: &str) -> Pea
             m = ws.ws.next() => {
                 let Some(Ok(Message::Text(t))) = m else { panic!("socket: {m:?}") };
                 out.reply_bytes = out.reply_bytes.max(t.len());
-                let Some(Incoming::Answer { id: Some(id), result }) = live::parse(t.as_str()) else {
+                let Some(Incoming::Answer { id: Some(id), result }) = wire::parse(t.as_str()) else {
                     panic!("not an answer: {t}")
                 };
                 let (actor, sent) = pending.remove(&id).expect("an id we sent");

@@ -2,13 +2,13 @@
 //! simulation) against a real `redis-server` through the proxy, in real time — ends the same
 //! way as the simulation of the same preset: who Redis gives the lock to, whether a plain DEL
 //! deletes the other's lock, whether both work at once, and what fencing does to the stale
-//! write. Also: the client's protocol types (`redislab_sim::live`) read what the proxy sends.
+//! write. Also: the client's protocol types (`redislab_sim::wire`) read what the proxy sends.
 
 mod support;
 
 use redislab_sim::labs::lock::{self, CmdKind, LockLive, LockParams, LockResult, OwnerEnd, INFO};
 use redislab_sim::labs::params::Params;
-use redislab_sim::live::{self, Incoming};
+use redislab_sim::wire::{self, Incoming};
 use std::time::Duration;
 use support::{config, drive_live, Proxy, RedisServer, Ws};
 
@@ -106,20 +106,20 @@ async fn the_live_race_ends_as_simulated() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_client_reads_the_proxy_s_errors() {
     // The proxy's codes are the client's type (`redislab_proxy::protocol::Code` is
-    // `redislab_sim::live::Code`); a real refusal from a real proxy reads back typed.
+    // `redislab_sim::wire::Code`); a real refusal from a real proxy reads back typed.
     // And a real one from a real proxy.
     let redis = RedisServer::start();
     let proxy = Proxy::start(config(&redis.url())).await;
     let mut ws = proxy.connect().await;
-    ws.send_text(live::request(5, &[b"KEYS".to_vec(), b"*".to_vec()]))
+    ws.send_text(wire::request(5, &[b"KEYS".to_vec(), b"*".to_vec()]))
         .await;
     let v = ws.recv().await.unwrap();
     let Some(Incoming::Answer {
         id: Some(5),
         result: Err(e),
-    }) = live::parse(&v.to_string())
+    }) = wire::parse(&v.to_string())
     else {
         panic!("{v}")
     };
-    assert_eq!(e.code, live::Code::Forbidden);
+    assert_eq!(e.code, wire::Code::Forbidden);
 }

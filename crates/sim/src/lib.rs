@@ -27,11 +27,11 @@ pub mod cli;
 pub mod eviction;
 pub mod jsfmt;
 pub mod labs;
-pub mod live;
 pub mod practice;
 pub mod queue;
 pub mod redis;
 pub mod rng;
+pub mod wire;
 pub mod world;
 
 pub use eviction::lru_trace::{lru_trace, Op, OpKind, TraceStep};

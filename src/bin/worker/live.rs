@@ -12,7 +12,7 @@
 //! driver's snapshot, at most every [`LiveDriver::snapshot_ms`]) and the result at the end.
 
 use redislab_sim::labs::work::{Body, FromWorker, LiveDriver};
-use redislab_sim::live::{self, Code, Incoming, LiveStatus};
+use redislab_sim::wire::{self, Code, Incoming, LiveStatus};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -96,7 +96,7 @@ impl Live {
         let on_open = Closure::<dyn FnMut()>::new(move || {
             w(&|l| {
                 l.opened = true;
-                l.ws.send_with_str(&live::request(PING, &[b"PING".to_vec()]))
+                l.ws.send_with_str(&wire::request(PING, &[b"PING".to_vec()]))
                     .ok();
             })
         });
@@ -190,7 +190,7 @@ impl Live {
         let Some(Incoming::Answer {
             id: Some(id),
             result,
-        }) = live::parse(text)
+        }) = wire::parse(text)
         else {
             return;
         };
@@ -255,7 +255,7 @@ impl Live {
             let id = self.next_id;
             self.next_id += 1;
             self.pending.insert(id, (actor, now(&self.scope)));
-            if self.ws.send_with_str(&live::request(id, &cmd)).is_err() {
+            if self.ws.send_with_str(&wire::request(id, &cmd)).is_err() {
                 self.fail(
                     LiveStatus::Lost("পাঠানো গেল না".into()),
                     "প্রক্সিতে কমান্ড পাঠানো গেল না — সংযোগ বন্ধ".into(),

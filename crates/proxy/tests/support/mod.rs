@@ -584,7 +584,7 @@ pub async fn drive_live(
     run: &mut dyn redislab_sim::labs::work::LiveDriver,
     limit: Duration,
 ) -> Vec<String> {
-    use redislab_sim::live::{self, Incoming};
+    use redislab_sim::wire::{self, Incoming};
     let start = Instant::now();
     let ms = |start: Instant| start.elapsed().as_millis() as u64;
     let mut pending: BTreeMap<u64, (usize, Instant)> = BTreeMap::new();
@@ -594,7 +594,7 @@ pub async fn drive_live(
     loop {
         for (actor, cmd) in run.advance(ms(start)) {
             ws.ws
-                .send(Message::Text(live::request(next, &cmd).into()))
+                .send(Message::Text(wire::request(next, &cmd).into()))
                 .await
                 .unwrap();
             pending.insert(next, (actor, Instant::now()));
@@ -610,7 +610,7 @@ pub async fn drive_live(
         tokio::select! {
             m = ws.ws.next() => {
                 let Some(Ok(Message::Text(t))) = m else { panic!("socket: {m:?}") };
-                let Some(Incoming::Answer { id: Some(id), result }) = live::parse(t.as_str()) else {
+                let Some(Incoming::Answer { id: Some(id), result }) = wire::parse(t.as_str()) else {
                     panic!("not an answer: {t}")
                 };
                 let (actor, sent) = pending.remove(&id).expect("an id we sent, answered once");

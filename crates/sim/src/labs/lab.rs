@@ -173,7 +173,7 @@ pub enum Body {
     /// The run could not be made (a bad job: the view checks its parameters first).
     Failed(String),
     /// A live run's connection to the proxy.
-    Status(crate::live::LiveStatus),
+    Status(crate::wire::LiveStatus),
     /// The worker is listening (sent once, with run 0, when it has started): messages
     /// posted before it would be lost, so the app holds them until then.
     Ready,
