@@ -243,7 +243,7 @@ fn script_fullscreen_overview_and_help() {
     b.wait(5, "the script panel to close", |b| !b.exists(".script"));
 
     b.press("f");
-    b.wait(5, "fullscreen", |b| {
+    b.wait(15, "fullscreen", |b| {
         b.js("return !!document.fullscreenElement", json!([])) == json!(true)
     });
     b.wait(5, "the fullscreen look", |b| {

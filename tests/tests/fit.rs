@@ -95,7 +95,7 @@ fn every_slide_fits_in_fullscreen_at_1920() {
     b.open("#/production/1");
     b.wait_counter("০১ / ২২");
     b.press("f");
-    b.wait(5, "fullscreen", |b| {
+    b.wait(15, "fullscreen", |b| {
         b.js("return !!document.fullscreenElement", json!([])) == json!(true)
     });
     let size = b.js("return [innerWidth, innerHeight]", json!([]));

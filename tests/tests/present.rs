@@ -43,7 +43,7 @@ fn fullscreen_fills_the_screen_at_every_size() {
         b.open("#/production/2");
         b.wait_counter("০২ / ২২");
         b.press("f");
-        b.wait(5, "fullscreen", fullscreen);
+        b.wait(15, "fullscreen", fullscreen);
         // The page has heard `fullscreenchange` and drawn its fullscreen look.
         b.wait(5, "the fullscreen look", |b| {
             b.exists(".player.is-fullscreen")

@@ -158,9 +158,10 @@ fn every_slide_reads_from_the_back_of_the_room_in_fullscreen_at_1920() {
                "screenWidth": 1920, "screenHeight": 1080}),
     );
     b.open("#/production/1");
-    b.wait(15, "the deck", |b| b.exists(".stage .slide"));
+    // The counter is drawn by the player, whose keys listen from then on.
+    b.wait_counter("০১ / ২২");
     b.press("f");
-    b.wait(5, "fullscreen", |b| {
+    b.wait(15, "fullscreen", |b| {
         b.js("return !!document.fullscreenElement", json!([])) == json!(true)
     });
     let size = b.js("return [innerWidth, innerHeight]", json!([]));
