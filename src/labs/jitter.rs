@@ -63,7 +63,7 @@ fn chart(c: &JitterChart, cursor: usize) -> Html {
     let unit = if c.bin == 1 {
         "প্রতিটি বার ১ সেকেন্ড".to_string()
     } else {
-        format!("প্রতিটি বার {} সেকেন্ড, তার গড়", bn::int(c.bin as i64))
+        format!("প্রতিটি বার {} সেকেন্ড, তার গড়", bn::int(c.bin))
     };
     let mean_y = y(c.wave.mean);
     let peak_y = y(f64::from(c.wave.max));

@@ -213,7 +213,7 @@ fn resource_lane(r: &LockResult, n: usize, now: u64, end: u64) -> Html {
                         title={format!("দুই মালিক: {}–{}", ms(o.from_ms), ms(o.to_ms))}></span>
                 }) }
                 { for writes.map(|w| {
-                    let label = match w.fence { Some(f) => bn::int(f as i64), None => NAMES[w.actor].to_string() };
+                    let label = match w.fence { Some(f) => bn::int(f), None => NAMES[w.actor].to_string() };
                     html! {
                         <span class={classes!("lk-rw", if w.accepted { "ok" } else { "no" }, w.stale.then_some("stale"))}
                             style={format!("left: {:.3}%", pos(w.at_ms, end))}
@@ -337,31 +337,7 @@ fn compare(sim: &LockResult, real: &LockResult, done: bool) -> Html {
             n(r.stale_rejected),
         ),
     ];
-    let same = rows.iter().all(|(_, _, a, b)| a == b);
-    html! {
-        <div class="live-compare-box">
-            <table class="live-compare" data-testid="live-compare">
-                <caption>{"সিমুলেশনের পূর্বাভাস বনাম আসল Redis"}</caption>
-                <thead><tr><td></td><th scope="col">{"সিমুলেশন"}</th><th scope="col">{"আসল Redis"}</th></tr></thead>
-                <tbody>
-                    { for rows.iter().map(|(key, label, a, b)| html! {
-                        <tr data-row={*key} data-same={(a == b).to_string()} class={classes!((done && a != b).then_some("differs"))}>
-                            <th scope="row">{ *label }</th><td data-side="sim">{ a.clone() }</td><td data-side="real">{ b.clone() }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-            if done {
-                <p class={classes!("live-verdict", if same { "same" } else { "differs" })} data-testid="live-verdict" data-same={same.to_string()}>
-                    { if same {
-                        "আসল Redis-এও দৌড়টা ঠিক সিমুলেশনের মতোই শেষ হলো।".to_string()
-                    } else {
-                        "আসল ঘড়িতে কয়েক মিলিসেকেন্ডের এদিক-ওদিক — কোথাও ফল আলাদা হলো (লাল সারি)। সময় ধীর করে আবার চালান।".to_string()
-                    } }
-                </p>
-            }
-        </div>
-    }
+    crate::live::bar::outcome_table(&rows, done, "আসল Redis-এও দৌড়টা ঠিক সিমুলেশনের মতোই শেষ হলো।")
 }
 
 /// The lock-race lab.

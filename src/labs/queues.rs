@@ -360,31 +360,7 @@ fn compare(sim: &QueuesResult, real: &QueuesResult, done: bool) -> Html {
         ("twice", "ইমেইল দুবার", n(s.effects_twice), n(r.effects_twice)),
         ("skipped", "দ্বিতীয়বার নিরীহ", n(s.skipped), n(r.skipped)),
     ];
-    let same = rows.iter().all(|(_, _, a, b)| a == b);
-    html! {
-        <div class="live-compare-box">
-            <table class="live-compare" data-testid="live-compare">
-                <caption>{"সিমুলেশনের পূর্বাভাস বনাম আসল Redis"}</caption>
-                <thead><tr><td></td><th scope="col">{"সিমুলেশন"}</th><th scope="col">{"আসল Redis"}</th></tr></thead>
-                <tbody>
-                    { for rows.iter().map(|(key, label, a, b)| html! {
-                        <tr data-row={*key} data-same={(a == b).to_string()} class={classes!((done && a != b).then_some("differs"))}>
-                            <th scope="row">{ *label }</th><td data-side="sim">{ a.clone() }</td><td data-side="real">{ b.clone() }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-            if done {
-                <p class={classes!("live-verdict", if same { "same" } else { "differs" })} data-testid="live-verdict" data-same={same.to_string()}>
-                    { if same {
-                        "আসল Redis-এও ঠিক সিমুলেশনের মতোই শেষ হলো।"
-                    } else {
-                        "আসল ঘড়িতে কয়েক মিলিসেকেন্ডের এদিক-ওদিক — কোথাও ফল আলাদা হলো (লাল সারি)। সময় ধীর করে আবার চালান।"
-                    } }
-                </p>
-            }
-        </div>
-    }
+    crate::live::bar::outcome_table(&rows, done, "আসল Redis-এও ঠিক সিমুলেশনের মতোই শেষ হলো।")
 }
 
 /// The queues lab.

@@ -157,3 +157,38 @@ pub fn counts_table(class: &'static str, rows: &[CountRow], done: bool, verdict:
         </div>
     }
 }
+
+/// One row of [`outcome_table`]: its key (`data-row`), its label, what the simulation
+/// predicted and what the real run did, as words.
+pub type OutcomeRow = (&'static str, &'static str, String, String);
+
+/// The simulation's outcome beside the real run's, a row a fact; once the run is over the
+/// verdict under it (`data-same` says whether every row agreed). `same_text` is the lab's
+/// sentence for a run that ended as simulated.
+pub fn outcome_table(rows: &[OutcomeRow], done: bool, same_text: &'static str) -> Html {
+    let same = rows.iter().all(|(_, _, a, b)| a == b);
+    html! {
+        <div class="live-compare-box">
+            <table class="live-compare" data-testid="live-compare">
+                <caption>{"সিমুলেশনের পূর্বাভাস বনাম আসল Redis"}</caption>
+                <thead><tr><td></td><th scope="col">{"সিমুলেশন"}</th><th scope="col">{"আসল Redis"}</th></tr></thead>
+                <tbody>
+                    { for rows.iter().map(|(key, label, a, b)| html! {
+                        <tr data-row={*key} data-same={(a == b).to_string()} class={classes!((done && a != b).then_some("differs"))}>
+                            <th scope="row">{ *label }</th><td data-side="sim">{ a.clone() }</td><td data-side="real">{ b.clone() }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+            if done {
+                <p class={classes!("live-verdict", if same { "same" } else { "differs" })} data-testid="live-verdict" data-same={same.to_string()}>
+                    { if same {
+                        same_text
+                    } else {
+                        "আসল ঘড়িতে কয়েক মিলিসেকেন্ডের এদিক-ওদিক — কোথাও ফল আলাদা হলো (লাল সারি)। সময় ধীর করে আবার চালান।"
+                    } }
+                </p>
+            }
+        </div>
+    }
+}
