@@ -31,7 +31,6 @@ mod actors;
 mod backend;
 mod engine;
 pub mod live;
-pub mod lockrace;
 
 pub use actors::{Action, Actor, ActorTimer, Actors, Ctx, Input};
 pub use backend::{Backend, Delivery, LiveRedis, Sent, To};
