@@ -19,17 +19,15 @@ mod support;
 use redis::aio::MultiplexedConnection;
 use redislab_proxy::backend::key_slot;
 use redislab_proxy::Config;
-use redislab_sim::labs::lab::LiveDriver;
 use redislab_sim::labs::lock::{self, CmdKind, LockParams, LockResult};
 use redislab_sim::redis::SCRIPTS;
-use redislab_sim::wire;
 use redislab_sim::Reply;
 use serde_json::json;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::{Child, Command as Process, Stdio};
-use std::time::{Duration, Instant};
-use support::{code, free_port, ping, Proxy, Ws};
+use std::time::Duration;
+use support::{code, drive_live, free_port, ping, Proxy, Ws};
 
 /// A free port whose cluster bus port (+10000) is free too.
 fn free_cluster_port() -> u16 {
@@ -223,48 +221,6 @@ fn cluster_config(urls: Vec<String>) -> Config {
 
 // ---- The lock race, live ----
 
-/// Runs `run` for real, in real time, on one session, the way the browser's worker does: the
-/// commands its world sends go out as protocol requests (`wire::request`), each answer goes
-/// back in with its round trip, and the world's sleeps and pieces of work last their real
-/// milliseconds.
-async fn run_live(ws: &mut Ws, run: &mut dyn LiveDriver) {
-    let t0 = Instant::now();
-    let now = || t0.elapsed().as_millis() as u64;
-    let deadline = t0 + Duration::from_secs(60);
-    let mut in_flight: HashMap<u64, (usize, Instant)> = HashMap::new();
-    let mut next_id = 1_000u64;
-    loop {
-        for (tag, cmd) in run.advance(now()) {
-            next_id += 1;
-            ws.send_text(wire::request(next_id, &cmd)).await;
-            in_flight.insert(next_id, (tag, Instant::now()));
-        }
-        if run.is_done() {
-            return;
-        }
-        assert!(Instant::now() < deadline, "the live race did not end");
-        let due = run.next_at().map_or(Duration::from_secs(10), |at| {
-            Duration::from_millis(at.saturating_sub(now()))
-        });
-        tokio::select! {
-            answer = ws.recv() => {
-                let answer = answer.expect("the session stays open");
-                let Some(wire::Incoming::Answer { id: Some(id), result }) =
-                    wire::parse(&answer.to_string())
-                else {
-                    panic!("an answer to a request: {answer}");
-                };
-                let reply = result.unwrap_or_else(|e| panic!("{e:?}"));
-                assert!(!matches!(reply, Reply::Error(_)), "{answer}");
-                let (tag, sent) = in_flight.remove(&id).expect("an answer to a request in flight");
-                let rtt_us = sent.elapsed().as_micros().min(u128::from(u32::MAX)) as u32;
-                run.arrived(tag, reply, now(), rtt_us);
-            }
-            () = tokio::time::sleep(due) => {}
-        }
-    }
-}
-
 /// The lock lab's race with margins of hundreds of ms, so real time on a loaded machine ends
 /// the same way as virtual time: A takes the lock (TTL 2 s) and freezes 200–1800 ms into
 /// its 1.4 s of work, so the lock expires at 2 s; B (20 ms later) retries every 40–100 ms,
@@ -331,7 +287,12 @@ async fn lock_race_live_through_two_proxies_ends_as_simulated() {
         assert_ne!(sessions[0].namespace(), sessions[1].namespace());
         let [s0, s1] = &mut sessions;
         let (mut r0, mut r1) = (lock::live(&p), lock::live(&p));
-        tokio::join!(run_live(s0, &mut r0), run_live(s1, &mut r1));
+        let limit = Duration::from_secs(60);
+        let (e0, e1) = tokio::join!(
+            drive_live(s0, &mut r0, limit),
+            drive_live(s1, &mut r1, limit)
+        );
+        assert_eq!((e0, e1), (vec![], vec![]), "no error answers");
         for (i, r) in [r0.output(), r1.output()].iter().enumerate() {
             assert_eq!(outcome(r), expected, "{release}, live run {i}: {r:#?}");
             assert!(r.commands.iter().all(|c| c.rtt_us.is_some()), "{i}");
