@@ -853,12 +853,18 @@ fn prepare(s: &Session, req: &Request) -> Result<Work, ErrBody> {
         .map(|k| commands::prefix_key(&s.prefix, k, limits))
         .collect::<Result<Vec<_>, _>>()?;
     let mut args = args.to_vec();
-    if script.name == "extend" {
-        // The lock's new TTL (ms) stays before the session's backstop.
-        if let Some(ms) = args.get(1).and_then(|a| a.parse::<i64>().ok()) {
-            let room = s.backstop as i64 - s.state.redis_now_ms() - 1;
-            if ms > room {
-                args[1] = room.max(1).to_string();
+    // A TTL a script sets (the lock's extend, in ms; presence's markactive, in seconds)
+    // stays before the session's backstop.
+    let ttl_arg = match script.name {
+        "extend" => Some((1, 1)),
+        "markactive" => Some((3, 1000)),
+        _ => None,
+    };
+    if let Some((i, unit_ms)) = ttl_arg {
+        if let Some(t) = args.get(i).and_then(|a| a.parse::<i64>().ok()) {
+            let room = (s.backstop as i64 - s.state.redis_now_ms() - 1) / unit_ms;
+            if t > room {
+                args[i] = room.max(1).to_string();
             }
         }
     }

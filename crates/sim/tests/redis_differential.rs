@@ -875,3 +875,57 @@ fn the_lock_race_runs_unchanged_against_a_real_redis() {
         );
     }
 }
+
+/// The round-trips lab's five ways (one by one, a pipeline, MULTI/EXEC, WATCH + MULTI and the
+/// presence script), with clients racing for the room's last place and with the room's key
+/// of the wrong type, end on a real Redis exactly as on SimRedis: every command's reply in
+/// Redis' order (EXEC's arrays, WATCH's nil EXEC, the script's errors with no rollback), the
+/// room's size, the HyperLogLog's estimate and the TTL.
+#[test]
+fn the_round_trips_ways_end_alike_on_a_real_redis() {
+    use redislab_sim::labs::params::Params;
+    use redislab_sim::labs::roundtrips::{scenario, RoundTripsParams, Way, INFO};
+    let mut server = Server::start();
+    let mut admin = server.conn();
+    for s in scripts::SCRIPTS {
+        assert_eq!(
+            admin.cmd(&["SCRIPT", "LOAD", s.source]),
+            Reply::bulk(s.sha1)
+        );
+    }
+    let ways = [
+        Way::OneByOne,
+        Way::Pipeline,
+        Way::Multi,
+        Way::Watch,
+        Way::Script,
+    ];
+    for q in [
+        "",
+        "clients=5&spread=30&seed=3",
+        "preset=no-rollback",
+        "room=500",
+    ] {
+        let (p, errs) = Params::from_query(&INFO, q);
+        assert!(errs.is_empty(), "{errs:?}");
+        let p: RoundTripsParams = p.typed();
+        for way in ways {
+            admin.cmd(&["FLUSHALL"]);
+            let mut sim_s = scenario(&p, way);
+            let mut sim = sim_s.world(SimRedis::new(p.seed).with_named_scripts(), false);
+            sim.run(100_000);
+            let mut real_s = scenario(&p, way);
+            let mut real = real_s.world(
+                RealRedis {
+                    port: server.port(),
+                    conns: Default::default(),
+                },
+                false,
+            );
+            real.run(100_000);
+            let (a, b) = (sim_s.output(&sim, None), real_s.output(&real, None));
+            assert!(a.ran.len() >= 4, "{q} {way:?}");
+            assert_eq!(a, b, "{q} {way:?}");
+        }
+    }
+}
