@@ -459,7 +459,6 @@ mod body_tests {
             ev(&["2", "room", "hll", "u11", "1", "1e2", "120"]),
             Reply::Integer(1)
         );
-        drop(ev);
         assert_eq!(r.cmd(&["ZCARD", "room"]), Reply::Integer(5));
         assert_eq!(r.cmd(&["PFCOUNT", "hll"]), Reply::Integer(8));
         r.cmd(&["SET", "str", "oops"]);
