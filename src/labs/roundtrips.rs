@@ -144,10 +144,10 @@ fn now_line(r: &RoundTripsResult, k: usize) -> Html {
     let (say, bad) = if k == 0 {
         (
             format!(
-                "{} জন ক্লায়েন্ট, প্রত্যেকে একজন নতুন দর্শক রুমে তুলবে; রুমে {} জন, সীমা {} — {}",
-                n(i64::from(r.params.clients)),
+                "রুমে {}, সীমা {}; {} ক্লায়েন্ট একজন করে তুলবে — {}",
                 n(i64::from(r.params.room)),
                 n(i64::from(r.params.limit)),
+                n(i64::from(r.params.clients)),
                 way_name(&w.mode)
             ),
             false,

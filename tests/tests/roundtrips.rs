@@ -116,10 +116,17 @@ fn the_lab_page_shows_the_native_run_and_walks_redis_commands() {
 #[test]
 fn the_script_from_the_address_and_no_rollback_on_a_phone() {
     let b = Browser::new(1366, 768);
-    b.open("#/lab/roundtrips?preset=script&clients=5&spread=30");
+    b.open("#/lab/roundtrips?preset=script");
     b.wait(30, "the preset's button", |b| {
         b.exists(".lab-preset[data-preset=script][aria-pressed=true]")
     });
+    wait_idle(&b);
+    let r = native("preset=script");
+    assert_eq!(table(&b), want_table(&r));
+    assert_eq!(lanes(&b), vec![1; 2], "one round trip each");
+    // Five clients: still one round trip each.
+    b.open("#/lab/roundtrips?preset=script&clients=5&spread=30");
+    b.wait(30, "five lanes", |b| lanes(b).len() == 5);
     wait_idle(&b);
     let r = native("preset=script&clients=5&spread=30");
     assert_eq!(table(&b), want_table(&r));
