@@ -296,6 +296,14 @@ impl Replicated {
         self.in_flight.len()
     }
 
+    /// Keys the primary reclaimed (or evicted) whose DEL has not reached the replica yet.
+    pub fn dels_in_flight(&self) -> usize {
+        self.in_flight
+            .iter()
+            .filter(|(_, _, op)| matches!(op, ReplOp::Del(_)))
+            .count()
+    }
+
     /// Runs a command on one node for `client` (see [`SimRedis::execute`]).
     pub fn execute<A: AsRef<[u8]>>(&mut self, n: Node, client: u64, args: &[A]) -> super::Exec {
         let r = match n {
