@@ -41,9 +41,10 @@ fn second_name(o: &ReplicaOutput) -> &'static str {
 /// The seed's question answered at frame `f`.
 fn now_line(o: &ReplicaOutput, f: &Frame) -> Html {
     let who = second_name(o);
-    let say = match (f.second, o.at_sync) {
+    let synced = o.at_sync.filter(|_| f.t_ms >= o.sync_ms);
+    let say = match (f.second, synced) {
         (Some(s), _) => format!(
-            "কিছু হারায়নি: পড়লে পাওয়া যায় এমন key দুদিকেই {}টা। keys= primary-তে {}, {who}-এ {} — ফারাক কেবল মেয়াদ পেরোনো, এখনো না-মোছা key-এ (primary {}, {who} {})",
+            "কিছু হারায়নি: পড়লে মেলে এমন key দুদিকেই {}টা। keys= primary {}, {who} {} — ফারাক শুধু মেয়াদ পেরোনো, না-মোছা key-এ (primary {}, {who} {})",
             n(f.primary.live()),
             n(f.primary.keys),
             n(s.keys),
@@ -78,16 +79,27 @@ struct Line {
     at: fn(&Frame) -> Option<u32>,
 }
 
-/// Lines over the frames, the part after the cursor faded; y from 0 to the largest value.
-fn chart(o: &ReplicaOutput, k: usize, lines: &[Line], label: &str, test: &'static str) -> Html {
+/// Lines over the frames, the part after the cursor faded; y up to the largest value, from
+/// 0 or (`zoom`) from just under the smallest, so that a gap of a few hundred keys in ten
+/// thousand shows (the axis says where it starts).
+fn chart(
+    o: &ReplicaOutput,
+    k: usize,
+    lines: &[Line],
+    zoom: bool,
+    label: &str,
+    test: &'static str,
+) -> Html {
     let last = o.frames.len().saturating_sub(1).max(1) as f64;
-    let top = lines
-        .iter()
-        .flat_map(|l| o.frames.iter().filter_map(l.at))
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let y = |v: u32| 100.0 - f64::from(v) / f64::from(top) * 100.0;
+    let values = || lines.iter().flat_map(|l| o.frames.iter().filter_map(l.at));
+    let top = values().max().unwrap_or(0).max(1);
+    let low = values().min().unwrap_or(0);
+    let mut unit = 1;
+    while unit * 10 <= low {
+        unit *= 10;
+    }
+    let bottom = if zoom { (low / unit * unit).min(top - 1) } else { 0 };
+    let y = |v: u32| 100.0 - f64::from(v - bottom) / f64::from(top - bottom) * 100.0;
     let path = |l: &Line, range: std::ops::Range<usize>| -> String {
         let mut d = String::new();
         let mut pen = false;
@@ -115,7 +127,7 @@ fn chart(o: &ReplicaOutput, k: usize, lines: &[Line], label: &str, test: &'stati
         <figure class="rp-chart" data-testid={test}>
             <figcaption class="rp-chart-title">{ label.to_string() }</figcaption>
             <div class="rp-chart-body">
-                <div class="rp-y" aria-hidden="true"><span>{ n(top) }</span><span>{"০"}</span></div>
+                <div class="rp-y" aria-hidden="true"><span>{ n(top) }</span><span>{ n(bottom) }</span></div>
                 <div class="rp-plot">
                     <svg viewBox="0 0 1000 100" preserveAspectRatio="none" role="img" aria-label={label.to_string()}>
                         <line class="rp-sync" x1={format!("{sync_x:.2}")} x2={format!("{sync_x:.2}")} y1="0" y2="100" />
@@ -245,7 +257,7 @@ pub fn ReplicaLab(props: &LabProps) -> Html {
                 <>
                     <Controls timeline={t.clone()} label={label} />
                     { now_line(o, f) }
-                    { chart(o, k, &keys, "INFO keyspace-এর keys= — দুদিকে", "replica-keys-chart") }
+                    { chart(o, k, &keys, true, "INFO keyspace-এর keys= — দুদিকে", "replica-keys-chart") }
                     <div class="rp-sides">
                         { side("primary", "p", Some(f.primary), "") }
                         { side(who, "s", f.second, &waiting) }
@@ -263,7 +275,7 @@ pub fn ReplicaLab(props: &LabProps) -> Html {
                         }
                     </dl>
                     if !embedded {
-                        { chart(o, k, &stale, "মেয়াদ পেরোনো, এখনো না-মোছা key — দুদিকে", "replica-stale-chart") }
+                        { chart(o, k, &stale, false, "মেয়াদ পেরোনো, এখনো না-মোছা key — দুদিকে", "replica-stale-chart") }
                         <CmdLog {lines} lab="replica" secs={true} class={classes!("rp-log")}
                             empty={Some(AttrValue::from(format!("{}-এ দুদিকে একটা মরা key পড়া হবে", secs(o.loaded_ms + 1000))))} />
                     }
