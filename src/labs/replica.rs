@@ -38,11 +38,17 @@ fn second_name(o: &ReplicaOutput) -> &'static str {
     }
 }
 
-/// The seed's question answered at frame `f`.
-fn now_line(o: &ReplicaOutput, f: &Frame) -> Html {
+/// The seed's question answered at frame `f` (`short`: in one line, inside a slide).
+fn now_line(o: &ReplicaOutput, f: &Frame, short: bool) -> Html {
     let who = second_name(o);
     let synced = o.at_sync.filter(|_| f.t_ms >= o.sync_ms);
     let say = match (f.second, synced) {
+        (Some(s), _) if short => format!(
+            "কিছু হারায়নি: পড়লে মেলে এমন key দুদিকেই {}টা; keys= primary {}, {who} {} — ফারাক শুধু না-মোছা মরা key",
+            n(f.primary.live()),
+            n(f.primary.keys),
+            n(s.keys),
+        ),
         (Some(s), _) => format!(
             "কিছু হারায়নি: পড়লে মেলে এমন key দুদিকেই {}টা। keys= primary {}, {who} {} — ফারাক শুধু মেয়াদ পেরোনো, না-মোছা key-এ (primary {}, {who} {})",
             n(f.primary.live()),
@@ -256,7 +262,7 @@ pub fn ReplicaLab(props: &LabProps) -> Html {
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    { now_line(o, f) }
+                    { now_line(o, f, embedded) }
                     { chart(o, k, &keys, true, "INFO keyspace-এর keys= — দুদিকে", "replica-keys-chart") }
                     <div class="rp-sides">
                         { side("primary", "p", Some(f.primary), "") }
