@@ -43,12 +43,17 @@ fn now_line(o: &ReplicaOutput, f: &Frame, short: bool) -> Html {
     let who = second_name(o);
     let synced = o.at_sync.filter(|_| f.t_ms >= o.sync_ms);
     let say = match (f.second, synced) {
-        (Some(s), _) if short => format!(
-            "কিছু হারায়নি: পড়লে মেলে এমন key দুদিকেই {}টা; keys= primary {}, {who} {} — ফারাক শুধু না-মোছা মরা key",
-            n(f.primary.live()),
-            n(f.primary.keys),
-            n(s.keys),
-        ),
+        // Inside a slide the names, in the chart's colours, are its legend.
+        (Some(s), _) if short => {
+            return html! {
+                <p class="lab-now rp-now" data-testid="replica-now">
+                    <span class="lab-now-t">{ secs(f.t_ms) }</span>{ " " }
+                    { format!("কিছু হারায়নি: পড়লে মেলে এমন key দুদিকেই {}টা; keys= ", n(f.primary.live())) }
+                    <span class="rp-name p">{"primary"}</span>{ format!(" {}, ", n(f.primary.keys)) }
+                    <span class="rp-name s">{ who }</span>{ format!(" {} — ফারাক শুধু না-মোছা মরা key", n(s.keys)) }
+                </p>
+            };
+        }
         (Some(s), _) => format!(
             "কিছু হারায়নি: পড়লে মেলে এমন key দুদিকেই {}টা। keys= primary {}, {who} {} — ফারাক শুধু মেয়াদ পেরোনো, না-মোছা key-এ (primary {}, {who} {})",
             n(f.primary.live()),
@@ -297,7 +302,9 @@ pub fn ReplicaLab(props: &LabProps) -> Html {
         </>
     };
     html! {
-        <LabFrame lab={lab.clone()} busy={run.busy()} {lead}>
+        // Inside a slide: no preset buttons (the slide tells today's story; the page has
+        // them all), so the slide and its lab fit the stage.
+        <LabFrame lab={lab.clone()} busy={run.busy()} {lead} slide_presets={false}>
             <div class="rp-main">{ view }</div>
         </LabFrame>
     }
