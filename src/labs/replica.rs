@@ -8,7 +8,7 @@
 //! the timeline walks its frames. No live mode (see the simulator's module).
 
 use super::kit::{
-    failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
+    failed_or_progress, open_full, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
     LabProps, TimeAction,
 };
 use redislab_deck::bn;
@@ -47,8 +47,7 @@ fn now_line(o: &ReplicaOutput, f: &Frame, short: bool) -> Html {
         (Some(s), _) if short => {
             return html! {
                 <p class="lab-now rp-now" data-testid="replica-now">
-                    <span class="lab-now-t">{ secs(f.t_ms) }</span>{ " " }
-                    { format!("কিছু হারায়নি: পড়লে মেলে এমন key দুদিকেই {}টা; keys= ", n(f.primary.live())) }
+                    { format!("কিছু হারায়নি: পড়লে মেলে দুদিকেই {}টা key; keys= ", n(f.primary.live())) }
                     <span class="rp-name p">{"primary"}</span>{ format!(" {}, ", n(f.primary.keys)) }
                     <span class="rp-name s">{ who }</span>{ format!(" {} — ফারাক শুধু না-মোছা মরা key", n(s.keys)) }
                 </p>
@@ -267,7 +266,12 @@ pub fn ReplicaLab(props: &LabProps) -> Html {
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    { now_line(o, f, embedded) }
+                    if embedded {
+                        // The link to the whole lab beside the answer: the slide keeps one row.
+                        <div class="rp-nowrow">{ now_line(o, f, true) }{ open_full(&lab) }</div>
+                    } else {
+                        { now_line(o, f, false) }
+                    }
                     { chart(o, k, &keys, true, "INFO keyspace-এর keys= — দুদিকে", "replica-keys-chart") }
                     <div class="rp-sides">
                         { side("primary", "p", Some(f.primary), "") }
@@ -303,8 +307,8 @@ pub fn ReplicaLab(props: &LabProps) -> Html {
     };
     html! {
         // Inside a slide: no preset buttons (the slide tells today's story; the page has
-        // them all), so the slide and its lab fit the stage.
-        <LabFrame lab={lab.clone()} busy={run.busy()} {lead} slide_presets={false}>
+        // them all) and the link beside the answer, so the slide and its lab fit the stage.
+        <LabFrame lab={lab.clone()} busy={run.busy()} {lead} slide_presets={false} link={false}>
             <div class="rp-main">{ view }</div>
         </LabFrame>
     }
