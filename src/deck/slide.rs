@@ -3,7 +3,7 @@
 //! the stylesheet is relative to the slide's own width, so a thumbnail is the slide, smaller.
 
 use crate::diagrams;
-use redislab_deck::{Block, Inline, Layout, Reveal, Slide, Tok};
+use redislab_deck::{Block, Inline, Layout, List, Reveal, Slide, Text, Tok};
 use yew::prelude::*;
 
 /// Props of [`SlideView`].
@@ -113,17 +113,12 @@ fn block(b: &Block, live: bool, fr: Frags) -> Html {
                 }) }
             </code></pre>
         },
-        // Each cell carries its column's name: on a phone a row becomes a card of labelled cells.
-        Block::Table { head, rows } => html! {
-            <table class="table" tabindex={focusable}>
-                <thead><tr>{ for head.iter().map(|c| html! { <th scope="col">{ inline(c) }</th> }) }</tr></thead>
-                <tbody>{ for rows.iter().map(|r| html! {
-                    <tr>{ for r.iter().enumerate().map(|(i, c)| html! {
-                        <td data-label={head.get(i).map(|h| redislab_deck::plain(h))}>{ inline(c) }</td>
-                    }) }</tr>
-                }) }</tbody>
-            </table>
-        },
+        // On the stage a table sorts by any column (its header is a button); thumbnails and
+        // handouts keep the deck's order.
+        Block::Table { head, rows } if live => {
+            html! { <SortTable head={head.clone()} rows={rows.clone()} /> }
+        }
+        Block::Table { head, rows } => table(head, &rows.iter().collect::<Vec<_>>(), None, None),
         Block::Container { kind, args, .. } if kind == "lab" => {
             let id = args.first().map_or("", |a| a.as_ref());
             if live {
@@ -139,6 +134,105 @@ fn block(b: &Block, live: bool, fr: Frags) -> Html {
         }
         Block::Container { kind, args, items } => container(kind, args, items, fr),
     }
+}
+
+/// A table's rows in the order given. Each cell carries its column's name: on a phone a row
+/// becomes a card of labelled cells. With `sort`, the header cells are buttons that sort by
+/// their column (`by`: the column and whether ascending).
+fn table(
+    head: &[Text],
+    rows: &[&List<Text>],
+    by: Option<(usize, bool)>,
+    sort: Option<Callback<usize>>,
+) -> Html {
+    let focusable = sort.is_some().then_some("0");
+    html! {
+        <table class={classes!("table", sort.is_some().then_some("sortable"))} tabindex={focusable}>
+            <thead><tr>{ for head.iter().enumerate().map(|(i, c)| {
+                let aria_sort = match by {
+                    Some((col, asc)) if col == i => if asc { "ascending" } else { "descending" },
+                    _ => "none",
+                };
+                match &sort {
+                    Some(cb) => {
+                        let cb = cb.clone();
+                        html! {
+                            <th scope="col" aria-sort={aria_sort}>
+                                <button type="button" class="th-sort" onclick={Callback::from(move |_| cb.emit(i))}
+                                    title="এই কলাম ধরে সাজান">
+                                    { inline(c) }
+                                    <span class="th-arrow" aria-hidden="true">{ match by {
+                                        Some((col, true)) if col == i => "▲",
+                                        Some((col, false)) if col == i => "▼",
+                                        _ => "↕",
+                                    } }</span>
+                                </button>
+                            </th>
+                        }
+                    }
+                    None => html! { <th scope="col">{ inline(c) }</th> },
+                }
+            }) }</tr></thead>
+            <tbody>{ for rows.iter().map(|r| html! {
+                <tr>{ for r.iter().enumerate().map(|(i, c)| html! {
+                    <td data-label={head.get(i).map(|h| redislab_deck::plain(h))}>{ inline(c) }</td>
+                }) }</tr>
+            }) }</tbody>
+        </table>
+    }
+}
+
+/// How a cell sorts: by its leading number (`২০s` → 20, `১,২০০` → 1200) when it has one,
+/// else by its text.
+fn sort_key(c: &Text) -> (Option<u32>, String) {
+    let t = redislab_deck::plain(c);
+    (redislab_deck::bn::leading_number(&t), t)
+}
+
+/// Props of [`SortTable`].
+#[derive(Properties, PartialEq)]
+struct SortTableProps {
+    head: List<Text>,
+    rows: List<List<Text>>,
+}
+
+/// A deck's table on the stage: a click on a column's header sorts the rows by it (numbers as
+/// numbers when every cell of the column starts with one), again to reverse.
+#[component]
+fn SortTable(props: &SortTableProps) -> Html {
+    let by = use_state(|| None::<(usize, bool)>);
+    let mut rows: Vec<&List<Text>> = props.rows.iter().collect();
+    if let Some((col, asc)) = *by {
+        let keys: Vec<(Option<u32>, String)> = rows
+            .iter()
+            .map(|r| r.get(col).map(sort_key).unwrap_or_default())
+            .collect();
+        let numeric = keys.iter().all(|k| k.0.is_some());
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        order.sort_by(|&a, &b| {
+            let o = if numeric {
+                keys[a].0.cmp(&keys[b].0)
+            } else {
+                keys[a].1.cmp(&keys[b].1)
+            };
+            if asc {
+                o
+            } else {
+                o.reverse()
+            }
+        });
+        rows = order.into_iter().map(|i| rows[i]).collect();
+    }
+    let sort = {
+        let by = by.clone();
+        Callback::from(move |col: usize| {
+            by.set(match *by {
+                Some((c, asc)) if c == col => Some((col, !asc)),
+                _ => Some((col, true)),
+            })
+        })
+    };
+    table(&props.head, &rows, *by, Some(sort))
 }
 
 fn token_class(t: Tok) -> &'static str {

@@ -690,3 +690,54 @@ fn the_first_slide_shows_before_the_app_and_matches_it() {
     b.wait(10, "the page", |b| b.exists("noscript"));
     assert!(!b.exists(".app-shell"));
 }
+
+/// The TTL table (production 12) sorts by any column on the stage: TTLs as numbers (২০s before
+/// ১২০s before ৬০০s), again to reverse; the "why" column stays with its row; the header says
+/// which way it is sorted.
+#[test]
+fn the_ttl_table_sorts_by_a_column() {
+    let b = Browser::new(1366, 768);
+    b.open("#/production/12");
+    b.wait_counter("১২ / ২২");
+    let ttls = |b: &Browser| -> Vec<String> {
+        let v = b.js(
+            "return [...document.querySelectorAll('.stage .table tbody tr')].map(r => r.children[1].textContent + '|' + r.children[2].textContent)",
+            json!([]),
+        );
+        serde_json::from_value(v).unwrap()
+    };
+    let before = ttls(&b);
+    assert_eq!(before.len(), 7);
+    assert!(before[0].starts_with("২০s|বারবার রিফ্রেশ"), "{before:?}");
+    b.click(".stage .table th:nth-child(2) .th-sort");
+    b.wait(5, "sorted by TTL", |b| {
+        b.exists(".stage .table th:nth-child(2)[aria-sort=ascending]")
+    });
+    let asc = ttls(&b);
+    let secs: Vec<u32> = asc
+        .iter()
+        .map(|r| redislab_deck::bn::leading_number(r).unwrap())
+        .collect();
+    let mut sorted = secs.clone();
+    sorted.sort_unstable();
+    assert_eq!(secs, sorted, "{asc:?}");
+    assert_eq!(secs.last(), Some(&600));
+    // Each "why" still beside its TTL.
+    let mut same = asc.clone();
+    same.sort();
+    let mut orig = before.clone();
+    orig.sort();
+    assert_eq!(same, orig);
+    b.click(".stage .table th:nth-child(2) .th-sort");
+    b.wait(5, "reversed", |b| {
+        b.exists(".stage .table th:nth-child(2)[aria-sort=descending]")
+    });
+    let desc = ttls(&b);
+    assert!(desc[0].starts_with("৬০০s|"), "{desc:?}");
+    let arrow = b.text(".stage .table th:nth-child(2) .th-arrow").unwrap_or_default();
+    assert_eq!(arrow, "▼");
+    let head = b.rect(".stage .table th:nth-child(2) .th-sort").expect("the header button");
+    assert!(head.width > 20.0 && head.height > 10.0, "{head:?}");
+    b.screenshot(&screenshot_dir().join("deck/ttl-table-sorted.png"));
+    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+}
