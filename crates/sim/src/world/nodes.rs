@@ -42,7 +42,7 @@ pub enum Fault {
 }
 
 enum Slot {
-    Solo(SimRedis),
+    Solo(Box<SimRedis>),
     Pair(Box<Replicated>),
 }
 
@@ -104,7 +104,7 @@ impl Nodes {
     pub fn primaries(n: usize, seed: u32) -> Self {
         let nodes = (0..n.max(1))
             .map(|i| NodeState {
-                slot: Slot::Solo(fresh(seed, i)),
+                slot: Slot::Solo(Box::new(fresh(seed, i))),
                 down: false,
                 promoted: false,
             })
