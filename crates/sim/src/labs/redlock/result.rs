@@ -179,6 +179,29 @@ pub enum Verdict {
     NeverTwo,
 }
 
+impl Verdict {
+    /// The lab's status line, in Bengali: which guarantee the setup gave.
+    pub fn line(&self) -> String {
+        let ms = |v: u64| format!("{} ms", crate::bn::int(v as i64));
+        match *self {
+            Verdict::StaleRejected { two_owner_ms: 0 } => {
+                "বাসি লেখা ফিরিয়ে দিল: fencing token পুরোনো".to_string()
+            }
+            Verdict::StaleRejected { two_owner_ms } => format!(
+                "বাসি লেখা ফিরিয়ে দিল: দুই মালিক {} ছিল, কিন্তু storage পুরোনো fencing token মানেনি",
+                ms(two_owner_ms)
+            ),
+            Verdict::TwoOwners { ms: t, stale: 0 } => format!("দুই মালিক: {}", ms(t)),
+            Verdict::TwoOwners { ms: t, stale } => format!(
+                "দুই মালিক: {} — বাসি লেখা গৃহীত {}টা",
+                ms(t),
+                crate::bn::int(i64::from(stale))
+            ),
+            Verdict::NeverTwo => "কখনো দুই মালিক নয়".to_string(),
+        }
+    }
+}
+
 /// A run, finished.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -251,6 +274,7 @@ impl RedlockResult {
         serde_json::json!({
             "params": self.params,
             "verdict": self.verdict,
+            "status": self.verdict.line(),
             "counters": self.counters,
             "lanes": self.lanes,
             "holds": self.holds,
