@@ -58,24 +58,24 @@ fn client_lane(r: &RedlockResult, c: usize, n: usize, now: u64, end: u64) -> Htm
         .filter(|a| a.client == c && a.won && a.step <= n && a.to_ms <= now);
     let writes = r.writes.iter().filter(|w| w.client == c && w.step < n);
     html! {
-        <div class={classes!("rl-row", format!("rl-c{c}"))} data-lane={NAMES[c]}>
-            <span class="rl-name">{ format!("client {}", NAMES[c]) }</span>
-            <div class="rl-lane">
+        <div class={classes!("rdl-row", format!("rdl-c{c}"))} data-lane={NAMES[c]}>
+            <span class="rdl-name">{ format!("client {}", NAMES[c]) }</span>
+            <div class="rdl-lane">
                 { for segs.map(|s| {
                     let (cls, title) = match s.kind {
                         SegKind::Work => ("work", format!("কাজ {}–{}", ms(s.from_ms), ms(s.to_ms))),
                         SegKind::Pause => ("pause", format!("stop-the-world pause {}–{}", ms(s.from_ms), ms(s.to_ms))),
                         SegKind::Wait => ("wait", format!("lock পায়নি, অপেক্ষা {}–{}", ms(s.from_ms), ms(s.to_ms))),
                     };
-                    html! { <span class={classes!("rl-seg", cls)} style={span_style(s.from_ms, s.to_ms.min(now), end)} title={title}></span> }
+                    html! { <span class={classes!("rdl-seg", cls)} style={span_style(s.from_ms, s.to_ms.min(now), end)} title={title}></span> }
                 }) }
                 { for wins.map(|a| html! {
-                    <span class="rl-win" style={format!("left: {:.3}%", pos(a.to_ms, end))}
+                    <span class="rdl-win" style={format!("left: {:.3}%", pos(a.to_ms, end))}
                         title={format!("lock পেল: {}টা node, validity {}", bn::int(a.granted.len() as i64), ms(a.validity_ms.max(0) as u64))}></span>
                 }) }
                 { for writes.map(|w| {
                     let (cls, mark) = if w.accepted { ("ok", "✓") } else { ("no", "✗") };
-                    html! { <span class={classes!("rl-write", cls)} style={format!("left: {:.3}%", pos(w.at_ms, end))}>{ mark }</span> }
+                    html! { <span class={classes!("rdl-write", cls)} style={format!("left: {:.3}%", pos(w.at_ms, end))}>{ mark }</span> }
                 }) }
             </div>
         </div>
@@ -91,9 +91,9 @@ fn node_lane(r: &RedlockResult, lane: usize, n: usize, now: u64, end: u64) -> Ht
     let faults = r.faults.iter().filter(|f| f.step() < n);
     let name = &r.lanes[lane];
     html! {
-        <div class="rl-row rl-node" data-lane={name.clone()}>
-            <span class="rl-name">{ name.clone() }</span>
-            <div class="rl-lane">
+        <div class="rdl-row rl-node" data-lane={name.clone()}>
+            <span class="rdl-name">{ name.clone() }</span>
+            <div class="rdl-lane">
                 { for holds.map(|h| {
                     let to = h.to_ms.min(now);
                     let ended = h.to_ms <= now;
@@ -105,10 +105,10 @@ fn node_lane(r: &RedlockResult, lane: usize, n: usize, now: u64, end: u64) -> Ht
                         HoldEnd::Held => "এখনো ধরা",
                     };
                     html! {
-                        <span class={classes!("rl-hold", format!("rl-h{}", h.client), (ended && matches!(h.end, HoldEnd::ClockJump | HoldEnd::Crashed)).then_some("cut"))}
+                        <span class={classes!("rdl-hold", format!("rdl-h{}", h.client), (ended && matches!(h.end, HoldEnd::ClockJump | HoldEnd::Crashed)).then_some("cut"))}
                             style={span_style(h.from_ms, to, end)}
                             title={format!("lock:reindex = {} · {}–{}{}", NAMES[h.client], ms(h.from_ms), ms(to), if ended { format!(" · {how}") } else { String::new() })}>
-                            <span class="rl-hold-name">{ NAMES[h.client] }</span>
+                            <span class="rdl-hold-name">{ NAMES[h.client] }</span>
                         </span>
                     }
                 }) }
@@ -119,7 +119,7 @@ fn node_lane(r: &RedlockResult, lane: usize, n: usize, now: u64, end: u64) -> Ht
                         FaultRow::ClockJump { at_ms, lane: l, .. } => (at_ms, l, "jump", "⏩", "ঘড়ি লাফ দিল"),
                     };
                     (l == lane).then(|| html! {
-                        <span class={classes!("rl-fault", cls)} style={format!("left: {:.3}%", pos(at, end))} title={format!("{} · {title}", ms(at))}>{ mark }</span>
+                        <span class={classes!("rdl-fault", cls)} style={format!("left: {:.3}%", pos(at, end))} title={format!("{} · {title}", ms(at))}>{ mark }</span>
                     })
                 }) }
             </div>
@@ -132,17 +132,17 @@ fn storage_lane(r: &RedlockResult, n: usize, now: u64, end: u64) -> Html {
     let overlaps = r.overlaps.iter().filter(|o| o.step < n && o.from_ms <= now);
     let writes = r.writes.iter().filter(|w| w.step < n);
     html! {
-        <div class="rl-row rl-store" data-lane="storage">
-            <span class="rl-name">{"storage"}</span>
-            <div class="rl-lane">
+        <div class="rdl-row rl-store" data-lane="storage">
+            <span class="rdl-name">{"storage"}</span>
+            <div class="rdl-lane">
                 { for overlaps.map(|o| html! {
-                    <span class="rl-two" style={span_style(o.from_ms, o.to_ms.min(now), end)}
+                    <span class="rdl-two" style={span_style(o.from_ms, o.to_ms.min(now), end)}
                         title={format!("দুই মালিক: {}–{}", ms(o.from_ms), ms(o.to_ms))}></span>
                 }) }
                 { for writes.map(|w| {
                     let label = match w.fence { Some(f) => bn::int(f), None => NAMES[w.client].to_string() };
                     html! {
-                        <span class={classes!("rl-sw", if w.accepted { "ok" } else { "no" }, w.stale.then_some("stale"))}
+                        <span class={classes!("rdl-sw", if w.accepted { "ok" } else { "no" }, w.stale.then_some("stale"))}
                             style={format!("left: {:.3}%", pos(w.at_ms, end))}
                             title={format!("{}-র লেখা{} · {}", NAMES[w.client], if w.stale { " (বাসি)" } else { "" }, if w.accepted { "গৃহীত" } else { "ফিরিয়ে দিল" })}>{ label }</span>
                     }
@@ -210,18 +210,18 @@ fn log(r: &RedlockResult, n: usize) -> Html {
     let from = upto.saturating_sub(LOG);
     let lines: Vec<(CmdLine, Classes)> = r.commands[from..upto]
         .iter()
-        .map(|c| (c.line.clone(), classes!(format!("rl-c{}", c.client))))
+        .map(|c| (c.line.clone(), classes!(format!("rdl-c{}", c.client))))
         .collect();
-    html! { <CmdLog {lines} lab="redlock" class={classes!("rl-log")} /> }
+    html! { <CmdLog {lines} lab="redlock" class={classes!("rdl-log")} /> }
 }
 
 /// Who holds the key on each server at the cursor.
 fn holders(r: &RedlockResult, n: usize, now: u64) -> Html {
     let h = r.holders_at(n, now);
     html! {
-        <ul class="rl-holders" aria-label="এই মুহূর্তে কোন server-এ lock কার">
+        <ul class="rdl-holders" aria-label="এই মুহূর্তে কোন server-এ lock কার">
             { for r.lanes.iter().zip(h).map(|(name, who)| html! {
-                <li class={classes!(who.map(|c| format!("rl-h{c}")))} data-testid={format!("redlock-holder-{name}")}>
+                <li class={classes!(who.map(|c| format!("rdl-h{c}")))} data-testid={format!("redlock-holder-{name}")}>
                     <span>{ name.clone() }</span>{" "}<b>{ who.map_or("—", |c| NAMES[c]) }</b>
                 </li>
             }) }
@@ -257,21 +257,21 @@ pub fn RedlockLab(props: &LabProps) -> Html {
             let bad = !matches!(r.verdict, Verdict::NeverTwo | Verdict::StaleRejected { .. });
             html! {
                 <>
-                    <p class={classes!("rl-verdict", if bad { "bad" } else { "good" })} data-testid="redlock-status"
+                    <p class={classes!("rdl-verdict", if bad { "bad" } else { "good" })} data-testid="redlock-status"
                         data-kind={match r.verdict { Verdict::TwoOwners { .. } => "two-owners", Verdict::NeverTwo => "never-two", Verdict::StaleRejected { .. } => "stale-rejected" }}>
                         { r.verdict.line() }
                     </p>
                     <Controls timeline={t.clone()} label={label} />
-                    <div class="rl-lanes" role="img" aria-label={format!("সময়রেখা: client A, প্রতিটা server-এ lock-এর মালিক, client B, storage — {} পর্যন্ত", ms(now))}>
+                    <div class="rdl-lanes" role="img" aria-label={format!("সময়রেখা: client A, প্রতিটা server-এ lock-এর মালিক, client B, storage — {} পর্যন্ত", ms(now))}>
                         { client_lane(r, 0, n, now, end) }
                         { for (0..r.lanes.len()).map(|l| node_lane(r, l, n, now, end)) }
                         { client_lane(r, 1, n, now, end) }
                         { storage_lane(r, n, now, end) }
-                        <div class="rl-axis" aria-hidden="true">
+                        <div class="rdl-axis" aria-hidden="true">
                             <span>{"০"}</span><span>{ ms(end / 2) }</span><span>{ ms(end) }</span>
                         </div>
-                        <div class="rl-cursor-track" aria-hidden="true">
-                            <span class="rl-cursor" style={format!("left: {:.3}%", pos(now, end))}></span>
+                        <div class="rdl-cursor-track" aria-hidden="true">
+                            <span class="rdl-cursor" style={format!("left: {:.3}%", pos(now, end))}></span>
                         </div>
                     </div>
                     <div class="lab-status">
@@ -298,7 +298,7 @@ pub fn RedlockLab(props: &LabProps) -> Html {
     };
     html! {
         <LabFrame lab={lab.clone()} busy={run.busy()} {lead}>
-            <div class="rl-main">{ view }</div>
+            <div class="rdl-main">{ view }</div>
         </LabFrame>
     }
 }
