@@ -91,7 +91,7 @@ fn node_lane(r: &RedlockResult, lane: usize, n: usize, now: u64, end: u64) -> Ht
     let faults = r.faults.iter().filter(|f| f.step() < n);
     let name = &r.lanes[lane];
     html! {
-        <div class="rdl-row rl-node" data-lane={name.clone()}>
+        <div class="rdl-row rdl-node" data-lane={name.clone()}>
             <span class="rdl-name">{ name.clone() }</span>
             <div class="rdl-lane">
                 { for holds.map(|h| {
@@ -132,7 +132,7 @@ fn storage_lane(r: &RedlockResult, n: usize, now: u64, end: u64) -> Html {
     let overlaps = r.overlaps.iter().filter(|o| o.step < n && o.from_ms <= now);
     let writes = r.writes.iter().filter(|w| w.step < n);
     html! {
-        <div class="rdl-row rl-store" data-lane="storage">
+        <div class="rdl-row rdl-store" data-lane="storage">
             <span class="rdl-name">{"storage"}</span>
             <div class="rdl-lane">
                 { for overlaps.map(|o| html! {
@@ -255,12 +255,17 @@ pub fn RedlockLab(props: &LabProps) -> Html {
             let c = r.so_far(n);
             let label = format!("{} / {} · ধাপ {}/{}", ms(now), ms(r.end_ms), bn::int(n as i64), bn::int(r.steps as i64));
             let bad = !matches!(r.verdict, Verdict::NeverTwo | Verdict::StaleRejected { .. });
+            // The run's one status line: above the picture on the lab's page, beside the
+            // counters inside a slide (one row less).
+            let verdict = html! {
+                <p class={classes!("rdl-verdict", if bad { "bad" } else { "good" })} data-testid="redlock-status"
+                    data-kind={match r.verdict { Verdict::TwoOwners { .. } => "two-owners", Verdict::NeverTwo => "never-two", Verdict::StaleRejected { .. } => "stale-rejected" }}>
+                    { r.verdict.line() }
+                </p>
+            };
             html! {
                 <>
-                    <p class={classes!("rdl-verdict", if bad { "bad" } else { "good" })} data-testid="redlock-status"
-                        data-kind={match r.verdict { Verdict::TwoOwners { .. } => "two-owners", Verdict::NeverTwo => "never-two", Verdict::StaleRejected { .. } => "stale-rejected" }}>
-                        { r.verdict.line() }
-                    </p>
+                    if !embedded { { verdict.clone() } }
                     <Controls timeline={t.clone()} label={label} />
                     <div class="rdl-lanes" role="img" aria-label={format!("সময়রেখা: client A, প্রতিটা server-এ lock-এর মালিক, client B, storage — {} পর্যন্ত", ms(now))}>
                         { client_lane(r, 0, n, now, end) }
@@ -275,6 +280,7 @@ pub fn RedlockLab(props: &LabProps) -> Html {
                         </div>
                     </div>
                     <div class="lab-status">
+                        if embedded { { verdict } }
                         { now_line(r, n) }
                         <dl class="lab-stats">
                             { stat("redlock", "grants", "lock দেওয়া হলো", u64::from(c.grants), false) }

@@ -387,6 +387,19 @@ impl Watch {
     }
 }
 
+/// A primary with a replica: what it wrote just now reaches the replica `lag` ms later, so
+/// the run looks at the replica then (a checkpoint).
+fn watch_replica(p: &RedlockParams, w: &World<Nodes, Clients>, planned: &mut Vec<u64>) {
+    let n = w.backend();
+    if p.redlock() || n.is_down(0) || n.is_promoted(0) {
+        return;
+    }
+    let t = w.now_ms() + p.lag;
+    if let Err(i) = planned.binary_search(&t) {
+        planned.insert(i, t);
+    }
+}
+
 /// Runs `p` to the end: the result and the trace as text.
 pub fn run_with_trace(p: &RedlockParams) -> (RedlockResult, String) {
     let mut w = world(p);
@@ -427,11 +440,12 @@ pub fn run_with_trace(p: &RedlockParams) -> (RedlockResult, String) {
                     Fault::ClockJump(i, ms) => FaultRow::ClockJump { at_ms: at, step, lane: lane(i), ms },
                 });
             }
-            applied = w.backend().happened().len();
             let why = match faults.last() {
+                _ if w.backend().happened().len() == applied => HoldEnd::Released,
                 Some(FaultRow::ClockJump { .. }) => HoldEnd::ClockJump,
                 _ => HoldEnd::Crashed,
             };
+            applied = w.backend().happened().len();
             watch.see(look(p, w.backend()), f, step, why);
             continue;
         }
@@ -440,8 +454,15 @@ pub fn run_with_trace(p: &RedlockParams) -> (RedlockResult, String) {
             break;
         }
         watch.see(look(p, w.backend()), w.now_ms(), step, HoldEnd::Released);
+        watch_replica(p, &w, &mut planned);
     }
-    let end_ms = w.now_ms();
+    // What is still on its way to the replica arrives after the last event.
+    let mut end_ms = w.now_ms();
+    for f in planned {
+        let _ = Backend::advance_to(w.backend_mut(), f);
+        watch.see(look(p, w.backend()), f, w.trace().len(), HoldEnd::Released);
+        end_ms = end_ms.max(f);
+    }
     for (lane, open) in watch.open.iter_mut().enumerate() {
         if let Some((_, mut h, until)) = open.take() {
             let _ = lane;
@@ -456,7 +477,7 @@ pub fn run_with_trace(p: &RedlockParams) -> (RedlockResult, String) {
     }
     let mut holds = watch.holds;
     holds.sort_by_key(|h| (h.lane, h.from_ms));
-    let r = analyse(p, &w, lanes, holds, faults);
+    let r = analyse(p, &w, lanes, holds, faults, end_ms);
     let text = w.trace_text();
     (r, text)
 }
@@ -472,6 +493,7 @@ fn analyse(
     lanes: Vec<String>,
     holds: Vec<Hold>,
     faults: Vec<FaultRow>,
+    end_ms: u64,
 ) -> RedlockResult {
     let n = p.nodes();
     let m = w.model();
@@ -532,7 +554,7 @@ fn analyse(
         overlaps,
         counters,
         verdict,
-        end_ms: w.now_ms(),
+        end_ms,
     }
 }
 
