@@ -157,15 +157,26 @@ fn now_line(r: &RedlockResult, n: usize) -> Html {
     let fault = r.faults.iter().rev().find(|f| f.step() < n);
     let cmd = r.commands.iter().rev().find(|c| c.step < n);
     let attempt = r.attempts.iter().rev().find(|a| a.step < n);
+    let write = r.writes.iter().rev().find(|w| w.step < n);
     // The latest of them.
     let at = |s: Option<usize>| s.map_or(-1, |s| s as i64);
-    let (f, c, a) = (
+    let (f, c, a, w) = (
         at(fault.map(|f| f.step())),
         at(cmd.map(|c| c.step)),
         at(attempt.map(|a| a.step)),
+        at(write.map(|w| w.step)),
     );
     let (t, say) = if f < 0 && c < 0 {
         (0, "শুরু: A আর B একই lock চায়".to_string())
+    } else if w > f && w > c && w > a {
+        let w = write.expect("latest");
+        let token = w.fence.map_or(String::new(), |f| format!(" (fencing token {})", bn::int(f)));
+        let how = match (w.accepted, w.stale) {
+            (true, false) => "গৃহীত",
+            (true, true) => "গৃহীত — বাসি লেখা নতুন ডেটার ওপর চেপে বসল!",
+            (false, _) => "ফিরিয়ে দিল: token পুরোনো",
+        };
+        (w.at_ms, format!("{} storage-এ লিখল{token} — {how}", NAMES[w.client]))
     } else if f >= c && f >= a {
         match *fault.expect("latest") {
             FaultRow::Crash { at_ms, lane, .. } => (at_ms, format!("{} মরল — replica-তে যা পৌঁছায়নি, তা হারাল", r.lanes[lane])),
