@@ -182,9 +182,13 @@ fn now_line(r: &RateResult, k: usize) -> Html {
             ),
             a_ok > limit,
         )
-    } else if a_ok > limit && p.layers != "ip" {
+    } else if r.window_max_so_far(k) > limit && p.layers != "ip" {
         (
-            format!("লিমিট {}, কিন্তু অ্যাটাকার ঢুকেছে {} বার", n(limit), n(a_ok)),
+            format!(
+                "লিমিট {}, কিন্তু এক উইন্ডোর মধ্যেই অ্যাটাকার ঢুকেছে {} বার",
+                n(limit),
+                n(r.window_max_so_far(k))
+            ),
             true,
         )
     } else if a_no > 0 {

@@ -189,12 +189,16 @@ fn the_list_a_fresh_question_and_bad_addresses() {
         "return [...document.querySelectorAll('.practice-kind')].map(a => a.getAttribute('href'))",
         json!([]),
     );
-    let want: Vec<String> = practice::topic("lru")
-        .unwrap()
-        .kinds
+    // Every topic's kinds, in the registry's order (the LRU lab's first).
+    let want: Vec<String> = practice::topics()
         .iter()
-        .map(|k| format!("#/practice/lru/{}", k.id))
+        .flat_map(|t| {
+            t.kinds
+                .iter()
+                .map(move |k| format!("#/practice/{}/{}", t.id, k.id))
+        })
         .collect();
+    assert!(want[0].starts_with("#/practice/lru/") && want.iter().any(|w| w.contains("/lock/")));
     assert_eq!(kinds, json!(want));
     b.screenshot(&screenshot_dir().join("practice/list-1366x768.png"));
     // A kind without a seed: the page draws one and writes it into the address.

@@ -139,6 +139,28 @@ impl AddressBuckets {
     }
 }
 
+/// Which rate a refused request was over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Over {
+    /// The session's own.
+    Session,
+    /// The one its address' sessions share.
+    Address,
+    /// The whole proxy's frame budget (a busy address pays from it too).
+    Proxy,
+}
+
+impl Over {
+    /// The refusal's message, naming the rate.
+    fn message(self) -> &'static str {
+        match self {
+            Over::Session => "over the per-connection rate limit",
+            Over::Address => "over the rate limit of your address (its sessions together)",
+            Over::Proxy => "the proxy is busy (over its frame budget); try again soon",
+        }
+    }
+}
+
 /// A session's buckets: its own, and its address'.
 struct Rates {
     own: Bucket,
@@ -155,19 +177,23 @@ impl Rates {
     }
 
     /// Pays `n` units of work, from the session's bucket, its address' and (a busy address)
-    /// the proxy's.
-    fn work(&mut self, n: f64) -> bool {
+    /// the proxy's; else which of them could not pay.
+    fn work(&mut self, n: f64) -> Result<(), Over> {
         if self.own.peek() < n {
-            return false;
+            return Err(Over::Session);
         }
         let mut a = self.address.lock().expect("not poisoned");
         if Self::busy(&mut a) && !self.state.frames.lock().expect("not poisoned").take(n) {
-            return false;
+            return Err(Over::Proxy);
         }
         if !a.work.take(n) {
-            return false;
+            return Err(Over::Address);
         }
-        self.own.take(n)
+        if self.own.take(n) {
+            Ok(())
+        } else {
+            Err(Over::Session)
+        }
     }
 
     /// Gives back work paid for a request that was refused after all.
@@ -497,21 +523,22 @@ pub async fn run(
                         on_text(&s, &mut rates, t.as_str(), &mut pending)
                     }
                     Frame::Binary => {
-                        let ok = rates.work(1.0);
-                        if !ok {
+                        let paid = rates.work(1.0);
+                        if paid.is_err() {
                             rates.refuse(1.0);
                         }
                         Some(ServerMsg::answer(
                             None,
-                            Err(if ok {
-                                ErrBody::new(Code::BadRequest, "text messages only")
-                            } else {
-                                ErrBody::limited(Code::RateLimited, Limit::Rate, "over the per-connection rate limit")
+                            Err(match paid {
+                                Ok(()) => ErrBody::new(Code::BadRequest, "text messages only"),
+                                Err(over) => {
+                                    ErrBody::limited(Code::RateLimited, Limit::Rate, over.message())
+                                }
                             }),
                         ))
                     }
                     Frame::Control => {
-                        if rates.work(1.0) {
+                        if rates.work(1.0).is_ok() {
                             None
                         } else {
                             break Some(close(POLICY, "too many frames"));
@@ -589,8 +616,8 @@ fn on_text(
     // answered while the address has refusals left (past that, not even read: see `run`).
     let unit = cfg.cost_unit.max(1);
     let base = 1 + t.len() as u64 / unit;
-    let allowed = rates.work(base as f64);
-    if !allowed && !rates.refuse(base as f64) {
+    let paid = rates.work(base as f64);
+    if paid.is_err() && !rates.refuse(base as f64) {
         return Some(ServerMsg::answer(
             None,
             Err(ErrBody::limited(
@@ -610,7 +637,7 @@ fn on_text(
             )),
         ));
     }
-    if !allowed {
+    if let Err(over) = paid {
         // Refused without reading the whole message: its id, when it leads the message as
         // clients write it.
         return Some(ServerMsg::answer(
@@ -618,7 +645,7 @@ fn on_text(
             Err(ErrBody::limited(
                 Code::RateLimited,
                 Limit::Rate,
-                "over the per-connection rate limit",
+                over.message(),
             )),
         ));
     }
@@ -691,7 +718,7 @@ fn on_text(
     // whole proxy's (so many sessions together cannot keep it busy with heavy requests).
     let extra = held.saturating_sub(FREE_BYTES) / unit;
     work.heavy = held > FREE_BYTES;
-    if extra > 0 && !rates.work(extra as f64) {
+    if extra > 0 && rates.work(extra as f64).is_err() {
         give_back(ticket);
         return refusal(
             id,
@@ -826,12 +853,18 @@ fn prepare(s: &Session, req: &Request) -> Result<Work, ErrBody> {
         .map(|k| commands::prefix_key(&s.prefix, k, limits))
         .collect::<Result<Vec<_>, _>>()?;
     let mut args = args.to_vec();
-    if script.name == "extend" {
-        // The lock's new TTL (ms) stays before the session's backstop.
-        if let Some(ms) = args.get(1).and_then(|a| a.parse::<i64>().ok()) {
-            let room = s.backstop as i64 - s.state.redis_now_ms() - 1;
-            if ms > room {
-                args[1] = room.max(1).to_string();
+    // A TTL a script sets (the lock's extend, in ms; presence's markactive, in seconds)
+    // stays before the session's backstop.
+    let ttl_arg = match script.name {
+        "extend" => Some((1, 1)),
+        "markactive" => Some((3, 1000)),
+        _ => None,
+    };
+    if let Some((i, unit_ms)) = ttl_arg {
+        if let Some(t) = args.get(i).and_then(|a| a.parse::<i64>().ok()) {
+            let room = (s.backstop as i64 - s.state.redis_now_ms() - 1) / unit_ms;
+            if t > room {
+                args[i] = room.max(1).to_string();
             }
         }
     }

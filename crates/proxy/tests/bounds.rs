@@ -342,6 +342,54 @@ async fn concurrent_writes_cannot_all_pass_the_key_limit() {
     assert_eq!(keys.len(), 10);
 }
 
+/// A refusal names the rate it was over: two sessions from one address share the address'
+/// rate; one session alone meets its own first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_names_the_rate_it_was_over() {
+    let redis = RedisServer::start();
+    let mut cfg = config(&redis.url());
+    // Refills of one a second: a slow machine's delays do not change the counts.
+    cfg.rate_per_sec = 1;
+    cfg.burst = 8;
+    cfg.address_rate = 1;
+    cfg.address_burst = 10;
+    let proxy = Proxy::start(cfg).await;
+    let (mut a, mut b) = (proxy.connect().await, proxy.connect().await);
+    let ping = vec![words(&["PING"]); 6];
+    let mut refusals = Vec::new();
+    for ws in [&mut a, &mut b] {
+        for v in burst(ws, &ping).await {
+            if code(&v) == "RATE_LIMITED" {
+                refusals.push(v["err"]["message"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    // a: 6 of its own 8, 6 of the address' 10; b: 4 left at the address.
+    assert_eq!(refusals.len(), 2, "{refusals:?}");
+    assert!(
+        refusals.iter().all(|m| m.contains("your address")),
+        "{refusals:?}"
+    );
+    drop((a, b));
+
+    let mut cfg = config(&redis.url());
+    cfg.rate_per_sec = 1;
+    cfg.burst = 5;
+    let proxy = Proxy::start(cfg).await;
+    let mut c = proxy.connect().await;
+    let got = burst(&mut c, &vec![words(&["PING"]); 8]).await;
+    let refusals: Vec<&str> = got
+        .iter()
+        .filter(|v| code(v) == "RATE_LIMITED")
+        .map(|v| v["err"]["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(refusals.len(), 3, "{got:?}");
+    assert!(
+        refusals.iter().all(|m| m.contains("per-connection")),
+        "{refusals:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_frame_counts_and_pings_do_not_keep_a_session() {
     let redis = RedisServer::start();

@@ -4,8 +4,8 @@
 //! - The lock race runs live through the proxies and ends as the simulation says. A session
 //!   is one WebSocket with a namespace of its own, so two workers that contend for one lock
 //!   must share a session: both workers of a race are two concurrent request streams on one
-//!   WebSocket (the same `LockWorker` actors `world::lockrace` runs in the simulation, their
-//!   commands sent for real, in real time). Each race runs twice at once — one session on
+//!   WebSocket (the lock lab's live run, `labs::lock::live`, driven as the browser's worker
+//!   drives it: its commands sent for real, in real time). Each race runs twice at once — one session on
 //!   each proxy, same key names — and a client that reconnects lands on the other proxy for
 //!   the next race; every run must end like the simulation.
 //! - Sessions on either proxy stay isolated; their keys spread over the nodes, each key on
@@ -19,18 +19,15 @@ mod support;
 use redis::aio::MultiplexedConnection;
 use redislab_proxy::backend::key_slot;
 use redislab_proxy::Config;
+use redislab_sim::labs::lock::{self, CmdKind, LockParams, LockResult};
 use redislab_sim::redis::SCRIPTS;
-use redislab_sim::world::lockrace::{
-    self, race, stolen_releases, two_owner_moments, RaceConfig, Release,
-};
-use redislab_sim::world::{Action, Actor, Command, Ctx, Hop, Input, TraceEvent, What};
-use redislab_sim::{Mulberry32, Reply};
-use serde_json::{json, Value};
-use std::collections::{BTreeSet, HashMap};
+use redislab_sim::Reply;
+use serde_json::json;
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::{Child, Command as Process, Stdio};
-use std::time::{Duration, Instant};
-use support::{code, free_port, ping, Proxy, Ws};
+use std::time::Duration;
+use support::{code, drive_live, free_port, ping, Proxy, Ws};
 
 /// A free port whose cluster bus port (+10000) is free too.
 fn free_cluster_port() -> u16 {
@@ -224,190 +221,43 @@ fn cluster_config(urls: Vec<String>) -> Config {
 
 // ---- The lock race, live ----
 
-/// A reply of the protocol as the simulator's reply.
-fn reply_of(answer: &Value) -> Reply {
-    fn conv(v: &Value) -> Reply {
-        match v {
-            Value::Null => Reply::Nil,
-            Value::Number(n) => Reply::Integer(n.as_i64().unwrap()),
-            Value::String(s) => Reply::bulk(s.as_str()),
-            Value::Array(a) => Reply::Array(a.iter().map(conv).collect()),
-            Value::Object(o) if o.contains_key("status") => {
-                Reply::Status(o["status"].as_str().unwrap().to_string().into())
-            }
-            other => Reply::Error(other.to_string()),
-        }
-    }
-    match answer.get("ok") {
-        Some(v) => conv(v),
-        None => Reply::Error(answer["err"].to_string()),
-    }
-}
-
-/// An actor's command as a protocol message: `EVALSHA <sha> n keys… args…` of one of the
-/// server's scripts becomes `{"script": …}`; anything else `{"cmd": …}`.
-fn message(id: u64, cmd: &Command) -> Value {
-    let words: Vec<String> = cmd
-        .iter()
-        .map(|w| String::from_utf8_lossy(w).into_owned())
-        .collect();
-    if words[0].eq_ignore_ascii_case("EVALSHA") {
-        let script = SCRIPTS
-            .iter()
-            .find(|s| s.sha1 == words[1])
-            .expect("a named script");
-        let n: usize = words[2].parse().unwrap();
-        return json!({"id": id, "script": script.name, "keys": &words[3..3 + n], "args": &words[3 + n..]});
-    }
-    json!({"id": id, "cmd": words})
-}
-
-/// Runs `actors` for real, in real time, as concurrent request streams on one session: each
-/// command goes out when its actor decides, each sleep or piece of work lasts its real
-/// milliseconds. Returns the trace in the simulation's form (times in ms since the start;
-/// a command's time is when its answer came back), so the simulation's readers apply.
-///
-/// Actors that start at the same moment in the simulation reach its Redis in the order they
-/// were added; the proxy runs a session's requests concurrently, so here actor `i + 1` starts
-/// once actor `i`'s first command has been answered (a millisecond or so later).
-async fn run_live(ws: &mut Ws, seed: u32, actors: Vec<Box<dyn Actor>>) -> Vec<TraceEvent> {
-    let t0 = Instant::now();
-    let now = || t0.elapsed().as_millis() as u64;
-    let mut rngs: Vec<Mulberry32> = (0..actors.len())
-        .map(|id| Mulberry32::new(seed.wrapping_add(0x9E37_79B9u32.wrapping_mul(id as u32 + 1))))
-        .collect();
-    let mut actors = actors;
-    let mut trace: Vec<TraceEvent> = Vec::new();
-    // What each actor waits for: an answer (by id) or a wake-up time.
-    let mut waiting_id: HashMap<u64, (usize, Command)> = HashMap::new();
-    let mut wakes: Vec<Option<Instant>> = vec![None; actors.len()];
-    let mut ready: Vec<(usize, Input)> = vec![(0, Input::Start)];
-    let mut started = 1;
-    let mut live = actors.len();
-    let mut next_id = 1_000u64;
-    let deadline = t0 + Duration::from_secs(60);
-    while live > 0 {
-        for (a, input) in std::mem::take(&mut ready) {
-            let mut ctx = Ctx {
-                now_ms: now(),
-                id: a,
-                rng: &mut rngs[a],
-            };
-            let action = actors[a].act(&input, &mut ctx);
-            trace.push(TraceEvent {
-                step: trace.len(),
-                at_ms: ctx.now_ms,
-                actor: a,
-                what: What::Act {
-                    input,
-                    action: action.clone(),
-                },
-            });
-            match action {
-                Action::Send { cmd } => {
-                    next_id += 1;
-                    ws.send_text(message(next_id, &cmd).to_string()).await;
-                    waiting_id.insert(next_id, (a, cmd));
-                }
-                Action::Sleep { ms } | Action::Work { ms, .. } => {
-                    wakes[a] = Some(Instant::now() + Duration::from_millis(ms));
-                }
-                Action::Done => live -= 1,
-            }
-        }
-        if live == 0 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the live race did not end");
-        let next_wake = wakes.iter().flatten().min().copied();
-        let sleep_until = next_wake.unwrap_or_else(|| Instant::now() + Duration::from_secs(10));
-        tokio::select! {
-            answer = ws.recv() => {
-                let answer = answer.expect("the session stays open");
-                let id = answer["id"].as_u64().expect("an answer to a request");
-                let (a, cmd) = waiting_id.remove(&id).expect("an answer to a request in flight");
-                let reply = reply_of(&answer);
-                assert!(!matches!(reply, Reply::Error(_)), "{answer}");
-                trace.push(TraceEvent {
-                    step: trace.len(),
-                    at_ms: now(),
-                    actor: a,
-                    what: What::Exec { cmd, reply: Some(reply.clone()) },
-                });
-                ready.push((a, Input::Reply { reply }));
-                if a + 1 == started && started < actors.len() {
-                    ready.push((started, Input::Start));
-                    started += 1;
-                }
-            }
-            () = tokio::time::sleep_until(sleep_until.into()) => {
-                let t = Instant::now();
-                for (a, w) in wakes.iter_mut().enumerate() {
-                    if w.is_some_and(|w| w <= t) {
-                        *w = None;
-                        ready.push((a, Input::Wake));
-                    }
-                }
-            }
-        }
-    }
-    trace
-}
-
-/// A's work outlasts the lock's TTL (a pause); B takes the lock once it has expired and is
-/// still working when A releases. Margins of hundreds of ms, so real time on a loaded
-/// machine ends the same way as virtual time.
-fn race_config(release: Release) -> RaceConfig {
-    RaceConfig {
-        ttl_ms: 2000,
-        a_work_ms: 3000,
-        b_work_ms: 1400,
-        release,
+/// The lock lab's race with margins of hundreds of ms, so real time on a loaded machine ends
+/// the same way as virtual time: A takes the lock (TTL 2 s) and freezes 200–1800 ms into
+/// its 1.4 s of work, so the lock expires at 2 s; B (20 ms later) retries every 40–100 ms,
+/// takes it just after it expired and works to about 3.5 s; A releases at about 3 s.
+fn race_params(release: &str) -> LockParams {
+    LockParams {
+        ttl: 2000,
+        work: 1400,
         jobs: 1,
-        hop: Hop::symmetric(1),
+        release: release.into(),
+        heartbeat: "off".into(),
+        fencing: "off".into(),
+        dedup: "off".into(),
+        pause_worker: "a".into(),
+        pause_at: 200,
+        pause: 1600,
+        gap: 20,
+        seed: 7,
+        ..LockParams::default()
     }
-}
-
-fn workers(c: &RaceConfig) -> Vec<Box<dyn Actor>> {
-    lockrace::workers(c)
-        .into_iter()
-        .map(|w| Box::new(w) as Box<dyn Actor>)
-        .collect()
 }
 
 /// What a race ends with: (releases that removed the other's lock, two-owner moments,
 /// locks granted, the last reply of each worker's release).
-fn outcome(trace: &[TraceEvent]) -> (usize, usize, usize, Vec<Reply>) {
-    let grants = trace
-        .iter()
-        .filter(|e| {
-            matches!(&e.what, What::Exec { cmd, reply: Some(r) }
-                if cmd[0] == b"SET" && *r == Reply::ok())
-        })
-        .count();
+fn outcome(r: &LockResult) -> (u32, u32, u32, Vec<Reply>) {
     let releases = (0..2)
         .map(|a| {
-            trace
+            r.commands
                 .iter()
                 .rev()
-                .find_map(|e| match &e.what {
-                    What::Exec {
-                        cmd,
-                        reply: Some(r),
-                    } if e.actor == a && (cmd[0] == b"DEL" || cmd[0] == b"EVALSHA") => {
-                        Some(r.clone())
-                    }
-                    _ => None,
-                })
+                .find(|c| c.actor == a && matches!(c.kind, CmdKind::Del | CmdKind::Release))
+                .map(|c| c.reply.clone())
                 .expect("each worker released")
         })
         .collect();
-    (
-        stolen_releases(trace).len(),
-        two_owner_moments(trace),
-        grants,
-        releases,
-    )
+    let c = &r.counters;
+    (c.steals, c.two_owner_moments, c.grants, releases)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -416,20 +266,17 @@ async fn lock_race_live_through_two_proxies_ends_as_simulated() {
     // One proxy knows every node; the other only one of them and learns the rest.
     let p1 = Proxy::start(cluster_config(cluster.urls())).await;
     let p2 = Proxy::start(cluster_config(vec![cluster.nodes[1].url()])).await;
-    let seed = 7;
-    for (release, proxies) in [(Release::Del, [&p1, &p2]), (Release::Token, [&p2, &p1])] {
-        let cfg = race_config(release);
-        let mut sim = race(seed, &cfg);
-        sim.run(100_000);
-        let expected = outcome(sim.trace());
+    for (release, proxies) in [("del", [&p1, &p2]), ("token", [&p2, &p1])] {
+        let p = race_params(release);
+        let expected = outcome(&lock::run(&p));
         match release {
             // Plain DEL: A's release removes B's lock while B works.
-            Release::Del => assert_eq!(
+            "del" => assert_eq!(
                 expected,
                 (1, 1, 2, vec![Reply::Integer(1), Reply::Integer(0)])
             ),
             // Token: A's release finds B's token and leaves the lock alone.
-            Release::Token => assert_eq!(
+            _ => assert_eq!(
                 expected,
                 (0, 1, 2, vec![Reply::Integer(0), Reply::Integer(1)])
             ),
@@ -439,12 +286,16 @@ async fn lock_race_live_through_two_proxies_ends_as_simulated() {
         let mut sessions = [proxies[0].connect().await, proxies[1].connect().await];
         assert_ne!(sessions[0].namespace(), sessions[1].namespace());
         let [s0, s1] = &mut sessions;
-        let (t0, t1) = tokio::join!(
-            run_live(s0, seed, workers(&cfg)),
-            run_live(s1, seed, workers(&cfg))
+        let (mut r0, mut r1) = (lock::live(&p), lock::live(&p));
+        let limit = Duration::from_secs(60);
+        let (e0, e1) = tokio::join!(
+            drive_live(s0, &mut r0, limit),
+            drive_live(s1, &mut r1, limit)
         );
-        for (i, t) in [t0, t1].iter().enumerate() {
-            assert_eq!(outcome(t), expected, "{release:?}, live run {i}: {t:#?}");
+        assert_eq!((e0, e1), (vec![], vec![]), "no error answers");
+        for (i, r) in [r0.output(), r1.output()].iter().enumerate() {
+            assert_eq!(outcome(r), expected, "{release}, live run {i}: {r:#?}");
+            assert!(r.commands.iter().all(|c| c.rtt_us.is_some()), "{i}");
         }
     }
 }

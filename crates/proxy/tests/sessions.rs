@@ -373,6 +373,21 @@ async fn the_lab_s_own_ttls_keep_redis_semantics() {
     );
     let t = pttl(&mut admin, &format!("{ns}lock")).await;
     assert!(t > 0 && t < (2 * 3600 + 60) * 1000, "{t}");
+    // Nor presence's `markactive` (its TTL in seconds); the HyperLogLog it creates gets the
+    // backstop.
+    assert_eq!(
+        a.script(
+            "markactive",
+            &["room", "hll"],
+            &["u1", "1", "500", "99999999999"]
+        )
+        .await["ok"],
+        json!(1)
+    );
+    for k in ["room", "hll"] {
+        let t = pttl(&mut admin, &format!("{ns}{k}")).await;
+        assert!(t > 0 && t < (2 * 3600 + 60) * 1000, "{k}: {t}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -27,8 +27,10 @@
 //!   in the order they blocked; `*` IDs are the clock's ms with sequence 0, then 1.
 //! * `publish_counts_and_messages_agree`: PUBLISH receiver counts (channel and pattern
 //!   subscribers), the messages each subscriber reads, and one lost while unsubscribed.
-//! * `the_lock_race_runs_unchanged_against_a_real_redis`: the world's lock-race actors, with
-//!   the real server as their `Backend`, produce exactly the trace they produce on SimRedis.
+//! * `the_lock_race_runs_unchanged_against_a_real_redis`: the lock lab's two workers
+//!   (`labs::lock::LockScenario`: token release, heartbeat, fencing, double-click dedup), with
+//!   the real server as their world's `Backend`, produce exactly the trace they produce on
+//!   SimRedis.
 //!
 //! Left out, and why:
 //! * TTLs that could run out during the random run: the generator uses expiry values that
@@ -54,9 +56,10 @@ mod common;
 mod diffgen;
 
 use common::{blocked, drive, poll, seeds_from_env, Conn, Judge, Seen, Server};
+use redislab_sim::labs::lock::{LockParams, LockScenario};
+use redislab_sim::labs::scenario::Scenario;
 use redislab_sim::redis::{scripts, Exec, SimRedis};
-use redislab_sim::world::lockrace::{race, LockWorker, RaceConfig};
-use redislab_sim::world::{Backend, Delivery, Hop, Sent, World};
+use redislab_sim::world::{Backend, Delivery, Sent};
 use redislab_sim::{Mulberry32, Reply};
 use std::time::{Duration, Instant};
 
@@ -827,48 +830,102 @@ fn the_lock_race_runs_unchanged_against_a_real_redis() {
             Reply::bulk(s.sha1)
         );
     }
-    let cfg = RaceConfig {
-        hop: Hop {
-            to_redis_ms: 1,
-            from_redis_ms: 2,
-            jitter_ms: 3,
-        },
+    // Every command the lab sends: SET NX PX, the heartbeat's extend script, the fencing
+    // INCR, the dedup SET NX EX and the token release. No key may expire by real time while
+    // the world runs in virtual time: work (800 ms, heartbeats every 333 ms) stays inside the
+    // TTL and there is no pause.
+    let base = LockParams {
+        ttl: 1000,
+        work: 800,
         jobs: 3,
-        ..RaceConfig::default()
+        release: "token".into(),
+        heartbeat: "on".into(),
+        fencing: "on".into(),
+        dedup: "on".into(),
+        pause: 0,
+        ..LockParams::default()
     };
     for seed in [1, 2, 3] {
         admin.cmd(&["FLUSHALL"]);
-        let mut sim = race(seed, &cfg);
-        sim.run(100_000);
-        let mut real = World::new(
+        let p = LockParams {
             seed,
+            ..base.clone()
+        };
+        let mut sim = LockScenario::new(&p).world(SimRedis::new(seed).with_named_scripts(), false);
+        sim.run(100_000);
+        let mut real = LockScenario::new(&p).world(
             RealRedis {
                 port: server.port(),
                 conns: Default::default(),
             },
+            false,
         );
-        for (name, work) in [("A", cfg.a_work_ms), ("B", cfg.b_work_ms)] {
-            real.add(
-                Box::new(LockWorker::new(
-                    name,
-                    "lock",
-                    cfg.ttl_ms,
-                    work,
-                    cfg.release,
-                    cfg.jobs,
-                )),
-                cfg.hop,
-                0,
-            );
-        }
         real.run(100_000);
         assert!(sim.trace().len() > 40);
+        let t = sim.trace_text();
+        for c in ["EVALSHA", "INCR", "dedup:"] {
+            assert!(t.contains(c), "the run sends {c}: {t}");
+        }
         assert_eq!(
             sim.trace(),
             real.trace(),
             "seed {seed}\nSimRedis:\n{}\nRedis:\n{}",
-            sim.trace_text(),
+            t,
             real.trace_text()
         );
+    }
+}
+
+/// The round-trips lab's five ways (one by one, a pipeline, MULTI/EXEC, WATCH + MULTI and the
+/// presence script), with clients racing for the room's last place and with the room's key
+/// of the wrong type, end on a real Redis exactly as on SimRedis: every command's reply in
+/// Redis' order (EXEC's arrays, WATCH's nil EXEC, the script's errors with no rollback), the
+/// room's size, the HyperLogLog's estimate and the TTL.
+#[test]
+fn the_round_trips_ways_end_alike_on_a_real_redis() {
+    use redislab_sim::labs::params::Params;
+    use redislab_sim::labs::roundtrips::{scenario, RoundTripsParams, Way, INFO};
+    let mut server = Server::start();
+    let mut admin = server.conn();
+    for s in scripts::SCRIPTS {
+        assert_eq!(
+            admin.cmd(&["SCRIPT", "LOAD", s.source]),
+            Reply::bulk(s.sha1)
+        );
+    }
+    let ways = [
+        Way::OneByOne,
+        Way::Pipeline,
+        Way::Multi,
+        Way::Watch,
+        Way::Script,
+    ];
+    for q in [
+        "",
+        "clients=5&spread=30&seed=3",
+        "preset=no-rollback",
+        "room=500",
+    ] {
+        let (p, errs) = Params::from_query(&INFO, q);
+        assert!(errs.is_empty(), "{errs:?}");
+        let p: RoundTripsParams = p.typed();
+        for way in ways {
+            admin.cmd(&["FLUSHALL"]);
+            let mut sim_s = scenario(&p, way);
+            let mut sim = sim_s.world(SimRedis::new(p.seed).with_named_scripts(), false);
+            sim.run(100_000);
+            let mut real_s = scenario(&p, way);
+            let mut real = real_s.world(
+                RealRedis {
+                    port: server.port(),
+                    conns: Default::default(),
+                },
+                false,
+            );
+            real.run(100_000);
+            let (a, b) = (sim_s.output(&sim, None), real_s.output(&real, None));
+            assert!(a.ran.len() >= 4, "{q} {way:?}");
+            assert_eq!(a, b, "{q} {way:?}");
+        }
     }
 }

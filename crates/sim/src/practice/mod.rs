@@ -15,6 +15,7 @@
 //! Everything is a pure function of its seed, natively and in wasm.
 
 pub mod grade;
+pub mod lock;
 pub mod lru;
 pub mod pick;
 

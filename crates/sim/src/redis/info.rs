@@ -6,7 +6,8 @@
 //! `keyspace` (`db0:keys=…,expires=…,avg_ttl=…`, keys counted until reclaimed, as Redis
 //! counts them). CONFIG GET / SET know `maxmemory`, `maxmemory-policy`,
 //! `maxmemory-samples`, `hz` and `hll-sparse-max-bytes`; DEBUG knows `SET-ACTIVE-EXPIRE`
-//! (SimRedis behaves as a server started with `enable-debug-command local`).
+//! and `RELOAD` (see [`super::rdb`]; SimRedis behaves as a server started with
+//! `enable-debug-command local`).
 
 use super::evict::Policy;
 use super::num::parse_i64;
@@ -305,6 +306,10 @@ impl SimRedis {
     }
 
     pub(crate) fn debug(&mut self, a: &[&[u8]]) -> Reply {
+        if a[1].eq_ignore_ascii_case(b"reload") && a.len() == 2 {
+            self.debug_reload();
+            return Reply::ok();
+        }
         if a[1].eq_ignore_ascii_case(b"set-active-expire") && a.len() == 3 {
             let on = std::str::from_utf8(a[2])
                 .ok()

@@ -18,7 +18,7 @@
 //! * transactions (`tx`): MULTI, EXEC, DISCARD, WATCH, UNWATCH;
 //! * server (`info`, [`evict`]): INFO (keyspace, stats, memory, replication), CONFIG
 //!   GET/SET of `maxmemory`, `maxmemory-policy`, `maxmemory-samples`, `hz` and
-//!   `hll-sparse-max-bytes`, DEBUG SET-ACTIVE-EXPIRE, PING, ECHO;
+//!   `hll-sparse-max-bytes`, DEBUG SET-ACTIVE-EXPIRE and RELOAD, PING, ECHO;
 //! * EVALSHA / EVAL / SCRIPT LOAD / EXISTS / FLUSH of the named scripts in [`scripts`] (Lua
 //!   source shown to the student, semantics in Rust, real SHA1s; a fresh server has none
 //!   loaded, as a fresh Redis has none cached);
@@ -57,6 +57,7 @@ mod ld;
 mod lists;
 pub mod num;
 pub mod pubsub;
+pub mod rdb;
 pub mod replica;
 mod reply;
 mod scan;
@@ -68,6 +69,7 @@ mod table;
 mod tx;
 mod zsets;
 
+pub use rdb::{Loaded, Snapshot};
 pub use replica::{Node, Replicated};
 pub use reply::Reply;
 pub use scripts::{Script, SCRIPTS};
@@ -441,6 +443,19 @@ impl SimRedis {
     /// Keys with a TTL stored (expired or not).
     pub fn volatile_len(&self) -> usize {
         self.volatile.len()
+    }
+
+    /// Keys stored past their TTL, not yet reclaimed (counted by DBSIZE and `INFO
+    /// keyspace`, answered nil by every read). Does not expire anything.
+    pub fn stale_len(&self) -> usize {
+        let now = self.mstime();
+        self.vexp.iter().filter(|&&when| now > when).count()
+    }
+
+    /// Whether `key` is stored and past its TTL (it reads as missing but still counts).
+    /// Does not expire anything.
+    pub fn is_stale(&self, key: &[u8]) -> bool {
+        self.is_expired(key)
     }
 
     /// Runs one command for a client that may not block (like a Lua script or MULTI): a

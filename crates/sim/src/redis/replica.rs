@@ -26,6 +26,7 @@
 //! REPLCONF ACK every second).
 
 use super::commands::resp_len;
+use super::rdb::Snapshot;
 use super::{Reply, SimRedis, Value};
 use std::collections::VecDeque;
 
@@ -231,7 +232,13 @@ const PING_EVERY_MS: u64 = 10_000;
 impl Replicated {
     /// Attaches a fresh replica (seeded with `seed`) to `primary` with a full sync now; the
     /// snapshot and everything after it arrive `lag_ms` later.
-    pub fn attach(mut primary: SimRedis, seed: u32, lag_ms: u64) -> Self {
+    pub fn attach(primary: SimRedis, seed: u32, lag_ms: u64) -> Self {
+        Self::attach_with(primary, seed, lag_ms, Snapshot::All)
+    }
+
+    /// [`Replicated::attach`] with a snapshot that holds `what` ([`Snapshot::SkipExpired`]:
+    /// Redis ≤ 4.0.9, whose snapshot left out the keys already past their TTL).
+    pub fn attach_with(mut primary: SimRedis, seed: u32, lag_ms: u64, what: Snapshot) -> Self {
         let now = primary.now_ms();
         let mut replica = SimRedis::with_config(seed, primary.exp.cfg);
         replica.epoch_ms = primary.epoch_ms;
@@ -240,9 +247,9 @@ impl Replicated {
         replica.repl.replica = true;
         replica.update_track();
         let snapshot: Vec<KeyState> = primary
-            .keys
-            .iter()
-            .map(|(k, e)| (k.clone(), Some((e.value.clone(), e.expire))))
+            .rdb(what)
+            .into_iter()
+            .map(|(k, v, expire)| (k, Some((v, expire))))
             .collect();
         let mut in_flight = VecDeque::new();
         // The snapshot brings the replica to the primary's offset.
@@ -295,6 +302,14 @@ impl Replicated {
     /// Entries produced by the primary and not yet applied by the replica.
     pub fn in_flight(&self) -> usize {
         self.in_flight.len()
+    }
+
+    /// Keys the primary reclaimed (or evicted) whose DEL has not reached the replica yet.
+    pub fn dels_in_flight(&self) -> usize {
+        self.in_flight
+            .iter()
+            .filter(|(_, _, op)| matches!(op, ReplOp::Del(_)))
+            .count()
     }
 
     /// Runs a command on one node for `client` (see [`SimRedis::execute`]).

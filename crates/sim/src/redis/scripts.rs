@@ -60,13 +60,28 @@ pub const ADD_JOB: Script = Script {
     sha1: "3c98afe8f817027a4c114a1897aab0a62b76aacc",
 };
 
+/// Presence (production slides 14–15, `watchMarkActive`): the four commands in one round
+/// trip, with the room's size check inside Redis. The viewer always goes into the
+/// HyperLogLog bucket; into the room's sorted set only while it holds fewer than the limit,
+/// and then the set's TTL is renewed. `KEYS[1]` room's sorted set, `KEYS[2]` HyperLogLog
+/// bucket; `ARGV` member, score, limit, TTL seconds. Returns 1 if the set was written.
+pub const MARK_ACTIVE: Script = Script {
+    name: "markactive",
+    source: r#"redis.call("pfadd",KEYS[2],ARGV[1]) local size = redis.call("zcard",KEYS[1]) if size < tonumber(ARGV[3]) then redis.call("zadd",KEYS[1],ARGV[2],ARGV[1]) redis.call("expire",KEYS[1],ARGV[4]) return 1 end return 0"#,
+    sha1: "b57d7f06bf49f551c3096d5457fbaa3e058ab5c6",
+};
+
 /// Every registered script.
-pub const SCRIPTS: &[Script] = &[RELEASE, EXTEND, ADD_JOB];
+pub const SCRIPTS: &[Script] = &[RELEASE, EXTEND, ADD_JOB, MARK_ACTIVE];
 
 /// What `script` does, in Rust (every script of [`SCRIPTS`] has a body).
 fn body(script: &Script) -> Option<ScriptFn> {
-    let bodies: [(Script, ScriptFn); 3] =
-        [(RELEASE, release), (EXTEND, extend), (ADD_JOB, add_job)];
+    let bodies: [(Script, ScriptFn); 4] = [
+        (RELEASE, release),
+        (EXTEND, extend),
+        (ADD_JOB, add_job),
+        (MARK_ACTIVE, mark_active),
+    ];
     bodies
         .into_iter()
         .find(|(s, _)| s == script)
@@ -133,6 +148,115 @@ fn add_job(r: &mut SimRedis, keys: &[&[u8]], argv: &[&[u8]]) -> Result<Reply, St
     Ok(Reply::Integer(1))
 }
 
+/// Lua 5.1's `tonumber` of a string (`luaO_str2d`): C's `strtod` — leading blanks, a sign,
+/// decimal digits with a point and an exponent, `inf`/`infinity`/`nan` — or, when the
+/// number stops at an `x`, `strtoul(s, 16)`; then only blanks may follow. `None` is Lua's
+/// `nil`.
+pub fn lua_tonumber(s: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(s).ok()?;
+    let blank = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c');
+    let body = text.trim_start_matches(blank);
+    let b = body.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let neg = b.first() == Some(&b'-');
+    let word =
+        |w: &str| b.len() >= i + w.len() && b[i..i + w.len()].eq_ignore_ascii_case(w.as_bytes());
+    let (mut value, mut end) = if word("infinity") {
+        (f64::INFINITY, i + 8)
+    } else if word("inf") {
+        (f64::INFINITY, i + 3)
+    } else if word("nan") {
+        (f64::NAN, i + 3)
+    } else {
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let int_digits = i - start;
+        let mut frac_digits = 0;
+        if i < b.len() && b[i] == b'.' {
+            let f = i + 1;
+            let mut j = f;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            frac_digits = j - f;
+            if int_digits + frac_digits > 0 {
+                i = j;
+            }
+        }
+        if int_digits + frac_digits == 0 {
+            return None;
+        }
+        if i < b.len() && matches!(b[i], b'e' | b'E') {
+            let mut j = i + 1;
+            if j < b.len() && matches!(b[j], b'+' | b'-') {
+                j += 1;
+            }
+            let d = j;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j > d {
+                i = j;
+            }
+        }
+        (body[..i].parse::<f64>().ok()?, i)
+    };
+    if neg && value.is_infinite() {
+        value = f64::NEG_INFINITY;
+    }
+    // "0x10": strtod stopped at the `x`; Lua reads the whole again as `strtoul(s, 16)`
+    // (a sign, an optional `0x`, hex digits; a negative wraps as C's unsigned long does).
+    if matches!(b.get(end), Some(b'x' | b'X')) {
+        let mut j = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+        if b.len() > j + 2
+            && b[j] == b'0'
+            && matches!(b[j + 1], b'x' | b'X')
+            && b[j + 2].is_ascii_hexdigit()
+        {
+            j += 2;
+        }
+        let h = j;
+        while j < b.len() && b[j].is_ascii_hexdigit() {
+            j += 1;
+        }
+        let v = u64::from_str_radix(&body[h..j], 16).unwrap_or(if j > h { u64::MAX } else { 0 });
+        value = if neg {
+            v.wrapping_neg() as f64
+        } else {
+            v as f64
+        };
+        end = j;
+    }
+    body[end..].chars().all(blank).then_some(value)
+}
+
+fn mark_active(r: &mut SimRedis, keys: &[&[u8]], argv: &[&[u8]]) -> Result<Reply, String> {
+    // Each `redis.call` raises on a nil argument after the calls before it have run.
+    let (Some(bucket), Some(member)) = (keys.get(1), argv.first()) else {
+        return Err(LUA_ARG_ERR.into());
+    };
+    call(r, &[b"pfadd", bucket, member])?;
+    let size = call(r, &[b"zcard", keys[0]])?.as_int().unwrap_or(0);
+    // `size < tonumber(ARGV[3])`: a nil limit is a Lua error, NaN compares false.
+    let Some(limit) = argv.get(2).and_then(|l| lua_tonumber(l)) else {
+        return Err("ERR user_script:1: attempt to compare number with nil".into());
+    };
+    if (size as f64) >= limit || limit.is_nan() {
+        return Ok(Reply::Integer(0));
+    }
+    let Some(score) = argv.get(1) else {
+        return Err(LUA_ARG_ERR.into());
+    };
+    call(r, &[b"zadd", keys[0], score, member])?;
+    let Some(ttl) = argv.get(3) else {
+        return Err(LUA_ARG_ERR.into());
+    };
+    call(r, &[b"expire", keys[0], ttl])?;
+    Ok(Reply::Integer(1))
+}
+
 const NOSCRIPT: &str = "NOSCRIPT No matching script. Please use EVAL.";
 
 /// The index of a registered script in [`SCRIPTS`].
@@ -141,7 +265,7 @@ fn index_of(s: &Script) -> usize {
 }
 
 const ONLY_NAMED: &str =
-    "ERR SimRedis runs only its registered scripts (the lock release, the heartbeat, the queue's add)";
+    "ERR SimRedis runs only its registered scripts (the lock release, the heartbeat, the queue's add, presence's markactive)";
 
 impl SimRedis {
     fn loaded(&self, s: &Script) -> bool {
@@ -269,12 +393,100 @@ mod body_tests {
             let f = body(s).unwrap_or_else(|| panic!("{} has no body", s.name));
             let mut r = SimRedis::new(1);
             let keys: &[&[u8]] = &[b"k", b"w"];
-            let argv: &[&[u8]] = &[b"id", b"name", b"data"];
+            let argv: &[&[u8]] = match s.name {
+                "markactive" => &[b"u1", b"1000", b"500", b"120"],
+                _ => &[b"id", b"name", b"data"],
+            };
             let expected = match s.name {
                 "release" | "extend" => Reply::Integer(0),
                 _ => Reply::Integer(1),
             };
             assert_eq!(f(&mut r, keys, argv), Ok(expected), "{}", s.name);
+        }
+    }
+
+    /// The presence script as Redis 7.0.15 ran it (`redis-cli EVALSHA`, checked by hand and
+    /// again by `tests/redis_differential.rs`): the HyperLogLog is written first and stays
+    /// when a later call fails (no rollback); the size check uses Lua's `tonumber`.
+    #[test]
+    fn mark_active_stops_where_the_lua_stops() {
+        let mut r = SimRedis::new(1).with_named_scripts();
+        let sha = MARK_ACTIVE.sha1;
+        let mut ev = |args: &[&str]| {
+            let mut c = vec!["EVALSHA", sha];
+            c.extend_from_slice(args);
+            r.cmd(&c)
+        };
+        let tail = |e: &str| format!("{e} script: {sha}, on @user_script:1.");
+        assert_eq!(
+            ev(&["2", "room", "hll", "u1", "1000", "500", "120"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            ev(&["2", "room", "hll", "u2", "1000", "x", "120"]),
+            Reply::Error(tail(
+                "ERR user_script:1: attempt to compare number with nil"
+            ))
+        );
+        assert_eq!(ev(&["2", "room", "hll"]), Reply::Error(tail(LUA_ARG_ERR)));
+        assert_eq!(ev(&["1", "room", "u"]), Reply::Error(tail(LUA_ARG_ERR)));
+        assert_eq!(
+            ev(&["2", "room", "hll", "u6", "notafloat", "500", "120"]),
+            Reply::Error(tail("ERR value is not a valid float"))
+        );
+        // EXPIRE fails after ZADD ran: u7 stays in the set.
+        assert_eq!(
+            ev(&["2", "room", "hll", "u7", "1", "500", "notint"]),
+            Reply::Error(tail(NOT_INT))
+        );
+        assert_eq!(
+            ev(&["2", "room", "hll", "u8", "1", "1", "120"]),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            ev(&["2", "room", "hll", "u8", "1", "2.5", "120"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            ev(&["2", "room", "hll", "u9", "1", " 3", "120"]),
+            Reply::Integer(0)
+        );
+        assert_eq!(
+            ev(&["2", "room", "hll", "u10", "1", "0x10", "120"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(
+            ev(&["2", "room", "hll", "u11", "1", "1e2", "120"]),
+            Reply::Integer(1)
+        );
+        assert_eq!(r.cmd(&["ZCARD", "room"]), Reply::Integer(5));
+        assert_eq!(r.cmd(&["PFCOUNT", "hll"]), Reply::Integer(8));
+        r.cmd(&["SET", "str", "oops"]);
+        let mut c = vec!["EVALSHA", sha, "2", "str", "hll", "u12", "1", "500", "120"];
+        assert_eq!(r.cmd(&c), Reply::Error(tail(super::super::WRONGTYPE)));
+        c[3] = "room";
+        c[4] = "str";
+        assert_eq!(
+            r.cmd(&c),
+            Reply::Error(tail(
+                "WRONGTYPE Key is not a valid HyperLogLog string value."
+            ))
+        );
+    }
+
+    #[test]
+    fn lua_tonumber_reads_as_strtod() {
+        let n = |s: &str| lua_tonumber(s.as_bytes());
+        assert_eq!(n("500"), Some(500.0));
+        assert_eq!(n(" 3 "), Some(3.0));
+        assert_eq!(n("-2.5e1"), Some(-25.0));
+        assert_eq!(n("0x10"), Some(16.0));
+        assert_eq!(n(".5"), Some(0.5));
+        assert_eq!(n("5."), Some(5.0));
+        assert_eq!(n("inf"), Some(f64::INFINITY));
+        assert!(n("nan").is_some_and(f64::is_nan));
+        for bad in ["", " ", "x", "1x", "1e", "1 2", "--1", "."] {
+            assert_eq!(n(bad), None, "{bad:?}");
         }
     }
 }

@@ -185,3 +185,83 @@ fn active_expiry_on_the_primary_reaches_the_replica() {
         "a replica expires nothing itself"
     );
 }
+
+/// Ten keys past their TTL (the cycle off, so none is reclaimed), ten with a long TTL, ten
+/// without: what each snapshot holds and what each loader keeps.
+fn with_stale_keys() -> SimRedis {
+    let mut s = SimRedis::new(3);
+    r(&mut s, "DEBUG SET-ACTIVE-EXPIRE 0");
+    for i in 0..10 {
+        s.cmd(&["SET", &format!("gone:{i}"), "v", "PX", "100"]);
+        s.cmd(&["SET", &format!("kept:{i}"), "v", "EX", "1000"]);
+        s.cmd(&["SET", &format!("plain:{i}"), "v"]);
+    }
+    s.advance(101);
+    assert_eq!((s.dbsize(), s.volatile_len(), s.stale_len()), (30, 20, 10));
+    assert!(s.is_stale(b"gone:3") && !s.is_stale(b"kept:3") && !s.is_stale(b"nope"));
+    s
+}
+
+#[test]
+fn a_primary_loading_a_snapshot_drops_what_has_expired() {
+    let s = with_stale_keys();
+    assert_eq!(s.rdb(Snapshot::All).len(), 30);
+    assert_eq!(s.rdb(Snapshot::SkipExpired).len(), 20);
+    let (mut b, loaded) = s.restarted(9, Snapshot::All);
+    assert_eq!(
+        loaded,
+        Loaded {
+            keys: 20,
+            expired: 10
+        }
+    );
+    assert_eq!((b.dbsize(), b.volatile_len(), b.stale_len()), (20, 10, 0));
+    assert_eq!(b.now_ms(), s.now_ms());
+    assert_eq!(r(&mut b, "TTL kept:0"), int(1000));
+    assert_eq!(r(&mut b, "GET gone:0"), Reply::Nil);
+    // From an old snapshot the same keys are simply not there.
+    let (_, old) = s.restarted(9, Snapshot::SkipExpired);
+    assert_eq!(
+        old,
+        Loaded {
+            keys: 20,
+            expired: 0
+        }
+    );
+    // DEBUG RELOAD in place: the same.
+    let mut c = s.clone();
+    assert_eq!(r(&mut c, "DEBUG RELOAD"), Reply::ok());
+    assert_eq!((c.dbsize(), c.volatile_len(), c.stale_len()), (20, 10, 0));
+    assert_eq!(
+        c.expire_stats().lazy,
+        0,
+        "dropped on load, not expired by a read"
+    );
+}
+
+#[test]
+fn a_replica_keeps_the_stale_keys_of_a_new_snapshot_and_none_of_an_old_one() {
+    let s = with_stale_keys();
+    let mut today = Replicated::attach(s.clone(), 4, 10);
+    today.advance(10);
+    let rep = today.node(Node::Replica);
+    assert_eq!(
+        (rep.dbsize(), rep.volatile_len(), rep.stale_len()),
+        (30, 20, 10)
+    );
+    let mut old = Replicated::attach_with(s, 4, 10, Snapshot::SkipExpired);
+    old.advance(10);
+    let rep = old.node(Node::Replica);
+    assert_eq!(
+        (rep.dbsize(), rep.volatile_len(), rep.stale_len()),
+        (20, 10, 0)
+    );
+    // The primary's DEL of a key the old replica never got changes nothing there.
+    assert_eq!(
+        old.execute(Node::Primary, 1, &["GET", "gone:0"]),
+        Exec::Reply(Reply::Nil)
+    );
+    old.advance(10);
+    assert_eq!(old.node(Node::Primary).dbsize(), 29);
+    assert_eq!(old.node(Node::Replica).dbsize(), 20);
+}

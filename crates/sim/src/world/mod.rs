@@ -33,7 +33,6 @@ mod actors;
 mod backend;
 mod engine;
 pub mod live;
-pub mod lockrace;
 mod nodes;
 
 pub use actors::{Action, Actor, ActorTimer, Actors, Ctx, Input};

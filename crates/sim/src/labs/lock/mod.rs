@@ -339,6 +339,10 @@ pub struct LockLab;
 pub static LAB: LockLab = LockLab;
 
 impl Lab for LockLab {
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::lock::KINDS
+    }
+
     fn info(&self) -> &'static LabInfo {
         &INFO
     }

@@ -198,3 +198,40 @@ fn the_worker_protocol_gives_the_same_result() {
     let s = serde_json::to_string(&msgs).unwrap();
     assert_eq!(serde_json::from_str::<Vec<Body>>(&s).unwrap(), msgs);
 }
+
+/// Token release, no pause, work well inside the TTL (300 ms + a few ms of network < 1000
+/// ms): whoever holds the lock releases it before it can expire, so over many seeds (the
+/// network's jitter, the tokens, the waits between tries) no two pieces of work overlap, no
+/// release deletes another's lock, and every job is done under a lock of its own.
+#[test]
+fn property_token_release_with_work_inside_the_ttl_never_has_two_owners() {
+    let base = LockParams {
+        ttl: 1000,
+        work: 300,
+        jobs: 3,
+        release: "token".into(),
+        pause: 0,
+        gap: 0,
+        ..preset_params("token")
+    };
+    let mut traces = std::collections::HashSet::new();
+    for seed in 0..300 {
+        let p = LockParams { seed, ..base.clone() };
+        let mut r = sim(&p);
+        while !r.steps(1_000) {}
+        traces.insert(r.world().trace_text());
+        let out = r.output();
+        let c = &out.counters;
+        assert_eq!(c.two_owner_moments, 0, "seed {seed}");
+        assert_eq!(c.steals, 0, "seed {seed}");
+        assert_eq!(c.grants, 6, "seed {seed}: 3 jobs each");
+        let work = out
+            .segs
+            .iter()
+            .filter(|s| s.kind == SegKind::Work && s.to_ms > s.from_ms)
+            .count();
+        assert_eq!(work, 6, "seed {seed}");
+        assert!(out.commands.iter().all(|c| c.kind != CmdKind::Del));
+    }
+    assert!(traces.len() > 250, "seeds draw other timings: {}", traces.len());
+}

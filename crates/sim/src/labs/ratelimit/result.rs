@@ -103,6 +103,30 @@ impl RateResult {
         t
     }
 
+    /// The most attacker requests let through in any run of whole buckets no longer than the
+    /// window, among the first `n` buckets: what the limit is about (a run spanning several
+    /// windows may let through more than the limit in all, and rightly). Never more than
+    /// [`RateResult::max_in_window`] (every such run lies inside one window).
+    pub fn window_max_so_far(&self, n: usize) -> u64 {
+        let per = (self.params.window_ms() / self.bucket_ms.max(1)).max(1) as usize;
+        let ok: Vec<u64> = self
+            .buckets
+            .iter()
+            .take(n)
+            .map(|b| u64::from(b.attacker_ok))
+            .collect();
+        let mut best = 0;
+        let mut sum = 0;
+        for i in 0..ok.len() {
+            sum += ok[i];
+            if i >= per {
+                sum -= ok[i - per];
+            }
+            best = best.max(sum);
+        }
+        best
+    }
+
     /// The attacker's requests let through per instance in the first `n` buckets.
     pub fn instances_so_far(&self, n: usize) -> Vec<u64> {
         let mut out = vec![0u64; self.per_instance.len()];

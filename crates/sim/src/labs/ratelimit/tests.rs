@@ -140,3 +140,22 @@ fn a_live_run_is_the_same_story_at_a_size_one_session_carries() {
     }
     assert!(LAB.live(&Job::new(&INFO, &Params::from_query(&INFO, "preset=memory").0).scaled(1), &Params::from_query(&INFO, "preset=memory").0).is_none());
 }
+
+/// What the status line judges by: the most let through within one window, bucket by
+/// bucket — over the limit at the fixed window's edge, never with the sliding window (though
+/// its run lets 501 through in all), and never above the exact figure.
+#[test]
+fn the_window_max_so_far_judges_per_window() {
+    for id in ["memory", "redis", "edge", "sliding", "office-ip", "office-both", "rotate"] {
+        let r = run(&preset(id));
+        let all = r.window_max_so_far(usize::MAX);
+        assert!(all <= r.max_in_window, "{id}: {all} > {}", r.max_in_window);
+        assert!(r.window_max_so_far(r.buckets.len() / 2) <= all, "{id}");
+    }
+    let edge = run(&preset("edge"));
+    let m = edge.window_max_so_far(usize::MAX);
+    assert!(m > 500, "{m}");
+    let s = run(&preset("sliding"));
+    assert!(s.window_max_so_far(usize::MAX) <= 500);
+    assert!(s.attacker.allowed > 500);
+}

@@ -204,7 +204,7 @@ fn autoclaim_loses_nothing_and_duplicates_are_the_reclaimed() {
 /// The producers' counter and the XACK IDs write what `to_string` writes.
 #[test]
 fn decimals_in_place_are_to_string() {
-    use super::model::{set_decimal, write_id};
+    use super::model::{consumers::write_id, set_decimal};
     use crate::redis::StreamId;
     let (mut text, mut of) = (Vec::new(), None);
     for n in (0..2000).chain([9_999, 10_000, 10_001, 5, 99_999, 100_000]) {

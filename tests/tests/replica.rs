@@ -1,0 +1,187 @@
+//! The replica lab in a real headless Chromium: the lab page computes in the worker and shows
+//! the native simulator's numbers at every frame it is moved to (browser = wasm, native =
+//! `redislab_sim::labs::replica::run`), each preset from the address, a bad parameter's
+//! Bengali message, and the lab embedded on the patterns deck's "Replica ৫/৫" slide.
+//! Screenshots at 1366×768 and 360×740.
+
+use redislab_deck::bn;
+use redislab_e2e::{deck, screenshot_dir, Browser};
+use redislab_sim::labs::params::Params;
+use redislab_sim::labs::replica::{run, Frame, ReplicaOutput, INFO};
+use serde_json::json;
+
+fn native(query: &str) -> ReplicaOutput {
+    let (p, errs) = Params::from_query(&INFO, query);
+    assert!(errs.is_empty(), "{errs:?}");
+    run(&p.typed())
+}
+
+/// What a frame shows: both sides' keys=, expires=, stale, then lazy and active.
+fn want(f: &Frame) -> Vec<Option<u64>> {
+    let s = f.second;
+    vec![
+        Some(u64::from(f.primary.keys)),
+        Some(u64::from(f.primary.expires)),
+        Some(u64::from(f.primary.stale)),
+        s.map(|c| u64::from(c.keys)),
+        s.map(|c| u64::from(c.expires)),
+        s.map(|c| u64::from(c.stale)),
+        Some(f.lazy),
+        Some(f.active),
+    ]
+}
+
+fn shown(b: &Browser, scope: &str) -> Vec<Option<u64>> {
+    [
+        "p-keys",
+        "p-expires",
+        "p-stale",
+        "s-keys",
+        "s-expires",
+        "s-stale",
+        "lazy",
+        "active",
+    ]
+    .iter()
+    .map(|k| {
+        let css = format!("{scope} [data-testid=replica-{k}]");
+        b.exists(&css).then(|| b.counter(&css))
+    })
+    .collect()
+}
+
+fn wait_idle(b: &Browser, scope: &str) {
+    b.wait(90, "the replica lab to finish", |b| {
+        b.exists(&format!(
+            "{scope}.lab-replica[aria-busy=false] [data-testid=replica-p-keys]"
+        ))
+    });
+}
+
+fn seek(b: &Browser, scope: &str, frame: usize) {
+    b.js(
+        "const s = document.querySelector(arguments[0] + ' .scrubber'); s.value = String(arguments[1]); s.dispatchEvent(new Event('input', {bubbles: true}));",
+        json!([scope, frame]),
+    );
+}
+
+fn no_sideways_scroll(b: &Browser) {
+    let overflow = b.js(
+        "return document.documentElement.scrollWidth > window.innerWidth",
+        json!([]),
+    );
+    assert_eq!(overflow, json!(false), "the page scrolls sideways");
+}
+
+#[test]
+fn the_lab_page_shows_the_native_run_frame_by_frame() {
+    let b = Browser::new(1366, 768);
+    b.open("#/lab/replica");
+    wait_idle(&b, "");
+    let o = native("");
+    let last = o.frames.last().unwrap();
+    assert_eq!(shown(&b, ".lab-replica"), want(last));
+    // The seed's question answered with the numbers at the cursor.
+    let now = b.text("[data-testid=replica-now]").unwrap_or_default();
+    assert!(now.contains("কিছু হারায়নি"), "{now}");
+    assert!(
+        now.contains(&bn::int(i64::from(last.primary.live()))),
+        "{now}"
+    );
+    let log = b.text("[data-testid=replica-log]").unwrap_or_default();
+    assert!(log.contains("GET key:08879"), "{log}");
+    assert!(log.contains("পৌঁছল"), "{log}");
+    let plot = b.rect(".rp-plot svg").expect("the chart");
+    assert!(plot.width > 500.0 && plot.height >= 120.0, "{plot:?}");
+    b.screenshot(&screenshot_dir().join("labs/replica.png"));
+    // Before the sync, at the sync, once loaded: the same numbers as the native frames.
+    for k in [0, 40, 60, 62, 120] {
+        seek(&b, ".lab-replica", k);
+        b.wait(5, "the frame", |b| {
+            shown(b, ".lab-replica") == want(&o.frames[k])
+        });
+    }
+    seek(&b, ".lab-replica", 20);
+    b.wait(5, "the frame", |b| {
+        shown(b, ".lab-replica") == want(&o.frames[20])
+    });
+    let now = b.text("[data-testid=replica-now]").unwrap_or_default();
+    assert!(now.contains("এখনো জোড়েনি"), "{now}");
+    let axe = b.axe_serious();
+    assert!(axe.is_empty(), "{axe:#?}");
+    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+}
+
+#[test]
+fn each_preset_from_the_address_shows_its_story_on_a_laptop_and_a_phone() {
+    for (id, w, h) in [
+        ("old-rdb", 1366, 768),
+        ("restart", 360, 740),
+        ("no-reads", 360, 740),
+    ] {
+        let b = Browser::new(w, h);
+        b.open(&format!("#/lab/replica?preset={id}"));
+        b.wait(30, "the preset's button", |b| {
+            b.exists(&format!(".lab-preset[data-preset={id}][aria-pressed=true]"))
+        });
+        wait_idle(&b, "");
+        let p = Params::with_preset(&INFO, id).unwrap();
+        let o = run(&p.typed());
+        assert_eq!(shown(&b, ".lab-replica"), want(o.frames.last().unwrap()));
+        // The load: old-rdb's replica starts with fewer keys, restart's copy drops them.
+        let k = (o.loaded_ms / o.step_ms) as usize;
+        seek(&b, ".lab-replica", k);
+        b.wait(5, "the load frame", |b| {
+            shown(b, ".lab-replica") == want(&o.frames[k])
+        });
+        let f = &o.frames[k];
+        if id != "no-reads" {
+            assert!(f.second.unwrap().keys < f.primary.keys, "{id}");
+        }
+        no_sideways_scroll(&b);
+        b.screenshot(&screenshot_dir().join(format!("labs/replica-{id}-{w}.png")));
+        assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+    }
+}
+
+#[test]
+fn a_bad_parameter_gets_a_bengali_message_and_changes_nothing() {
+    let b = Browser::new(1366, 768);
+    b.open("#/lab/replica?hz=0");
+    wait_idle(&b, "");
+    let msg = b.text("[data-field=hz] .field-error").unwrap_or_default();
+    assert!(msg.contains("পূর্ণসংখ্যা"), "{msg}");
+    let o = native("");
+    assert_eq!(shown(&b, ".lab-replica"), want(o.frames.last().unwrap()));
+    assert!(b.console_errors().is_empty());
+}
+
+#[test]
+fn the_lab_on_the_replica_slide_runs_without_console_errors() {
+    let d = deck("patterns");
+    let Some(i) = d
+        .slides
+        .iter()
+        .position(|s| s.kicker.contains("Replica") && s.has_lab())
+    else {
+        panic!("no slide embeds the replica lab");
+    };
+    let n = i + 1;
+    for (w, h, name) in [(1366, 768, "laptop"), (360, 740, "phone")] {
+        let b = Browser::new(w, h);
+        b.open(&format!("#/patterns/{n}"));
+        b.wait(30, "the embedded replica lab", |b| {
+            b.exists(".slide .lab-replica")
+        });
+        wait_idle(&b, ".slide ");
+        let o = native("preset=today");
+        let f = o.frames.last().unwrap();
+        let s = shown(&b, ".slide .lab-replica");
+        assert_eq!(&s[..6], &want(f)[..6]);
+        assert!(b.exists(".slide .lab-replica a.lab-open[href*='#/lab/replica']"));
+        b.screenshot(&screenshot_dir().join(format!("labs/replica-slide-{name}.png")));
+        let axe = b.axe_serious();
+        assert!(axe.is_empty(), "{axe:#?}");
+        assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+    }
+}
