@@ -285,7 +285,8 @@ fn every_correction_names_its_source_in_the_script() {
 }
 
 /// The deck's shape: about 20–26 slides, a cover and an end, and the labs that show its
-/// patterns and hazards (cache-aside, the list queue, the stampede, the lock race) embedded.
+/// patterns and hazards (cache-aside, the list queue, the stampede, the lock race, the
+/// failover that loses a lock) embedded.
 #[test]
 fn has_its_shape_and_its_labs() {
     let deck = parse_deck(&source(), "patterns").unwrap();
@@ -308,6 +309,7 @@ fn has_its_shape_and_its_labs() {
         "lock preset=plain-del",
         "lock preset=pause",
         "lock preset=fencing",
+        "redlock preset=failover",
     ] {
         assert!(
             labs.iter().any(|l| l == want),

@@ -6,6 +6,7 @@
 //! * [`params`], [`preset`] — a lab's fields, checked values and presets.
 //! * [`work`] — the simulation worker's driver and messages.
 //! * [`ui`] — the views' state machines (timeline, parameter form), web-free.
+//! * [`owners`] — two-owner moments and the fencing check, shared by the lock labs.
 //! * one module per lab: `lru`, `eviction`, `sampling`, `jitter`, `stampede` (seed 001),
 //!   `cache`, `lock`, `streams`, `broadcast` (seeds 000 and 004).
 //!
@@ -14,6 +15,7 @@
 
 pub mod lab;
 pub mod log;
+pub mod owners;
 pub mod params;
 pub mod preset;
 pub mod registry;

@@ -406,6 +406,30 @@ impl SimRedis {
         self.epoch_ms + self.now as i64
     }
 
+    /// The node's wall clock jumps by `ms` (forward when positive), as an NTP step or an
+    /// operator's `date` would move it: expiry compares keys' absolute unix deadlines with
+    /// this clock, so after a forward jump a key whose deadline the clock passed is expired
+    /// (read as nil at once, reclaimed lazily or by the active cycle). Virtual time — the
+    /// order of events — does not move.
+    pub fn jump_clock(&mut self, ms: i64) {
+        let t = self.mstime() + ms;
+        self.set_epoch_ms(t);
+    }
+
+    /// A string key's value and its deadline in virtual ms (`None`: no TTL), if it is alive
+    /// now — a look at the keyspace, not a command (nothing is reclaimed, no stats move).
+    pub fn peek_string(&self, key: &[u8]) -> Option<(&[u8], Option<u64>)> {
+        let e = self.keys.get(key)?;
+        let Value::Str(v) = &e.value else {
+            return None;
+        };
+        if e.expire >= 0 && self.mstime() > e.expire {
+            return None;
+        }
+        let until = (e.expire >= 0).then(|| (e.expire - self.epoch_ms).max(0) as u64);
+        Some((v, until))
+    }
+
     /// What expiry has done so far.
     pub fn expire_stats(&self) -> ExpireStats {
         self.exp.stats

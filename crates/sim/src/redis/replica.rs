@@ -286,6 +286,14 @@ impl Replicated {
         }
     }
 
+    /// Node `n`'s wall clock jumps by `ms` (see [`SimRedis::jump_clock`]).
+    pub fn jump_clock(&mut self, n: Node, ms: i64) {
+        match n {
+            Node::Primary => self.primary.jump_clock(ms),
+            Node::Replica => self.replica.jump_clock(ms),
+        }
+    }
+
     /// Whether the replica still follows the primary (not promoted).
     pub fn linked(&self) -> bool {
         self.linked

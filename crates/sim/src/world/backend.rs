@@ -19,6 +19,9 @@ pub enum Sent<R = Reply> {
     Blocked,
     /// Taken elsewhere (a real Redis); the reply comes later as a [`Delivery`] to the op.
     Queued,
+    /// No server to connect to (a crashed node, a partition): the sender hears
+    /// [`super::Outcome::Refused`] after the hop back, as when the link is down.
+    Refused,
 }
 
 /// Whom a late reply is for.
@@ -64,6 +67,7 @@ pub trait Backend {
             Sent::Reply(r) => Sent::Reply(RawReply::Tree(r)),
             Sent::Blocked => Sent::Blocked,
             Sent::Queued => Sent::Queued,
+            Sent::Refused => Sent::Refused,
         }
     }
 

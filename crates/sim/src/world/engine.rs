@@ -600,17 +600,15 @@ impl<B: Backend, M: Model> World<B, M> {
         let now = self.io.now;
         let actor = self.io.ops[op].actor;
         if self.io.health == Health::Down {
-            self.model
-                .on_logged(op, actor, &self.io.ops[op].cmd, Logged::Refused, now);
-            if self.io.keep_trace {
-                let cmd = self.io.ops[op].cmd.clone();
-                self.io.log(actor, What::Refused { cmd });
-            }
-            self.io.reply_after(op, Back::Refused, now);
+            self.refuse(op);
             return;
         }
         let client = actor as ClientId + 1;
         let sent = self.backend.send_raw(now, op, client, &self.io.ops[op].cmd);
+        if sent == Sent::Refused {
+            self.refuse(op);
+            return;
+        }
         let logged = |r: Option<Reply>, io: &Io<M::Timer>| What::Exec {
             cmd: io.ops[op].cmd.clone(),
             reply: r,
@@ -638,7 +636,7 @@ impl<B: Backend, M: Model> World<B, M> {
                 }
                 return;
             }
-            Sent::Blocked | Sent::Queued => {
+            Sent::Blocked | Sent::Queued | Sent::Refused => {
                 if self.io.keep_trace {
                     let w = logged(None, &self.io);
                     self.io.log(actor, w);
@@ -655,6 +653,18 @@ impl<B: Backend, M: Model> World<B, M> {
         for d in self.backend.take_woken_raw() {
             self.deliver(d);
         }
+    }
+
+    /// Op `op` found no Redis to connect to: logged, and refused after the hop back.
+    fn refuse(&mut self, op: OpId) {
+        let (now, actor) = (self.io.now, self.io.ops[op].actor);
+        self.model
+            .on_logged(op, actor, &self.io.ops[op].cmd, Logged::Refused, now);
+        if self.io.keep_trace {
+            let cmd = self.io.ops[op].cmd.clone();
+            self.io.log(actor, What::Refused { cmd });
+        }
+        self.io.reply_after(op, Back::Refused, now);
     }
 
     /// A reply that was waiting (a blocked client's, or a live command's) came.

@@ -14,7 +14,9 @@
 //!   command or sleep outstanding (`World<B>` is `World<B, Actors>`; [`World::add`] adds one).
 //! * "What to send next" (the model) is kept apart from "who answers" (a [`Backend`]):
 //!   [`SimRedis`] answers in virtual time; [`LiveRedis`] hands the same commands to a real
-//!   Redis (through the proxy) and delivers the real replies when they come ([`live`]).
+//!   Redis (through the proxy) and delivers the real replies when they come ([`live`]);
+//!   [`Nodes`] is several SimRedis servers (independent primaries, or a primary and its
+//!   asynchronous replica) with crashes, failover and clock jumps planned in virtual time.
 //! * Each actor has its own network hop ([`Hop`]: one-way latency each way plus seeded
 //!   jitter) and the link to Redis has a [`Health`] (healthy, slow, down), so a lab shows a
 //!   slow or absent Redis with the same actors.
@@ -31,11 +33,13 @@ mod actors;
 mod backend;
 mod engine;
 pub mod live;
+mod nodes;
 
 pub use actors::{Action, Actor, ActorTimer, Actors, Ctx, Input};
 pub use backend::{Backend, Delivery, LiveRedis, Sent, To};
 pub use engine::{Health, Io, Logged, Model, OpId, Outcome, Ran, World};
 pub use live::LiveWorld;
+pub use nodes::{Fault, Nodes};
 
 use crate::redis::Reply;
 #[cfg(test)]

@@ -164,17 +164,7 @@ pub struct Write {
     pub accepted: bool,
 }
 
-/// A stretch with two owners: both workers working, each believing it held the lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Overlap {
-    /// Trace index when it became known (the later of the two pieces of work began).
-    pub step: usize,
-    /// Start, ms.
-    pub from_ms: u64,
-    /// End, ms.
-    pub to_ms: u64,
-}
+pub use crate::labs::owners::Overlap;
 
 /// The lab's counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

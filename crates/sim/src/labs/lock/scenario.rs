@@ -2,6 +2,7 @@
 //! trace into what the lab shows.
 
 use super::*;
+use crate::labs::owners;
 use crate::labs::scenario::{LiveRun, Scenario, SimRun};
 
 /// The race as a [`Scenario`]: workers A and B (B `gap` ms later), their shared journal of
@@ -229,32 +230,28 @@ pub(super) fn analyse(
         }
     }
 
-    // The resource: the newest fencing token it accepted; stale = an older generation than
-    // one it accepted.
-    let mut writes = Vec::new();
-    let mut newest_fence: Option<i64> = None;
-    let mut newest_gen = 0;
-    for w in &j.writes {
-        let generation = generation_of(&grants, w);
-        let accepted = !(p.fencing_on() && w.fence.zip(newest_fence).is_some_and(|(f, n)| f < n));
-        let stale = generation < newest_gen;
-        if accepted {
-            newest_gen = newest_gen.max(generation);
-            if let Some(f) = w.fence {
-                newest_fence = Some(newest_fence.map_or(f, |n| n.max(f)));
-            }
-        }
-        writes.push(Write {
+    // The resource (see `labs::owners`).
+    let generations: Vec<u32> = j.writes.iter().map(|w| generation_of(&grants, w)).collect();
+    let judged = owners::judge(
+        p.fencing_on(),
+        j.writes.iter().zip(&generations).map(|(w, &g)| (w.fence, g)),
+    );
+    let writes: Vec<Write> = j
+        .writes
+        .iter()
+        .zip(generations)
+        .zip(judged)
+        .map(|((w, generation), v)| Write {
             step: w.step,
             at_ms: w.at_ms,
             actor: w.actor,
             job: w.job,
             fence: w.fence,
             generation,
-            stale,
-            accepted,
-        });
-    }
+            stale: v.stale,
+            accepted: v.accepted,
+        })
+        .collect();
 
     let overlaps = overlaps(&j.segs, usize::MAX);
     let counters = count(&commands, &writes, &j.segs, &j.dropped, &owners, usize::MAX);
@@ -286,43 +283,15 @@ pub(super) fn generation_of(grants: &[(usize, usize)], w: &RawWrite) -> u32 {
 }
 
 /// Pieces of work of different workers (among those begun before trace entry `n`) that
-/// overlap, merged into moments. Each worker's pieces are in time order and never overlap each
-/// other, so one sweep finds every overlapping pair.
+/// overlap, merged into moments (see `labs::owners`).
 pub(super) fn overlaps(segs: &[Seg], n: usize) -> Vec<Overlap> {
-    let work = |a: usize| -> Vec<&Seg> {
+    let work = |a: usize| -> Vec<owners::Span> {
         segs.iter()
-            .filter(|s| {
-                s.step < n && s.actor == a && s.kind == SegKind::Work && s.to_ms > s.from_ms
-            })
+            .filter(|s| s.step < n && s.actor == a && s.kind == SegKind::Work)
+            .map(|s| (s.step, s.from_ms, s.to_ms))
             .collect()
     };
-    let (a, b) = (work(0), work(1));
-    let mut out: Vec<Overlap> = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        let (from, to) = (x.from_ms.max(y.from_ms), x.to_ms.min(y.to_ms));
-        if from < to {
-            let step = x.step.max(y.step);
-            match out.last_mut() {
-                Some(l) if from <= l.to_ms => {
-                    l.to_ms = l.to_ms.max(to);
-                    l.step = l.step.min(step);
-                }
-                _ => out.push(Overlap {
-                    step,
-                    from_ms: from,
-                    to_ms: to,
-                }),
-            }
-        }
-        if x.to_ms <= y.to_ms {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    out
+    owners::overlaps(&work(0), &work(1))
 }
 
 /// The counters over what happened before trace entry `n`.

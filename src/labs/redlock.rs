@@ -1,0 +1,321 @@
+//! The failover-and-Redlock lab (patterns deck, "Redlock ১/৪" … "Redlock ৪/৪"): clients A
+//! and B want `lock:reindex` from a primary with an asynchronous replica, or from five
+//! independent primaries (Redlock), while servers crash, a replica is promoted, a client
+//! pauses or a server's clock jumps.
+//!
+//! It draws, on one time axis: a lane per client (its work, pause, waits, and its write to
+//! the storage), a lane per server (who holds the key there, with the crash, the promotion
+//! and the clock jump), and the storage (the two-owner stretches, the writes accepted or
+//! rejected); the run's one status line (which guarantee the setup gave), the counters and
+//! who holds the key on each server at the cursor; and the command log. Everything comes
+//! from `redislab_sim::labs::redlock` (run in the simulation worker); the timeline walks the
+//! run's trace. No live mode (see the simulator module: the proxy has one Redis).
+
+use super::kit::{
+    failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
+    LabProps, TimeAction,
+};
+use redislab_deck::bn;
+use redislab_sim::labs::log::CmdLine;
+use redislab_sim::labs::redlock::{
+    CmdKind, FaultRow, HoldEnd, RedlockResult, SegKind, Verdict, INFO, NAMES,
+};
+use redislab_sim::redis::Reply;
+use yew::prelude::*;
+
+/// The lab's view, by the name the dispatch uses.
+pub use RedlockLab as View;
+
+/// Milliseconds per timeline tick.
+const TICK_MS: u32 = 120;
+/// Commands kept in the log (the newest, up to the cursor).
+const LOG: usize = 14;
+
+fn ms(v: u64) -> String {
+    format!("{} ms", bn::int(v as i64))
+}
+
+/// A position on the axis, in percent.
+fn pos(t: u64, end: u64) -> f64 {
+    (t as f64 / end.max(1) as f64 * 100.0).clamp(0.0, 100.0)
+}
+
+fn span_style(from: u64, to: u64, end: u64) -> String {
+    let l = pos(from, end);
+    let w = (pos(to, end) - l).max(0.4);
+    format!("left: {l:.3}%; width: {w:.3}%")
+}
+
+/// A client's lane up to step `n` and time `now`.
+fn client_lane(r: &RedlockResult, c: usize, n: usize, now: u64, end: u64) -> Html {
+    let segs = r
+        .segs
+        .iter()
+        .filter(|s| s.client == c && s.step < n && s.from_ms <= now);
+    let wins = r
+        .attempts
+        .iter()
+        .filter(|a| a.client == c && a.won && a.step <= n && a.to_ms <= now);
+    let writes = r.writes.iter().filter(|w| w.client == c && w.step < n);
+    html! {
+        <div class={classes!("rdl-row", format!("rdl-c{c}"))} data-lane={NAMES[c]}>
+            <span class="rdl-name">{ format!("client {}", NAMES[c]) }</span>
+            <div class="rdl-lane">
+                { for segs.map(|s| {
+                    let (cls, title) = match s.kind {
+                        SegKind::Work => ("work", format!("কাজ {}–{}", ms(s.from_ms), ms(s.to_ms))),
+                        SegKind::Pause => ("pause", format!("stop-the-world pause {}–{}", ms(s.from_ms), ms(s.to_ms))),
+                        SegKind::Wait => ("wait", format!("lock পায়নি, অপেক্ষা {}–{}", ms(s.from_ms), ms(s.to_ms))),
+                    };
+                    html! { <span class={classes!("rdl-seg", cls)} style={span_style(s.from_ms, s.to_ms.min(now), end)} title={title}></span> }
+                }) }
+                { for wins.map(|a| html! {
+                    <span class="rdl-win" style={format!("left: {:.3}%", pos(a.to_ms, end))}
+                        title={format!("lock পেল: {}টা node, validity {}", bn::int(a.granted.len() as i64), ms(a.validity_ms.max(0) as u64))}></span>
+                }) }
+                { for writes.map(|w| {
+                    let (cls, mark) = if w.accepted { ("ok", "✓") } else { ("no", "✗") };
+                    html! { <span class={classes!("rdl-write", cls)} style={format!("left: {:.3}%", pos(w.at_ms, end))}>{ mark }</span> }
+                }) }
+            </div>
+        </div>
+    }
+}
+
+/// A server's lane: who holds the key there, and its faults.
+fn node_lane(r: &RedlockResult, lane: usize, n: usize, now: u64, end: u64) -> Html {
+    let holds = r
+        .holds
+        .iter()
+        .filter(|h| h.lane == lane && h.step < n && h.from_ms <= now);
+    let faults = r.faults.iter().filter(|f| f.step() < n);
+    let name = &r.lanes[lane];
+    html! {
+        <div class="rdl-row rdl-node" data-lane={name.clone()}>
+            <span class="rdl-name">{ name.clone() }</span>
+            <div class="rdl-lane">
+                { for holds.map(|h| {
+                    let to = h.to_ms.min(now);
+                    let ended = h.to_ms <= now;
+                    let how = match h.end {
+                        HoldEnd::Released => "ছাড়া হলো",
+                        HoldEnd::Expired => "মেয়াদ ফুরোল",
+                        HoldEnd::ClockJump => "ঘড়ির লাফে আগেই মেয়াদ ফুরোল",
+                        HoldEnd::Crashed => "server মরল",
+                        HoldEnd::Held => "এখনো ধরা",
+                    };
+                    html! {
+                        <span class={classes!("rdl-hold", format!("rdl-h{}", h.client), (ended && matches!(h.end, HoldEnd::ClockJump | HoldEnd::Crashed)).then_some("cut"))}
+                            style={span_style(h.from_ms, to, end)}
+                            title={format!("lock:reindex = {} · {}–{}{}", NAMES[h.client], ms(h.from_ms), ms(to), if ended { format!(" · {how}") } else { String::new() })}>
+                            <span class="rdl-hold-name">{ NAMES[h.client] }</span>
+                        </span>
+                    }
+                }) }
+                { for faults.filter_map(|f| {
+                    let (at, l, cls, mark, title) = match *f {
+                        FaultRow::Crash { at_ms, lane: l, .. } => (at_ms, l, "crash", "✗", "server মরল"),
+                        FaultRow::Promote { at_ms, lane: l, .. } => (at_ms, l, "promote", "↑", "promote: নতুন primary"),
+                        FaultRow::ClockJump { at_ms, lane: l, .. } => (at_ms, l, "jump", "⏩", "ঘড়ি লাফ দিল"),
+                    };
+                    (l == lane).then(|| html! {
+                        <span class={classes!("rdl-fault", cls)} style={format!("left: {:.3}%", pos(at, end))} title={format!("{} · {title}", ms(at))}>{ mark }</span>
+                    })
+                }) }
+            </div>
+        </div>
+    }
+}
+
+/// The storage: two-owner stretches and the writes.
+fn storage_lane(r: &RedlockResult, n: usize, now: u64, end: u64) -> Html {
+    let overlaps = r.overlaps.iter().filter(|o| o.step < n && o.from_ms <= now);
+    let writes = r.writes.iter().filter(|w| w.step < n);
+    html! {
+        <div class="rdl-row rdl-store" data-lane="storage">
+            <span class="rdl-name">{"storage"}</span>
+            <div class="rdl-lane">
+                { for overlaps.map(|o| html! {
+                    <span class="rdl-two" style={span_style(o.from_ms, o.to_ms.min(now), end)}
+                        title={format!("দুই মালিক: {}–{}", ms(o.from_ms), ms(o.to_ms))}></span>
+                }) }
+                { for writes.map(|w| {
+                    let label = match w.fence { Some(f) => bn::int(f), None => NAMES[w.client].to_string() };
+                    html! {
+                        <span class={classes!("rdl-sw", if w.accepted { "ok" } else { "no" }, w.stale.then_some("stale"))}
+                            style={format!("left: {:.3}%", pos(w.at_ms, end))}
+                            title={format!("{}-র লেখা{} · {}", NAMES[w.client], if w.stale { " (বাসি)" } else { "" }, if w.accepted { "গৃহীত" } else { "ফিরিয়ে দিল" })}>{ label }</span>
+                    }
+                }) }
+            </div>
+        </div>
+    }
+}
+
+/// What the entry at the cursor means, in one line.
+fn now_line(r: &RedlockResult, n: usize) -> Html {
+    let fault = r.faults.iter().rev().find(|f| f.step() < n);
+    let cmd = r.commands.iter().rev().find(|c| c.step < n);
+    let attempt = r.attempts.iter().rev().find(|a| a.step < n);
+    let write = r.writes.iter().rev().find(|w| w.step < n);
+    // The latest of them.
+    let at = |s: Option<usize>| s.map_or(-1, |s| s as i64);
+    let (f, c, a, w) = (
+        at(fault.map(|f| f.step())),
+        at(cmd.map(|c| c.step)),
+        at(attempt.map(|a| a.step)),
+        at(write.map(|w| w.step)),
+    );
+    let (t, say) = if f < 0 && c < 0 {
+        (0, "শুরু: A আর B একই lock চায়".to_string())
+    } else if w > f && w > c && w > a {
+        let w = write.expect("latest");
+        let token = w.fence.map_or(String::new(), |f| format!(" (fencing token {})", bn::int(f)));
+        let how = match (w.accepted, w.stale) {
+            (true, false) => "গৃহীত",
+            (true, true) => "গৃহীত — বাসি লেখা নতুন ডেটার ওপর চেপে বসল!",
+            (false, _) => "ফিরিয়ে দিল: token পুরোনো",
+        };
+        (w.at_ms, format!("{} storage-এ লিখল{token} — {how}", NAMES[w.client]))
+    } else if f >= c && f >= a {
+        match *fault.expect("latest") {
+            FaultRow::Crash { at_ms, lane, .. } => (at_ms, format!("{} মরল — replica-তে যা পৌঁছায়নি, তা হারাল", r.lanes[lane])),
+            FaultRow::Promote { at_ms, .. } => (at_ms, "replica promote হয়ে নতুন primary".to_string()),
+            FaultRow::ClockJump { at_ms, lane, ms: j, .. } => (at_ms, format!("{}-এর ঘড়ি {} লাফ দিল", r.lanes[lane], ms(j.max(0) as u64))),
+        }
+    } else if a > c {
+        let a = attempt.expect("latest");
+        let who = NAMES[a.client];
+        let k = bn::int(a.granted.len() as i64);
+        if a.won && r.lanes.len() > 2 {
+            (a.to_ms, format!("{who} lock পেল: {k}টা node-এ, validity {}", ms(a.validity_ms.max(0) as u64)))
+        } else if a.won {
+            (a.to_ms, format!("{who} lock পেল (OK)"))
+        } else if r.lanes.len() > 2 {
+            (a.to_ms, format!("{who} পেল মাত্র {k}টা — সংখ্যাগরিষ্ঠ নয়, সবগুলো থেকে ছেড়ে আবার চেষ্টা"))
+        } else {
+            (a.to_ms, format!("{who} lock পেল না — একটু পরে আবার চেষ্টা"))
+        }
+    } else {
+        let c = cmd.expect("latest");
+        let who = NAMES[c.client];
+        let say = match (&c.line.reply, c.kind) {
+            (Err(_), _) => format!("{who}: connection refused — server নেই"),
+            (Ok(r), CmdKind::Acquire) if *r == Reply::ok() => format!("{who}: SET NX → OK"),
+            (Ok(_), CmdKind::Acquire) => format!("{who}: SET NX → nil, অন্য কারও lock আছে"),
+            (Ok(r), CmdKind::Fence) => format!("{who} পেল fencing token {}", bn::int(r.as_int().unwrap_or(0))),
+            (Ok(r), CmdKind::Release) if r.as_int() == Some(1) => format!("{who} নিজের lock ছাড়ল"),
+            (Ok(_), CmdKind::Release) => format!("{who}-র token মেলেনি — কিছুই মোছেনি"),
+        };
+        (c.line.at_ms, say)
+    };
+    html! {
+        <p class="lab-now" data-testid="redlock-now">
+            <span class="lab-now-t">{ ms(t) }</span>{ " " }{ say }
+        </p>
+    }
+}
+
+fn log(r: &RedlockResult, n: usize) -> Html {
+    let upto = r.commands.partition_point(|c| c.step < n);
+    let from = upto.saturating_sub(LOG);
+    let lines: Vec<(CmdLine, Classes)> = r.commands[from..upto]
+        .iter()
+        .map(|c| (c.line.clone(), classes!(format!("rdl-c{}", c.client))))
+        .collect();
+    html! { <CmdLog {lines} lab="redlock" class={classes!("rdl-log")} /> }
+}
+
+/// Who holds the key on each server at the cursor.
+fn holders(r: &RedlockResult, n: usize, now: u64) -> Html {
+    let h = r.holders_at(n, now);
+    html! {
+        <ul class="rdl-holders" aria-label="এই মুহূর্তে কোন server-এ lock কার">
+            { for r.lanes.iter().zip(h).map(|(name, who)| html! {
+                <li class={classes!(who.map(|c| format!("rdl-h{c}")))} data-testid={format!("redlock-holder-{name}")}>
+                    <span>{ name.clone() }</span>{" "}<b>{ who.map_or("—", |c| NAMES[c]) }</b>
+                </li>
+            }) }
+        </ul>
+    }
+}
+
+/// The failover-and-Redlock lab.
+#[component]
+pub fn RedlockLab(props: &LabProps) -> Html {
+    let lab = use_lab(&INFO, props);
+    let run = use_work::<(), RedlockResult>(Some(lab.job()));
+    let frames = run.result().map_or(1, |r| r.steps + 1);
+    let t = use_timeline(frames, TICK_MS);
+    {
+        // A new result opens on the whole run; ▶ replays it from the start.
+        let d = t.dispatcher();
+        use_effect_with(frames, move |&f| {
+            if f > 1 {
+                d.dispatch(TimeAction::End);
+            }
+        });
+    }
+    let embedded = props.embedded;
+    let view = match run.result() {
+        None => failed_or_progress(&run),
+        Some(r) => {
+            let n = t.cursor.min(r.steps);
+            let now = if n == 0 { 0 } else { r.time_at(n - 1) };
+            let end = r.end_ms.max(1);
+            let c = r.so_far(n);
+            let label = format!("{} / {} · ধাপ {}/{}", ms(now), ms(r.end_ms), bn::int(n as i64), bn::int(r.steps as i64));
+            let bad = !matches!(r.verdict, Verdict::NeverTwo | Verdict::StaleRejected { .. });
+            // The run's one status line: above the picture on the lab's page, beside the
+            // counters inside a slide (one row less).
+            let verdict = html! {
+                <p class={classes!("rdl-verdict", if bad { "bad" } else { "good" })} data-testid="redlock-status"
+                    data-kind={match r.verdict { Verdict::TwoOwners { .. } => "two-owners", Verdict::NeverTwo => "never-two", Verdict::StaleRejected { .. } => "stale-rejected" }}>
+                    { r.verdict.line() }
+                </p>
+            };
+            html! {
+                <>
+                    if !embedded { { verdict.clone() } }
+                    <Controls timeline={t.clone()} label={label} />
+                    <div class="rdl-lanes" role="img" aria-label={format!("সময়রেখা: client A, প্রতিটা server-এ lock-এর মালিক, client B, storage — {} পর্যন্ত", ms(now))}>
+                        { client_lane(r, 0, n, now, end) }
+                        { for (0..r.lanes.len()).map(|l| node_lane(r, l, n, now, end)) }
+                        { client_lane(r, 1, n, now, end) }
+                        { storage_lane(r, n, now, end) }
+                        <div class="rdl-axis" aria-hidden="true">
+                            <span>{"০"}</span><span>{ ms(end / 2) }</span><span>{ ms(end) }</span>
+                        </div>
+                        <div class="rdl-cursor-track" aria-hidden="true">
+                            <span class="rdl-cursor" style={format!("left: {:.3}%", pos(now, end))}></span>
+                        </div>
+                    </div>
+                    <div class="lab-status">
+                        if embedded { { verdict } }
+                        { now_line(r, n) }
+                        <dl class="lab-stats">
+                            { stat("redlock", "grants", "lock দেওয়া হলো", u64::from(c.grants), false) }
+                            { stat("redlock", "two-owner", "দুই মালিক একসাথে", u64::from(c.two_owner_moments), true) }
+                            { stat("redlock", "two-owner-ms", "দুই মালিক (ms)", c.two_owner_ms, true) }
+                            { stat("redlock", "stale-accepted", "বাসি লেখা গৃহীত", u64::from(c.stale_accepted), true) }
+                            { stat("redlock", "stale-rejected", "বাসি লেখা ফেরত", u64::from(c.stale_rejected), false) }
+                        </dl>
+                    </div>
+                    if !embedded { { holders(r, n, now) } }
+                    if !embedded { { log(r, n) } }
+                </>
+            }
+        }
+    };
+    let lead = html! {
+        <>
+            {"A আর B একই lock চায়: "}<code>{"SET lock:reindex <token> NX PX <ttl>"}</code>
+            {"। একটা primary আর তার asynchronous replica, নয়তো Redlock-এর পাঁচটা স্বাধীন primary (অন্তত ৩টায় পেলে, validity = TTL − খরচ হওয়া সময় − drift)। primary মারুন, replica promote করুন, A-কে থমকে দিন, একটা server-এর ঘড়ি লাফাতে দিন — আর দেখুন কখন দুই মালিক হয়, আর fencing token কীভাবে বাসি লেখা ঠেকায়। আসল Redis-এ চালানো যায় না: proxy-র পেছনে একটাই Redis।"}
+        </>
+    };
+    html! {
+        <LabFrame lab={lab.clone()} busy={run.busy()} {lead}>
+            <div class="rdl-main">{ view }</div>
+        </LabFrame>
+    }
+}
