@@ -734,9 +734,13 @@ fn the_ttl_table_sorts_by_a_column() {
     });
     let desc = ttls(&b);
     assert!(desc[0].starts_with("৬০০s|"), "{desc:?}");
-    let arrow = b.text(".stage .table th:nth-child(2) .th-arrow").unwrap_or_default();
+    let arrow = b
+        .text(".stage .table th:nth-child(2) .th-arrow")
+        .unwrap_or_default();
     assert_eq!(arrow, "▼");
-    let head = b.rect(".stage .table th:nth-child(2) .th-sort").expect("the header button");
+    let head = b
+        .rect(".stage .table th:nth-child(2) .th-sort")
+        .expect("the header button");
     assert!(head.width > 20.0 && head.height > 10.0, "{head:?}");
     b.screenshot(&screenshot_dir().join("deck/ttl-table-sorted.png"));
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
