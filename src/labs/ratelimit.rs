@@ -152,6 +152,7 @@ fn now_line(r: &RateResult, k: usize) -> Html {
     let [a_ok, a_no, _s_ok, s_no] = r.so_far(k);
     let limit = u64::from(p.limit);
     let many = p.target == "many";
+    let window_max = r.window_max_so_far(k);
     let (say, bad) = if k == 0 {
         (
             "শুরু: লগইনের রিকোয়েস্ট আসছে, ব্যালান্সার পালা করে ছয় ইনস্ট্যান্সে পাঠায়"
@@ -182,12 +183,12 @@ fn now_line(r: &RateResult, k: usize) -> Html {
             ),
             a_ok > limit,
         )
-    } else if r.window_max_so_far(k) > limit && p.layers != "ip" {
+    } else if window_max > limit && p.layers != "ip" {
         (
             format!(
                 "লিমিট {}, কিন্তু এক উইন্ডোর মধ্যেই অ্যাটাকার ঢুকেছে {} বার",
                 n(limit),
-                n(r.window_max_so_far(k))
+                n(window_max)
             ),
             true,
         )

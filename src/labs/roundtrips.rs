@@ -78,7 +78,7 @@ fn lanes(w: &WayRun, k: usize) -> Html {
                 } else {
                     ("রুম ভরা", "")
                 };
-                let over = trips.iter().all(|(_, v)| v.iter().all(|(i, _)| *i < k));
+                let over = done == trips.len();
                 html! {
                     <li class="rt-lane" data-client={c.to_string()} data-trips={trips.len().to_string()}>
                         <span class={classes!("rt-who", format!("c{}", c % 8))}>{ client_name(c) }</span>
@@ -100,7 +100,7 @@ fn lanes(w: &WayRun, k: usize) -> Html {
                         </ol>
                         <span class="rt-lane-n">
                             { format!("{}/{} রাউন্ড-ট্রিপ", n(done as i64), n(trips.len() as i64)) }
-                            if over && !status.0.is_empty() {
+                            if over {
                                 <span class={classes!("rt-end", status.1)}>{ status.0 }</span>
                             }
                         </span>
