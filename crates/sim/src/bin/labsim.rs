@@ -94,7 +94,11 @@ tools:
              the proxy loads them.  [--seed 1] [--now 1700000000000]
   practice   practice questions and their answers, for an instructor preparing a class:
              --lab lru [--kind evicted] --seed N [--n 10] [--json]; question i+1 is the
-             page's 'next' of question i (the address of each is printed)
+             page's 'next' of question i (the address of each is printed).
+             --labs lru,lock|all --seed N [--n 10] [--json]: the set the class link
+             #/practice?labs=…&seed=N&n=… gives everyone, with its answers.
+             --check <result code>: makes the code's set again and grades its answers;
+             prints the score, or why the code is refused (exit 2)
   help       this text
 
 --json prints machine-readable JSON; --series adds the chart series (histogram / buckets).
@@ -349,11 +353,83 @@ fn policies_cmd(argv: &[String]) -> Result<String, CliError> {
     }))
 }
 
+/// `labsim practice --check <code>`: the score a result code's answers earn, or why it is
+/// refused.
+fn practice_check(code: &str, json: bool) -> Result<String, CliError> {
+    use redislab_sim::practice::set;
+    let r = set::check(code).map_err(CliError)?;
+    if json {
+        return serde_json::to_string_pretty(&r)
+            .map(|s| s + "\n")
+            .map_err(|e| CliError(e.to_string()));
+    }
+    let mut out = format!(
+        "valid: {} of {} right — set {} (#/practice?{})\n",
+        r.score,
+        r.answers.len(),
+        if r.spec.labs.is_empty() {
+            "all".to_string()
+        } else {
+            r.spec.labs.join(",")
+        },
+        r.spec.query(r.seed)
+    );
+    for (i, (q, a, right)) in r.answers.iter().enumerate() {
+        out.push_str(&format!(
+            "{:>2}. {:<8} {}/{} seed {}: {} (answer: {})\n",
+            i + 1,
+            if *right { "right" } else { "wrong" },
+            q.topic,
+            q.kind,
+            q.seed,
+            a.as_deref().unwrap_or("—"),
+            redislab_sim::bn::ascii(&q.draft.answer.right_text())
+        ));
+    }
+    Ok(out)
+}
+
+/// `labsim practice --labs lru,lock --seed N [--n 10] [--json]`: a class link's set.
+fn practice_set(labs: &str, a: &Args) -> Result<String, CliError> {
+    use redislab_sim::practice::{self, set};
+    let seed = a
+        .value("seed")
+        .ok_or_else(|| CliError("--seed is needed".into()))
+        .and_then(|v| redislab_sim::cli::parse_num("seed", v, 0, u32::MAX))?;
+    let n: u32 = a.num("n", set::DEFAULT_N, 1, set::MAX_N)?;
+    let spec = set::Spec::parse(&format!("labs={labs}&n={n}"))
+        .map_err(|e| CliError(format!("--labs: {e}")))?;
+    let qs: Vec<practice::Question> = set::picks(&spec, seed)
+        .into_iter()
+        .map(|(t, k, s)| practice::generate(&t, &k, s).map_err(CliError))
+        .collect::<Result<_, _>>()?;
+    if a.flag("json") {
+        return serde_json::to_string_pretty(&qs)
+            .map(|s| s + "\n")
+            .map_err(|e| CliError(e.to_string()));
+    }
+    let mut out = format!("#/practice?{}\n\n", spec.query(seed));
+    for (i, q) in qs.iter().enumerate() {
+        out.push_str(&format!("{}. {}\n", i + 1, practice::text(q)));
+    }
+    Ok(out)
+}
+
 /// `labsim practice --lab <id> [--kind <k>] --seed N [--n 10] [--json]`: the questions a
 /// student meets from that address on, each followed by its answer.
 fn practice_cmd(argv: &[String]) -> Result<String, CliError> {
     use redislab_sim::practice;
-    let a = Args::parse(argv, &["lab", "kind", "seed", "n"], &["json"])?;
+    let a = Args::parse(
+        argv,
+        &["lab", "labs", "kind", "seed", "n", "check"],
+        &["json"],
+    )?;
+    if let Some(code) = a.value("check") {
+        return practice_check(code, a.flag("json"));
+    }
+    if let Some(labs) = a.value("labs") {
+        return practice_set(labs, &a);
+    }
     let lab = a
         .value("lab")
         .ok_or_else(|| CliError("--lab is needed (practice topics: lru)".into()))?;

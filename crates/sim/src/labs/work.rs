@@ -83,6 +83,13 @@ impl Work {
         if job.is_live() {
             return Err("a live run is driven in real time".into());
         }
+        if job.lab == crate::practice::set::JOB_LAB {
+            // A practice set: its questions, each made by running its lab.
+            let run = crate::practice::set::SetRun::new(&job.query)?;
+            return Ok(Work {
+                run: super::lab::erase(run),
+            });
+        }
         let (lab, p) = resolve(&job)?;
         Ok(Work {
             run: lab.start(&job, &p)?,

@@ -19,6 +19,10 @@ pub struct Verdict {
     pub heard: String,
     /// Why it is wrong (empty when right), in Bengali.
     pub note: String,
+    /// The response in one ASCII form that grades the same (a set's result code carries it):
+    /// a key, keys joined by `+`, a count (`m` before a negative one), an option's number
+    /// from 1, a percent with one decimal.
+    pub canon: String,
 }
 
 /// The words of a response: runs of letters and digits (any script), with `key` dropped.
@@ -121,6 +125,7 @@ pub fn grade(q: &Question, response: &str) -> Result<Verdict, String> {
             };
             Ok(Verdict {
                 right,
+                canon: said.clone(),
                 heard: said,
                 note,
             })
@@ -144,6 +149,7 @@ pub fn grade(q: &Question, response: &str) -> Result<Verdict, String> {
             Ok(Verdict {
                 right,
                 heard: list(&said),
+                canon: said.join("+"),
                 note,
             })
         }
@@ -169,10 +175,121 @@ pub fn grade(q: &Question, response: &str) -> Result<Verdict, String> {
             Ok(Verdict {
                 right,
                 heard: bn::int(said),
+                canon: canon_count(said),
+                note,
+            })
+        }
+        Answer::Choice {
+            options,
+            right: r,
+            hints,
+        } => {
+            let i = read_choice(response, options).ok_or_else(|| {
+                format!(
+                    "কোন বিকল্প, তা বোঝা গেল না — {ask}; আছে {}",
+                    (0..options.len())
+                        .map(super::choice_label)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )
+            })?;
+            let right = i == *r;
+            Ok(Verdict {
+                right,
+                heard: format!("{} {}", super::choice_label(i), options[i]),
+                canon: (i + 1).to_string(),
+                note: if right {
+                    String::new()
+                } else {
+                    hints.get(i).cloned().unwrap_or_default()
+                },
+            })
+        }
+        Answer::Percent { value, within } => {
+            let said = read_percent(response).ok_or_else(|| format!("শতাংশটা পড়া গেল না — {ask}"))?;
+            let right = (said - value).abs() <= *within + 1e-9;
+            let note = if right {
+                String::new()
+            } else {
+                format!(
+                    "আপনি লিখেছেন {}%, সিমুলেশনে {}% — {} পয়েন্ট {}; ±{} পয়েন্টের মধ্যে হলে ঠিক।",
+                    bn::dec(said, 1),
+                    bn::dec(*value, 1),
+                    bn::dec((said - value).abs(), 1),
+                    if said > *value {
+                        "বেশি"
+                    } else {
+                        "কম"
+                    },
+                    bn::dec(*within, 0)
+                )
+            };
+            Ok(Verdict {
+                right,
+                heard: format!("{}%", bn::dec(said, 1)),
+                canon: format!("{said:.1}"),
                 note,
             })
         }
     }
+}
+
+/// A count in the canonical form: ASCII digits, `m` before a negative one.
+fn canon_count(n: i64) -> String {
+    if n < 0 {
+        format!("m{}", n.unsigned_abs())
+    } else {
+        n.to_string()
+    }
+}
+
+/// An option as typed: its number from 1, its letter (`ক`, `খ`… or `a`, `b`…, with or
+/// without `)`), or its whole text.
+fn read_choice(response: &str, options: &[String]) -> Option<usize> {
+    const BN: [&str; 6] = ["ক", "খ", "গ", "ঘ", "ঙ", "চ"];
+    let t = response.trim();
+    if let Some(i) = options
+        .iter()
+        .position(|o| o.trim().eq_ignore_ascii_case(t))
+    {
+        return Some(i);
+    }
+    let a = bn::ascii(t);
+    let w = a.trim_matches(|c: char| c.is_whitespace() || matches!(c, ')' | '(' | '.' | '`'));
+    let i = if let Ok(n) = w.parse::<usize>() {
+        n.checked_sub(1)?
+    } else if let Some(i) = BN.iter().position(|b| *b == w) {
+        i
+    } else {
+        let mut cs = w.chars();
+        match (cs.next(), cs.next()) {
+            (Some(c), None) if c.is_ascii_alphabetic() => {
+                (c.to_ascii_lowercase() as u8 - b'a') as usize
+            }
+            _ => return None,
+        }
+    };
+    (i < options.len()).then_some(i)
+}
+
+/// A percent as typed: one number (Bengali or ASCII digits, a decimal point), with or
+/// without `%` or `শতাংশ`.
+fn read_percent(response: &str) -> Option<f64> {
+    let a = bn::ascii(response.trim());
+    let a = a
+        .trim_end_matches("শতাংশ")
+        .trim_end_matches("percent")
+        .trim()
+        .trim_end_matches('%')
+        .trim();
+    if a.is_empty()
+        || !a.chars().all(|c| c.is_ascii_digit() || c == '.')
+        || a.matches('.').count() > 1
+    {
+        return None;
+    }
+    let x: f64 = a.parse().ok()?;
+    (0.0..=100.0).contains(&x).then_some(x)
 }
 
 /// Why the list `said` is not `right`: a key twice, keys that were not there or are

@@ -18,6 +18,7 @@ pub mod grade;
 pub mod lock;
 pub mod lru;
 pub mod pick;
+pub mod set;
 
 pub use grade::{grade, Verdict};
 
@@ -90,6 +91,23 @@ pub enum Answer {
         /// Why each likely wrong count is wrong (count, Bengali sentence).
         hints: Vec<(i64, String)>,
     },
+    /// One of a few options (multiple choice): the distractors are plausible and never the
+    /// answer (each differs from the right option's text).
+    Choice {
+        /// The options, in the order shown (Bengali).
+        options: Vec<String>,
+        /// The right option's index.
+        right: usize,
+        /// Why each option is wrong (empty for the right one), in Bengali.
+        hints: Vec<String>,
+    },
+    /// A share in percent, right within `within` points (a hit ratio).
+    Percent {
+        /// The simulator's figure, in percent.
+        value: f64,
+        /// How far from it an answer is still right, in points.
+        within: f64,
+    },
 }
 
 impl Answer {
@@ -99,6 +117,10 @@ impl Answer {
             Answer::Key { key, .. } => key.clone(),
             Answer::Keys { keys, .. } => list(keys),
             Answer::Count { n, .. } => crate::bn::int(*n),
+            Answer::Choice { options, right, .. } => {
+                format!("{} {}", choice_label(*right), options[*right])
+            }
+            Answer::Percent { value, .. } => format!("{}%", crate::bn::dec(*value, 1)),
         }
     }
 
@@ -108,8 +130,16 @@ impl Answer {
             Answer::Key { .. } => "একটা key লিখুন, যেমন A",
             Answer::Keys { .. } => "key-গুলো ক্রমে লিখুন, যেমন C B A বা C → B → A",
             Answer::Count { .. } => "একটা সংখ্যা লিখুন, যেমন ৩ বা 3",
+            Answer::Choice { .. } => "একটা বেছে নিন (বা তার অক্ষর লিখুন, যেমন খ বা b)",
+            Answer::Percent { .. } => "শতাংশে একটা সংখ্যা লিখুন, যেমন ৪২.৫ বা 42.5",
         }
     }
+}
+
+/// The label of option `i` of a multiple-choice question: `ক)`, `খ)` …
+pub fn choice_label(i: usize) -> String {
+    const L: [&str; 6] = ["ক", "খ", "গ", "ঘ", "ঙ", "চ"];
+    format!("{})", L.get(i).copied().unwrap_or("?"))
 }
 
 /// Keys as the LRU lab shows a list, MRU first (`খালি` when none).

@@ -23,6 +23,39 @@ pub enum Truth {
     Keys(Vec<String>),
     /// A count.
     Count(i64),
+    /// The right option's text.
+    Choice(String),
+    /// A percent.
+    Percent(f64),
+}
+
+/// A response that is right (as a student might type it).
+pub fn right_response(q: &Question) -> String {
+    match &q.draft.answer {
+        Answer::Key { key, .. } => key.clone(),
+        Answer::Keys { keys, .. } => keys.join(" "),
+        Answer::Count { n, .. } => n.to_string(),
+        Answer::Choice { right, .. } => (right + 1).to_string(),
+        Answer::Percent { value, .. } => format!("{value:.1}"),
+    }
+}
+
+/// A response that is wrong.
+pub fn wrong_response(q: &Question) -> String {
+    match &q.draft.answer {
+        Answer::Key { key, .. } => if key == "A" { "B" } else { "A" }.to_string(),
+        Answer::Keys { keys, .. } => keys[..keys.len() - 1].join(" "),
+        Answer::Count { n, .. } => (n + 1).to_string(),
+        Answer::Choice { right, options, .. } => ((right + 1) % options.len() + 1).to_string(),
+        Answer::Percent { value, within } => {
+            let w = if *value + within + 1.0 <= 100.0 {
+                value + within + 1.0
+            } else {
+                value - within - 1.0
+            };
+            format!("{w:.1}")
+        }
+    }
 }
 
 /// The output of the main run of the lab "show me" opens, with its parameters, through the
@@ -136,6 +169,43 @@ fn check(q: &Question, truth: &Truth) {
                 let v = wrong(q, &x.to_string(), &at);
                 assert_eq!(v.heard, crate::bn::int(x));
             }
+        }
+        (
+            Answer::Choice {
+                options,
+                right: r,
+                hints,
+            },
+            Truth::Choice(t),
+        ) => {
+            assert_eq!(&options[*r], t, "{at}: {}", d.text);
+            assert!((2..=6).contains(&options.len()), "{at}: {options:?}");
+            assert_eq!(hints.len(), options.len(), "{at}");
+            for (i, o) in options.iter().enumerate() {
+                assert!(!unfilled(o), "{at}: option {o}");
+                assert!(
+                    !options[..i].contains(o),
+                    "{at}: option {o} twice: {options:?}"
+                );
+                if i == *r {
+                    right(q, &(i + 1).to_string(), &at);
+                    right(q, &choice_label(i), &at);
+                    right(q, &((b'a' + i as u8) as char).to_string(), &at);
+                    right(q, o, &at);
+                } else {
+                    let v = wrong(q, &(i + 1).to_string(), &at);
+                    assert_eq!(v.note, hints[i], "{at}");
+                }
+            }
+            assert!(grade(q, &(options.len() + 1).to_string()).is_err(), "{at}");
+        }
+        (Answer::Percent { value, within }, Truth::Percent(t)) => {
+            assert!((value - t).abs() < 0.05 + 1e-9, "{at}: {value} vs {t}");
+            assert!(*within > 0.0, "{at}");
+            right(q, &format!("{value:.1}"), &at);
+            right(q, &format!("{:.1}%", (value - within).max(0.0)), &at);
+            right(q, &crate::bn::dec(*value, 1), &at);
+            wrong(q, &wrong_response(q), &at);
         }
         (a, t) => panic!("{at}: answer {a:?} checked with {t:?}"),
     }
@@ -337,4 +407,34 @@ fn the_grader_reads_every_form_and_refuses_the_unreadable() {
     assert_eq!(v.heard, "C → A → D");
     assert!(grade(&keys, "C B A").unwrap().note.contains("২ নম্বর"));
     assert!(grade(&keys, "B A C").unwrap().note.contains("উল্টো"));
+    let choice = q(Answer::Choice {
+        options: vec!["LRU".into(), "LFU".into(), "FIFO".into()],
+        right: 1,
+        hints: vec!["LRU নয়।".into(), String::new(), "FIFO নয়।".into()],
+    });
+    for r in ["2", "২", "খ", "খ)", "b", "B", " (b) ", "LFU", "lfu"] {
+        let v = grade(&choice, r).unwrap();
+        assert!(v.right && v.canon == "2", "{r}: {v:?}");
+    }
+    assert_eq!(grade(&choice, "ক").unwrap().note, "LRU নয়।");
+    assert_eq!(grade(&choice, "3").unwrap().heard, "গ) FIFO");
+    for bad in ["4", "0", "d", "ঘ", "ARC", "1 2"] {
+        assert!(bengali(&grade(&choice, bad).unwrap_err()), "{bad}");
+    }
+    let pct = q(Answer::Percent {
+        value: 39.1,
+        within: 2.0,
+    });
+    for r in ["39.1", "৩৯.১", "41.1%", "37.1 %", "40 শতাংশ", "38"] {
+        assert!(grade(&pct, r).unwrap().right, "{r}");
+    }
+    let v = grade(&pct, "42").unwrap();
+    assert!(
+        !v.right && v.note.contains("বেশি") && v.canon == "42.0",
+        "{v:?}"
+    );
+    assert!(!grade(&pct, "36.9").unwrap().right);
+    for bad in ["", "অনেক", "1.2.3", "120", "-5", "40 50"] {
+        assert!(bengali(&grade(&pct, bad).unwrap_err()), "{bad}");
+    }
 }
