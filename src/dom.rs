@@ -33,6 +33,19 @@ pub fn replace_hash(hash: &str) {
     }
 }
 
+/// What the browser keeps under `key` (`localStorage`), if it keeps anything: a private
+/// window or a full store gives `None`, and the page goes on without it.
+pub fn stored(key: &str) -> Option<String> {
+    window().local_storage().ok()??.get_item(key).ok()?
+}
+
+/// Keeps `value` under `key` in `localStorage` (quietly nothing when the browser refuses).
+pub fn store(key: &str, value: &str) {
+    if let Ok(Some(s)) = window().local_storage() {
+        let _ = s.set_item(key, value);
+    }
+}
+
 /// An event listener that is removed when dropped (keep it in an effect's teardown).
 pub struct Listener {
     target: EventTarget,

@@ -5,11 +5,22 @@
 //!
 //! One address per question: `#/practice/<topic>/<kind>?seed=N`. Without a seed the page
 //! picks one and writes it into the address, so a reload or a shared link shows the same
-//! question. A bad address gets a Bengali message and a way back to the list.
+//! question. A set of questions for a class has one address too:
+//! `#/practice?labs=lru,lock&seed=42&n=8` gives everyone the same questions (without `seed`,
+//! each student gets a set of their own); it is made in the simulation worker, answered one
+//! question at a time, and ends with a score and a result code the instructor checks with
+//! `labsim practice --check`. What a student answered is kept in the browser
+//! (`localStorage`): the set's place and answers (a reload or a "show me" and back goes on
+//! where it was), and per lab and kind how many were right, so the list suggests what to
+//! practise next. A bad address gets a Bengali message and a way back to the list.
 
 use crate::dom;
 use redislab_deck::{bn, route};
-use redislab_sim::practice::{self, Place, Question, Verdict};
+use redislab_sim::labs::lab::Job;
+use redislab_sim::practice::progress::Progress;
+use redislab_sim::practice::set::{self, Spec};
+use redislab_sim::practice::{self, choice_label, Answer, Place, Question, Verdict};
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// Props of [`PracticePage`].
@@ -59,8 +70,8 @@ pub struct PracticeViewProps {
     pub query: AttrValue,
 }
 
-/// The practice page's body (drawn by the labs module): the list, a question, or why the
-/// address names none.
+/// The practice page's body (drawn by the labs module): the list, a question, a set, or why
+/// the address names none.
 #[component]
 pub fn PracticeView(props: &PracticeViewProps) -> Html {
     let (path, query) = props.query.split_once('?').unwrap_or((&props.query, ""));
@@ -74,40 +85,134 @@ pub fn PracticeView(props: &PracticeViewProps) -> Html {
                 <a class="button primary" href={route::practice_hash("", "")}>{"← সব প্রশ্ন"}</a>
             </div>
         },
-        Ok(Place::Index) => index(),
+        Ok(Place::Index) => html! { <Index /> },
+        Ok(Place::Set(spec)) => {
+            let seed = spec.seed.unwrap_or(*fresh);
+            let key = spec.query(seed);
+            html! { <SetView {key} fresh={spec.seed.is_none()} {spec} {seed} /> }
+        }
         Ok(Place::Fresh { topic, kind }) => {
             let (seed, key) = (*fresh, format!("{topic}/{kind}/{}", *fresh));
-            html! { <QuestionView {key} {topic} {kind} {seed} fresh={true} /> }
+            html! { <SingleQuestion {key} {topic} {kind} {seed} fresh={true} /> }
         }
         Ok(Place::Question { topic, kind, seed }) => {
             let key = format!("{topic}/{kind}/{seed}");
-            html! { <QuestionView {key} {topic} {kind} {seed} fresh={false} /> }
+            html! { <SingleQuestion {key} {topic} {kind} {seed} fresh={false} /> }
         }
     }
 }
 
-/// The list: every topic and its kinds, each a link to a fresh question.
-fn index() -> Html {
+/// What the browser keeps of the student's answers, per lab and kind.
+fn progress() -> Progress {
+    Progress::read(dom::stored(practice::progress::KEY).as_deref())
+}
+
+/// Counts an answer in the browser's tally.
+fn record(q: &Question, right: bool) {
+    let mut p = progress();
+    p.record(q, right);
+    dom::store(practice::progress::KEY, &p.to_json());
+}
+
+/// The list: a set to start (which labs, how many questions), each topic's tally and the
+/// kind to practise next, and every kind as a link to a fresh question.
+#[component]
+fn Index() -> Html {
+    let topics = practice::topics();
+    let boxes: Vec<NodeRef> = use_memo((), |_| {
+        practice::topics()
+            .iter()
+            .map(|_| NodeRef::default())
+            .collect::<Vec<_>>()
+    })
+    .to_vec();
+    let count = use_node_ref();
+    let none = use_state(|| false);
+    let onsubmit = {
+        let (boxes, count, none) = (boxes.clone(), count.clone(), none.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let ids: Vec<&str> = practice::topics()
+                .iter()
+                .zip(&boxes)
+                .filter(|(_, b)| {
+                    b.cast::<web_sys::HtmlInputElement>()
+                        .is_some_and(|i| i.checked())
+                })
+                .map(|(t, _)| t.id)
+                .collect();
+            if ids.is_empty() {
+                none.set(true);
+                return;
+            }
+            let n = count
+                .cast::<web_sys::HtmlInputElement>()
+                .and_then(|i| i.value().parse::<u32>().ok())
+                .unwrap_or(set::DEFAULT_N)
+                .clamp(1, set::MAX_N);
+            let labs = if ids.len() == practice::topics().len() {
+                "all".to_string()
+            } else {
+                ids.join(",")
+            };
+            dom::push_hash(&route::practice_hash("", &format!("labs={labs}&n={n}")));
+        })
+    };
+    let tally = progress();
     html! {
         <div class="practice-index">
             <p class="practice-lead">{"ল্যাবের সিমুলেটর নিজেই প্রশ্ন বানায় আর নিজেই মিলিয়ে দেখে। প্রতিটা প্রশ্নের নিজের ঠিকানা আছে: লিংকটা দিলে অন্যরাও ঠিক একই প্রশ্ন পাবে। উত্তর দেওয়ার পরে \"ল্যাবে চালিয়ে দেখুন\" দিয়ে একই অপারেশন ল্যাবে চালান।"}</p>
-            { for practice::topics().into_iter().map(|t| html! {
-                <section class="practice-topic">
-                    <h2>{ t.title }</h2>
-                    <ul class="practice-kinds">
-                        { for t.kinds.iter().map(|k| html! {
-                            <li><a class="practice-kind" href={route::practice_hash(&format!("{}/{}", t.id, k.id), "")}>{ k.title }</a></li>
-                        }) }
-                    </ul>
-                </section>
+            <form class="practice-start" {onsubmit} novalidate=true aria-labelledby="practice-start-h">
+                <h2 id="practice-start-h">{"একটা সেট: একের পর এক প্রশ্ন, শেষে স্কোর"}</h2>
+                <fieldset class="practice-labs">
+                    <legend>{"কোন ল্যাবের প্রশ্ন"}</legend>
+                    { for topics.iter().zip(&boxes).map(|(t, r)| html! {
+                        <label class="practice-lab">
+                            <input type="checkbox" name="labs" value={t.id} checked={true} ref={r.clone()} />
+                            { t.title }
+                        </label>
+                    }) }
+                </fieldset>
+                <div class="practice-row">
+                    <label for="practice-n">{"প্রশ্ন"}</label>
+                    <input id="practice-n" ref={count} type="number" min="1" max={set::MAX_N.to_string()} value={set::DEFAULT_N.to_string()} inputmode="numeric" />
+                    <button type="submit" class="button primary practice-go">{"শুরু করুন"}</button>
+                </div>
+                if *none {
+                    <p class="practice-unread" role="alert">{"অন্তত একটা ল্যাব বেছে নিন।"}</p>
+                }
+                <p class="practice-hint">{"ক্লাসের জন্য: সেট শুরু হলে ঠিকানায় তার seed বসে — সেই লিংকে সবাই একই প্রশ্ন পায়; seed ছাড়া লিংকে (যেমন "}<code>{"#/practice?labs=all&n=10"}</code>{") প্রত্যেকে নিজের আলাদা সেট।"}</p>
+            </form>
+            { for topics.iter().map(|t| {
+                let done = tally.topic(t.id);
+                let next = tally.next_kind(t.id).and_then(|k| t.kinds.iter().find(|x| x.id == k));
+                html! {
+                    <section class="practice-topic" data-topic={t.id}>
+                        <h2>{ t.title }</h2>
+                        if done.asked > 0 {
+                            <p class="practice-tally">
+                                { format!("আপনি এ পর্যন্ত {}টা প্রশ্নের {}টা ঠিক করেছেন।", bn::int(done.asked.into()), bn::int(done.right.into())) }
+                                if let Some(k) = next {
+                                    {" এরপর অনুশীলন করুন: "}
+                                    <a class="practice-next-kind" href={route::practice_hash(&format!("{}/{}", t.id, k.id), "")}>{ k.title }</a>
+                                }
+                            </p>
+                        }
+                        <ul class="practice-kinds">
+                            { for t.kinds.iter().map(|k| html! {
+                                <li><a class="practice-kind" href={route::practice_hash(&format!("{}/{}", t.id, k.id), "")}>{ k.title }</a></li>
+                            }) }
+                        </ul>
+                    </section>
+                }
             }) }
         </div>
     }
 }
 
-/// Props of [`QuestionView`].
+/// Props of [`SingleQuestion`].
 #[derive(Properties, PartialEq)]
-struct QuestionProps {
+struct SingleProps {
     topic: String,
     kind: String,
     seed: u32,
@@ -115,30 +220,289 @@ struct QuestionProps {
     fresh: bool,
 }
 
-/// One question: the operations, an answer field, then the verdict, the answer, why, and
-/// the ways on.
+/// One question at its own address, with a link to the next.
 #[component]
-fn QuestionView(props: &QuestionProps) -> Html {
-    let q: Result<Question, String> = practice::generate(&props.topic, &props.kind, props.seed);
-    let input = use_node_ref();
-    let result = use_node_ref();
+fn SingleQuestion(props: &SingleProps) -> Html {
+    let q = use_memo(
+        (props.topic.clone(), props.kind.clone(), props.seed),
+        |(t, k, s)| practice::generate(t, k, *s),
+    );
     let verdict = use_state(|| None::<Verdict>);
-    let unread = use_state(|| None::<String>);
     {
         let hash = practice::address(&props.topic, &props.kind, props.seed);
-        let (fresh, input) = (props.fresh, input.clone());
+        let fresh = props.fresh;
         use_effect_with((), move |_| {
             if fresh {
                 dom::replace_hash(&hash);
             }
-            if let Some(el) = input.cast::<web_sys::HtmlElement>() {
+        });
+    }
+    let q = match &*q {
+        Ok(q) => Rc::new(q.clone()),
+        Err(why) => return html! { <p class="practice-bad" role="alert">{ why.clone() }</p> },
+    };
+    let on_verdict = {
+        let (verdict, q) = (verdict.clone(), q.clone());
+        Callback::from(move |v: Verdict| {
+            record(&q, v.right);
+            verdict.set(Some(v));
+        })
+    };
+    let (nt, nk, ns) = practice::next(&q);
+    let on = html! {
+        <a class="button primary practice-next" href={practice::address(&nt, &nk, ns)}>{"পরের প্রশ্ন →"}</a>
+    };
+    html! {
+        <QuestionCard {q} verdict={(*verdict).clone()} {on_verdict} {on} place={Html::default()} />
+    }
+}
+
+/// Props of [`SetView`].
+#[derive(Properties, PartialEq)]
+struct SetProps {
+    spec: Spec,
+    seed: u32,
+    /// The address had no seed: write this one into it (it is then the class link).
+    fresh: bool,
+}
+
+/// Where a student is in a set, kept in the browser per set.
+#[derive(Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+struct SetPlace {
+    /// The question shown (the set's length: the score).
+    at: usize,
+    /// The verdict of each question answered.
+    verdicts: Vec<Option<Verdict>>,
+}
+
+/// A set of questions, one at a time, made in the simulation worker; then the score and the
+/// result code.
+#[component]
+fn SetView(props: &SetProps) -> Html {
+    let n = props.spec.n as usize;
+    let key = props.spec.storage_key(props.seed);
+    let place = {
+        let key = key.clone();
+        use_state(move || {
+            dom::stored(&key)
+                .and_then(|j| serde_json::from_str::<SetPlace>(&j).ok())
+                .filter(|p| p.verdicts.len() == n && p.at <= n)
+                .unwrap_or(SetPlace {
+                    at: 0,
+                    verdicts: vec![None; n],
+                })
+        })
+    };
+    {
+        let hash = route::practice_hash("", &props.spec.query(props.seed));
+        let fresh = props.fresh;
+        use_effect_with((), move |_| {
+            if fresh {
+                dom::replace_hash(&hash);
+            }
+        });
+    }
+    let job = Job {
+        lab: set::JOB_LAB.into(),
+        run: String::new(),
+        query: props.spec.query(props.seed),
+        live_scale: None,
+        live_url: None,
+    };
+    let run = crate::labs::kit::use_work::<Question, Vec<Question>>(Some(job));
+    let save = {
+        let (place, key) = (place.clone(), key.clone());
+        Callback::from(move |p: SetPlace| {
+            if let Ok(j) = serde_json::to_string(&p) {
+                dom::store(&key, &j);
+            }
+            place.set(p);
+        })
+    };
+    let at = place.at;
+    let shown = format!(
+        "{}/{}",
+        bn::int(at.min(n - 1) as i64 + 1),
+        bn::int(n as i64)
+    );
+    if let Some(why) = &run.failed {
+        return html! { <p class="practice-bad" role="alert">{ why.clone() }</p> };
+    }
+    if at >= n {
+        let on_again = {
+            let save = save.clone();
+            Callback::from(move |_| {
+                save.emit(SetPlace {
+                    at: 0,
+                    verdicts: vec![None; n],
+                })
+            })
+        };
+        return html! { <SetScore spec={props.spec.clone()} seed={props.seed} verdicts={place.verdicts.clone()} {on_again} /> };
+    }
+    let Some(q) = run.parts.get(at).cloned().map(Rc::new) else {
+        return html! {
+            <div class="practice-set" aria-busy="true">
+                <p class="practice-place">{"প্রশ্ন "}{ shown }</p>
+                <p class="practice-wait">{"প্রশ্ন তৈরি হচ্ছে — সিমুলেটর ল্যাবটা চালিয়ে উত্তর বের করছে…"}</p>
+            </div>
+        };
+    };
+    let verdict = place.verdicts[at].clone();
+    let on_verdict = {
+        let (place, save, q) = (place.clone(), save.clone(), q.clone());
+        Callback::from(move |v: Verdict| {
+            record(&q, v.right);
+            let mut p = (*place).clone();
+            p.verdicts[at] = Some(v);
+            save.emit(p);
+        })
+    };
+    let onnext = {
+        let (place, save) = (place.clone(), save.clone());
+        Callback::from(move |_| {
+            let mut p = (*place).clone();
+            p.at = at + 1;
+            save.emit(p);
+        })
+    };
+    let last = at + 1 == n;
+    let on = html! {
+        <button type="button" class="button primary practice-next" onclick={onnext}>
+            { if last { "ফলাফল দেখুন →" } else { "পরের প্রশ্ন →" } }
+        </button>
+    };
+    let right = place.verdicts.iter().flatten().filter(|v| v.right).count();
+    let place_line = html! {
+        <p class="practice-place">
+            {"প্রশ্ন "}{ shown }{" · এ পর্যন্ত ঠিক "}{ bn::int(right as i64) }
+        </p>
+    };
+    html! {
+        <div class="practice-set" aria-busy="false">
+            <QuestionCard key={at} {q} {verdict} {on_verdict} {on} place={place_line} />
+        </div>
+    }
+}
+
+/// Props of [`SetScore`].
+#[derive(Properties, PartialEq)]
+struct ScoreProps {
+    spec: Spec,
+    seed: u32,
+    verdicts: Vec<Option<Verdict>>,
+    /// Start the same set again.
+    on_again: Callback<()>,
+}
+
+/// The end of a set: the score, each question right or wrong (a link to it), the result
+/// code, and the ways on.
+#[component]
+fn SetScore(props: &ScoreProps) -> Html {
+    let heading = use_node_ref();
+    {
+        let heading = heading.clone();
+        use_effect_with((), move |_| {
+            if let Some(el) = heading.cast::<web_sys::HtmlElement>() {
                 let _ = el.focus();
+            }
+        });
+    }
+    let picks = set::picks(&props.spec, props.seed);
+    let score = props.verdicts.iter().flatten().filter(|v| v.right).count();
+    let canons: Vec<Option<String>> = props
+        .verdicts
+        .iter()
+        .map(|v| v.as_ref().map(|v| v.canon.clone()))
+        .collect();
+    let code = set::code(&props.spec, props.seed, score as u32, &canons);
+    let again = props.on_again.reform(|_: MouseEvent| ());
+    let fresh_hash = route::practice_hash("", &props.spec.query_unseeded());
+    let class_link = format!(
+        "{}{}",
+        dom::page_url().split('#').next().unwrap_or_default(),
+        route::practice_hash("", &props.spec.query(props.seed))
+    );
+    html! {
+        <section class="practice-score" aria-labelledby="practice-score-h">
+            <h2 id="practice-score-h" class="practice-score-h" tabindex="-1" ref={heading}>
+                {"স্কোর: "}<span class="practice-score-n" data-n={score.to_string()}>{ bn::int(score as i64) }</span>
+                {" / "}{ bn::int(props.verdicts.len() as i64) }
+            </h2>
+            <ol class="practice-answers">
+                { for picks.iter().zip(&props.verdicts).map(|((t, k, s), v)| {
+                    let title = practice::topic(t)
+                        .and_then(|tp| tp.kinds.iter().find(|x| x.id == *k).map(|x| format!("{} · {}", tp.title, x.title)))
+                        .unwrap_or_default();
+                    let (mark, cls) = match v {
+                        Some(v) if v.right => ("✓ ঠিক", "right"),
+                        Some(_) => ("✗ হয়নি", "wrong"),
+                        None => ("— উত্তর নেই", "wrong"),
+                    };
+                    html! {
+                        <li class={classes!("practice-answer", cls)}>
+                            <span class="practice-mark">{ mark }</span>{" "}
+                            <a href={practice::address(t, k, *s)}>{ title }</a>
+                        </li>
+                    }
+                }) }
+            </ol>
+            <div class="practice-code-box">
+                <label for="practice-result-code">{"ফলাফলের কোড — প্রশিক্ষককে পাঠান"}</label>
+                <input id="practice-result-code" class="practice-result-code" type="text" readonly=true value={code.clone()} aria-describedby="practice-code-hint" />
+                <p class="practice-hint" id="practice-code-hint">{"প্রশিক্ষক "}<code>{"labsim practice --check <কোড>"}</code>{" দিয়ে মিলিয়ে নেন: কোডে আপনার উত্তরগুলো আছে, সেগুলো আবার মিলিয়ে স্কোর বের হয় — হাতে লেখা স্কোর চলে না।"}</p>
+            </div>
+            <p class="practice-hint">{"এই সেটের লিংক (সবাই একই প্রশ্ন পায়): "}<code class="practice-class-link">{ class_link }</code></p>
+            <p class="practice-on">
+                <a class="button primary practice-new-set" href={fresh_hash}>{"নতুন সেট"}</a>
+                <button type="button" class="button practice-again" onclick={again}>{"একই সেট আবার"}</button>
+                <a class="button" href={route::practice_hash("", "")}>{"সব প্রশ্ন"}</a>
+            </p>
+        </section>
+    }
+}
+
+/// Props of [`QuestionCard`].
+#[derive(Properties, PartialEq)]
+struct CardProps {
+    q: Rc<Question>,
+    /// The verdict, once answered.
+    verdict: Option<Verdict>,
+    /// An answer was graded.
+    on_verdict: Callback<Verdict>,
+    /// The way on, shown with the verdict ("next").
+    on: Html,
+    /// Where in a set (empty for a single question).
+    place: Html,
+}
+
+/// One question: the operations, an answer field (or the options), then the verdict, the
+/// answer, why, "show me" and the way on.
+#[component]
+fn QuestionCard(props: &CardProps) -> Html {
+    let q = &props.q;
+    let input = use_node_ref();
+    let first_choice = use_node_ref();
+    let result = use_node_ref();
+    let unread = use_state(|| None::<String>);
+    let choice = matches!(q.draft.answer, Answer::Choice { .. });
+    {
+        let (input, first_choice) = (input.clone(), first_choice.clone());
+        let answered = props.verdict.is_some();
+        use_effect_with((), move |_| {
+            if !answered {
+                let el = input
+                    .cast::<web_sys::HtmlElement>()
+                    .or_else(|| first_choice.cast::<web_sys::HtmlElement>());
+                if let Some(el) = el {
+                    let _ = el.focus();
+                }
             }
         });
     }
     {
         let result = result.clone();
-        use_effect_with(verdict.is_some(), move |shown| {
+        use_effect_with(props.verdict.is_some(), move |shown| {
             if *shown {
                 if let Some(el) = result.cast::<web_sys::HtmlElement>() {
                     let _ = el.focus();
@@ -146,30 +510,57 @@ fn QuestionView(props: &QuestionProps) -> Html {
             }
         });
     }
-    let q = match q {
-        Ok(q) => q,
-        Err(why) => return html! { <p class="practice-bad" role="alert">{ why }</p> },
-    };
-    let onsubmit = {
-        let (q, input, verdict, unread) =
-            (q.clone(), input.clone(), verdict.clone(), unread.clone());
-        Callback::from(move |e: SubmitEvent| {
-            e.prevent_default();
-            if verdict.is_some() {
+    let submit: Rc<dyn Fn()> = {
+        let (q, input, unread) = (q.clone(), input.clone(), unread.clone());
+        let (answered, on_verdict) = (props.verdict.is_some(), props.on_verdict.clone());
+        Rc::new(move || {
+            if answered {
                 return;
             }
-            let Some(el) = input.cast::<web_sys::HtmlInputElement>() else {
-                return;
+            let response = if choice {
+                dom::document()
+                    .query_selector("input[name=practice-choice]:checked")
+                    .ok()
+                    .flatten()
+                    .and_then(|e| e.get_attribute("value"))
+                    .unwrap_or_default()
+            } else {
+                input
+                    .cast::<web_sys::HtmlInputElement>()
+                    .map(|el| el.value())
+                    .unwrap_or_default()
             };
-            match practice::grade(&q, &el.value()) {
+            match practice::grade(&q, &response) {
                 Ok(v) => {
                     unread.set(None);
-                    verdict.set(Some(v));
+                    on_verdict.emit(v);
                 }
                 Err(why) => {
-                    unread.set(Some(why));
-                    let _ = el.focus();
+                    unread.set(Some(if choice && response.is_empty() {
+                        "কোনোটা বাছা হয়নি — একটা বেছে নিন (তীর-কী দিয়ে), তারপর Enter।".into()
+                    } else {
+                        why
+                    }));
+                    if let Some(el) = input.cast::<web_sys::HtmlElement>() {
+                        let _ = el.focus();
+                    }
                 }
+            }
+        })
+    };
+    let onsubmit = {
+        let submit = submit.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            submit();
+        })
+    };
+    let onkeydown = {
+        let submit = submit.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" {
+                e.prevent_default();
+                submit();
             }
         })
     };
@@ -181,50 +572,69 @@ fn QuestionView(props: &QuestionProps) -> Html {
     });
     let (topic_title, kind_title) = kind_title.unwrap_or(("", ""));
     let d = &q.draft;
-    let answered = verdict.is_some();
+    let answered = props.verdict.is_some();
     let described = if unread.is_some() {
         "practice-hint practice-unread"
     } else {
         "practice-hint"
     };
-    let (nt, nk, ns) = practice::next(&q);
-    let next = practice::address(&nt, &nk, ns);
     html! {
         <article class="practice-question" data-topic={q.topic.clone()} data-kind={q.kind.clone()} data-seed={q.seed.to_string()}>
+            { props.place.clone() }
             <p class="practice-crumbs">
                 <a href={route::practice_hash("", "")}>{"সব প্রশ্ন"}</a>
                 {" · "}{ topic_title }{" · "}{ kind_title }
-                {" · "}<span class="practice-seed">{"seed "}{ bn::text(&q.seed.to_string()) }</span>
+                {" · "}<a class="practice-seed" href={practice::address(&q.topic, &q.kind, q.seed)}>{"seed "}{ bn::text(&q.seed.to_string()) }</a>
             </p>
             <h2 class="practice-text" id="practice-text">{ rich(&d.text) }</h2>
             if !d.code.is_empty() {
                 <pre class="practice-code"><code>{ for d.code.iter().map(|l| html! { <span class="practice-line">{ bn::text(l) }</span> }) }</code></pre>
             }
             <form class="practice-form" {onsubmit} novalidate=true>
-                <label for="practice-answer">{"আপনার উত্তর"}</label>
-                <div class="practice-row">
-                    <input id="practice-answer" ref={input} type="text" autocomplete="off" spellcheck="false"
-                        autocapitalize="characters" readonly={answered} aria-describedby={described} />
-                    <button type="submit" class="button primary" disabled={answered}>{"মিলিয়ে দেখুন"}</button>
-                </div>
+                if let Answer::Choice { options, .. } = &d.answer {
+                    <fieldset class="practice-choices" aria-describedby={described} onkeydown={onkeydown}>
+                        <legend>{"আপনার উত্তর"}</legend>
+                        { for options.iter().enumerate().map(|(i, o)| html! {
+                            <label class="practice-choice">
+                                <input type="radio" name="practice-choice" id={format!("practice-choice-{i}")}
+                                    value={(i + 1).to_string()} disabled={answered}
+                                    ref={if i == 0 { first_choice.clone() } else { NodeRef::default() }} />
+                                <span class="practice-choice-label">{ choice_label(i) }</span>
+                                <span class="practice-choice-text">{ rich(o) }</span>
+                            </label>
+                        }) }
+                    </fieldset>
+                    <div class="practice-row">
+                        <button type="submit" class="button primary" disabled={answered}>{"মিলিয়ে দেখুন"}</button>
+                    </div>
+                } else {
+                    <label for="practice-answer">{"আপনার উত্তর"}</label>
+                    <div class="practice-row">
+                        <input id="practice-answer" ref={input} type="text" autocomplete="off" spellcheck="false"
+                            autocapitalize="characters" readonly={answered} aria-describedby={described} />
+                        <button type="submit" class="button primary" disabled={answered}>{"মিলিয়ে দেখুন"}</button>
+                    </div>
+                }
                 <p class="practice-hint" id="practice-hint">{ d.answer.form_hint() }</p>
                 if let Some(why) = &*unread {
                     <p class="practice-unread" id="practice-unread" role="alert">{ why.clone() }</p>
                 }
             </form>
-            if let Some(v) = &*verdict {
+            if let Some(v) = &props.verdict {
                 <section class={classes!("practice-result", if v.right { "right" } else { "wrong" })} aria-labelledby="practice-verdict">
                     <h3 id="practice-verdict" class="practice-verdict" tabindex="-1" ref={result}>
                         { if v.right { "ঠিক উত্তর!" } else { "হয়নি" } }
                     </h3>
                     <p class="practice-heard">{"আপনার উত্তর: "}<code>{ v.heard.clone() }</code></p>
                     if !v.right {
-                        <p class="practice-note">{ rich(&v.note) }</p>
+                        if !v.note.is_empty() {
+                            <p class="practice-note">{ rich(&v.note) }</p>
+                        }
                         <p class="practice-right">{"ঠিক উত্তর: "}<code>{ d.answer.right_text() }</code></p>
                     }
                     <p class="practice-why">{ rich(&d.why) }</p>
                     <p class="practice-on">
-                        <a class="button primary practice-next" href={next}>{"পরের প্রশ্ন →"}</a>
+                        { props.on.clone() }
                         if let Some(show) = &d.show {
                             <a class="button practice-show" href={show.hash()}>
                                 { format!("ল্যাবে চালিয়ে দেখুন (ধাপ {})", bn::int(show.step as i64)) }

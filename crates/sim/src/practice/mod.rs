@@ -18,6 +18,7 @@ pub mod grade;
 pub mod lock;
 pub mod lru;
 pub mod pick;
+pub mod progress;
 pub mod set;
 
 pub use grade::{grade, Verdict};
@@ -247,6 +248,8 @@ pub fn address(topic: &str, kind: &str, seed: u32) -> String {
 pub enum Place {
     /// `#/practice`: the list of topics and kinds.
     Index,
+    /// `#/practice?labs=…&seed=…&n=…`: a set of questions, one at a time, and a score.
+    Set(set::Spec),
     /// `#/practice/<topic>/<kind>` with no seed: a fresh question (the page picks a seed).
     Fresh {
         /// Topic id.
@@ -274,7 +277,8 @@ pub enum Place {
 pub fn place(path: &str, query: &str) -> Result<Place, String> {
     let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
     let (t, k) = match parts.as_slice() {
-        [] => return Ok(Place::Index),
+        [] if query.is_empty() => return Ok(Place::Index),
+        [] => return set::Spec::parse(query).map(Place::Set),
         [t, k] => (*t, *k),
         [t] => {
             let ids = topic(t).map(|t| t.kinds.iter().map(|k| k.id).collect::<Vec<_>>());

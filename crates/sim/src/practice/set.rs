@@ -116,6 +116,13 @@ impl Spec {
         format!("labs={labs}&seed={seed}&n={}", self.n)
     }
 
+    /// The address' query of this set without a seed (`labs=lru,lock&n=8`): every student
+    /// who opens it gets a set of their own.
+    pub fn query_unseeded(&self) -> String {
+        let q = self.query(0);
+        q.replace("&seed=0", "")
+    }
+
     /// The topics it draws from.
     pub fn topic_ids(&self) -> Vec<&'static str> {
         topics()
@@ -335,6 +342,7 @@ mod tests {
         assert!(all.labs.is_empty());
         assert_eq!(spec("").n, DEFAULT_N);
         assert_eq!(all.query(7), "labs=all&seed=7&n=30");
+        assert_eq!(all.query_unseeded(), "labs=all&n=30");
     }
 
     #[test]

@@ -280,7 +280,16 @@ fn kinds_are_named_once_per_topic_and_topics_once() {
 #[test]
 fn addresses_and_bad_ones() {
     assert_eq!(place("", ""), Ok(Place::Index));
-    assert_eq!(place("/", "x=1"), Ok(Place::Index));
+    assert_eq!(place("/", ""), Ok(Place::Index));
+    assert!(place("/", "x=1").unwrap_err().contains("`x`"));
+    assert_eq!(
+        place("", "labs=lru&seed=3"),
+        Ok(Place::Set(set::Spec {
+            labs: vec!["lru".into()],
+            seed: Some(3),
+            n: set::DEFAULT_N
+        }))
+    );
     assert_eq!(
         place("lru/order", ""),
         Ok(Place::Fresh {
