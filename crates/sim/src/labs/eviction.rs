@@ -638,6 +638,10 @@ pub struct EvictionLab;
 pub static LAB: EvictionLab = EvictionLab;
 
 impl Lab for EvictionLab {
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::eviction::KINDS
+    }
+
     fn info(&self) -> &'static LabInfo {
         &INFO
     }

@@ -598,6 +598,10 @@ pub struct JitterLab;
 pub static LAB: JitterLab = JitterLab;
 
 impl Lab for JitterLab {
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::jitter::KINDS
+    }
+
     fn info(&self) -> &'static LabInfo {
         &INFO
     }

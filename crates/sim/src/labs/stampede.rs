@@ -631,6 +631,10 @@ pub struct StampedeLab;
 pub static LAB: StampedeLab = StampedeLab;
 
 impl Lab for StampedeLab {
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::stampede::KINDS
+    }
+
     fn info(&self) -> &'static LabInfo {
         &INFO
     }

@@ -14,12 +14,15 @@
 //!
 //! Everything is a pure function of its seed, natively and in wasm.
 
+pub mod eviction;
 pub mod grade;
+pub mod jitter;
 pub mod lock;
 pub mod lru;
 pub mod pick;
 pub mod progress;
 pub mod set;
+pub mod stampede;
 
 pub use grade::{grade, Verdict};
 
