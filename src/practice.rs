@@ -646,3 +646,73 @@ fn QuestionCard(props: &CardProps) -> Html {
         </article>
     }
 }
+
+/// Props of [`QuizView`]: `topic=<lab>&kind=<kind>&seed=N`.
+#[derive(Properties, PartialEq)]
+pub struct QuizViewProps {
+    /// The quiz slide's words as a query.
+    pub query: AttrValue,
+}
+
+/// A deck's question slide (`:::quiz <lab> <kind> seed=N`), drawn by the labs module: the
+/// question (made in the simulation worker) for a show of hands; its answer and why; the lab
+/// at the question's parameters. The slide's reveal step (`data-step` of the slot around it)
+/// decides which show: → reveals the answer, the next → runs the lab.
+#[component]
+pub fn QuizView(props: &QuizViewProps) -> Html {
+    let get = |k: &str| {
+        props
+            .query
+            .split('&')
+            .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let job = Job {
+        lab: set::JOB_LAB.into(),
+        run: String::new(),
+        query: format!("one={}/{}&seed={}", get("topic"), get("kind"), get("seed")),
+        live_scale: None,
+        live_url: None,
+    };
+    let run = crate::labs::kit::use_work::<Question, Vec<Question>>(Some(job));
+    if let Some(why) = &run.failed {
+        return html! { <p class="practice-bad" role="alert">{ why.clone() }</p> };
+    }
+    let Some(q) = run.parts.first() else {
+        return html! { <div class="quiz" aria-busy="true"><p class="practice-wait">{"প্রশ্ন তৈরি হচ্ছে…"}</p></div> };
+    };
+    let d = &q.draft;
+    let lab = d.show.as_ref().and_then(|s| {
+        crate::labs::views::view(
+            &s.lab,
+            crate::labs::kit::LabProps {
+                query: s.query.clone().into(),
+                embedded: true,
+                on_query: Callback::noop(),
+            },
+        )
+    });
+    html! {
+        <div class="quiz" aria-busy="false" data-topic={q.topic.clone()} data-kind={q.kind.clone()} data-seed={q.seed.to_string()}>
+            <p class="quiz-text">{ rich(&d.text) }</p>
+            if !d.code.is_empty() {
+                <pre class="practice-code quiz-code"><code>{ for d.code.iter().map(|l| html! { <span class="practice-line">{ bn::text(l) }</span> }) }</code></pre>
+            }
+            if let Answer::Choice { options, .. } = &d.answer {
+                <ul class="quiz-options">
+                    { for options.iter().enumerate().map(|(i, o)| html! {
+                        <li><span class="practice-choice-label">{ choice_label(i) }</span>{" "}{ rich(o) }</li>
+                    }) }
+                </ul>
+            }
+            <div class="quiz-answer" aria-live="polite">
+                <p class="quiz-right">{"উত্তর: "}<strong>{ d.answer.right_text() }</strong></p>
+                <p class="quiz-why">{ rich(&d.why) }</p>
+            </div>
+            if let Some(lab) = lab {
+                <div class="quiz-run">{ lab }</div>
+            }
+        </div>
+    }
+}

@@ -119,6 +119,29 @@ fn block(b: &Block, live: bool, fr: Frags) -> Html {
             html! { <SortTable head={head.clone()} rows={rows.clone()} /> }
         }
         Block::Table { head, rows } => table(head, &rows.iter().collect::<Vec<_>>(), None, None),
+        // A question slide: the question first; → reveals the answer, → again runs the lab at
+        // the question's parameters (the labs module draws all three; the step shows them).
+        Block::Container { kind, args, .. } if kind == "quiz" => {
+            let word = |i: usize| args.get(i).map_or("", |a| a.as_ref()).to_string();
+            let seed = args[2.min(args.len())..]
+                .iter()
+                .find_map(|a| a.strip_prefix("seed="))
+                .unwrap_or("1")
+                .to_string();
+            if live {
+                let shown = (0..2)
+                    .filter(|&k| fr.slide.reveal(fr.block, k, fr.step) == Reveal::Shown)
+                    .count();
+                let query = format!("topic={}&kind={}&seed={seed}", word(0), word(1));
+                html! {
+                    <div class="quiz-slot" data-step={shown.to_string()}>
+                        <crate::labs::host::LabHost id="quiz" query={query} embedded={true} />
+                    </div>
+                }
+            } else {
+                html! { <div class="lab-still"><span aria-hidden="true">{"?"}</span>{" প্রশ্ন: "}{ crate::labs::title(&word(0)) }</div> }
+            }
+        }
         Block::Container { kind, args, .. } if kind == "lab" => {
             let id = args.first().map_or("", |a| a.as_ref());
             if live {

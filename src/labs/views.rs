@@ -15,6 +15,7 @@ macro_rules! dispatch {
                 // Not a lab, but drawn the same way, so it stays out of the first load too.
                 "console" => html! { <crate::live::console::ConsoleView /> },
                 "practice" => html! { <crate::practice::PracticeView query={p.query} /> },
+                "quiz" => html! { <crate::practice::QuizView query={p.query} /> },
                 _ => return None,
             })
         }

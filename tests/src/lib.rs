@@ -337,6 +337,8 @@ pub mod key {
     pub const PAGE_DOWN: &str = "\u{E00F}";
     /// PageUp
     pub const PAGE_UP: &str = "\u{E00E}";
+    /// ↓
+    pub const DOWN: &str = "\u{E015}";
     /// Space
     pub const SPACE: &str = "\u{E00D}";
     /// Enter

@@ -238,3 +238,243 @@ fn the_list_a_fresh_question_and_bad_addresses() {
     b.wait(20, "not found", |b| b.exists(".notfound"));
     assert_no_console_errors(&b);
 }
+
+/// A response to `q` that is right (or wrong), as a student types it.
+fn response(q: &Question, right: bool) -> String {
+    match (&q.draft.answer, right) {
+        (Answer::Key { key, .. }, true) => key.to_lowercase(),
+        (Answer::Key { key, .. }, false) => if key == "A" { "B" } else { "A" }.into(),
+        (Answer::Keys { keys, .. }, true) => keys.join(" "),
+        (Answer::Keys { keys, .. }, false) => keys[1..].join(" "),
+        (Answer::Count { n, .. }, true) => redislab_deck::bn::int(*n),
+        (Answer::Count { n, .. }, false) => (n + 1).to_string(),
+        (Answer::Percent { value, .. }, true) => format!("{value}"),
+        (Answer::Percent { value, within }, false) => {
+            format!(
+                "{}",
+                if *value > 50.0 {
+                    value - within - 2.0
+                } else {
+                    value + within + 2.0
+                }
+            )
+        }
+        (
+            Answer::Choice {
+                right: r, options, ..
+            },
+            ok,
+        ) => (if ok { *r } else { (r + 1) % options.len() }).to_string(),
+    }
+}
+
+/// Answers `q` by keyboard alone: types the response and Enter, or for a choice moves to
+/// the option with the arrow keys (Space on the first) and presses Enter.
+fn respond(b: &Browser, q: &Question, right: bool) {
+    let r = response(q, right);
+    if let Answer::Choice { .. } = q.draft.answer {
+        b.wait(10, "the first option focused", |b| {
+            focused_id(b) == "practice-choice-0"
+        });
+        let i: usize = r.parse().unwrap();
+        if i == 0 {
+            b.press(key::SPACE);
+        } else {
+            b.press(&key::DOWN.repeat(i));
+        }
+        b.wait(5, "the option checked", |b| {
+            b.js(
+                "return document.getElementById(arguments[0]).checked",
+                json!([format!("practice-choice-{i}")]),
+            ) == json!(true)
+        });
+        b.press(key::ENTER);
+    } else {
+        b.wait(10, "the answer field focused", |b| {
+            focused_id(b) == "practice-answer"
+        });
+        b.press(&r);
+        b.press(key::ENTER);
+    }
+    b.wait(10, "the verdict", |b| b.exists(".practice-verdict"));
+}
+
+/// A class link: ten questions of every lab, answered by keyboard alone (right, right,
+/// wrong …); the score and a result code that the check (what `labsim practice --check`
+/// runs) accepts with the same score and refuses when tampered with; "show me" opens the
+/// lab with the question's parameters and Back returns to the same place in the set; a
+/// second browser on a phone gets the same questions from the same link.
+#[test]
+fn a_class_set_by_keyboard_with_its_score_and_result_code() {
+    use redislab_sim::practice::set;
+    let link = "#/practice?labs=all&seed=42&n=10";
+    let spec = set::Spec::parse("labs=all&n=10").unwrap();
+    let qs: Vec<Question> = set::picks(&spec, 42)
+        .into_iter()
+        .map(|(t, k, s)| practice::generate(&t, &k, s).unwrap())
+        .collect();
+    assert!(
+        qs.iter()
+            .any(|q| matches!(q.draft.answer, Answer::Choice { .. })),
+        "the set has a multiple-choice question"
+    );
+    let b = Browser::new(1366, 768);
+    b.open(link);
+    let dir = screenshot_dir().join("practice");
+    let mut score = 0;
+    for (i, q) in qs.iter().enumerate() {
+        let sel = format!(
+            ".practice-set[aria-busy=false] .practice-question[data-topic={}][data-kind={}][data-seed='{}']",
+            q.topic, q.kind, q.seed
+        );
+        b.wait(60, &format!("question {}", i + 1), |b| b.exists(&sel));
+        assert_eq!(b.text(".practice-text").unwrap(), shown(&q.draft.text));
+        let place = b.text(".practice-place").unwrap();
+        assert!(
+            place.starts_with(&format!("প্রশ্ন {}/১০", redislab_deck::bn::int(i as i64 + 1))),
+            "{place}"
+        );
+        let right = i % 3 != 2;
+        respond(&b, q, right);
+        let verdict = b.text(".practice-verdict").unwrap();
+        assert_eq!(
+            verdict,
+            if right {
+                "ঠিক উত্তর!"
+            } else {
+                "হয়নি"
+            },
+            "{}/{}",
+            q.topic,
+            q.kind
+        );
+        assert_eq!(focused_id(&b), "practice-verdict");
+        score += usize::from(right);
+        if matches!(q.draft.answer, Answer::Choice { .. })
+            && !dir.join("set-choice-1366x768.png").exists()
+        {
+            b.screenshot(&dir.join("set-choice-1366x768.png"));
+        }
+        if i == 3 {
+            // "Show me": the lab with the question's parameters; Back: the same place.
+            let show = q.draft.show.as_ref().unwrap();
+            b.click(".practice-show");
+            b.wait(30, "the lab's address", |b| b.url().ends_with(&show.hash()));
+            let lab = format!(".lab-{}[aria-busy=false]", show.lab);
+            b.wait(60, "the lab", |b| b.exists(&lab));
+            b.js("history.back()", json!([]));
+            b.wait(60, "back at the answered question", |b| {
+                b.exists(&sel) && b.exists(".practice-verdict")
+            });
+            b.js(
+                "document.querySelector('.practice-next').focus()",
+                json!([]),
+            );
+        } else {
+            b.press(key::TAB);
+            assert_eq!(
+                b.js(
+                    "return document.activeElement.classList.contains('practice-next')",
+                    json!([])
+                ),
+                json!(true),
+                "Tab from the verdict reaches next"
+            );
+        }
+        b.press(key::ENTER);
+    }
+    b.wait(30, "the score", |b| b.exists(".practice-score-n"));
+    assert_eq!(focused_id(&b), "practice-score-h");
+    assert_eq!(
+        b.js(
+            "return document.querySelector('.practice-score-n').dataset.n",
+            json!([])
+        ),
+        json!(score.to_string())
+    );
+    let code = b
+        .js(
+            "return document.getElementById('practice-result-code').value",
+            json!([]),
+        )
+        .as_str()
+        .unwrap()
+        .to_string();
+    let report = set::check(&code).unwrap_or_else(|e| panic!("{code}: {e}"));
+    assert_eq!((report.score as usize, report.seed), (score, 42));
+    let forged = code.replacen(&format!("-{score}-"), "-10-", 1);
+    assert!(set::check(&forged).is_err(), "{forged} accepted");
+    b.screenshot(&dir.join("score-1366x768.png"));
+    assert!(b.axe_serious().is_empty(), "{:?}", b.axe_serious());
+    // A reload keeps the score (the set's place is in the browser).
+    b.reload();
+    b.wait(30, "the score again", |b| b.exists(".practice-score-n"));
+    // The list now shows this browser's tally and what to practise next.
+    b.open("#/practice");
+    b.wait(30, "the tally", |b| {
+        b.exists(".practice-tally .practice-next-kind")
+    });
+    assert_no_console_errors(&b);
+
+    // Another student, on a phone: the same link, the same first question; it fits.
+    let p = Browser::new(360, 740);
+    p.open(link);
+    let first = format!(
+        ".practice-question[data-kind={}][data-seed='{}']",
+        qs[0].kind, qs[0].seed
+    );
+    p.wait(60, "the same first question", |b| b.exists(&first));
+    assert_eq!(
+        p.js(
+            "return document.documentElement.scrollWidth <= window.innerWidth",
+            json!([])
+        ),
+        json!(true)
+    );
+    p.screenshot(&dir.join("set-360x740.png"));
+    assert_no_console_errors(&p);
+}
+
+/// The list starts a set of the chosen labs without a seed: the page draws one and writes
+/// it into the address, which is then the class link.
+#[test]
+fn the_list_starts_a_set_of_the_chosen_labs() {
+    let b = Browser::new(1366, 768);
+    b.open("#/practice");
+    b.wait(30, "the set form", |b| b.exists(".practice-start"));
+    // Only the LRU lab: untick the others.
+    b.js(
+        "document.querySelectorAll('.practice-lab input').forEach(i => { i.checked = i.value === 'lru'; })",
+        json!([]),
+    );
+    b.js(
+        "document.getElementById('practice-n').value = '3'",
+        json!([]),
+    );
+    b.click(".practice-go");
+    b.wait(30, "a seeded set address", |b| {
+        b.url().contains("#/practice?labs=lru&seed=") && b.url().ends_with("&n=3")
+    });
+    b.wait(60, "its first question", |b| {
+        b.exists(".practice-set[aria-busy=false] .practice-question[data-topic=lru]")
+    });
+    // No lab ticked: a message, no set.
+    b.open("#/practice");
+    b.wait(30, "the set form", |b| b.exists(".practice-start"));
+    b.js(
+        "document.querySelectorAll('.practice-lab input').forEach(i => { i.checked = false; })",
+        json!([]),
+    );
+    b.click(".practice-go");
+    b.wait(10, "the message", |b| {
+        b.exists(".practice-start .practice-unread")
+    });
+    assert!(b.url().ends_with("#/practice"));
+    // A bad set address: a Bengali reason.
+    b.open("#/practice?labs=nope&n=3");
+    b.wait(30, "the reason", |b| {
+        b.text(".practice-bad p")
+            .is_some_and(|t| t.contains("nope"))
+    });
+    assert_no_console_errors(&b);
+}

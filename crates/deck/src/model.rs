@@ -226,11 +226,11 @@ pub enum Block {
 }
 
 impl Slide {
-    /// Whether a live lab sits on this slide (`:::lab …`).
+    /// Whether a live lab sits on this slide (`:::lab …`, or a `:::quiz …` that runs one).
     pub fn has_lab(&self) -> bool {
         self.body
             .iter()
-            .any(|b| matches!(b, Block::Container { kind, .. } if kind == "lab"))
+            .any(|b| matches!(b, Block::Container { kind, .. } if kind == "lab" || kind == "quiz"))
     }
 
     /// The title as one line of plain text (for announcements and the overview).

@@ -34,7 +34,7 @@ fn err<T>(line: usize, message: impl Into<String>) -> Result<T> {
 
 /// Container kinds the app knows how to draw.
 pub const CONTAINERS: &[&str] = &[
-    "cards", "stats", "steps", "defs", "levels", "diagram", "lab",
+    "cards", "stats", "steps", "defs", "levels", "diagram", "lab", "quiz",
 ];
 
 /// Live labs a deck can embed (`:::lab NAME key=value …`): the simulator's registry.
@@ -272,6 +272,56 @@ fn is_ordered(line: &str) -> Option<&str> {
     }
 }
 
+/// Checks a quiz slide's words: `:::quiz <lab> <kind> [seed=N]`, a lab with practice
+/// questions, one of its kinds, a seed from 0 to 4294967295.
+fn quiz_args(n: usize, args: &[Str]) -> Result<()> {
+    use redislab_sim::practice;
+    let ids = || {
+        practice::topics()
+            .iter()
+            .map(|t| t.id)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let [lab, kind, rest @ ..] = args else {
+        return err(
+            n,
+            format!(
+                "`:::quiz` needs a lab and a kind (`:::quiz lru evicted seed=7`; labs: {})",
+                ids()
+            ),
+        );
+    };
+    let Some(t) = practice::topic(lab) else {
+        return err(
+            n,
+            format!(
+                "`:::quiz`: no practice questions for lab `{lab}` ({})",
+                ids()
+            ),
+        );
+    };
+    if !t.kinds.iter().any(|k| k.id == kind.as_ref()) {
+        let kinds: Vec<&str> = t.kinds.iter().map(|k| k.id).collect();
+        return err(
+            n,
+            format!("`:::quiz {lab}`: no kind `{kind}` ({})", kinds.join(", ")),
+        );
+    }
+    for a in rest {
+        match a.split_once('=') {
+            Some(("seed", v)) if v.parse::<u32>().is_ok() => {}
+            _ => {
+                return err(
+                    n,
+                    format!("`:::quiz`: `{a}` — only `seed=N` (0 to 4294967295) follows the kind"),
+                )
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The body's blocks, and its fragments (block, item) in reveal order.
 type Body = (Vec<Block>, Vec<(u16, u16)>);
 
@@ -391,13 +441,29 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Body> {
                     return err(n, format!("lab `{}`: `{}`: {}", info.id, e.key, e.message));
                 }
             }
+            if kind == "quiz" {
+                quiz_args(n, &args)?;
+            }
             let end = lines[i + 1..].iter().position(|(_, l)| *l == ":::");
             let Some(end) = end else {
                 return err(n, format!("container `:::{kind}` is not closed with `:::`"));
             };
             let items = list_items(&lines[i + 1..i + 1 + end], true)?;
-            if items.is_empty() && kind != "lab" {
+            if items.is_empty() && kind != "lab" && kind != "quiz" {
                 return err(n, format!("container `:::{kind}` has no items (`- a | b`)"));
+            }
+            if kind == "quiz" {
+                if !items.is_empty() {
+                    return err(
+                        n,
+                        "`:::quiz` takes no items: the simulator writes the question",
+                    );
+                }
+                // Two reveal steps: the answer, then the lab that shows it.
+                mark(
+                    &blocks,
+                    &[(n, String::new(), true), (n, String::new(), true)],
+                );
             }
             mark(&blocks, &items);
             let items = items

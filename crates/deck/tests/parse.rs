@@ -317,6 +317,36 @@ fn malformed() -> Vec<(&'static str, String, usize, &'static str)> {
             "nope",
         ),
         (
+            "quiz without a kind",
+            deck("kicker: k\ntitle: t\n\n:::quiz lru\n:::\n???\ns.\n"),
+            7,
+            "needs a lab and a kind",
+        ),
+        (
+            "quiz of a lab without questions",
+            deck("kicker: k\ntitle: t\n\n:::quiz moon evicted\n:::\n???\ns.\n"),
+            7,
+            "moon",
+        ),
+        (
+            "quiz of an unknown kind",
+            deck("kicker: k\ntitle: t\n\n:::quiz lru nope\n:::\n???\ns.\n"),
+            7,
+            "evicted",
+        ),
+        (
+            "quiz with a bad seed",
+            deck("kicker: k\ntitle: t\n\n:::quiz lru evicted seed=-1\n:::\n???\ns.\n"),
+            7,
+            "seed=N",
+        ),
+        (
+            "quiz with items",
+            deck("kicker: k\ntitle: t\n\n:::quiz lru evicted\n- a\n:::\n???\ns.\n"),
+            7,
+            "no items",
+        ),
+        (
             "diagram without name",
             deck("kicker: k\ntitle: t\n\n:::diagram\n- a\n:::\n???\ns.\n"),
             7,
@@ -482,6 +512,20 @@ title: খ
     // A slide without markers has no steps.
     let plain_deck = parse_deck(GOOD, "demo").unwrap();
     assert!(plain_deck.slides.iter().all(|s| s.steps() == 0));
+}
+
+/// A question slide: two reveal steps (the answer, then the lab), and it counts as a lab.
+#[test]
+fn a_quiz_slide_reveals_its_answer_then_its_lab() {
+    let src = "id: q\ntitle: t\n---\nkicker: k\ntitle: t\n\n- আগে\n\n:::quiz lru evicted seed=7\n:::\n\n???\nস্ক্রিপ্ট।\n";
+    let deck = parse_deck(src, "q").unwrap();
+    let s = &deck.slides[0];
+    assert_eq!(s.steps(), 2);
+    assert!(s.has_lab());
+    assert_eq!(s.reveal(1, 0, 0), Reveal::Hidden);
+    assert_eq!(s.reveal(1, 0, 1), Reveal::Shown);
+    assert_eq!(s.reveal(1, 1, 1), Reveal::Hidden);
+    assert_eq!(s.reveal(1, 1, 2), Reveal::Shown);
 }
 
 #[test]

@@ -336,3 +336,63 @@ fn practice_prints_the_questions_a_student_meets() {
         );
     }
 }
+
+/// A class set: `--labs … --seed N` prints the questions the class link gives everyone;
+/// `--check` grades a result code's answers again, and refuses a tampered code (exit 2).
+#[test]
+fn practice_sets_and_result_codes() {
+    use redislab_sim::practice::{generate, grade, set, Answer, Question};
+    let out = labsim(&[
+        "practice", "--labs", "lru,lock", "--seed", "42", "--n", "4", "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let qs: Vec<Question> = serde_json::from_slice(&out.stdout).unwrap();
+    let spec = set::Spec::parse("labs=lru,lock&n=4").unwrap();
+    let want: Vec<Question> = set::picks(&spec, 42)
+        .into_iter()
+        .map(|(t, k, s)| generate(&t, &k, s).unwrap())
+        .collect();
+    assert_eq!(qs, want);
+    // Answer the first two right, the rest wrong, as the page would.
+    let canons: Vec<Option<String>> = qs
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let r = match (&q.draft.answer, i < 2) {
+                (Answer::Key { key, .. }, true) => key.clone(),
+                (Answer::Keys { keys, .. }, true) => keys.join(" "),
+                (Answer::Count { n, .. }, true) => n.to_string(),
+                (Answer::Count { n, .. }, false) => (n + 1).to_string(),
+                (Answer::Key { key, .. }, false) => if key == "A" { "B" } else { "A" }.into(),
+                (Answer::Keys { keys, .. }, false) => keys[1..].join(" "),
+                (a, _) => panic!("lru and lock ask no {a:?}"),
+            };
+            Some(grade(q, &r).unwrap().canon)
+        })
+        .collect();
+    let code = set::code(&spec, 42, 2, &canons);
+    let ok = labsim(&["practice", "--check", &code]);
+    let text = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(text.starts_with("valid: 2 of 4 right"), "{text}");
+    // A score typed in by hand (check sum made to match) and a changed character: refused.
+    let forged = set::code(&spec, 42, 4, &canons);
+    let mut typo: Vec<char> = code.chars().collect();
+    let last = typo.len() - 1;
+    typo[last] = if typo[last] == '0' { '1' } else { '0' };
+    let typo: String = typo.into_iter().collect();
+    for (bad, says) in [(forged.as_str(), "earn 2"), (typo.as_str(), "check sum")] {
+        let out = labsim(&["practice", "--check", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("refused") && err.contains(says), "{err}");
+    }
+}

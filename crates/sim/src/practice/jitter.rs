@@ -6,7 +6,7 @@
 use super::pick::{int, Draw};
 use super::{params, show, Answer, Draft, QuestionKind};
 use crate::bn;
-use crate::labs::jitter::{JitterCase, JitterParams, JitterWave, INFO};
+use crate::labs::jitter::{JitterParams, JitterWave, INFO};
 use crate::labs::params::Params;
 
 /// The jitter lab's question kinds.

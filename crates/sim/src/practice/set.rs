@@ -178,6 +178,19 @@ impl SetRun {
     /// # Errors
     /// The Bengali message of [`Spec::parse`], or that the seed is missing.
     pub fn new(query: &str) -> Result<Self, String> {
+        // One question (a quiz slide's): `one=<topic>/<kind>&seed=N`.
+        if let Some(rest) = query.strip_prefix("one=") {
+            let (what, seed) = rest.split_once("&seed=").unwrap_or((rest, "1"));
+            let (t, k) = what.split_once('/').unwrap_or((what, ""));
+            let seed = seed
+                .parse::<u32>()
+                .map_err(|_| format!("seed `{}` চলে না", short(seed)))?;
+            let q = generate(t, k, seed)?;
+            return Ok(SetRun {
+                picks: vec![(q.topic, q.kind, seed)],
+                made: Vec::new(),
+            });
+        }
         let spec = Spec::parse(query)?;
         let seed = spec.seed.ok_or_else(|| "সেটের seed নেই".to_string())?;
         Ok(SetRun {
