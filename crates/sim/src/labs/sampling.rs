@@ -121,6 +121,10 @@ pub struct SamplingLab;
 pub static LAB: SamplingLab = SamplingLab;
 
 impl Lab for SamplingLab {
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::sampling::KINDS
+    }
+
     fn info(&self) -> &'static LabInfo {
         &INFO
     }

@@ -21,6 +21,7 @@ pub mod lock;
 pub mod lru;
 pub mod pick;
 pub mod progress;
+pub mod sampling;
 pub mod set;
 pub mod stampede;
 
