@@ -155,7 +155,10 @@ fn Index() -> Html {
             } else {
                 ids.join(",")
             };
-            dom::push_hash(&route::practice_hash("", &format!("labs={labs}&n={n}")));
+            // A new history entry the app routes to (a `hashchange`).
+            let _ = dom::window()
+                .location()
+                .set_hash(&route::practice_hash("", &format!("labs={labs}&n={n}")));
         })
     };
     let tally = progress();

@@ -65,7 +65,8 @@ fn walk(id: &str) -> Browser {
         let steps = deck.slides[i].steps();
         let visible = |b: &Browser| {
             b.js(
-                "return [...document.querySelectorAll('.stage .frag')].filter(e => getComputedStyle(e).visibility === 'visible').length",
+                // A quiz slide's steps are its answer and its lab, drawn by the labs module.
+                "return [...document.querySelectorAll('.stage .frag')].filter(e => getComputedStyle(e).visibility === 'visible').length + [...document.querySelectorAll('.stage .quiz-answer, .stage .quiz-run')].filter(e => e.getBoundingClientRect().height > 0).length",
                 json!([]),
             )
             .as_u64()

@@ -478,3 +478,56 @@ fn the_list_starts_a_set_of_the_chosen_labs() {
     });
     assert_no_console_errors(&b);
 }
+
+/// The eviction deck's question slide: the question the simulator writes for its seed, the
+/// answer hidden; → shows the answer and why; → again runs the LRU lab at the question's
+/// operations; → once more goes on to the next slide.
+#[test]
+fn a_question_slide_reveals_its_answer_then_runs_the_lab() {
+    let d = redislab_e2e::deck("eviction");
+    let i = d
+        .slides
+        .iter()
+        .position(|s| {
+            s.body.iter().any(
+                |b| matches!(b, redislab_deck::Block::Container { kind, .. } if kind == "quiz"),
+            )
+        })
+        .expect("the eviction deck has a question slide");
+    let q = practice::generate("lru", "evicted", 22).unwrap();
+    let b = Browser::new(1366, 768);
+    b.open(&format!("#/eviction/{}", i + 1));
+    b.wait(60, "the question", |b| {
+        b.exists(".stage .quiz[aria-busy=false][data-kind=evicted][data-seed='22']")
+    });
+    assert_eq!(b.text(".stage .quiz-text").unwrap(), shown(&q.draft.text));
+    let height = |b: &Browser, css: &str| b.rect(css).map_or(0.0, |r| r.height);
+    assert_eq!(height(&b, ".stage .quiz-answer"), 0.0, "the answer waits");
+    let dir = screenshot_dir().join("practice");
+    b.screenshot(&dir.join("quiz-0-1366x768.png"));
+    b.press(key::RIGHT);
+    b.wait(10, "the answer", |b| height(b, ".stage .quiz-answer") > 0.0);
+    assert_eq!(
+        b.text(".stage .quiz-right strong").unwrap(),
+        q.draft.answer.right_text()
+    );
+    assert!(b.url().ends_with(&format!("#/eviction/{}.1", i + 1)), "{}", b.url());
+    b.screenshot(&dir.join("quiz-1-1366x768.png"));
+    b.press(key::RIGHT);
+    b.wait(60, "the lab runs", |b| {
+        b.exists(".stage .quiz-run .lab-lru[aria-busy=false]")
+            && height(b, ".stage .quiz-run") > 100.0
+    });
+    // The whole slide still fits its stage.
+    let overflow = b.js(
+        "const s = document.querySelector('.stage .slide'); return s.scrollHeight - s.clientHeight",
+        json!([]),
+    );
+    assert!(overflow.as_i64().unwrap_or(99) <= 1, "overflow {overflow}");
+    b.screenshot(&dir.join("quiz-2-1366x768.png"));
+    b.press(key::RIGHT);
+    b.wait(10, "the next slide", |b| {
+        b.url().ends_with(&format!("#/eviction/{}", i + 2))
+    });
+    assert_no_console_errors(&b);
+}
