@@ -451,3 +451,31 @@ mod tests {
         assert_eq!(idles, [5, 7, 8, 9]);
     }
 }
+
+impl SimRedis {
+    /// `key`'s bytes as [`SimRedis::used_memory`] counts them (the module's estimate of
+    /// Redis' allocations: the dict entry, the key, the value, its expires entry), or `None`
+    /// when the key does not exist. Not `MEMORY USAGE` (which samples a large collection),
+    /// and approximate in the same way as INFO's `used_memory` here.
+    pub fn key_memory_estimate(&self, key: &[u8]) -> Option<u64> {
+        self.keys.get(key).map(|e| key_bytes(key, e))
+    }
+}
+
+/// What [`SimRedis::key_memory_estimate`] would count for a sorted set too large for a
+/// listpack (a skiplist and its dict) under a key of `key_len` bytes, with members of the
+/// given lengths, with or without a TTL — without building it (the presence lab's "if every
+/// viewer were in the ZSET" at sizes it does not store).
+pub fn skiplist_zset_estimate(
+    key_len: usize,
+    members: impl Iterator<Item = usize>,
+    ttl: bool,
+) -> u64 {
+    let (mut n, mut bytes) = (0usize, 0usize);
+    for len in members {
+        n += 1;
+        bytes += alloc(24) + alloc(40) + sds(len);
+    }
+    let value = 16 + alloc(96) + n.next_power_of_two() * 8 + bytes;
+    (alloc(24) + sds(key_len) + value + if ttl { alloc(24) } else { 0 }) as u64
+}
