@@ -80,10 +80,16 @@ fn the_lab_page_shows_the_native_run_bucket_by_bucket() {
     assert!(r.buckets.last().unwrap().zcard <= 500);
     assert!(b.exists(".prs-hll.shown"));
     let err = float(&b, "err");
-    assert!((err - r.buckets.last().unwrap().err_pct).abs() < 1e-3, "{err}");
+    assert!(
+        (err - r.buckets.last().unwrap().err_pct).abs() < 1e-3,
+        "{err}"
+    );
     // The spread: the same standard deviation and rooms beyond ±0.81% as natively.
     assert!((float(&b, "sd") - s.sd_pct).abs() < 1e-3);
-    assert_eq!(b.counter("[data-testid=presence-beyond]"), u64::from(s.beyond));
+    assert_eq!(
+        b.counter("[data-testid=presence-beyond]"),
+        u64::from(s.beyond)
+    );
     let hist = b.rect(".prs-hist").expect("the histogram");
     assert!(hist.height >= 120.0 && hist.width > 300.0, "{hist:?}");
     b.screenshot(&screenshot_dir().join("labs/presence.png"));
@@ -111,14 +117,25 @@ fn a_big_room_on_a_phone_is_dense_and_fits() {
     // Three dense keys: 3 × 12,304 bytes, with half a million in the room.
     assert_eq!(r.buckets[last].hll_bytes, 3 * 12_304);
     assert_eq!(r.buckets[last].active, 500_000);
-    assert!(r.buckets[last].truth > 500_000, "the window also holds who left within it");
+    assert!(
+        r.buckets[last].truth > 500_000,
+        "the window also holds who left within it"
+    );
     let overflow = phone.js(
         "return document.documentElement.scrollWidth > window.innerWidth",
         json!([]),
     );
-    assert_eq!(overflow, json!(false), "the page scrolls sideways at 360 px");
+    assert_eq!(
+        overflow,
+        json!(false),
+        "the page scrolls sideways at 360 px"
+    );
     phone.screenshot(&screenshot_dir().join("labs/presence-phone.png"));
-    assert!(phone.console_errors().is_empty(), "{:?}", phone.console_errors());
+    assert!(
+        phone.console_errors().is_empty(),
+        "{:?}",
+        phone.console_errors()
+    );
 }
 
 #[test]

@@ -428,30 +428,6 @@ fn pool_insert(pool: &mut [Option<(u64, Vec<u8>)>], idle: u64, key: Vec<u8>) {
     pool[k] = Some((idle, key));
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn jemalloc_classes() {
-        let classes: Vec<usize> = [1, 8, 9, 24, 33, 128, 129, 161, 200, 257, 1025]
-            .iter()
-            .map(|&n| alloc(n))
-            .collect();
-        assert_eq!(classes, [8, 8, 16, 32, 48, 128, 160, 192, 224, 320, 1280]);
-    }
-
-    #[test]
-    fn the_pool_keeps_the_longest_idle() {
-        let mut pool = vec![None; 4];
-        for (i, idle) in [5u64, 1, 9, 3, 7, 2, 8].iter().enumerate() {
-            pool_insert(&mut pool, *idle, vec![i as u8]);
-        }
-        let idles: Vec<u64> = pool.iter().map(|e| e.as_ref().unwrap().0).collect();
-        assert_eq!(idles, [5, 7, 8, 9]);
-    }
-}
-
 impl SimRedis {
     /// `key`'s bytes as [`SimRedis::used_memory`] counts them (the module's estimate of
     /// Redis' allocations: the dict entry, the key, the value, its expires entry), or `None`
@@ -478,4 +454,28 @@ pub fn skiplist_zset_estimate(
     }
     let value = 16 + alloc(96) + n.next_power_of_two() * 8 + bytes;
     (alloc(24) + sds(key_len) + value + if ttl { alloc(24) } else { 0 }) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jemalloc_classes() {
+        let classes: Vec<usize> = [1, 8, 9, 24, 33, 128, 129, 161, 200, 257, 1025]
+            .iter()
+            .map(|&n| alloc(n))
+            .collect();
+        assert_eq!(classes, [8, 8, 16, 32, 48, 128, 160, 192, 224, 320, 1280]);
+    }
+
+    #[test]
+    fn the_pool_keeps_the_longest_idle() {
+        let mut pool = vec![None; 4];
+        for (i, idle) in [5u64, 1, 9, 3, 7, 2, 8].iter().enumerate() {
+            pool_insert(&mut pool, *idle, vec![i as u8]);
+        }
+        let idles: Vec<u64> = pool.iter().map(|e| e.as_ref().unwrap().0).collect();
+        assert_eq!(idles, [5, 7, 8, 9]);
+    }
 }

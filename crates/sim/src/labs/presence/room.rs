@@ -212,9 +212,12 @@ impl Room {
         let from = (k + 1).saturating_sub(self.p.window) as usize;
         let truth = self.last_in[from..=k as usize].iter().sum();
         // Every viewer of the window, as the sorted set would hold them.
-        let lens = self.last.iter().enumerate().filter_map(|(id, &l)| {
-            (l != NEVER && l as usize >= from).then(|| 5 + digits(id as u32))
-        });
+        let lens = self
+            .last
+            .iter()
+            .enumerate()
+            .filter(|&(_, &l)| l != NEVER && l as usize >= from)
+            .map(|(id, _)| 5 + digits(id as u32));
         let all_zset_bytes = evict::skiplist_zset_estimate(ROOM.len(), lens, true);
         self.buckets.push(Bucket {
             bucket: k,
