@@ -438,22 +438,25 @@ impl SimRedis {
     }
 }
 
-/// What [`SimRedis::key_memory_estimate`] would count for a sorted set too large for a
-/// listpack (a skiplist and its dict) under a key of `key_len` bytes, with members of the
-/// given lengths, with or without a TTL — without building it (the presence lab's "if every
-/// viewer were in the ZSET" at sizes it does not store).
-pub fn skiplist_zset_estimate(
-    key_len: usize,
-    members: impl Iterator<Item = usize>,
-    ttl: bool,
-) -> u64 {
-    let (mut n, mut bytes) = (0usize, 0usize);
+/// What [`SimRedis::key_memory_estimate`] would count for a sorted set under a key of
+/// `key_len` bytes holding members of the given lengths, with or without a TTL — without
+/// building it (the presence lab's "if every viewer were in the ZSET" at sizes it does not
+/// store). The encoding is chosen as `zsets` does: a listpack up to 128 members of at most 64
+/// bytes, else a skiplist and its dict.
+pub fn zset_estimate(key_len: usize, members: impl Iterator<Item = usize>, ttl: bool) -> u64 {
+    let (mut n, mut longest, mut lp, mut sl) = (0usize, 0usize, 0usize, 0usize);
     for len in members {
         n += 1;
-        bytes += alloc(24) + alloc(40) + sds(len);
+        longest = longest.max(len);
+        lp += len + 12;
+        sl += alloc(24) + alloc(40) + sds(len);
     }
-    let value = 16 + alloc(96) + n.next_power_of_two() * 8 + bytes;
-    (alloc(24) + sds(key_len) + value + if ttl { alloc(24) } else { 0 }) as u64
+    let value = if n <= 128 && longest <= 64 {
+        alloc(7 + lp)
+    } else {
+        alloc(96) + n.next_power_of_two() * 8 + sl
+    };
+    (alloc(24) + sds(key_len) + 16 + value + if ttl { alloc(24) } else { 0 }) as u64
 }
 
 #[cfg(test)]

@@ -218,7 +218,7 @@ impl Room {
             .enumerate()
             .filter(|&(_, &l)| l != NEVER && l as usize >= from)
             .map(|(id, _)| 5 + digits(id as u32));
-        let all_zset_bytes = evict::skiplist_zset_estimate(ROOM.len(), lens, true);
+        let all_zset_bytes = evict::zset_estimate(ROOM.len(), lens, true);
         self.buckets.push(Bucket {
             bucket: k,
             at_ms: io.now(),
