@@ -428,6 +428,37 @@ fn pool_insert(pool: &mut [Option<(u64, Vec<u8>)>], idle: u64, key: Vec<u8>) {
     pool[k] = Some((idle, key));
 }
 
+impl SimRedis {
+    /// `key`'s bytes as [`SimRedis::used_memory`] counts them (the module's estimate of
+    /// Redis' allocations: the dict entry, the key, the value, its expires entry), or `None`
+    /// when the key does not exist. Not `MEMORY USAGE` (which samples a large collection),
+    /// and approximate in the same way as INFO's `used_memory` here.
+    pub fn key_memory_estimate(&self, key: &[u8]) -> Option<u64> {
+        self.keys.get(key).map(|e| key_bytes(key, e))
+    }
+}
+
+/// What [`SimRedis::key_memory_estimate`] would count for a sorted set under a key of
+/// `key_len` bytes holding members of the given lengths, with or without a TTL — without
+/// building it (the presence lab's "if every viewer were in the ZSET" at sizes it does not
+/// store). The encoding is chosen as `zsets` does: a listpack up to 128 members of at most 64
+/// bytes, else a skiplist and its dict.
+pub fn zset_estimate(key_len: usize, members: impl Iterator<Item = usize>, ttl: bool) -> u64 {
+    let (mut n, mut longest, mut lp, mut sl) = (0usize, 0usize, 0usize, 0usize);
+    for len in members {
+        n += 1;
+        longest = longest.max(len);
+        lp += len + 12;
+        sl += alloc(24) + alloc(40) + sds(len);
+    }
+    let value = if n <= 128 && longest <= 64 {
+        alloc(7 + lp)
+    } else {
+        alloc(96) + n.next_power_of_two() * 8 + sl
+    };
+    (alloc(24) + sds(key_len) + 16 + value + if ttl { alloc(24) } else { 0 }) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
