@@ -591,7 +591,7 @@ fn QuestionCard(props: &CardProps) -> Html {
             </p>
             <h2 class="practice-text" id="practice-text">{ rich(&d.text) }</h2>
             if !d.code.is_empty() {
-                <pre class="practice-code"><code>{ for d.code.iter().map(|l| html! { <span class="practice-line">{ bn::text(l) }</span> }) }</code></pre>
+                <pre class="practice-code"><code>{ for d.code.iter().map(|l| html! { <span class="practice-line">{ l.clone() }</span> }) }</code></pre>
             }
             <form class="practice-form" {onsubmit} novalidate=true>
                 if let Answer::Choice { options, .. } = &d.answer {
@@ -700,7 +700,7 @@ pub fn QuizView(props: &QuizViewProps) -> Html {
         <div class="quiz" aria-busy="false" data-topic={q.topic.clone()} data-kind={q.kind.clone()} data-seed={q.seed.to_string()}>
             <p class="quiz-text">{ rich(&d.text) }</p>
             if !d.code.is_empty() {
-                <pre class="practice-code quiz-code"><code>{ for d.code.iter().map(|l| html! { <span class="practice-line">{ bn::text(l) }</span> }) }</code></pre>
+                <pre class="practice-code quiz-code"><code>{ for d.code.iter().map(|l| html! { <span class="practice-line">{ l.clone() }</span> }) }</code></pre>
             }
             if let Answer::Choice { options, .. } = &d.answer {
                 <ul class="quiz-options">

@@ -35,8 +35,8 @@ fn open_question(b: &Browser, kind: &str, seed: u32) -> Question {
     q
 }
 
-/// The page shows `q` as the simulator natively writes it: its text, its operations (in
-/// Bengali digits), the answer field focused.
+/// The page shows `q` as the simulator natively writes it: its text, its operations (exactly
+/// as written), the answer field focused.
 fn check_shown(b: &Browser, q: &Question) {
     let sel = format!(
         ".practice-question[data-kind={}][data-seed='{}']",
@@ -48,12 +48,8 @@ fn check_shown(b: &Browser, q: &Question) {
         "return [...document.querySelectorAll('.practice-line')].map(e => e.textContent)",
         json!([]),
     );
-    let want: Vec<String> = q
-        .draft
-        .code
-        .iter()
-        .map(|l| redislab_deck::bn::text(l))
-        .collect();
+    // Shown exactly as written: commands and their numbers stay as Redis reads them.
+    let want: Vec<String> = q.draft.code.clone();
     assert_eq!(lines, json!(want));
     b.wait(10, "the answer field focused", |b| {
         focused_id(b) == "practice-answer"
@@ -511,7 +507,11 @@ fn a_question_slide_reveals_its_answer_then_runs_the_lab() {
         b.text(".stage .quiz-right strong").unwrap(),
         q.draft.answer.right_text()
     );
-    assert!(b.url().ends_with(&format!("#/eviction/{}.1", i + 1)), "{}", b.url());
+    assert!(
+        b.url().ends_with(&format!("#/eviction/{}.1", i + 1)),
+        "{}",
+        b.url()
+    );
     b.screenshot(&dir.join("quiz-1-1366x768.png"));
     b.press(key::RIGHT);
     b.wait(60, "the lab runs", |b| {

@@ -25,7 +25,140 @@ pub const KINDS: &[QuestionKind] = &[
         title: "fencing কয়টা লেখা ফেরায়",
         make: fencing,
     },
+    QuestionKind {
+        id: "reply",
+        title: "Redis কী উত্তর দেয়",
+        make: reply,
+    },
 ];
+
+/// The key the reply question's clients share.
+const LOCK_KEY: &str = "lock:report";
+
+/// The reply question's history: `(t ms, client, command)`; the last is the one asked about.
+fn history(ttl: u64, b_at: u64, last_at: u64, last: u32) -> Vec<(u64, &'static str, String)> {
+    vec![
+        (0, "A", format!("SET {LOCK_KEY} a1 NX PX {ttl}")),
+        (b_at, "B", format!("SET {LOCK_KEY} b2 NX PX {ttl}")),
+        (
+            last_at,
+            "C",
+            match last {
+                0 => format!("GET {LOCK_KEY}"),
+                1 => format!("PTTL {LOCK_KEY}"),
+                2 => format!("DEL {LOCK_KEY}"),
+                _ => format!("SET {LOCK_KEY} c3 NX PX {ttl}"),
+            },
+        ),
+    ]
+}
+
+/// Runs a history on a fresh SimRedis; each command's reply.
+pub(crate) fn replay(h: &[(u64, &str, String)]) -> Vec<Reply> {
+    let mut r = crate::redis::SimRedis::new(1);
+    let mut now = 0;
+    h.iter()
+        .map(|(t, _, cmd)| {
+            r.advance(t - now);
+            now = *t;
+            let args: Vec<&str> = cmd.split(' ').collect();
+            r.cmd(&args)
+        })
+        .collect()
+}
+
+fn reply(seed: u32) -> Draft {
+    let mut d = Draw::new(seed, 24);
+    let ttl = u64::from(d.one(&[500u32, 800, 1000, 1500]));
+    // Half-hundreds, so no command lands on a deadline's very millisecond.
+    let b_at = u64::from(d.int(1, 19)) * 100 + 50;
+    let last_at = b_at + u64::from(d.int(1, 19)) * 100 + 50;
+    let last = d.int(0, 3);
+    let h = history(ttl, b_at, last_at, last);
+    let replies = replay(&h);
+    let right = replies[2].to_string();
+    // Who holds the lock when C's command runs, told in Bengali.
+    let b_got = b_at > ttl;
+    let (holder, until) = if b_got { ("B", b_at + ttl) } else { ("A", ttl) };
+    let held = last_at < until;
+    let state = format!(
+        "A-র লকের মেয়াদ {} ms-এ; B {} ms-এ চেষ্টা করে {} — {} C-র কমান্ডের সময় ({} ms) লক {}।",
+        int(ttl as i64),
+        int(b_at as i64),
+        if b_got {
+            "পায় (A-র লক তখন মেয়াদোত্তীর্ণ)"
+        } else {
+            "পায় না (`NX`: key তখনো আছে)"
+        },
+        format!("{holder}-র লক টেকে {} ms পর্যন্ত;", int(until as i64)),
+        int(last_at as i64),
+        if held {
+            format!("{holder}-র হাতে")
+        } else {
+            "কারও হাতে নেই".to_string()
+        }
+    );
+    let mut options: Vec<String> = match last {
+        0 => vec!["\"a1\"".into(), "\"b2\"".into(), "(nil)".into()],
+        1 => vec![
+            format!("(integer) {ttl}"),
+            "(integer) -1".into(),
+            "(integer) -2".into(),
+        ],
+        2 => vec!["(integer) 1".into(), "(integer) 0".into()],
+        _ => vec!["OK".into(), "(nil)".into()],
+    };
+    if !options.contains(&right) {
+        options.insert(0, right.clone());
+    }
+    let r_i = options
+        .iter()
+        .position(|o| *o == right)
+        .expect("the reply is an option");
+    let hints = options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            if i == r_i {
+                String::new()
+            } else {
+                let what = match o.as_str() {
+                    "(nil)" if last == 0 => "`GET` nil দেয় key না থাকলে".to_string(),
+                    "(nil)" => "`SET … NX` nil দেয় key থাকলে".to_string(),
+                    "OK" => "`SET … NX` OK দেয় key না থাকলে".to_string(),
+                    "(integer) -2" => "`PTTL` -2 দেয় key না থাকলে".to_string(),
+                    "(integer) -1" => {
+                        "`PTTL` -1 দেয় key থাকলে কিন্তু তার TTL না থাকলে — এখানে `PX` দিয়ে TTL বসানো"
+                            .to_string()
+                    }
+                    "(integer) 1" => "`DEL` ১ দেয় একটা key মুছলে".to_string(),
+                    "(integer) 0" => "`DEL` ০ দেয় মোছার মতো key না থাকলে".to_string(),
+                    x if x.starts_with("(integer)") => {
+                        "এটা পুরো TTL — `PTTL` দেয় যতটা বাকি আছে".to_string()
+                    }
+                    _ => format!("`{o}` লেখা থাকে অন্য ক্লায়েন্টের লকে"),
+                };
+                format!("{what}; {state}")
+            }
+        })
+        .collect();
+    Draft {
+        text: format!(
+            "A, B আর C একই লক `{LOCK_KEY}` নিয়ে কাজ করে; নিচে কে কখন (ms-এ) কোন কমান্ড পাঠায়। C-র শেষ কমান্ডে Redis কী উত্তর দেয়?"
+        ),
+        code: h
+            .iter()
+            .map(|(t, who, cmd)| format!("t={t:<5} {who}: {cmd}"))
+            .collect(),
+        answer: Answer::Choice {
+            options,
+            right: r_i,
+            hints,
+        },
+        why: format!("{state} তাই উত্তর `{right}`।"),
+        show: None,
+    }
+}
 
 /// A race's parameters as the question draws them (the lab's fields, inside their ranges).
 struct Race {
@@ -331,16 +464,44 @@ mod tests {
         }
     }
 
+    /// The reply question's answer: its printed commands, read back and run on a fresh
+    /// SimRedis at their printed times (SimRedis' replies are held to a real Redis by the
+    /// differential tests).
+    fn rerun_reply(q: &Question) -> Truth {
+        let mut r = crate::redis::SimRedis::new(9);
+        let mut now = 0u64;
+        let mut last = Reply::Nil;
+        for line in &q.draft.code {
+            let rest = line.strip_prefix("t=").expect("t=…");
+            let (t, rest) = rest.split_once(' ').expect("a time");
+            let t: u64 = t.trim().parse().expect("ms");
+            let cmd = rest.trim().split_once(": ").expect("who: command").1;
+            r.advance(t - now);
+            now = t;
+            let args = crate::redis::cli::split_args(cmd).expect("a command");
+            let args: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+            last = r.call(&args);
+        }
+        Truth::Choice(last.to_string())
+    }
+
+    fn rerun_any(q: &Question) -> Truth {
+        match q.kind.as_str() {
+            "reply" => rerun_reply(q),
+            _ => rerun(q),
+        }
+    }
+
     #[test]
     fn lock_questions_over_1000_seeds() {
-        every_seed("lock", rerun);
+        every_seed("lock", rerun_any);
     }
 
     /// The answers vary with the seed: a question whose answer is always the same teaches
     /// nothing.
     #[test]
     fn answers_vary() {
-        for kind in ["two-owners", "whose-lock", "fencing"] {
+        for kind in ["two-owners", "whose-lock", "fencing", "reply"] {
             let answers: std::collections::BTreeSet<String> = (0..60)
                 .map(|s| {
                     super::super::generate("lock", kind, s)

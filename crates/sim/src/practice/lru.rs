@@ -71,7 +71,7 @@ fn walk(p: &Params) -> LruWalk {
 fn code(ops: &[String]) -> Vec<String> {
     ops.iter()
         .enumerate()
-        .map(|(i, o)| format!("{:>2}  {o}", i + 1))
+        .map(|(i, o)| format!("{}  {o}", crate::bn::text(&format!("{:>2}", i + 1))))
         .collect()
 }
 

@@ -46,7 +46,8 @@ pub struct QuestionKind {
 pub struct Draft {
     /// The question, in Bengali; commands and keys in backticks.
     pub text: String,
-    /// Lines shown as code under the question (the operations).
+    /// Lines shown as code under the question (the operations), exactly as written: commands
+    /// and their numbers stay as Redis reads them (a kind writes step numbers in Bengali).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub code: Vec<String>,
     /// The answer, with what a wrong one misses.
