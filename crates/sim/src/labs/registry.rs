@@ -48,8 +48,23 @@ macro_rules! registry {
 macro_rules! for_each_lab {
     ($m:ident) => {
         $m!(
-            lru, eviction, sampling, jitter, stampede, cache, aside, lock, queues, streams,
-            broadcast, pubsub, ratelimit, roundtrips, replica, redlock
+            lru,
+            eviction,
+            sampling,
+            jitter,
+            stampede,
+            cache,
+            aside,
+            lock,
+            queues,
+            streams,
+            broadcast,
+            pubsub,
+            ratelimit,
+            roundtrips,
+            replica,
+            redlock,
+            invalidation
         );
     };
 }
