@@ -242,7 +242,7 @@ fn compare(r: &InvalResult) -> Html {
 /// The my-courses key's three designs, scaled to the viewers.
 fn designs(r: &InvalResult) -> Html {
     html! {
-        <div class="inv-table-box">
+        <div class="inv-table-box inv-designs">
             <table class="inv-table" data-testid="invalidation-designs">
                 <caption>{ format!("my-courses key-এর তিন নকশা — {} দর্শকের হিসাবে", n(r.params.viewers)) }</caption>
                 <thead>
