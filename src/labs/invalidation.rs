@@ -15,7 +15,7 @@ use super::kit::{
 };
 use redislab_deck::bn;
 use redislab_sim::labs::invalidation::{
-    ActionRun, InvalResult, Sample, CATALOG_VERSION, CV0, INFO,
+    ActionRun, InvalParams, InvalResult, Sample, CATALOG_VERSION, CV0, INFO,
 };
 use redislab_sim::labs::log::CmdLine;
 use yew::prelude::*;
@@ -168,7 +168,7 @@ fn now_line(r: &InvalResult, a: &ActionRun, k: usize) -> Html {
                 let e = both.map_or(0, |d| d.edit.db_loads);
                 (
                     format!(
-                        "কেনাকাটায় ডেটাবেসে {} লোড (শুধু তার key), কোর্স এডিটে {} — যা বদলেছে, বাতিল শুধু সেটুকু",
+                        "দুই ভার্সনে কেনাকাটায় DB লোড {}, কোর্স এডিটে {} — বাতিল শুধু যা বদলেছে",
                         n(p),
                         n(e)
                     ),
@@ -331,7 +331,7 @@ pub fn InvalidationLab(props: &LabProps) -> Html {
     };
     html! {
         <LabFrame lab={lab.clone()} busy={run.busy()} {lead}>
-            <div class="inv-main">{ view }</div>
+            <div class={classes!("inv-main", (lab.typed::<InvalParams>().action == "two-versions").then_some("tv"))}>{ view }</div>
         </LabFrame>
     }
 }
