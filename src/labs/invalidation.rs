@@ -57,15 +57,15 @@ fn design_name(id: &str) -> &'static str {
 /// The keyspace's groups at sample `s`: (class, label, count).
 fn groups(a: &ActionRun, s: &Sample) -> Vec<(&'static str, &'static str, u64)> {
     let mut g = vec![
-        ("reachable", "ক্যাটালগ লিস্ট — চলতি নামে, পাওয়া যায়", u64::from(s.reachable)),
-        ("orphaned", "ক্যাটালগ লিস্ট — পুরোনো নামে, অনাথ", u64::from(s.orphaned)),
-        ("deleted", "ক্যাটালগ লিস্ট — DEL-এ মোছা", u64::from(s.deleted)),
-        ("expired", "ক্যাটালগ লিস্ট — TTL-এ গেল", u64::from(s.expired)),
+        ("reachable", "লিস্ট — চলতি নামে", u64::from(s.reachable)),
+        ("orphaned", "লিস্ট — পুরোনো নামে, অনাথ", u64::from(s.orphaned)),
+        ("deleted", "লিস্ট — DEL-এ মোছা", u64::from(s.deleted)),
+        ("expired", "লিস্ট — TTL-এ গেল", u64::from(s.expired)),
         ("known", "জানা চার key", u64::from(s.known)),
     ];
     if a.action == "two-versions" {
-        g.push(("mc-reachable", "my-courses — চলতি sv·cv", u64::from(s.mc_reachable)));
-        g.push(("mc-orphaned", "my-courses — পুরোনো ভার্সনে, অনাথ", u64::from(s.mc_orphaned)));
+        g.push(("mc-reachable", "my-courses — চলতি", u64::from(s.mc_reachable)));
+        g.push(("mc-orphaned", "my-courses — অনাথ", u64::from(s.mc_orphaned)));
     }
     g.push(("others", "অন্য key", u64::from(s.others)));
     g
@@ -95,7 +95,7 @@ fn keyspace(a: &ActionRun, k: usize) -> Html {
         .unwrap_or(1)
         .max(1);
     html! {
-        <ul class="inv-keyspace" data-testid="invalidation-keyspace" aria-label="keyspace, key-এর দল ধরে">
+        <ul class="inv-keyspace" data-testid="invalidation-keyspace" aria-label="keyspace, key-এর দল ধরে (লিস্ট মানে কোর্স ক্যাটালগের লিস্ট key)">
             { for groups(a, s).into_iter().map(|(cls, label, v)| html! {
                 <li class={classes!("inv-group", cls, (!tells(&a.action, cls)).then_some("inv-aside"))} data-group={cls} data-n={v.to_string()}>
                     <span class="inv-group-label">{ label }</span>
