@@ -74,7 +74,7 @@ fn groups(a: &ActionRun, s: &Sample) -> Vec<(&'static str, &'static str, u64)> {
 /// The groups a slide shows for the action (the others are folded away inside a slide).
 fn tells(action: &str, group: &str) -> bool {
     let g: &[&str] = match action {
-        "del" => &["known", "reachable"],
+        "del" => &["known"],
         "scan-del" => &["reachable", "deleted", "expired"],
         "version" => &["reachable", "orphaned", "expired"],
         _ => &["mc-reachable", "mc-orphaned"],
@@ -87,20 +87,31 @@ fn keyspace(a: &ActionRun, k: usize) -> Html {
     let Some(s) = a.samples.get(k) else {
         return html! {};
     };
-    let top = a
-        .samples
-        .iter()
-        .flat_map(|x| groups(a, x).into_iter().map(|(_, _, v)| v))
-        .max()
-        .unwrap_or(1)
-        .max(1);
+    // Each family of groups (the catalog lists, the known keys, the my-courses lists, the
+    // rest) has its own scale: its largest group over the run.
+    let family = |g: &str| match g {
+        "known" | "others" => g.to_string(),
+        g if g.starts_with("mc-") => "mc".into(),
+        _ => "catalog".into(),
+    };
+    let top = |g: &str| {
+        let f = family(g);
+        a.samples
+            .iter()
+            .flat_map(|x| groups(a, x))
+            .filter(|(c, _, _)| family(c) == f)
+            .map(|(_, _, v)| v)
+            .max()
+            .unwrap_or(1)
+            .max(1)
+    };
     html! {
         <ul class="inv-keyspace" data-testid="invalidation-keyspace" aria-label="keyspace, key-এর দল ধরে (লিস্ট মানে কোর্স ক্যাটালগের লিস্ট key)">
             { for groups(a, s).into_iter().map(|(cls, label, v)| html! {
                 <li class={classes!("inv-group", cls, (!tells(&a.action, cls)).then_some("inv-aside"))} data-group={cls} data-n={v.to_string()}>
                     <span class="inv-group-label">{ label }</span>
                     <span class="inv-bar" aria-hidden="true">
-                        <span class="inv-fill" style={format!("width: {:.2}%", v as f64 / top as f64 * 100.0)}></span>
+                        <span class="inv-fill" style={format!("width: {:.2}%", v as f64 / top(cls) as f64 * 100.0)}></span>
                     </span>
                     <span class="inv-group-n">{ n(v) }</span>
                 </li>
