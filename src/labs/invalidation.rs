@@ -27,6 +27,8 @@ pub use InvalidationLab as View;
 const TICK_MS: u32 = 500;
 /// Log lines shown (the newest up to the cursor).
 const LOG: usize = 12;
+/// Log lines shown inside a slide.
+const LOG_SLIDE: usize = 4;
 
 fn n(v: u64) -> String {
     bn::grouped(i64::try_from(v).unwrap_or(i64::MAX))
@@ -280,10 +282,12 @@ fn designs(r: &InvalResult) -> Html {
 }
 
 /// The commands up to the cursor's second.
-fn log(a: &ActionRun, k: usize) -> Html {
+fn log(a: &ActionRun, k: usize, embedded: bool) -> Html {
     let t = a.samples.get(k).map_or(0, |s| s.at_ms);
     let upto = a.log.partition_point(|l| l.at_ms <= t);
-    let lines: Vec<(CmdLine, Classes)> = a.log[upto.saturating_sub(LOG)..upto]
+    // Inside a slide (the DEL slide shows its log), the newest few.
+    let keep = if embedded { LOG_SLIDE } else { LOG };
+    let lines: Vec<(CmdLine, Classes)> = a.log[upto.saturating_sub(keep)..upto]
         .iter()
         .map(|l| {
             let cls = classes!(
@@ -328,7 +332,7 @@ pub fn InvalidationLab(props: &LabProps) -> Html {
                         { designs(r) }
                     }
                     { compare(r) }
-                    { log(a, k) }
+                    { log(a, k, embedded) }
                 </>
             }
         }
@@ -342,7 +346,11 @@ pub fn InvalidationLab(props: &LabProps) -> Html {
     };
     html! {
         <LabFrame lab={lab.clone()} busy={run.busy()} {lead}>
-            <div class={classes!("inv-main", (lab.typed::<InvalParams>().action == "two-versions").then_some("tv"))}>{ view }</div>
+            <div class={classes!("inv-main", match lab.typed::<InvalParams>().action.as_str() {
+                "two-versions" => Some("tv"),
+                "del" => Some("del"),
+                _ => None,
+            })}>{ view }</div>
         </LabFrame>
     }
 }
