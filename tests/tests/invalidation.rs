@@ -209,3 +209,32 @@ fn a_bad_parameter_gets_a_bengali_message_and_changes_nothing() {
     assert_eq!(table(&b), want_table(&good));
     assert!(b.console_errors().is_empty());
 }
+
+#[test]
+fn the_del_slide_steps_to_the_timed_out_del() {
+    let b = Browser::new(1366, 768);
+    b.open("#/production/8");
+    b.wait(60, "the slide's lab", |b| {
+        b.exists(".slide .lab-invalidation[aria-busy=false] [data-testid=invalidation-keyspace]")
+    });
+    assert_eq!(group(&b, "known"), 4);
+    for _ in 0..2 {
+        step(&b);
+    }
+    // Second 2: the four DELs ran (one of them late, after its client's timeout); the
+    // student's next request has not come yet.
+    b.wait(5, "the DELs", |b| group(b, "known") == 0);
+    let log = b
+        .text(".slide [data-testid=invalidation-log]")
+        .unwrap_or_default();
+    assert!(
+        log.contains("timeout 100 ms") && log.contains("DEL"),
+        "{log}"
+    );
+    let now = b
+        .text(".slide [data-testid=invalidation-now]")
+        .unwrap_or_default();
+    assert!(now.contains("allSettled"), "{now}");
+    b.screenshot(&screenshot_dir().join("labs/invalidation-slide-del.png"));
+    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+}
