@@ -929,3 +929,74 @@ fn the_round_trips_ways_end_alike_on_a_real_redis() {
         }
     }
 }
+
+#[test]
+fn the_invalidation_actions_agree_with_a_real_redis() {
+    use redislab_sim::labs::invalidation::{scenario, Design, InvalParams, Way, INFO};
+    use redislab_sim::labs::params::Params;
+    let mut server = Server::start();
+    let mut admin = server.conn();
+    let (p, errs) = Params::from_query(&INFO, "lists=300&others=300&count=1000&write_ms=0");
+    assert!(errs.is_empty(), "{errs:?}");
+    let p: InvalParams = p.typed();
+    // The real Redis runs in real time, the world in virtual time: the keys' TTLs never run
+    // out there, so each action is compared where no TTL has run out in the simulation
+    // either (its commands, Redis' replies, the reads' misses and stale hits).
+    let ways = [
+        Way::Del,
+        Way::ScanDel,
+        Way::Version,
+        Way::TwoVersions(Design::Both),
+        Way::TwoVersions(Design::Course),
+        Way::TwoVersions(Design::Student),
+    ];
+    for way in ways {
+        admin.cmd(&["FLUSHALL"]);
+        let mut sim_s = scenario(&p, way);
+        let mut sim = sim_s.world(SimRedis::new(p.seed).with_named_scripts(), false);
+        sim.run(1_000_000);
+        let mut real_s = scenario(&p, way);
+        let mut real = real_s.world(
+            RealRedis {
+                port: server.port(),
+                conns: Default::default(),
+            },
+            false,
+        );
+        real.run(1_000_000);
+        let (a, b) = (sim_s.output(&sim, None), real_s.output(&real, None));
+        let del_total = |r: &redislab_sim::labs::invalidation::ActionRun| -> i64 {
+            r.log
+                .iter()
+                .filter(|l| l.cmd[0] == "DEL")
+                .filter_map(|l| l.reply.as_ref().ok().and_then(Reply::as_int))
+                .sum()
+        };
+        assert_eq!(
+            (
+                a.round_trips,
+                a.fulfilled,
+                a.rejected,
+                a.reads,
+                a.db_loads,
+                a.stale_reads
+            ),
+            (
+                b.round_trips,
+                b.fulfilled,
+                b.rejected,
+                b.reads,
+                b.db_loads,
+                b.stale_reads
+            ),
+            "{way:?}"
+        );
+        assert!(a.reads > 0 && !a.log.is_empty(), "{way:?}");
+        assert_eq!(del_total(&a), del_total(&b), "{way:?}");
+        if way != Way::ScanDel {
+            // SCAN's pages differ (SimRedis keeps Redis' guarantee, not its cursors); every
+            // other command and reply is the same.
+            assert_eq!(a.log, b.log, "{way:?}");
+        }
+    }
+}

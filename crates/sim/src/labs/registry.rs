@@ -49,7 +49,7 @@ macro_rules! for_each_lab {
     ($m:ident) => {
         $m!(
             lru, eviction, sampling, jitter, stampede, cache, aside, lock, queues, streams,
-            broadcast, pubsub, ratelimit, presence, roundtrips, replica, redlock
+            broadcast, pubsub, ratelimit, presence, roundtrips, replica, redlock, invalidation
         );
     };
 }

@@ -133,11 +133,15 @@ impl SimRedis {
             Ok(o) => o,
             Err(e) => return e,
         };
-        let keys: Vec<Vec<u8>> = self.keys.keys().cloned().collect();
-        let (chosen, next) = page(&keys, |k| k, cursor, o.count);
+        // Only the page's keys are copied (the sweep reads the rest in place).
+        let (keys, next) = {
+            let all: Vec<&Vec<u8>> = self.keys.keys().collect();
+            let (chosen, next) = page(&all, |k| k.as_slice(), cursor, o.count);
+            let keys: Vec<Vec<u8>> = chosen.into_iter().map(|i| all[i].clone()).collect();
+            (keys, next)
+        };
         let mut out = Vec::new();
-        for i in chosen {
-            let k = &keys[i];
+        for k in &keys {
             if !matches(&o.pattern, k) {
                 continue;
             }
