@@ -369,6 +369,10 @@ fn practice_sets_and_result_codes() {
                 (Answer::Count { n, .. }, false) => (n + 1).to_string(),
                 (Answer::Key { key, .. }, false) => if key == "A" { "B" } else { "A" }.into(),
                 (Answer::Keys { keys, .. }, false) => keys[1..].join(" "),
+                (Answer::Choice { right, .. }, true) => (right + 1).to_string(),
+                (Answer::Choice { right, options, .. }, false) => {
+                    ((right + 1) % options.len() + 1).to_string()
+                }
                 (a, _) => panic!("lru and lock ask no {a:?}"),
             };
             Some(grade(q, &r).unwrap().canon)
