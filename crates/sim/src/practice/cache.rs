@@ -505,7 +505,7 @@ fn down_peak(seed: u32) -> Draft {
         let onoff = |b: bool| if b { "চালু" } else { "বন্ধ" };
         return Draft {
             text: format!(
-                "{} Redis ডাউন — প্রতিটা কমান্ড connection refused; ক্লায়েন্ট একবার আবার চেষ্টা করে, তারপর সোজা ডেটাবেসে যায়। singleflight {}, Redis লক {}। ডেটাবেসে একসাথে সবচেয়ে বেশি কয়টা query চলে?",
+                "{} Redis ডাউন — প্রতিটা কমান্ড connection refused; ক্লায়েন্ট আরেকবার চেষ্টা করে, তারপর সোজা ডেটাবেসে যায়। singleflight {}, Redis লক {}। ডেটাবেসে একসাথে সবচেয়ে বেশি কয়টা query চলে?",
                 s.scene(),
                 onoff(flight),
                 onoff(lock)
