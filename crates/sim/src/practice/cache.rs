@@ -305,8 +305,8 @@ fn reads(r: &CacheResult) -> Vec<Read<'_>> {
         let Some(write) = r
             .log
             .iter()
-            .filter(|l| matches!(l.cmd, CacheCmd::Write { .. }) && l.at_ms < get.at_ms)
-            .last()
+            .rev()
+            .find(|l| matches!(l.cmd, CacheCmd::Write { .. }) && l.at_ms < get.at_ms)
         else {
             continue;
         };
@@ -425,12 +425,15 @@ fn sees(seed: u32) -> Draft {
         let end = match x.seen {
             Seen::Fresh => "freshUntil-এর আগে, তাই FRESH".to_string(),
             Seen::Stale => "freshUntil পেরিয়েছে কিন্তু key আছে, তাই STALE".to_string(),
+            Seen::Miss if gone < fu => {
+                "key মুছে গেছে, তাই MISS — PX-এর −১০% পর্যন্ত কমে যেতে পারে বলে key freshUntil-এর আগেও মুছতে পারে".to_string()
+            }
             Seen::Miss => "key মুছে গেছে, তাই MISS".to_string(),
         };
         let write = format!("SET cache:course-catalog <version 2, freshUntil {fu}, …> PX {px}");
         return Draft {
             text: format!(
-                "ক্যাশ ইঞ্জিনের command log থেকে দুটো লাইন (খামের JSON ছোট করে দেখানো)। প্রথম লাইনে api-{} খামটা লিখেছে; তার পরে কেউ key-টা আর লেখেনি বা মোছেনি। দ্বিতীয় লাইনে api-{}-এর একটা রিকোয়েস্টের প্রথম GET। fresh TTL {} ms, stale জানালা {} ms, PX তার যোগফলের ±১০%। এই GET কী পায়?",
+                "ক্যাশ ইঞ্জিনের command log থেকে দুটো লাইন (খামের JSON ছোট করে দেখানো)। প্রথম লাইনে api-{} খামটা লিখেছে; তার পরে কেউ key-টা আর লেখেনি বা মোছেনি। দ্বিতীয় লাইনে api-{}-এর একটা রিকোয়েস্টের প্রথম GET। fresh TTL {} ms, stale জানালা {} ms, PX এই দুইয়ের যোগফল ±১০%। এই GET কী পায়?",
                 int((x.write.inst + 1).into()),
                 int((x.get.inst + 1).into()),
                 int(s.fresh.into()),
