@@ -87,6 +87,10 @@ impl Lab for CacheEngineLab {
         Some(Box::new(live(&cfg.for_live(job.live_scale.unwrap_or(1)))))
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::cache::KINDS
+    }
+
     fn heaviest(&self) -> &'static str {
         "instances=12&concurrent=500&requests=20000&loader=20000&fresh=100&stale=0&lock_ttl=100&wait=60000"
     }
