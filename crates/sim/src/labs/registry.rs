@@ -48,8 +48,24 @@ macro_rules! registry {
 macro_rules! for_each_lab {
     ($m:ident) => {
         $m!(
-            lru, eviction, sampling, jitter, stampede, cache, aside, lock, queues, streams,
-            broadcast, pubsub, ratelimit, presence, roundtrips, replica, redlock, invalidation
+            lru,
+            eviction,
+            sampling,
+            jitter,
+            stampede,
+            cache,
+            aside,
+            lock,
+            queues,
+            streams,
+            broadcast,
+            pubsub,
+            ratelimit,
+            presence,
+            roundtrips,
+            replica,
+            redlock,
+            invalidation
         );
     };
 }
