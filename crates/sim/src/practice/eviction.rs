@@ -310,7 +310,7 @@ mod tests {
     use crate::labs::lab::{Body, Job};
     use crate::labs::registry;
     use crate::labs::work::Work;
-    use crate::practice::tests::{every_seed, Truth};
+    use crate::practice::tests::{every_seed, with_value, Truth};
     use crate::practice::{Question, Show};
 
     /// Each policy's hit ratio on the shown trace, from the lab's table run (through the
@@ -369,18 +369,7 @@ mod tests {
                             .chars()
                             .filter(char::is_ascii_digit)
                             .collect();
-                        let query = show
-                            .query
-                            .split('&')
-                            .map(|kv| {
-                                if kv.starts_with("cache=") {
-                                    format!("cache={c}")
-                                } else {
-                                    kv.to_string()
-                                }
-                            })
-                            .collect::<Vec<_>>()
-                            .join("&");
+                        let query = with_value(&show.query, "cache", &c);
                         let h = table(
                             &Show {
                                 query,
@@ -405,17 +394,6 @@ mod tests {
 
     #[test]
     fn answers_vary() {
-        for kind in ["winner", "hit-ratio", "cache-for"] {
-            let answers: std::collections::BTreeSet<String> = (0..60)
-                .map(|s| {
-                    super::super::generate("eviction", kind, s)
-                        .unwrap()
-                        .draft
-                        .answer
-                        .right_text()
-                })
-                .collect();
-            assert!(answers.len() >= 2, "{kind}: {answers:?}");
-        }
+        crate::practice::tests::answers_vary("eviction");
     }
 }

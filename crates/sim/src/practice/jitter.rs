@@ -256,7 +256,7 @@ fn spread(seed: u32) -> Draft {
 mod tests {
     use super::*;
     use crate::labs::jitter::JitterOutput;
-    use crate::practice::tests::{every_seed, lab_output, Truth};
+    use crate::practice::tests::{every_seed, lab_output, with_value, Truth};
     use crate::practice::{Question, Show};
 
     fn chart(show: &Show) -> JitterWave {
@@ -283,20 +283,8 @@ mod tests {
                     .and_then(|s| s.trim().parse().ok())
                     .expect("the bound in the text");
                 let j_now = |j: f64| {
-                    let query = show
-                        .query
-                        .split('&')
-                        .map(|kv| {
-                            if kv.starts_with("jitter=") {
-                                format!("jitter={j}")
-                            } else {
-                                kv.to_string()
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                        .join("&");
                     chart(&Show {
-                        query,
+                        query: with_value(&show.query, "jitter", &format!("{j}")),
                         ..show.clone()
                     })
                     .max
@@ -318,17 +306,6 @@ mod tests {
 
     #[test]
     fn answers_vary() {
-        for kind in ["peak", "smallest-j", "spread"] {
-            let answers: std::collections::BTreeSet<String> = (0..60)
-                .map(|s| {
-                    super::super::generate("jitter", kind, s)
-                        .unwrap()
-                        .draft
-                        .answer
-                        .right_text()
-                })
-                .collect();
-            assert!(answers.len() >= 2, "{kind}: {answers:?}");
-        }
+        crate::practice::tests::answers_vary("jitter");
     }
 }

@@ -253,6 +253,35 @@ pub fn every_seed(topic_id: &str, rerun: fn(&Question) -> Truth) {
     }
 }
 
+/// Over 60 seeds, every kind of `topic_id` has at least two different answers: a question
+/// whose answer is always the same teaches nothing.
+pub fn answers_vary(topic_id: &str) {
+    for k in topic(topic_id).expect("a topic").kinds {
+        let answers: std::collections::BTreeSet<String> = (0..60)
+            .map(|s| {
+                generate(topic_id, k.id, s)
+                    .unwrap()
+                    .draft
+                    .answer
+                    .right_text()
+            })
+            .collect();
+        assert!(answers.len() >= 2, "{topic_id}/{}: {answers:?}", k.id);
+    }
+}
+
+/// `query` with `key` set to `value` (a lab's address with one parameter changed).
+pub fn with_value(query: &str, key: &str, value: &str) -> String {
+    query
+        .split('&')
+        .map(|kv| match kv.split_once('=') {
+            Some((k, _)) if k == key => format!("{key}={value}"),
+            _ => kv.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
 #[test]
 fn kinds_are_named_once_per_topic_and_topics_once() {
     let all = topics();
