@@ -82,7 +82,7 @@ fn reply(seed: u32) -> Draft {
     let (holder, until) = if b_got { ("B", b_at + ttl) } else { ("A", ttl) };
     let held = last_at < until;
     let state = format!(
-        "A-র লকের মেয়াদ {} ms-এ; B {} ms-এ চেষ্টা করে {} — {} C-র কমান্ডের সময় ({} ms) লক {}।",
+        "A-র লকের মেয়াদ {} ms-এ; B {} ms-এ চেষ্টা করে {} — {holder}-র লক টেকে {} ms পর্যন্ত; C-র কমান্ডের সময় ({} ms) লক {}।",
         int(ttl as i64),
         int(b_at as i64),
         if b_got {
@@ -90,7 +90,7 @@ fn reply(seed: u32) -> Draft {
         } else {
             "পায় না (`NX`: key তখনো আছে)"
         },
-        format!("{holder}-র লক টেকে {} ms পর্যন্ত;", int(until as i64)),
+        int(until as i64),
         int(last_at as i64),
         if held {
             format!("{holder}-র হাতে")
