@@ -96,7 +96,7 @@ pub(crate) fn whole_seconds(r: &BroadcastResult) -> i64 {
 
 fn duration(seed: u32) -> Draft {
     let mut d = Draw::new(seed, 41);
-    let chunk = d.one(&[100u32, 200, 250, 500]);
+    let chunk = d.one(&[200u32, 250, 500]);
     let throttle = d.one(&[2u32, 4, 5, 8, 10]);
     let batches = d.int(3, 12) * throttle + d.int(0, throttle - 1);
     let tokens = batches * chunk;
