@@ -26,6 +26,7 @@ pub mod progress;
 pub mod sampling;
 pub mod set;
 pub mod stampede;
+pub mod streams;
 
 pub use grade::{grade, Verdict};
 
