@@ -93,9 +93,17 @@ impl Crash {
         }
     }
 
+    /// The crashed consumer's loop, as it speaks to Redis.
+    fn code(&self) -> Vec<String> {
+        vec![format!(
+            "XREADGROUP GROUP savers w{} COUNT {} BLOCK 5000 STREAMS orders >",
+            self.who, self.count
+        )]
+    }
+
     fn scene(&self, n: u64) -> String {
         format!(
-            "স্ট্রিম `orders`-এ সেকেন্ডে ১,০০০ মেসেজ, মোট ৩,০০০; গ্রুপ `savers`-এ {}টা worker, প্রত্যেকে COUNT {} পড়ে, ১০০ ms-এ সেভ করে তারপর XACK দেয়। {} মিলিসেকেন্ডের পরে w{} তার হাতের {}টা মেসেজের ব্যাচ সেভ করে, XACK পাঠানোর আগেই ক্র্যাশ করে — আর ফেরে না। {}",
+            "স্ট্রিম `orders`-এ সেকেন্ডে ১,০০০ মেসেজ, মোট ৩,০০০; গ্রুপ `savers`-এ {}টা worker, প্রত্যেকে COUNT {} পড়ে, ১০০ ms-এ সেভ করে তারপর XACK দেয়। {} ms পেরোনোর পরে {} নম্বর worker (নিচের consumer) হাতের ব্যাচের {}টা মেসেজ সেভ করে, কিন্তু XACK পাঠানোর আগেই ক্র্যাশ করে — আর ফেরে না। {}",
             int(self.workers.into()),
             int(self.count.into()),
             int(self.at.into()),
@@ -140,11 +148,8 @@ fn crash_run(seed: u32, salt: u32, claim: impl Fn(&mut Draw) -> bool) -> (Crash,
 fn pending_options(n: u64, who: u32) -> [String; 3] {
     [
         "০টা pending — কিছুই বাকি নেই".to_string(),
-        format!("{}টা pending, সবগুলো w{}-এর নামে", int(n as i64), int(who.into())),
-        format!(
-            "{}টা pending, অন্য একটা worker-এর নামে",
-            int(n as i64)
-        ),
+        format!("{}টা pending, সবগুলো ক্র্যাশ করা `w{who}`-এর নামে", int(n as i64)),
+        format!("{}টা pending, বেঁচে থাকা কোনো worker-এর নামে", int(n as i64)),
     ]
 }
 
@@ -157,8 +162,8 @@ fn pending_after_crash(seed: u32) -> Draft {
         .map(|i| match i {
             _ if i == right => String::new(),
             0 => format!(
-                "সেভ হয়েছে, কিন্তু XACK হয়নি — Redis সেভের কথা জানে না; XACK না পাওয়া পর্যন্ত এন্ট্রি PEL-এ w{}-এর নামেই থাকে, আর কেউ তাকে নেয় না।",
-                int(c.who.into())
+                "সেভ হয়েছে, কিন্তু XACK হয়নি — Redis সেভের কথা জানে না; XACK না পাওয়া পর্যন্ত এন্ট্রিগুলো PEL-এ `w{}`-এর নামেই থাকে, আর কেউ সেগুলো নেয় না।",
+                c.who
             ),
             1 => "XAUTOCLAIM min-idle পেরোনো এন্ট্রিগুলো আরেক worker-কে দেয়; সে সেভ করে XACK দেয়, তাই শেষে PEL খালি।".into(),
             _ => "XAUTOCLAIM নেওয়া worker এন্ট্রিগুলো সেভ করে XACK-ও দেয় — শেষে তারা আর pending নয়।".into(),
@@ -169,7 +174,7 @@ fn pending_after_crash(seed: u32) -> Draft {
             "{} সব মেসেজ শেষ হলে `XPENDING orders savers` কী দেখায়?",
             c.scene(n)
         ),
-        code: Vec::new(),
+        code: c.code(),
         answer: Answer::Choice {
             options: options.to_vec(),
             right,
@@ -177,17 +182,17 @@ fn pending_after_crash(seed: u32) -> Draft {
         },
         why: if right == 0 {
             format!(
-                "min-idle {} ms পেরোলে XAUTOCLAIM w{}-এর {}টা এন্ট্রি আরেক worker-কে দেয়; সে আবার সেভ করে XACK দেয় — PEL খালি, তবে ওই {}টা দুবার সেভ হয়েছে।",
+                "min-idle {} ms পেরোলে XAUTOCLAIM `w{}`-এর {}টা এন্ট্রি আরেক worker-কে দেয়; সে আবার সেভ করে XACK দেয় — PEL খালি, তবে ওই {}টা দুবার সেভ হয়েছে।",
                 int(c.idle.into()),
-                int(c.who.into()),
+                c.who,
                 int(n as i64),
                 int(n as i64)
             )
         } else {
             format!(
-                "XACK ছাড়া Redis জানে না ব্যাচটা সেভ হয়েছে: {}টা এন্ট্রি w{}-এর PEL-এ থেকে যায়, আর XAUTOCLAIM না থাকলে কেউ নেয় না — শেষেও XPENDING {}টা দেখায়।",
+                "XACK ছাড়া Redis জানে না ব্যাচটা সেভ হয়েছে: {}টা এন্ট্রি `w{}`-এর PEL-এ থেকে যায়, আর XAUTOCLAIM না থাকলে কেউ নেয় না — শেষেও XPENDING {}টা দেখায়।",
                 int(n as i64),
-                int(c.who.into()),
+                c.who,
                 int(pending_at_end(&r) as i64)
             )
         },
@@ -201,7 +206,7 @@ fn claim_twice(seed: u32) -> Draft {
     let hints = vec![
         (
             0,
-            "ডেটাবেসে কপি একটাই থাকে (upsert), কিন্তু সেভ দুবার হয়: w-এর সেভ XACK পায়নি, তাই XAUTOCLAIM-এ যে নেয় সে আবার সেভ করে।".into(),
+            "ডেটাবেসে কপি একটাই থাকে (upsert), কিন্তু সেভ দুবার হয়: ক্র্যাশ করা worker-এর সেভ XACK পায়নি, তাই XAUTOCLAIM-এ যে নেয় সে আবার সেভ করে।".into(),
         ),
         (
             n * i64::from(c.workers - 1),
@@ -216,11 +221,11 @@ fn claim_twice(seed: u32) -> Draft {
             "{} সব মেসেজ শেষ হলে কয়টা মেসেজ দ্বিতীয়বার সেভ হয়েছে?",
             c.scene(n as u64)
         ),
-        code: Vec::new(),
+        code: c.code(),
         answer: Answer::Count { n, hints },
         why: format!(
-            "w{}-এর ব্যাচের {}টা মেসেজ সেভ হয়েছিল কিন্তু XACK হয়নি; min-idle {} ms পরে XAUTOCLAIM সেগুলো আরেক worker-কে দেয়, সে আবার সেভ করে — at-least-once: {}টা দুবার।",
-            int(c.who.into()),
+            "`w{}`-এর ব্যাচের {}টা মেসেজ সেভ হয়েছিল কিন্তু XACK হয়নি; min-idle {} ms পরে XAUTOCLAIM সেগুলো আরেক worker-কে দেয়, সে আবার সেভ করে — at-least-once: {}টা দুবার।",
+            c.who,
             int(n),
             int(c.idle.into()),
             int(n)
