@@ -268,7 +268,9 @@ fn trim_loses(seed: u32) -> Draft {
         let r = result(&p);
         let right = lost(&r);
         let backlog = ((rate - consume) * u64::from(secs)) as i64;
-        if right < 50 {
+        // The text's reckoning (what piles up beyond MAXLEN) must come near the run.
+        let estimate = (backlog - maxlen as i64).max(0);
+        if right < 50 || (right - estimate).abs() * 4 > estimate {
             continue;
         }
         // Distractors a student confuses it with, kept clear of the run's figure.
@@ -287,8 +289,11 @@ fn trim_loses(seed: u32) -> Draft {
                 ),
             ),
             (
-                backlog + maxlen as i64 * 2,
-                "এটা বেশি — `~` মানে কাটা কিছুটা কম-বেশি হয়, কিন্তু স্ট্রিম মোটামুটি MAXLEN-এর কাছেই থাকে; জমে থাকা বাড়তি অংশটুকুই হারায়।".into(),
+                backlog,
+                format!(
+                    "এটা পুরো জমে থাকা অংশ — কিন্তু স্ট্রিম নিজে প্রায় MAXLEN-টা ({}টা) এন্ট্রি রেখে দেয়, worker-রা সেগুলো পরে পড়ে; হারায় তার বাইরেরটুকু।",
+                    int(maxlen as i64)
+                ),
             ),
         ];
         for (v, h) in cands {
