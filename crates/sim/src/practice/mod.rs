@@ -14,6 +14,7 @@
 //!
 //! Everything is a pure function of its seed, natively and in wasm.
 
+pub mod broadcast;
 pub mod cache;
 pub mod eviction;
 pub mod grade;
@@ -25,6 +26,7 @@ pub mod progress;
 pub mod sampling;
 pub mod set;
 pub mod stampede;
+pub mod streams;
 
 pub use grade::{grade, Verdict};
 

@@ -437,6 +437,10 @@ impl Lab for BroadcastLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::broadcast::KINDS
+    }
+
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(erase(sim(&shaped(job, p))))
     }

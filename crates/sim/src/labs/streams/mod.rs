@@ -99,6 +99,10 @@ impl Lab for StreamsLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::streams::KINDS
+    }
+
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(erase(sim(&shaped(job, p))))
     }
