@@ -226,10 +226,13 @@ struct SingleProps {
 /// One question at its own address, with a link to the next.
 #[component]
 fn SingleQuestion(props: &SingleProps) -> Html {
-    let q = use_memo(
-        (props.topic.clone(), props.kind.clone(), props.seed),
-        |(t, k, s)| practice::generate(t, k, *s),
-    );
+    // Made in the simulation worker: a kind runs its lab, which must not hold a phone's
+    // main thread.
+    let run = crate::labs::kit::use_work::<Question, Vec<Question>>(Some(one_job(
+        &props.topic,
+        &props.kind,
+        props.seed,
+    )));
     let verdict = use_state(|| None::<Verdict>);
     {
         let hash = practice::address(&props.topic, &props.kind, props.seed);
@@ -240,9 +243,11 @@ fn SingleQuestion(props: &SingleProps) -> Html {
             }
         });
     }
-    let q = match &*q {
-        Ok(q) => Rc::new(q.clone()),
-        Err(why) => return html! { <p class="practice-bad" role="alert">{ why.clone() }</p> },
+    if let Some(why) = &run.failed {
+        return html! { <p class="practice-bad" role="alert">{ why.clone() }</p> };
+    }
+    let Some(q) = run.parts.first().cloned().map(Rc::new) else {
+        return html! { <p class="practice-wait" aria-busy="true">{"প্রশ্ন তৈরি হচ্ছে — সিমুলেটর ল্যাবটা চালিয়ে উত্তর বের করছে…"}</p> };
     };
     let on_verdict = {
         let (verdict, q) = (verdict.clone(), q.clone());
@@ -257,6 +262,17 @@ fn SingleQuestion(props: &SingleProps) -> Html {
     };
     html! {
         <QuestionCard {q} verdict={(*verdict).clone()} {on_verdict} {on} place={Html::default()} />
+    }
+}
+
+/// The worker's job for one question.
+fn one_job(topic: &str, kind: &str, seed: u32) -> Job {
+    Job {
+        lab: set::JOB_LAB.into(),
+        run: String::new(),
+        query: format!("one={topic}/{kind}&seed={seed}"),
+        live_scale: None,
+        live_url: None,
     }
 }
 
@@ -671,13 +687,8 @@ pub fn QuizView(props: &QuizViewProps) -> Html {
             .unwrap_or_default()
             .to_string()
     };
-    let job = Job {
-        lab: set::JOB_LAB.into(),
-        run: String::new(),
-        query: format!("one={}/{}&seed={}", get("topic"), get("kind"), get("seed")),
-        live_scale: None,
-        live_url: None,
-    };
+    let seed = get("seed").parse().unwrap_or(1);
+    let job = one_job(&get("topic"), &get("kind"), seed);
     let run = crate::labs::kit::use_work::<Question, Vec<Question>>(Some(job));
     if let Some(why) = &run.failed {
         return html! { <p class="practice-bad" role="alert">{ why.clone() }</p> };

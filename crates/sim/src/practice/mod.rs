@@ -221,6 +221,21 @@ fn short(s: &str) -> String {
 /// # Errors
 /// A Bengali message naming the unknown topic or kind, with what there is.
 pub fn generate(topic_id: &str, kind: &str, seed: u32) -> Result<Question, String> {
+    let (t, k) = find(topic_id, kind)?;
+    Ok(Question {
+        topic: t.id.into(),
+        kind: k.id.into(),
+        seed,
+        draft: (k.make)(seed),
+    })
+}
+
+/// The topic and kind these ids name, without making a question (an address is checked
+/// on the main thread; the question is made in the worker).
+///
+/// # Errors
+/// A Bengali message naming the unknown topic or kind, with what there is.
+pub fn find(topic_id: &str, kind: &str) -> Result<(Topic, QuestionKind), String> {
     let t = topic(topic_id).ok_or_else(|| {
         let ids: Vec<&str> = topics().iter().map(|t| t.id).collect();
         format!(
@@ -238,12 +253,7 @@ pub fn generate(topic_id: &str, kind: &str, seed: u32) -> Result<Question, Strin
             ids.join(", ")
         )
     })?;
-    Ok(Question {
-        topic: t.id.into(),
-        kind: k.id.into(),
-        seed,
-        draft: (k.make)(seed),
-    })
+    Ok((t, *k))
 }
 
 /// The practice page's address of question `kind` of `topic` with `seed`.
@@ -292,12 +302,12 @@ pub fn place(path: &str, query: &str) -> Result<Place, String> {
             let ids = topic(t).map(|t| t.kinds.iter().map(|k| k.id).collect::<Vec<_>>());
             return Err(match ids {
                 Some(ids) => format!("কোন প্রশ্ন, তা ঠিকানায় নেই; `{t}`-এর প্রশ্ন: {}", ids.join(", ")),
-                None => generate(t, "", 0).unwrap_err(),
+                None => find(t, "").unwrap_err(),
             });
         }
         _ => return Err(format!("ঠিকানাটা চেনা গেল না: `practice/{}`", short(path))),
     };
-    let q = generate(t, k, 0)?;
+    let (t, k) = find(t, k)?;
     let mut seed = None;
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (key, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -315,13 +325,13 @@ pub fn place(path: &str, query: &str) -> Result<Place, String> {
     }
     Ok(match seed {
         Some(seed) => Place::Question {
-            topic: q.topic,
-            kind: q.kind,
+            topic: t.id.into(),
+            kind: k.id.into(),
             seed,
         },
         None => Place::Fresh {
-            topic: q.topic,
-            kind: q.kind,
+            topic: t.id.into(),
+            kind: k.id.into(),
         },
     })
 }
