@@ -841,6 +841,19 @@ pub fn assert_no_console_errors(b: &Browser) {
     assert!(errors.is_empty(), "console errors: {errors:#?}");
 }
 
+/// Fails when the page is wider than its window (a phone would scroll sideways).
+pub fn assert_no_sideways_scroll(b: &Browser) {
+    let overflow = b.js(
+        "return document.documentElement.scrollWidth > window.innerWidth",
+        serde_json::json!([]),
+    );
+    assert_eq!(
+        overflow,
+        serde_json::json!(false),
+        "the page scrolls sideways"
+    );
+}
+
 /// Where screenshots go: `target/screenshots/…` in the workspace.
 pub fn screenshot_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/screenshots")

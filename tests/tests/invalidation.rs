@@ -6,7 +6,7 @@
 //! lab keeps its last good run. Screenshots at laptop and phone sizes under
 //! target/screenshots/labs/.
 
-use redislab_e2e::{screenshot_dir, Browser};
+use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
 use redislab_sim::labs::invalidation::{run, InvalResult, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
@@ -134,7 +134,7 @@ fn the_lab_page_shows_the_native_run_and_walks_the_seconds() {
     );
     let axe = b.axe_serious();
     assert!(axe.is_empty(), "{axe:#?}");
-    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+    assert_no_console_errors(&b);
 }
 
 #[test]
@@ -179,21 +179,9 @@ fn scan_from_the_address_and_del_on_a_phone() {
             .is_some_and(|t| t.contains("allSettled"))
     });
     assert_eq!(phone.counter("[data-testid=invalidation-trips]"), 4);
-    let overflow = phone.js(
-        "return document.documentElement.scrollWidth > window.innerWidth",
-        json!([]),
-    );
-    assert_eq!(
-        overflow,
-        json!(false),
-        "the page scrolls sideways at 360 px"
-    );
+    assert_no_sideways_scroll(&phone);
     phone.screenshot(&screenshot_dir().join("labs/invalidation-phone.png"));
-    assert!(
-        phone.console_errors().is_empty(),
-        "{:?}",
-        phone.console_errors()
-    );
+    assert_no_console_errors(&phone);
 }
 
 #[test]
@@ -207,7 +195,7 @@ fn a_bad_parameter_gets_a_bengali_message_and_changes_nothing() {
     assert!(msg.contains("১০ থেকে") || msg.contains("10 থেকে"), "{msg}");
     let good = native("preset=version");
     assert_eq!(table(&b), want_table(&good));
-    assert!(b.console_errors().is_empty());
+    assert_no_console_errors(&b);
 }
 
 #[test]
@@ -236,5 +224,5 @@ fn the_del_slide_steps_to_the_timed_out_del() {
         .unwrap_or_default();
     assert!(now.contains("allSettled"), "{now}");
     b.screenshot(&screenshot_dir().join("labs/invalidation-slide-del.png"));
-    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+    assert_no_console_errors(&b);
 }

@@ -5,7 +5,7 @@
 //! spread over the rooms; a preset comes from the address; a bad value gets its Bengali
 //! message. Screenshots at laptop and phone sizes under target/screenshots/labs/.
 
-use redislab_e2e::{screenshot_dir, Browser};
+use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
 use redislab_sim::labs::params::Params;
 use redislab_sim::labs::presence::{run_room, run_spread, PresenceParams, RoomOutput, INFO};
 use serde_json::json;
@@ -100,7 +100,7 @@ fn the_lab_page_shows_the_native_run_bucket_by_bucket() {
     b.screenshot(&screenshot_dir().join("labs/presence-spread.png"));
     let axe = b.axe_serious();
     assert!(axe.is_empty(), "{axe:#?}");
-    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+    assert_no_console_errors(&b);
 }
 
 #[test]
@@ -121,21 +121,9 @@ fn a_big_room_on_a_phone_is_dense_and_fits() {
         r.buckets[last].truth > 500_000,
         "the window also holds who left within it"
     );
-    let overflow = phone.js(
-        "return document.documentElement.scrollWidth > window.innerWidth",
-        json!([]),
-    );
-    assert_eq!(
-        overflow,
-        json!(false),
-        "the page scrolls sideways at 360 px"
-    );
+    assert_no_sideways_scroll(&phone);
     phone.screenshot(&screenshot_dir().join("labs/presence-phone.png"));
-    assert!(
-        phone.console_errors().is_empty(),
-        "{:?}",
-        phone.console_errors()
-    );
+    assert_no_console_errors(&phone);
 }
 
 #[test]
@@ -156,5 +144,5 @@ fn a_bad_parameter_gets_a_bengali_message() {
         b.text("[data-field=seeds] .field-error")
             .is_some_and(|t| t.contains("স্প্রেড"))
     });
-    assert!(b.console_errors().is_empty());
+    assert_no_console_errors(&b);
 }
