@@ -367,11 +367,7 @@ fn practice_check(code: &str, json: bool) -> Result<String, CliError> {
         "valid: {} of {} right — set {} (#/practice?{})\n",
         r.score,
         r.answers.len(),
-        if r.spec.labs.is_empty() {
-            "all".to_string()
-        } else {
-            r.spec.labs.join(",")
-        },
+        r.spec.labs_word(),
         r.spec.query(r.seed)
     );
     for (i, (q, a, right)) in r.answers.iter().enumerate() {

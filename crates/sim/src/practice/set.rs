@@ -106,21 +106,24 @@ impl Spec {
         Ok(spec)
     }
 
-    /// The address' query of this set with `seed` (`labs=lru,lock&seed=42&n=8`).
-    pub fn query(&self, seed: u32) -> String {
-        let labs = if self.labs.is_empty() {
+    /// The labs as the address names them: `lru,lock`, or `all`.
+    pub fn labs_word(&self) -> String {
+        if self.labs.is_empty() {
             "all".to_string()
         } else {
             self.labs.join(",")
-        };
-        format!("labs={labs}&seed={seed}&n={}", self.n)
+        }
+    }
+
+    /// The address' query of this set with `seed` (`labs=lru,lock&seed=42&n=8`).
+    pub fn query(&self, seed: u32) -> String {
+        format!("labs={}&seed={seed}&n={}", self.labs_word(), self.n)
     }
 
     /// The address' query of this set without a seed (`labs=lru,lock&n=8`): every student
     /// who opens it gets a set of their own.
     pub fn query_unseeded(&self) -> String {
-        let q = self.query(0);
-        q.replace("&seed=0", "")
+        format!("labs={}&n={}", self.labs_word(), self.n)
     }
 
     /// The topics it draws from.
@@ -231,11 +234,7 @@ fn fnv(s: &str) -> u64 {
 /// The result code of set `spec` with `seed`: its score and each answer's canonical form
 /// (`None`: not answered), then a check sum — `lru,lock-42-8-6-B_C+A+B_3_…-9F3C2A`.
 pub fn code(spec: &Spec, seed: u32, score: u32, answers: &[Option<String>]) -> String {
-    let labs = if spec.labs.is_empty() {
-        "all".to_string()
-    } else {
-        spec.labs.join(",")
-    };
+    let labs = spec.labs_word();
     let answers: Vec<&str> = answers.iter().map(|a| a.as_deref().unwrap_or("")).collect();
     let body = format!("{labs}-{seed}-{}-{score}-{}", spec.n, answers.join("_"));
     format!("{body}-{:06X}", fnv(&body) & 0xFF_FFFF)
