@@ -656,7 +656,11 @@ fn QuestionCard(props: &CardProps) -> Html {
                         { props.on.clone() }
                         if let Some(show) = &d.show {
                             <a class="button practice-show" href={show.hash()}>
-                                { format!("ল্যাবে চালিয়ে দেখুন (ধাপ {})", bn::int(show.step as i64)) }
+                                { if show.step == 0 {
+                                    "ল্যাবে চালিয়ে দেখুন (শেষ ফল)".to_string()
+                                } else {
+                                    format!("ল্যাবে চালিয়ে দেখুন (ধাপ {})", bn::int(show.step as i64))
+                                } }
                             </a>
                         }
                     </p>

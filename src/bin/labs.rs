@@ -11,10 +11,11 @@
 //! app reaches it with `Reflect` alone, and this file needs no glue of its own.
 
 use redislab::dom;
-use redislab::labs::kit::LabProps;
+use redislab::labs::kit::{AskedOpen, LabProps};
 use redislab::labs::{host, views, worker};
 use redislab::later::Later;
 use redislab_deck::route;
+use redislab_sim::labs::ui::split_open;
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 
@@ -27,9 +28,12 @@ struct RootProps {
 }
 
 /// One lab, drawn inside the app's placeholder. On its own page its parameters follow the
-/// address (replaced, not pushed, so Back leaves the lab rather than undoing a slider).
+/// address (replaced, not pushed, so Back leaves the lab rather than undoing a slider). An
+/// `at=` in the query says where its timeline opens ([`AskedOpen`]); a bad one is named in a
+/// message above the lab, which opens as it would without it.
 #[component]
 fn Root(props: &RootProps) -> Html {
+    let (query, open) = split_open(&props.query);
     let on_query = if props.embedded {
         Callback::noop()
     } else {
@@ -37,17 +41,27 @@ fn Root(props: &RootProps) -> Html {
         Callback::from(move |q: String| dom::replace_hash(&route::lab_hash(&id, &q)))
     };
     let p = LabProps {
-        query: props.query.clone(),
+        query: query.into(),
         embedded: props.embedded,
         on_query,
     };
     let view = views::view(&props.id, p).unwrap_or_else(|| {
         html! { <p class="lab-error" role="alert">{"এই নামে কোনো ল্যাব নেই: "}{ props.id.clone() }</p> }
     });
+    let (asked, bad) = match open {
+        Some(Ok(o)) => (Some(o), None),
+        Some(Err(m)) => (None, Some(m)),
+        None => (None, None),
+    };
     // The lab's first render is a task after the mount's: the mount starts this module's
     // Yew, the first render compiles the view's code, and the two in one task held the main
     // thread for 50–70 ms (see `redislab::later`).
-    html! { <Later placeholder={host::loading()}>{ view }</Later> }
+    html! {
+        <ContextProvider<AskedOpen> context={AskedOpen(asked)}>
+            if let Some(m) = bad { <p class="lab-error lab-open-error" role="alert">{ m }</p> }
+            <Later placeholder={host::loading()}>{ view }</Later>
+        </ContextProvider<AskedOpen>>
+    }
 }
 
 fn mount(host: web_sys::Element, id: String, query: String, embedded: bool) -> JsValue {

@@ -14,8 +14,9 @@
 //! prediction of the same setup beside it.
 
 use super::kit::{
+    Open,
     failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, CmdLog, Controls,
-    LabFrame, LabProps, TimeAction,
+    LabFrame, LabProps,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::aside::{
@@ -433,16 +434,8 @@ pub fn AsideLab(props: &LabProps) -> Html {
     let real = sl.real();
     let result = sl.shown();
     let frames = result.map_or(1, AsideResult::frames);
-    let t = use_timeline(frames, TICK_MS);
-    {
-        // A new result opens on the whole run; ▶ replays it from the start.
-        let d = t.dispatcher();
-        use_effect_with(frames, move |&f| {
-            if f > 1 {
-                d.dispatch(TimeAction::End);
-            }
-        });
-    }
+    // A new result opens on the whole run; ▶ replays it from the start.
+    let t = use_timeline(frames, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match result {
         None => failed_or_progress(&sl.sim),

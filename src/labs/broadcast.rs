@@ -18,8 +18,9 @@
 //! scaled-down run beside the real counts.
 
 use super::kit::{
+    Open,
     failed_or_progress, live_panel, open_full, stat, CmdLog, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
-    LabProps, TimeAction,
+    LabProps,
 };
 use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
@@ -686,15 +687,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
             .then(|| r.frames.iter().position(|f| f.at_ms >= r.params.dies_at))
             .flatten()
     });
-    let t = use_timeline(frames, TICK_MS);
-    {
-        let d = t.dispatcher();
-        use_effect_with((frames, open_at), move |&(f, at)| {
-            if f > 1 {
-                d.dispatch(at.map_or(TimeAction::End, TimeAction::Seek));
-            }
-        });
-    }
+    let t = use_timeline(frames, TICK_MS, open_at.map_or(Open::End, Open::At));
     // The fields a slide's query names (a preset's included): what the compact view is about.
     let named: Vec<String> = if embedded {
         let preset = lab

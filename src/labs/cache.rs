@@ -17,6 +17,7 @@
 //! trips.
 
 use super::kit::{
+    Open,
     failed_or_progress, live_panel, open_full, use_lab, use_sim_live, use_timeline, CmdLog,
     Controls, LabFrame, LabProps, ParamForm, TimeAction,
 };
@@ -285,13 +286,12 @@ pub fn CacheLab(props: &LabProps) -> Html {
     let busy = sl.busy();
     let view = sl.shown();
     let frames = if view.is_some() { VIEW_FRAMES + 1 } else { 1 };
-    let t = use_timeline(frames, TICK_MS);
+    // A new result (and each snapshot of a live run) opens on the whole run.
+    let t = use_timeline(frames, TICK_MS, Open::End);
     {
-        // A new result (and each snapshot of a live run) opens on the whole run.
         let d = t.dispatcher();
-        let key = (frames, real.map(|v| v.end_ms));
-        use_effect_with(key, move |&(f, _)| {
-            if f > 1 {
+        use_effect_with(real.map(|v| v.end_ms), move |end| {
+            if end.is_some() {
                 d.dispatch(TimeAction::End);
             }
         });

@@ -5,6 +5,7 @@
 //! All numbers come from `redislab-sim`, computed in the simulation worker.
 
 use super::kit::{
+    Open,
     failed_or_progress, open_full, pct, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps,
     ParamForm, RunState,
 };
@@ -12,7 +13,6 @@ use super::widgets::{hbars, line_chart, Axes, Bar, Series};
 use redislab_deck::bn;
 use redislab_sim::eviction::{Access, TraceKind};
 use redislab_sim::jsfmt::to_fixed;
-use redislab_sim::labs::ui::TimeAction;
 use redislab_sim::labs::eviction::{
     curve_policies, CurvePoint, CurveSeries, EvictionParams, Logged, Race, TableRow, FRAMES,
     INFO, LOG,
@@ -103,18 +103,13 @@ pub fn EvictionLab(props: &LabProps) -> Html {
     let race = use_work::<(), Race>(Some(lab.job().run("race")));
     let curve_run = use_work::<CurvePoint, Vec<CurveSeries>>(full.then(|| lab.job().run("curve")));
     let busy = table.busy() || race.busy() || curve_run.busy();
-    let t = use_timeline(FRAMES, 250);
-    {
-        // Inside a slide the race opens where the slide's bullets are: its final numbers (the
-        // seed's table); play from the start with ⏮. The lab page opens at the start.
-        let (d, ready) = (t.dispatcher(), race.result().is_some());
-        let embedded = props.embedded;
-        use_effect_with(ready, move |&ready| {
-            if ready && embedded {
-                d.dispatch(TimeAction::End);
-            }
-        });
-    }
+    // Inside a slide the race opens where the slide's bullets are: its final numbers (the
+    // seed's table); play from the start with ⏮. The lab page opens at the start.
+    let t = use_timeline(
+        FRAMES,
+        250,
+        if props.embedded { Open::End } else { Open::Start },
+    );
     let kind = typed.kind();
     // The seed's (and the slides') labels for the three traces.
     let kind_label = match kind {

@@ -10,6 +10,7 @@
 //! the timeline walks the seconds. No live mode (see the simulator's module doc).
 
 use super::kit::{
+    Open,
     failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
     LabProps,
 };
@@ -310,7 +311,7 @@ pub fn InvalidationLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
     let run = use_work::<(), InvalResult>(Some(lab.job()));
     let frames = run.result().map_or(1, |r| r.shown().samples.len().max(1));
-    let t = use_timeline(frames, TICK_MS);
+    let t = use_timeline(frames, TICK_MS, Open::Start);
     let embedded = props.embedded;
     let view = match run.result() {
         None => failed_or_progress(&run),

@@ -10,8 +10,8 @@
 //! simulation worker; this view only draws what comes back.
 
 use super::kit::{
+    Open,
     failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
-    TimeAction,
 };
 use super::widgets::{histogram, num, Axes};
 use redislab_deck::bn;
@@ -206,16 +206,8 @@ pub fn JitterLab(props: &LabProps) -> Html {
     };
 
     let frames = chosen.map_or(1, |c| c.bins.len() + 1);
-    let t = use_timeline(frames, TICK_MS);
-    {
-        // A new result opens on the whole picture; ▶ replays it from the start.
-        let d = t.dispatcher();
-        use_effect_with(frames, move |&n| {
-            if n > 1 {
-                d.dispatch(TimeAction::End);
-            }
-        });
-    }
+    // A new result opens on the whole run; ▶ replays it from the start.
+    let t = use_timeline(frames, TICK_MS, Open::End);
 
     let view = match chosen {
         None => failed_or_progress(&chosen_run),

@@ -18,7 +18,7 @@ use redislab_deck::bn;
 use redislab_sim::labs::lab::LabInfo;
 use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::params::{Kind, Params};
-pub use redislab_sim::labs::ui::{ParamState, TimeAction, Timeline};
+pub use redislab_sim::labs::ui::{Open, ParamState, TimeAction, Timeline};
 use redislab_sim::labs::work::{Body, Job};
 use serde::de::DeserializeOwned;
 use std::cell::Cell;
@@ -231,13 +231,30 @@ impl Reducible for Time {
     }
 }
 
-/// A timeline of `frames` positions that plays at `tick_ms` per step while playing.
+/// Where the address asked a lab's timeline to open (`at=`, see
+/// [`redislab_sim::labs::ui::split_open`]): the labs module provides it around the lab it draws.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct AskedOpen(pub Option<Open>);
+
+/// A timeline of `frames` positions that plays at `tick_ms` per step while playing, and opens
+/// at `open` whenever a run of more than one position arrives — except the first, which opens
+/// where the address asked, if it did ([`AskedOpen`]: "show me" on a practice question).
 #[hook]
-pub fn use_timeline(frames: usize, tick_ms: u32) -> UseReducerHandle<Time> {
+pub fn use_timeline(frames: usize, tick_ms: u32, open: Open) -> UseReducerHandle<Time> {
     let t = use_reducer(|| Time(Timeline::new(frames)));
+    let asked = use_context::<AskedOpen>().and_then(|a| a.0);
+    let first = use_mut_ref(|| true);
     {
         let d = t.dispatcher();
-        use_effect_with(frames, move |&n| d.dispatch(TimeAction::Frames(n)));
+        use_effect_with((frames, open), move |&(n, open)| {
+            d.dispatch(TimeAction::Frames(n));
+            if n > 1 {
+                let asked = asked.filter(|_| std::mem::replace(&mut *first.borrow_mut(), false));
+                if let Some(a) = asked.unwrap_or(open).action() {
+                    d.dispatch(a);
+                }
+            }
+        });
     }
     {
         let d = t.dispatcher();

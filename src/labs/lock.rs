@@ -16,8 +16,9 @@
 //! table sets the simulation's prediction of the same (slowed) parameters beside it.
 
 use super::kit::{
+    Open,
     failed_or_progress, live_panel, stat, CmdLog, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
-    LabProps, TimeAction,
+    LabProps,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::log::CmdLine;
@@ -360,16 +361,8 @@ pub fn LockLab(props: &LabProps) -> Html {
         let key = result.map(|r| (r.params.clone(), r.steps));
         use_memo(key, |_| result.map(lanes))
     };
-    let t = use_timeline(frames, TICK_MS);
-    {
-        // A new result opens on the whole run; ▶ replays it from the start.
-        let d = t.dispatcher();
-        use_effect_with(frames, move |&f| {
-            if f > 1 {
-                d.dispatch(TimeAction::End);
-            }
-        });
-    }
+    // A new result opens on the whole run; ▶ replays it from the start.
+    let t = use_timeline(frames, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match result {
         None => failed_or_progress(&sl.sim),

@@ -7,6 +7,7 @@
 //! cache size and any registry policy; the numbers come from `redislab_sim` (`policy_trace`).
 
 use super::kit::{
+    Open,
     failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
     TimeAction,
 };
@@ -78,7 +79,7 @@ pub fn LruLab(props: &LabProps) -> Html {
     let work = use_work::<(), LruWalk>(Some(lab.job()));
     let walk = work.result();
     let total = walk.map_or(0, |w| w.steps.len());
-    let t = use_timeline(total + 1, 700);
+    let t = use_timeline(total + 1, 700, Open::Start);
     let cursor = t.cursor.min(total);
     let wrap = use_node_ref();
     {

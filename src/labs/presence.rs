@@ -10,6 +10,7 @@
 //! spread); the timeline walks the buckets. No live mode (see the simulator module).
 
 use super::kit::{
+    Open,
     failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
     LabProps,
 };
@@ -214,7 +215,7 @@ pub fn PresenceLab(props: &LabProps) -> Html {
     let run = use_work::<(), RoomOutput>(Some(lab.job().run("room")));
     let spread_run = use_work::<(), SpreadOutput>(Some(lab.job().run("spread")));
     let frames = run.result().map_or(1, |r| r.buckets.len().max(1));
-    let t = use_timeline(frames, TICK_MS);
+    let t = use_timeline(frames, TICK_MS, Open::Start);
     let embedded = props.embedded;
     let view = match run.result() {
         None => failed_or_progress(&run),

@@ -12,8 +12,9 @@
 //! `SUBSCRIBE`/`SSUBSCRIBE` (a subscriber connection is not a request/reply session).
 
 use super::kit::{
+    Open,
     failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
-    LabProps, TimeAction,
+    LabProps,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::log::CmdLine;
@@ -274,15 +275,8 @@ pub fn PubSubLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
     let run = use_work::<(), PubSubResult>(Some(lab.job()));
     let frames = run.result().map_or(1, |r| r.buckets.len() + 1);
-    let t = use_timeline(frames, TICK_MS);
-    {
-        let d = t.dispatcher();
-        use_effect_with(frames, move |&f| {
-            if f > 1 {
-                d.dispatch(TimeAction::End);
-            }
-        });
-    }
+    // A new result opens on the whole run; ▶ replays it from the start.
+    let t = use_timeline(frames, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match run.result() {
         None => failed_or_progress(&run),

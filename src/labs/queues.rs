@@ -13,8 +13,9 @@
 //! Redis through the proxy; a table sets the simulation's prediction beside it.
 
 use super::kit::{
+    Open,
     failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, CmdLog, Controls,
-    LabFrame, LabProps, TimeAction,
+    LabFrame, LabProps,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::log::CmdLine;
@@ -372,16 +373,8 @@ pub fn QueuesLab(props: &LabProps) -> Html {
     let real = sl.real();
     let result = sl.shown();
     let frames = result.map_or(1, QueuesResult::frames);
-    let t = use_timeline(frames, TICK_MS);
-    {
-        // A new result opens on the whole run; ▶ replays it from the start.
-        let d = t.dispatcher();
-        use_effect_with(frames, move |&f| {
-            if f > 1 {
-                d.dispatch(TimeAction::End);
-            }
-        });
-    }
+    // A new result opens on the whole run; ▶ replays it from the start.
+    let t = use_timeline(frames, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match result {
         None => failed_or_progress(&sl.sim),

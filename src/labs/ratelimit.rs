@@ -16,8 +16,9 @@
 //! simulation of the same shrunk parameters is the prediction beside it.
 
 use super::kit::{
+    Open,
     failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, CmdLog, Controls,
-    LabFrame, LabProps, TimeAction,
+    LabFrame, LabProps,
 };
 use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
@@ -331,15 +332,8 @@ pub fn RateLimitLab(props: &LabProps) -> Html {
     let real = sl.real();
     let result = sl.shown();
     let frames = result.map_or(1, |r| r.buckets.len() + 1);
-    let t = use_timeline(frames, TICK_MS);
-    {
-        let d = t.dispatcher();
-        use_effect_with(frames, move |&f| {
-            if f > 1 {
-                d.dispatch(TimeAction::End);
-            }
-        });
-    }
+    // A new result opens on the whole run; ▶ replays it from the start.
+    let t = use_timeline(frames, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match result {
         None => failed_or_progress(&sl.sim),

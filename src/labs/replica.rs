@@ -8,8 +8,9 @@
 //! the timeline walks its frames. No live mode (see the simulator's module).
 
 use super::kit::{
+    Open,
     failed_or_progress, open_full, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
-    LabProps, TimeAction,
+    LabProps,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::replica::{Counts, Frame, ReplicaOutput, ReplicaParams, INFO};
@@ -199,15 +200,8 @@ pub fn ReplicaLab(props: &LabProps) -> Html {
     let typed: ReplicaParams = lab.typed();
     let run = use_work::<(), ReplicaOutput>(Some(lab.job()));
     let frames = run.result().map_or(1, |o| o.frames.len());
-    let t = use_timeline(frames, TICK_MS);
-    {
-        let d = t.dispatcher();
-        use_effect_with(frames, move |&f| {
-            if f > 1 {
-                d.dispatch(TimeAction::End);
-            }
-        });
-    }
+    // A new result opens on the whole run; ▶ replays it from the start.
+    let t = use_timeline(frames, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match run.result() {
         None => failed_or_progress(&run),

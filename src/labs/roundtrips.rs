@@ -9,6 +9,7 @@
 //! No live mode: the proxy runs no client's `MULTI`/`WATCH` (a session shares connections).
 
 use super::kit::{
+    Open,
     failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
     LabProps,
 };
@@ -279,7 +280,7 @@ pub fn RoundTripsLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
     let run = use_work::<(), RoundTripsResult>(Some(lab.job()));
     let frames = run.result().map_or(1, |r| r.shown().ran.len() + 1);
-    let t = use_timeline(frames, TICK_MS);
+    let t = use_timeline(frames, TICK_MS, Open::Start);
     let embedded = props.embedded;
     let view = match run.result() {
         None => failed_or_progress(&run),

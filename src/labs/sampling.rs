@@ -7,8 +7,8 @@
 //! the same numbers as `sampling_quality`).
 
 use super::kit::{
+    Open,
     failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
-    TimeAction,
 };
 use super::widgets::{line_chart, Axes, Series};
 use redislab_deck::bn;
@@ -49,14 +49,8 @@ pub fn SamplingLab(props: &LabProps) -> Html {
         None => run.parts.to_vec(),
     };
 
-    let t = use_timeline(setup.kmax as usize, 600);
     // Open on k = 5, Redis' default, the seed's headline number.
-    {
-        let d = t.dispatcher();
-        use_effect_with(setup.kmax, move |&n| {
-            d.dispatch(TimeAction::Seek(4.min(n.saturating_sub(1) as usize)));
-        });
-    }
+    let t = use_timeline(setup.kmax as usize, 600, Open::At(4));
     let k = (t.cursor as u32 + 1).min(setup.kmax);
     let at = |k: u32| points.iter().find(|p| p.k == k).copied();
     let cur = at(k);

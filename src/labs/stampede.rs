@@ -11,8 +11,8 @@
 //! simulation worker.
 
 use super::kit::{
+    Open,
     failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
-    TimeAction,
 };
 use super::widgets::num;
 use redislab_deck::bn;
@@ -195,16 +195,8 @@ pub fn StampedeLab(props: &LabProps) -> Html {
     } else {
         1
     };
-    let t = use_timeline(frames, TICK_MS);
-    {
-        // A new result opens on the whole run; ▶ replays it from the start.
-        let d = t.dispatcher();
-        use_effect_with(frames, move |&f| {
-            if f > 1 {
-                d.dispatch(TimeAction::End);
-            }
-        });
-    }
+    // A new result opens on the whole run; ▶ replays it from the start.
+    let t = use_timeline(frames, TICK_MS, Open::End);
 
     let (view, final_table) = match runs {
         None => {

@@ -16,8 +16,9 @@
 //! and a table sets the simulation of the same scaled-down run beside the real counts.
 
 use super::kit::{
+    Open,
     failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, CmdLog, Controls,
-    LabFrame, LabProps, TimeAction,
+    LabFrame, LabProps,
 };
 use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
@@ -205,15 +206,8 @@ pub fn StreamsLab(props: &LabProps) -> Html {
     let real = sl.real().filter(|r| !r.samples.is_empty());
     let result = real.or(predicted);
     let frames = result.map_or(1, |r| r.samples.len().max(1));
-    let t = use_timeline(frames, TICK_MS);
-    {
-        let d = t.dispatcher();
-        use_effect_with(frames, move |&f| {
-            if f > 1 {
-                d.dispatch(TimeAction::End);
-            }
-        });
-    }
+    // A new result opens on the whole run; ▶ replays it from the start.
+    let t = use_timeline(frames, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match result {
         None => failed_or_progress(&sl.sim),

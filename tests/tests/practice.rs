@@ -531,3 +531,76 @@ fn a_question_slide_reveals_its_answer_then_runs_the_lab() {
     });
     assert_no_console_errors(&b);
 }
+
+/// The timeline's position and last position of the lab `id` on the page.
+fn scrubber(b: &Browser, id: &str) -> (u64, u64) {
+    let v = b.js(
+        "const s = document.querySelector(`.lab-${arguments[0]} .scrubber`); return s ? [+s.value, +s.max] : null",
+        json!([id]),
+    );
+    (v[0].as_u64().unwrap(), v[1].as_u64().unwrap())
+}
+
+#[test]
+fn show_me_opens_the_lab_at_the_moment_that_decides() {
+    let b = Browser::new(1366, 768);
+    // A step question: the LRU step-through opens on the step whose eviction it asks about.
+    let q = open_question(&b, "evicted", 42);
+    let Answer::Key { key: right, .. } = &q.draft.answer else {
+        panic!("evicted asks for a key")
+    };
+    answer(&b, right);
+    let show = q.draft.show.clone().unwrap();
+    let at = show.at.expect("a step question opens at its step") as u64;
+    assert!(b
+        .text(".practice-show")
+        .unwrap()
+        .contains(&redislab_deck::bn::int(show.step as i64)));
+    b.click(".practice-show");
+    b.wait(60, "the LRU lab", |b| {
+        b.exists(".lab-lru[aria-busy=false] .scrubber")
+    });
+    b.wait(10, "the deciding step", |b| scrubber(b, "lru").0 == at);
+    let (pos, last) = scrubber(&b, "lru");
+    assert!(
+        pos > 0 && pos < last,
+        "step {pos} of {last}: not the start, not the end"
+    );
+    // The table's current row is that step, and its sentence names the evicted key.
+    assert_eq!(
+        b.js(
+            "return [...document.querySelectorAll('.lru-table tbody tr')].findIndex(r => r.classList.contains('current'))",
+            json!([])
+        ),
+        json!(at - 1),
+        "the current row is the step"
+    );
+    assert!(b.text(".lab-lru").unwrap().contains(right.as_str()));
+
+    // A whole-run question opens on the run's result.
+    let q = practice::generate("stampede", "none-loads", 7).unwrap();
+    let show = q.draft.show.clone().unwrap();
+    assert_eq!(show.at, None);
+    b.open(&show.hash());
+    b.wait(60, "the stampede lab", |b| {
+        b.exists(".lab-stampede[aria-busy=false] .scrubber")
+    });
+    b.wait(10, "its end", |b| {
+        let (pos, last) = scrubber(b, "stampede");
+        last > 0 && pos == last
+    });
+
+    // A bad `at` is named, and the lab opens as it would without it.
+    b.open("#/lab/lru?at=x7");
+    b.wait(60, "the LRU lab", |b| {
+        b.exists(".lab-lru[aria-busy=false] .scrubber")
+    });
+    let msg = b.text(".lab-open-error").unwrap();
+    assert!(msg.contains("at=x7") && msg.contains("end"), "{msg}");
+    assert_eq!(scrubber(&b, "lru").0, 0);
+    assert!(
+        b.text(".lab-lru .field-error").is_none(),
+        "`at` is no field"
+    );
+    assert_no_console_errors(&b);
+}

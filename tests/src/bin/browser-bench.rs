@@ -5,9 +5,12 @@
 //! `#/production/1` on an emulated phone (4× slower CPU, 1.6 Mbps down, 150 ms round trips,
 //! served gzip as a static host serves it): time to the first slide on screen and the bytes
 //! fetched until then and in the 3 s after.
+//! And "next" on a practice set on the emulated phone: the time until the next question
+//! shows (`browser-bench practice`).
 //! Run through `cargo xtask bench` (it builds the app and sets the paths).
 
 use redislab_e2e::{serve_dist_as, Browser};
+use redislab_sim::practice::{self, set, Answer, Question};
 use serde_json::json;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -23,6 +26,8 @@ fn main() {
         Some("cold") => return cold_table(),
         // `browser-bench labs`: only the labs' long tasks.
         Some("labs") => return print_labs(&labs()),
+        // `browser-bench practice`: only "next" → the next question on the emulated phone.
+        Some("practice") => return practice(),
         _ => {}
     }
     // First contentful paint: a fresh browser each time, so nothing is cached.
@@ -92,6 +97,106 @@ fn main() {
 
     cold_table();
     phone();
+    practice();
+}
+
+/// A response the page can read for `q` (right or wrong does not matter here).
+fn response(q: &Question) -> Option<String> {
+    match &q.draft.answer {
+        Answer::Key { key, .. } => Some(key.clone()),
+        Answer::Keys { keys, .. } => Some(keys.join(" ")),
+        Answer::Count { n, .. } => Some(n.to_string()),
+        Answer::Percent { value, .. } => Some(format!("{value:.1}")),
+        Answer::Choice { .. } => None,
+    }
+}
+
+/// A class set of ten questions of every lab on an emulated phone (360×740, 4× slower
+/// CPU): each answered, then "next" pressed; the time from the press until the next question
+/// is on screen (seen by a MutationObserver, then the frame that shows it painted), and the
+/// main-thread tasks ≥ 50 ms from the first question to the score.
+fn practice() {
+    const SET: &str = "labs=all&seed=42&n=10";
+    let spec = set::Spec::parse(SET).expect("the bench's set");
+    let qs: Vec<Question> = set::picks(&spec, 42)
+        .into_iter()
+        .map(|(t, k, s)| practice::generate(&t, &k, s).expect("a question of the set"))
+        .collect();
+    let mut times = Vec::new();
+    let mut tasks = Vec::new();
+    for _ in 0..3 {
+        let b = Browser::new(360, 740);
+        b.throttle_cpu(4.0);
+        b.open(&format!("#/practice?{SET}"));
+        b.script_timeout(60_000);
+        for (i, q) in qs.iter().enumerate() {
+            let sel = format!(
+                ".practice-question[data-kind='{}'][data-seed='{}']",
+                q.kind, q.seed
+            );
+            b.wait(60, &format!("question {}", i + 1), |b| b.exists(&sel));
+            if i == 0 {
+                b.watch_long_tasks();
+            }
+            match response(q) {
+                Some(r) => {
+                    b.wait(10, "the answer field", |b| b.exists("#practice-answer"));
+                    b.js(
+                        "const f = document.getElementById('practice-answer'); f.focus();",
+                        json!([]),
+                    );
+                    b.press(&r);
+                    b.press(redislab_e2e::key::ENTER);
+                }
+                None => {
+                    b.wait(10, "the options", |b| b.exists("#practice-choice-0"));
+                    b.click("#practice-choice-0");
+                    b.press(redislab_e2e::key::ENTER);
+                }
+            }
+            b.wait(10, "the verdict", |b| b.exists(".practice-verdict"));
+            if i + 1 == qs.len() {
+                break;
+            }
+            // "next": from the press until the next question is on screen.
+            let t = b.js_async(
+                "const [sel, done] = arguments;
+                 const t0 = performance.now();
+                 const seen = () => document.querySelector(sel);
+                 const mo = new MutationObserver(() => {
+                   if (!seen()) return;
+                   mo.disconnect();
+                   requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0), 0));
+                 });
+                 mo.observe(document.body, {childList: true, subtree: true, attributes: true});
+                 document.querySelector('.practice-next').click();",
+                json!([format!(
+                    ".practice-question[data-kind='{}'][data-seed='{}']",
+                    qs[i + 1].kind,
+                    qs[i + 1].seed
+                )]),
+            );
+            times.push(t.as_f64().unwrap_or(f64::NAN));
+        }
+        let long: Vec<f64> = b
+            .js("return window.__long.map(e => e[1])", json!([]))
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
+            .unwrap_or_default();
+        tasks.push((long.iter().copied().fold(0.0, f64::max).round(), long.len()));
+    }
+    let worst = times.iter().copied().fold(0.0, f64::max);
+    println!("\n== practice on an emulated phone (360x740, 4x CPU), #/practice?{SET} ==");
+    println!(
+        "next -> next question on screen  median {:>6.1} ms of {} presses, worst {worst:.1} ms  (budget 100 ms: {})",
+        median(times.clone()),
+        times.len(),
+        if worst <= 100.0 { "met" } else { "MISSED by the worst" }
+    );
+    println!(
+        "main-thread tasks >= 50 ms while answering: {:?} (longest ms, count) per run",
+        tasks
+    );
 }
 
 /// One lab's case: id, "seed" or "largest", ms to done, the longest task ≥ 50 ms, how many.

@@ -100,6 +100,74 @@ impl Timeline {
     }
 }
 
+/// Where a lab's timeline opens when its run arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Open {
+    /// At the start (or where the cursor was, for a new run of new parameters).
+    Start,
+    /// At the end: the whole run's result.
+    End,
+    /// At this position of the timeline (clamped to its last).
+    At(usize),
+}
+
+impl Open {
+    /// The timeline action that opens there, for a timeline of `frames` positions (none for
+    /// [`Open::Start`]: the cursor stays).
+    pub fn action(self) -> Option<TimeAction> {
+        match self {
+            Open::Start => None,
+            Open::End => Some(TimeAction::End),
+            Open::At(n) => Some(TimeAction::Seek(n)),
+        }
+    }
+
+    /// The address' form: `end` or the position (the start as `0`).
+    pub fn word(self) -> String {
+        match self {
+            Open::Start => "0".into(),
+            Open::End => "end".into(),
+            Open::At(n) => n.to_string(),
+        }
+    }
+}
+
+/// The key of a lab address that says where its timeline opens (`#/lab/lru?at=3`): not a
+/// parameter of the lab (nothing in the run depends on it), so it is taken out of the query
+/// before the parameters are read. "Show me" on a practice question opens the lab at the
+/// moment that decides it this way.
+pub const OPEN_KEY: &str = "at";
+
+/// `query` without its `at=` pair, and where that pair says to open: `None` without one, a
+/// Bengali message for a bad value (the lab then opens as it would without it).
+pub fn split_open(query: &str) -> (String, Option<Result<Open, String>>) {
+    let mut open = None;
+    let mut rest = Vec::new();
+    for pair in query.split('&').filter(|s| !s.is_empty()) {
+        match pair.split_once('=') {
+            Some((k, v)) if k == OPEN_KEY => open = Some(parse_open(v)),
+            None if pair == OPEN_KEY => open = Some(parse_open("")),
+            _ => rest.push(pair),
+        }
+    }
+    (rest.join("&"), open)
+}
+
+fn parse_open(v: &str) -> Result<Open, String> {
+    let t = v.trim();
+    if t.eq_ignore_ascii_case("end") || t == "শেষ" {
+        return Ok(Open::End);
+    }
+    let ascii = crate::bn::ascii(t);
+    match ascii.parse::<usize>() {
+        Ok(n) => Ok(Open::At(n)),
+        Err(_) => Err(format!(
+            "`at={}` বোঝা গেল না: ধাপের জায়গায় ০ বা তার বেশি একটা পূর্ণ সংখ্যা দিন, বা `end` (শেষ ফল); ল্যাব শুরু থেকে খুলল",
+            t.chars().filter(|c| !c.is_control()).take(12).collect::<String>()
+        )),
+    }
+}
+
 /// The state of a lab's parameter form.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamState {
@@ -168,6 +236,29 @@ mod tests {
     use super::*;
     const EVICTION: &crate::labs::lab::LabInfo = &crate::labs::eviction::INFO;
     const LRU: &crate::labs::lab::LabInfo = &crate::labs::lru::INFO;
+
+    #[test]
+    fn the_opening_is_taken_out_of_the_query() {
+        assert_eq!(
+            split_open("preset=lock&at=3&seed=2"),
+            ("preset=lock&seed=2".to_string(), Some(Ok(Open::At(3))))
+        );
+        assert_eq!(split_open("at=end").1, Some(Ok(Open::End)));
+        assert_eq!(split_open("at=৫").1, Some(Ok(Open::At(5))));
+        assert_eq!(split_open("at=0").1, Some(Ok(Open::At(0))));
+        assert_eq!(split_open("seed=1"), ("seed=1".to_string(), None));
+        for bad in ["at=x", "at=-1", "at=", "at", "at=2.5"] {
+            let (rest, open) = split_open(bad);
+            assert_eq!(rest, "");
+            let msg = open.unwrap().unwrap_err();
+            assert!(msg.contains("end"), "{bad}: {msg}");
+        }
+        // A position past the end is the last one.
+        let t = Timeline::new(4);
+        let a = Open::At(9).action().unwrap();
+        assert_eq!(t.apply(a).cursor, 3);
+        assert_eq!(Open::Start.action(), None);
+    }
 
     #[test]
     fn the_timeline_plays_steps_and_stops_at_the_end() {

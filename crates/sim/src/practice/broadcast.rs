@@ -7,7 +7,7 @@
 //! ([`BroadcastResult`]) of the question's parameters.
 
 use super::pick::{int, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show_end, Answer, Draft, QuestionKind};
 use crate::labs::broadcast::{run, BroadcastParams, BroadcastResult, End, Why, INFO};
 use crate::labs::params::Params;
 
@@ -155,7 +155,7 @@ fn duration(seed: u32) -> Draft {
             int(b / t),
             secs(r.end_ms)
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
@@ -258,7 +258,7 @@ fn crash_twice(seed: u32) -> Draft {
                     int((DB_MS + CALL_MS) as i64)
                 )
             },
-            show: show(&p, 1),
+            show: show_end(&p),
         };
     }
     panic!("broadcast crash question: no clear-cut run for seed {seed}")
@@ -395,7 +395,7 @@ fn failed_where(seed: u32) -> Draft {
                     "সব চেষ্টাই তার আগে, attempts ফুরিয়েছে: failed সেটে, failedReason messaging/unavailable।"
                 }
             ),
-            show: show(&p, 1),
+            show: show_end(&p),
         };
     }
     panic!("broadcast failed-job question: no fitting run for seed {seed}")

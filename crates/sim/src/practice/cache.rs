@@ -6,7 +6,7 @@
 //! Every answer is read off the lab's own run ([`CacheView`]) of the question's parameters.
 
 use super::pick::{int, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show_end, Answer, Draft, QuestionKind};
 use crate::labs::cache::{run, CacheCmd, CacheParams, CacheResult, CmdRow, Path, INFO};
 use crate::labs::params::Params;
 
@@ -240,7 +240,7 @@ fn cold_queries(seed: u32) -> Draft {
                 hints,
             },
             why,
-            show: show(&p, 1),
+            show: show_end(&p),
         };
     }
     panic!("cache question cold-queries: no fitting run for seed {seed}")
@@ -460,7 +460,7 @@ fn sees(seed: u32) -> Draft {
                 n(t),
                 end
             ),
-            show: show(&p, 1),
+            show: show_end(&p),
         };
     }
     panic!("cache question sees: no fitting run for seed {seed}")
@@ -520,7 +520,7 @@ fn down_peak(seed: u32) -> Draft {
                 hints,
             },
             why,
-            show: show(&p, 1),
+            show: show_end(&p),
         };
     }
     panic!("cache question down-peak: no fitting run for seed {seed}")

@@ -4,7 +4,7 @@
 //! parameters.
 
 use super::pick::{int, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show_end, Answer, Draft, QuestionKind};
 use crate::bn;
 use crate::eviction::runner::eviction_table;
 use crate::eviction::TraceKind;
@@ -195,7 +195,7 @@ fn winner(seed: u32) -> Draft {
                 .join(", "),
             RACED[best].1
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
@@ -223,7 +223,7 @@ fn hit_ratio(seed: u32) -> Draft {
             int(l.keys.into()),
             int(l.cache.into())
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
@@ -298,7 +298,7 @@ fn cache_for(seed: u32) -> Draft {
                 pct(bound),
                 int(sizes[i].into())
             ),
-            show: show(&p, 1),
+            show: show_end(&p),
         };
     }
 }

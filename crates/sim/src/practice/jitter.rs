@@ -4,7 +4,7 @@
 //! is read off the lab's own run ([`JitterOutput`]) of the question's parameters.
 
 use super::pick::{int, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show_end, Answer, Draft, QuestionKind};
 use crate::bn;
 use crate::labs::jitter::{JitterParams, JitterWave, INFO};
 use crate::labs::params::Params;
@@ -141,7 +141,7 @@ fn peak(seed: u32) -> Draft {
             int(mean as i64),
             int(right as i64)
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
@@ -204,7 +204,7 @@ fn smallest_j(seed: u32) -> Draft {
                 int(bound.into()),
                 pct(JS[i])
             ),
-            show: show(&p, 1),
+            show: show_end(&p),
         };
     }
 }
@@ -248,7 +248,7 @@ fn spread(seed: u32) -> Draft {
             int(b.keys.into()),
             int(right)
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 

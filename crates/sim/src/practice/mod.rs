@@ -160,24 +160,32 @@ pub fn list(keys: &[String]) -> String {
     }
 }
 
-/// Where "show me" opens: a lab with the question's parameters.
+/// Where "show me" opens: a lab with the question's parameters, at the moment that decides
+/// the answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Show {
     /// The lab's id.
     pub lab: String,
     /// Its parameters (the lab's address query).
     pub query: String,
-    /// The step (1-based) that decides the answer, as the lab numbers its steps.
+    /// The step (1-based) that decides the answer, as the lab numbers its steps; 0 when the
+    /// whole run does (a total, a winner).
     pub step: usize,
+    /// Where the lab's timeline opens (its position, the address' `at=`); `None`: at its end,
+    /// the whole run's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<usize>,
 }
 
 impl Show {
-    /// The lab page's address.
+    /// The lab page's address, with where its timeline opens (`at=3`, `at=end`).
     pub fn hash(&self) -> String {
+        use crate::labs::ui::{Open, OPEN_KEY};
+        let at = format!("{OPEN_KEY}={}", self.at.map_or(Open::End, Open::At).word());
         if self.query.is_empty() {
-            format!("#/lab/{}", self.lab)
+            format!("#/lab/{}?{at}", self.lab)
         } else {
-            format!("#/lab/{}?{}", self.lab, self.query)
+            format!("#/lab/{}?{}&{at}", self.lab, self.query)
         }
     }
 }
@@ -358,7 +366,7 @@ pub fn text(q: &Question) -> String {
         d.why
     ));
     if let Some(show) = &d.show {
-        s.push_str(&format!("show me: {} (step {})\n", show.hash(), show.step));
+        s.push_str(&format!("show me: {}\n", show.hash()));
     }
     s
 }
@@ -382,12 +390,30 @@ pub(crate) fn params(
     p
 }
 
-/// "Show me" for the lab of `p`, at step `step` (1-based).
+/// "Show me" for the lab of `p`, at step `step` (1-based), which is also the position of the
+/// lab's timeline (the LRU step-through, the lock race).
 pub(crate) fn show(p: &crate::labs::params::Params, step: usize) -> Option<Show> {
+    show_at(p, step, Some(step))
+}
+
+/// "Show me" for the lab of `p` when the whole run decides the answer: the lab opens on its
+/// result.
+pub(crate) fn show_end(p: &crate::labs::params::Params) -> Option<Show> {
+    show_at(p, 0, None)
+}
+
+/// "Show me" for the lab of `p`: step `step` as the lab numbers it, at timeline position
+/// `at` (`None`: the end).
+pub(crate) fn show_at(
+    p: &crate::labs::params::Params,
+    step: usize,
+    at: Option<usize>,
+) -> Option<Show> {
     Some(Show {
         lab: p.lab().id.into(),
         query: p.to_query(),
         step,
+        at,
     })
 }
 

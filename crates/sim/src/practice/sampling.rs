@@ -3,7 +3,7 @@
 //! is read off the lab's own run ([`SamplingPoint`]s) of the question's parameters.
 
 use super::pick::{int, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show_at, Answer, Draft, QuestionKind};
 use crate::bn;
 use crate::eviction::sampling::SamplingPoint;
 use crate::labs::params::Params;
@@ -100,7 +100,7 @@ fn quality(seed: u32) -> Draft {
             pct(f64::from(k) / f64::from(k + 1)),
             pct(m)
         ),
-        show: show(&e.lab(), k as usize),
+        show: show_at(&e.lab(), k as usize, Some(k as usize - 1)),
     }
 }
 
@@ -164,7 +164,7 @@ fn k_for(seed: u32) -> Draft {
                 int(KS[i].into()),
                 pct(f64::from(KS[i]) / f64::from(KS[i] + 1))
             ),
-            show: show(&e.lab(), KS[i] as usize),
+            show: show_at(&e.lab(), KS[i] as usize, Some(KS[i] as usize - 1)),
         };
     }
 }
@@ -213,7 +213,7 @@ fn which_k(seed: u32) -> Draft {
             pct(f64::from(KS[i]) / f64::from(KS[i] + 1)),
             pct(m)
         ),
-        show: show(&e.lab(), KS[i] as usize),
+        show: show_at(&e.lab(), KS[i] as usize, Some(KS[i] as usize - 1)),
     }
 }
 

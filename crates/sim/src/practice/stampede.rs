@@ -6,7 +6,7 @@
 //! run ([`StampedeOutput`]) of the question's parameters.
 
 use super::pick::{int, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show_end, Answer, Draft, QuestionKind};
 use crate::bn;
 use crate::labs::params::Params;
 use crate::labs::stampede::{Counters, Mode, StampedeParams, StampedeSummary, INFO};
@@ -170,7 +170,7 @@ fn none_loads(seed: u32) -> Draft {
             int(none.db as i64),
             int(lock.db as i64)
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
@@ -255,7 +255,7 @@ fn which_design(seed: u32) -> Draft {
             int(c.waited as i64),
             int(c.stale as i64)
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
@@ -300,7 +300,7 @@ fn lock_loads(seed: u32) -> Draft {
             int(right),
             int(none.db as i64)
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 

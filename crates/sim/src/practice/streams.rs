@@ -6,7 +6,7 @@
 //! read off the lab's own run ([`StreamsResult`]) of the question's parameters.
 
 use super::pick::{int, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::streams::{run, StreamsParams, StreamsResult, INFO};
 
@@ -196,7 +196,7 @@ fn pending_after_crash(seed: u32) -> Draft {
                 int(pending_at_end(&r) as i64)
             )
         },
-        show: show(&c.p, 1),
+        show: show_end(&c.p),
     }
 }
 
@@ -230,7 +230,7 @@ fn claim_twice(seed: u32) -> Draft {
             int(c.idle.into()),
             int(n)
         ),
-        show: show(&c.p, 1),
+        show: show_end(&c.p),
     }
 }
 
@@ -334,7 +334,7 @@ fn trim_loses(seed: u32) -> Draft {
                 int(maxlen as i64),
                 int(right)
             ),
-            show: show(&p, 1),
+            show: show_end(&p),
         };
     }
     panic!("streams trim question: no fitting run for seed {seed}")

@@ -8,6 +8,7 @@
 use super::*;
 use crate::labs::lab::{Body, Job};
 use crate::labs::params::Params;
+use crate::labs::ui::Open;
 use crate::labs::work::Work;
 use serde::de::DeserializeOwned;
 
@@ -215,7 +216,11 @@ fn check(q: &Question, truth: &Truth) {
         let (p, errors) = Params::from_query(info, &show.query);
         assert!(errors.is_empty(), "{at}: {errors:?}");
         assert_eq!(p.to_query(), show.query, "{at}");
-        assert!(show.step >= 1, "{at}");
+        let (query, open) = crate::labs::ui::split_open(show.hash().split_once('?').unwrap().1);
+        assert_eq!(query, show.query, "{at}");
+        let want = show.at.map_or(Open::End, Open::At);
+        assert_eq!(open, Some(Ok(want)), "{at}");
+        assert!(show.step >= 1 || show.at.is_none(), "{at}");
     }
     let json = serde_json::to_string(q).expect("a question serialises");
     assert_eq!(&serde_json::from_str::<Question>(&json).unwrap(), q, "{at}");
