@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// Log lines kept per design.
 pub const LOG: usize = 8;
 /// Words of a command the log keeps (a 300-member `ZADD` has 602).
-const WORDS: usize = 7;
+const WORDS: usize = 6;
 
 /// One design's sample.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,7 +150,7 @@ impl Model for Viewers {
             let members = (line.cmd.len() - 2) / 2;
             line.note = format!("{members} জন, {} শব্দ", line.cmd.len());
             line.cmd.truncate(WORDS);
-            line.cmd.push("…".into());
+            line.cmd.push(format!("… (আরও {} জন)", members - (WORDS - 2) / 2));
         }
         self.out.log.push(line);
     }
