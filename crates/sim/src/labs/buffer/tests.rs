@@ -143,3 +143,105 @@ fn the_rules_say_it_in_bengali() {
     assert!(bad("fail=4").is_empty());
     assert!(bad("seconds=300&progress_s=5&fail=60").is_empty());
 }
+
+/// The same run event by event, the way the seed's code does it — a `Map` set on every
+/// event, swapped out at a flush, rows put back by the requeue — for a small audience: the
+/// arithmetic per user must agree with it on every flush and on the end.
+fn event_by_event(p: &BufferParams) -> (Vec<Flush>, Check) {
+    use std::collections::BTreeMap;
+    let vs = model::viewers(p, p.viewers);
+    let mut events: Vec<(u64, usize, u32)> = Vec::new();
+    for (i, v) in vs.iter().enumerate() {
+        for k in 0..v.events {
+            events.push((u64::from(v.offset) + 1_000 * u64::from(k), i, k + 1));
+        }
+    }
+    events.sort();
+    let period = u64::from(p.progress_s) * 1_000;
+    let mut moments: Vec<(u64, u32)> = (1..=p.flushes()).map(|k| (u64::from(k) * period, k)).collect();
+    if p.fail > 0 {
+        moments.push((u64::from(p.fail) * period + u64::from(p.db_ms), 0));
+    }
+    moments.sort();
+    let (mut map, mut db) = (BTreeMap::new(), BTreeMap::new());
+    let mut failed_rows: BTreeMap<usize, u32> = BTreeMap::new();
+    let mut flushes: Vec<Flush> = Vec::new();
+    let mut e = 0;
+    for &(t, k) in &moments {
+        while e < events.len() && events[e].0 < t {
+            map.insert(events[e].1, events[e].2);
+            e += 1;
+        }
+        if k == 0 {
+            let f = flushes.iter_mut().find(|f| !f.ok).expect("the failed flush");
+            for (u, v) in std::mem::take(&mut failed_rows) {
+                match p.requeue.as_str() {
+                    "drop" => f.dropped += 1,
+                    "blind" => {
+                        if map.insert(u, v).is_some() {
+                            f.overwrote_newer += 1;
+                        }
+                        f.requeued += 1;
+                    }
+                    _ => {
+                        if map.contains_key(&u) {
+                            f.kept_newer += 1;
+                        } else {
+                            map.insert(u, v);
+                            f.requeued += 1;
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        let rows = std::mem::take(&mut map);
+        let ok = k != p.fail;
+        let n = rows.len() as u64;
+        flushes.push(Flush {
+            at_s: (t / 1_000) as u32,
+            rows: n,
+            queries: if ok { n.div_ceil(u64::from(p.batch)) } else { u64::from(n > 0) },
+            ok,
+            ..Flush::default()
+        });
+        if ok {
+            db.extend(rows);
+        } else {
+            failed_rows = rows;
+        }
+    }
+    for &(_, u, v) in &events[e..] {
+        map.insert(u, v);
+    }
+    let mut c = Check::default();
+    for (i, v) in vs.iter().enumerate() {
+        if v.events == 0 {
+            continue;
+        }
+        c.users += 1;
+        match (map.get(&i), db.get(&i)) {
+            (Some(&m), _) if m == v.events => c.pending += 1,
+            (None, Some(&d)) if d == v.events => c.written += 1,
+            _ => c.behind += 1,
+        }
+    }
+    (flushes, c)
+}
+
+#[test]
+fn the_arithmetic_agrees_with_the_seeds_map_event_by_event() {
+    for q in [
+        "viewers=700&leave=30&fail=2",
+        "viewers=700&leave=30&fail=2&requeue=blind",
+        "viewers=700&leave=30&fail=2&requeue=drop",
+        "viewers=500&leave=60&fail=3&requeue=blind&seconds=110&db_ms=800&batch=64",
+        "viewers=300&leave=10&progress_s=7&seconds=50&fail=1&seed=9",
+    ] {
+        let x = p(q);
+        let r = run(&x);
+        let (flushes, check) = event_by_event(&x);
+        assert_eq!(r.flushes, flushes, "{q}");
+        assert_eq!(r.check, check, "{q}");
+    }
+}
