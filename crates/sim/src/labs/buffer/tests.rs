@@ -184,11 +184,11 @@ fn event_by_event(p: &BufferParams) -> (Vec<Flush>, Check) {
                         f.requeued += 1;
                     }
                     _ => {
-                        if map.contains_key(&u) {
-                            f.kept_newer += 1;
-                        } else {
-                            map.insert(u, v);
+                        if let std::collections::btree_map::Entry::Vacant(slot) = map.entry(u) {
+                            slot.insert(v);
                             f.requeued += 1;
+                        } else {
+                            f.kept_newer += 1;
                         }
                     }
                 }
