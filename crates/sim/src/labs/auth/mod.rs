@@ -21,6 +21,7 @@
 //!      student of the lesson, 1 query);
 //!   3. does the student have access, `hasCourseStudentAccess`:
 //!      `cache:authz:v1:course-student:<student>:<course>`, TTL `access_ttl` (120 s, 1 query).
+//!
 //!   A request whose three `GET`s hit costs 0 queries; a key that expired costs its load
 //!   again. The database's time is not modelled (the lab counts queries, not milliseconds);
 //!   each request's commands run back to back within its millisecond (instant mode).
