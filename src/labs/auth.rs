@@ -223,10 +223,11 @@ fn strip(o: &AuthOutput, b: &BanOutcome, k: usize) -> Html {
     html! {
         <figure class="au-strip" data-testid="auth-strip">
             <figcaption class="au-chart-title">
-                { format!("{}-এর রিকোয়েস্ট (সবুজ: ঢুকল, লাল: ফেরানো) আর ক্যাশে তার ইউজার এন্ট্রি", o.watched) }
+                { format!("{}-এর রিকোয়েস্ট — সবুজ: ঢুকল, লাল: ফেরানো; ওপরে ক্যাশে তার ইউজার এন্ট্রি", o.watched) }
             </figcaption>
-            <svg viewBox="0 0 1000 40" preserveAspectRatio="none" role="img"
-                aria-label={format!("{}-এর রিকোয়েস্ট আর তার ক্যাশ এন্ট্রি", o.watched)}>
+            // A lane of ticks, not a chart with an axis: the lane is the image.
+            <div class="au-lane" role="img" aria-label={format!("{}-এর রিকোয়েস্ট আর তার ক্যাশ এন্ট্রি", o.watched)}>
+            <svg viewBox="0 0 1000 40" preserveAspectRatio="none" aria-hidden="true">
                 { for o.entries.iter().map(|e| {
                     let cls = if e.banned { if listed { "filtered" } else { "banned" } } else { "clean" };
                     html! {
@@ -244,6 +245,7 @@ fn strip(o: &AuthOutput, b: &BanOutcome, k: usize) -> Html {
                     <line class="au-mark ends" x1={format!("{:.2}", x(e))} x2={format!("{:.2}", x(e))} y1="0" y2="40" />
                 }
             </svg>
+            </div>
         </figure>
     }
 }
