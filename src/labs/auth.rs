@@ -11,8 +11,8 @@
 //! module doc).
 
 use super::kit::{
-    failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
-    LabProps, TimeAction,
+    failed_or_progress, open_full, stat, use_lab, use_timeline, use_work, CmdLog, Controls,
+    LabFrame, LabProps, TimeAction,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::auth::{AuthOutput, BanOutcome, INFO, QUERIES_UNCACHED};
@@ -24,7 +24,7 @@ pub use AuthLab as View;
 /// Milliseconds per timeline tick (one second of virtual time).
 const TICK_MS: u32 = 60;
 /// Most bars in the chart.
-const BARS: usize = 240;
+const BARS: usize = 80;
 /// Log lines shown (the newest up to the cursor).
 const LOG: usize = 14;
 
@@ -75,7 +75,7 @@ fn ban_state(o: &AuthOutput, b: &BanOutcome, t: u64) -> (&'static str, bool) {
 }
 
 /// What happened up to the cursor.
-fn now_line(o: &AuthOutput, k: usize, embedded: bool) -> Html {
+fn now_line(o: &AuthOutput, k: usize) -> Html {
     let (r, q) = so_far(o, k);
     let per = q as f64 / r.max(1) as f64;
     let t = (k as u64) * 1000;
@@ -98,11 +98,7 @@ fn now_line(o: &AuthOutput, k: usize, embedded: bool) -> Html {
     let mut bad = false;
     if let Some(b) = &o.ban {
         let (s, warn) = ban_state(o, b, t + 999);
-        say = if embedded {
-            format!("{}: {s}", o.watched)
-        } else {
-            format!("{say}। {}: {s}", o.watched)
-        };
+        say = format!("{say}। {}: {s}", o.watched);
         bad = warn;
     }
     html! {
@@ -197,14 +193,23 @@ fn chart(o: &AuthOutput, k: usize) -> Html {
                     </svg>
                 </div>
                 <div class="au-x" aria-hidden="true"><span>{"০ s"}</span><span>{ secs(end) }</span></div>
+                if let Some(b) = &o.ban {
+                    <div class="au-lane-who" aria-hidden="true">{ o.watched.clone() }</div>
+                    { lane(o, b, k, (group * bars.len()) as u64 * 1000) }
+                }
             </div>
             <div class="au-legend">
                 <span class="au-key q">{"ডেটাবেস কোয়েরি"}</span>
                 if o.params.cached() {
                     <span class="au-key nc">{"ক্যাশ ছাড়া: ৪ × রিকোয়েস্ট"}</span>
-                    if o.warm.is_some() { <span class="au-key warm">{"গরম: সব key ক্যাশে, কোনোটার মেয়াদ ফুরোয়নি"}</span> }
+                    if o.warm.is_some() { <span class="au-key warm">{"গরম: সব key ক্যাশে, মেয়াদ ফুরোয়নি"}</span> }
                 }
-                if o.ban.is_some() { <span class="au-key ban">{"ব্যান শুরু / শেষ"}</span> }
+                if o.ban.is_some() {
+                    <span class="au-key ban">{"ব্যান শুরু / শেষ"}</span>
+                    <span class="au-key in">{ format!("{}: ঢুকল", o.watched) }</span>
+                    <span class="au-key out">{"ফেরানো"}</span>
+                    <span class="au-key entry">{"ক্যাশে তার এন্ট্রি"}</span>
+                }
                 if o.ban.as_ref().is_some_and(|b| b.stale_until_ms > b.at_ms) {
                     <span class="au-key stale">{"পুরোনো এন্ট্রির মেয়াদ শেষ"}</span>
                 }
@@ -213,20 +218,20 @@ fn chart(o: &AuthOutput, k: usize) -> Html {
     }
 }
 
-/// The banned student's requests (dots: let in or refused) under the user entries cached for
-/// them (bars: with the ban listed or not), from the ban's minute before to the run's end.
-fn strip(o: &AuthOutput, b: &BanOutcome, k: usize) -> Html {
-    let end = (o.params.duration * 1000).max(1);
+/// The banned student's requests (ticks: let in or refused) under the user entries cached for
+/// them (bars: with the ban listed or not): a lane under the chart, on its time axis.
+fn lane(o: &AuthOutput, b: &BanOutcome, k: usize, span_ms: u64) -> Html {
+    let end = span_ms.max(1);
     let x = |ms: u64| ms as f64 / end as f64 * 1000.0;
     let t = (k as u64 + 1) * 1000;
     let listed = o.params.filters();
+    let label = format!(
+        "{}-এর রিকোয়েস্ট (ঢুকল বা ফেরানো) আর ক্যাশে তার ইউজার এন্ট্রি",
+        o.watched
+    );
     html! {
-        <figure class="au-strip" data-testid="auth-strip">
-            <figcaption class="au-chart-title">
-                { format!("{}-এর রিকোয়েস্ট — সবুজ: ঢুকল, লাল: ফেরানো; ওপরে ক্যাশে তার ইউজার এন্ট্রি", o.watched) }
-            </figcaption>
-            // A lane of ticks, not a chart with an axis: the lane is the image.
-            <div class="au-lane" role="img" aria-label={format!("{}-এর রিকোয়েস্ট আর তার ক্যাশ এন্ট্রি", o.watched)}>
+        // A lane of ticks on the chart's time axis, not a chart of its own: the lane is the image.
+        <div class="au-lane" data-testid="auth-strip" role="img" aria-label={label}>
             <svg viewBox="0 0 1000 40" preserveAspectRatio="none" aria-hidden="true">
                 { for o.entries.iter().map(|e| {
                     let cls = if e.banned { if listed { "filtered" } else { "banned" } } else { "clean" };
@@ -238,37 +243,35 @@ fn strip(o: &AuthOutput, b: &BanOutcome, k: usize) -> Html {
                 }) }
                 { for o.visits.iter().map(|v| html! {
                     <rect class={classes!("au-visit", if v.allowed { "in" } else { "out" }, (v.at_ms > t).then_some("later"))}
-                        x={format!("{:.2}", x(v.at_ms) - 1.5)} y="20" width="3" height="18" />
+                        x={format!("{:.2}", x(v.at_ms) - 1.5)} y="18" width="3" height="22" />
                 }) }
                 <line class="au-mark ban" x1={format!("{:.2}", x(b.at_ms))} x2={format!("{:.2}", x(b.at_ms))} y1="0" y2="40" />
                 if let Some(e) = b.ends_ms {
                     <line class="au-mark ends" x1={format!("{:.2}", x(e))} x2={format!("{:.2}", x(e))} y1="0" y2="40" />
                 }
             </svg>
-            </div>
-        </figure>
+        </div>
     }
 }
 
 /// The ban's numbers.
 fn ban_stats(o: &AuthOutput, b: &BanOutcome, embedded: bool) -> Html {
     let late = b.last_let_in_ms.map_or(0, |t| t.saturating_sub(b.at_ms));
-    let ends = b.ends_ms.map(|e| {
-        let back = b.back_in_ms.map_or(0, |t| t.saturating_sub(e));
-        (e, back)
-    });
+    let back = b
+        .ends_ms
+        .map(|e| b.back_in_ms.map_or(0, |t| t.saturating_sub(e)));
     html! {
-        <dl class="lab-stats au-ban" data-testid="auth-ban">
+        <>
             { stat("auth", "let-in", "ব্যানের পরে ঢুকল (বার)", u64::from(b.let_in), true) }
-            { stat_f("late", "শেষবার ঢুকল ব্যানের পরে (s)", late as f64 / 1000.0, secs(late)) }
+            { stat_f("late", "শেষবার, ব্যানের পরে", late as f64 / 1000.0, secs(late)) }
             if !embedded {
-                { stat_f("stale", "পুরোনো এন্ট্রি ছিল ব্যানের পরে (s, ≤ TTL)", (b.stale_until_ms - b.at_ms) as f64 / 1000.0, secs(b.stale_until_ms - b.at_ms)) }
+                { stat_f("stale", "পুরোনো এন্ট্রি রইল ব্যানের পরে (≤ TTL)", (b.stale_until_ms - b.at_ms) as f64 / 1000.0, secs(b.stale_until_ms - b.at_ms)) }
             }
-            if let Some((_, back)) = ends {
+            if let Some(back) = back {
                 { stat("auth", "refused-after-end", "ব্যান শেষে তবু ফেরানো (বার)", u64::from(b.refused_after_end), true) }
-                { stat_f("back", if o.params.filters() { "শেষের পরে প্রথম রিকোয়েস্টেই ঢুকল (s পরে)" } else { "শেষের পরে ঢুকল (s পরে)" }, back as f64 / 1000.0, secs(back)) }
+                { stat_f("back", if o.params.filters() { "আবার ঢুকল, শেষের পরে (প্রথম রিকোয়েস্টেই)" } else { "আবার ঢুকল, শেষের পরে" }, back as f64 / 1000.0, secs(back)) }
             }
-        </dl>
+        </>
     }
 }
 
@@ -310,12 +313,14 @@ pub fn AuthLab(props: &LabProps) -> Html {
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    { now_line(o, k, embedded) }
+                    if !embedded { { now_line(o, k) } }
                     { chart(o, k) }
-                    if let Some(b) = &o.ban { { strip(o, b, k) } }
+                    <div class="au-row">
                     <dl class="lab-stats au-stats">
-                        { stat("auth", "requests", "রিকোয়েস্ট", r, false) }
-                        { stat("auth", "queries", "ডেটাবেস কোয়েরি", q, false) }
+                        if !embedded {
+                            { stat("auth", "requests", "রিকোয়েস্ট", r, false) }
+                            { stat("auth", "queries", "ডেটাবেস কোয়েরি", q, false) }
+                        }
                         { stat_f("per-request", "রিকোয়েস্টপিছু কোয়েরি", q as f64 / r.max(1) as f64, bn::dec(q as f64 / r.max(1) as f64, 3)) }
                         if o.params.cached() {
                             if !embedded {
@@ -323,15 +328,17 @@ pub fn AuthLab(props: &LabProps) -> Html {
                             }
                             if let Some(w) = &o.warm {
                                 <div class="lab-stat warm">
-                                    <dt>{ format!("গরম অবস্থায় ({}–{}) কোয়েরি", secs(w.from_ms), secs(w.to_ms)) }</dt>
+                                    <dt>{ if embedded { "গরম অবস্থায় কোয়েরি".to_string() } else { format!("গরম অবস্থায় ({}–{}) কোয়েরি", secs(w.from_ms), secs(w.to_ms)) } }</dt>
                                     <dd data-testid="auth-warm-queries" data-n={w.queries.to_string()} data-requests={w.requests.to_string()}>
                                         { format!("{} ({} রিকোয়েস্টে)", n(w.queries), n(w.requests)) }
                                     </dd>
                                 </div>
                             }
                         }
+                        if let Some(b) = &o.ban { { ban_stats(o, b, embedded) } }
                     </dl>
-                    if let Some(b) = &o.ban { { ban_stats(o, b, embedded) } }
+                    if embedded { { open_full(&lab) } }
+                    </div>
                     if !embedded {
                         <dl class="lab-stats au-loads">
                             { stat("auth", "user-loads", "ইউজার লোড (২ কোয়েরি)", o.user_loads, false) }
@@ -355,7 +362,9 @@ pub fn AuthLab(props: &LabProps) -> Html {
         </>
     };
     html! {
-        <LabFrame lab={lab.clone()} busy={run.busy()} {lead}>
+        // Inside a slide: no preset buttons and the link under the numbers, so the slide, its
+        // bullets and the lab fit the stage (the page has every preset).
+        <LabFrame lab={lab.clone()} busy={run.busy()} {lead} slide_presets={false} link={false}>
             <div class="au-main">{ view }</div>
         </LabFrame>
     }

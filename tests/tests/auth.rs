@@ -164,9 +164,12 @@ fn the_lab_on_the_auth_slide() {
         });
         wait_idle(&b, ".slide ");
         let o = native("preset=ban-ends");
-        b.wait(5, "the slide's totals", |b| {
-            shown(b) == (o.requests, o.queries)
+        b.wait(5, "the slide's numbers", |b| {
+            (float(b, "per-request") - o.per_request()).abs() < 1e-3
+                && b.counter(".slide [data-testid=auth-warm-queries]") == 0
         });
+        let plot = b.rect(".slide .au-plot").expect("the chart");
+        assert!(plot.height >= 120.0, "{plot:?}");
         assert_eq!(b.counter(".slide [data-testid=auth-refused-after-end]"), 0);
         assert!(b.exists(".slide .lab-auth a.lab-open[href*='#/lab/auth']"));
         b.screenshot(&screenshot_dir().join(format!("labs/auth-slide-{name}.png")));
