@@ -22,7 +22,7 @@ fn native(query: &str) -> AuthOutput {
 fn wait_idle(b: &Browser, scope: &str) {
     b.wait(120, "the auth lab to finish", |b| {
         b.exists(&format!(
-            "{scope}.lab-auth[aria-busy=false] [data-testid=auth-queries]"
+            "{scope}.lab-auth[aria-busy=false] [data-testid=auth-per-request]"
         ))
     });
 }
