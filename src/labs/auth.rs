@@ -299,17 +299,15 @@ pub fn AuthLab(props: &LabProps) -> Html {
             let (r, q) = so_far(o, k);
             let label = format!("{} / {}", secs(k as u64 * 1000), secs(o.params.duration * 1000));
             let cut = (k as u64 + 1) * 1000;
-            let mut lines: Vec<_> = o
-                .log
+            // The log is in time order: the newest LOG lines before the cursor's second ends.
+            let upto = o.log.partition_point(|l| l.at_ms < cut);
+            let lines: Vec<_> = o.log[upto.saturating_sub(LOG)..upto]
                 .iter()
-                .filter(|l| l.at_ms < cut)
                 .map(|l| {
                     let cls = if l.cmd.is_empty() { "au-note" } else { "au-cmd" };
                     (l.clone(), classes!(cls))
                 })
                 .collect();
-            let skip = lines.len().saturating_sub(LOG);
-            lines.drain(..skip);
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
