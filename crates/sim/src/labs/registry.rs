@@ -66,6 +66,7 @@ macro_rules! for_each_lab {
             replica,
             redlock,
             invalidation,
+            auth,
             buffer
         );
     };
