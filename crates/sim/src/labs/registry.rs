@@ -65,7 +65,8 @@ macro_rules! for_each_lab {
             roundtrips,
             replica,
             redlock,
-            invalidation
+            invalidation,
+            failure
         );
     };
 }
