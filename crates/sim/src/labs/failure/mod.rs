@@ -36,7 +36,7 @@ mod model;
 mod tests;
 
 pub use model::{
-    run, run_level, FailureOutput, FailureRun, Level, LevelResult, LogLine, BUCKETS,
+    run, run_level, FailureOutput, FailureRun, Level, LevelResult, BUCKETS,
     COMMAND_TIMEOUT_MS, LEVELS, MAX_RETRIES_PER_REQUEST, RETRY_CAP_MS, SLOW_MS,
 };
 

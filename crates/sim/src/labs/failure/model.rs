@@ -3,6 +3,7 @@
 //! levels one after another ([`FailureRun`]).
 
 use super::super::lab::Run;
+use super::super::log::{CmdLine, NoReply};
 use super::super::scenario::{Scenario, SimRun};
 use super::FailureParams;
 use crate::redis::Reply;
@@ -25,8 +26,7 @@ pub const START_ATTEMPTS: u32 = 41;
 /// Latency histogram bucket bounds, ms (a bucket holds `[bound[i-1], bound[i])`; the last is
 /// open).
 pub const BUCKETS: [u64; 6] = [10, 100, 500, 1_000, 1_500, 2_000];
-/// Lines kept of each level's command log: of each kind (the outcome's first word), and
-/// in all.
+/// Lines kept of each level's command log: of each kind, and in all.
 const LOG_KIND: usize = 5;
 const LOG_MAX: usize = 16;
 
@@ -78,19 +78,6 @@ impl Level {
     }
 }
 
-/// One line of a level's command log.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LogLine {
-    /// When it ended, ms.
-    pub at_ms: u64,
-    /// The request (`None`: the client's reconnection attempt).
-    pub req: Option<u32>,
-    /// The command (empty: a note, see `what`).
-    pub cmd: String,
-    /// How it ended: the reply, or the client's error.
-    pub what: String,
-}
-
 /// What one level's run left.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LevelResult {
@@ -125,7 +112,7 @@ pub struct LevelResult {
     /// Requests per [`BUCKETS`] bucket (7 counts).
     pub hist: Vec<u32>,
     /// The first commands.
-    pub log: Vec<LogLine>,
+    pub log: Vec<CmdLine>,
 }
 
 /// The lab's output: the three levels on the same requests.
@@ -196,7 +183,7 @@ pub struct FailureModel {
     attempts: u32,
     answered: usize,
     /// Lines in the log per kind.
-    logged: HashMap<String, usize>,
+    logged: HashMap<&'static str, usize>,
     r: LevelResult,
 }
 
@@ -254,22 +241,35 @@ impl FailureModel {
         }
     }
 
-    fn log(&mut self, at_ms: u64, req: Option<usize>, cmd: &str, what: &str) {
-        let kind = what.split(' ').next().unwrap_or("").to_string();
+    fn log(&mut self, kind: &'static str, line: CmdLine) {
         let n = self.logged.entry(kind).or_insert(0);
         if *n < LOG_KIND && self.r.log.len() < LOG_MAX {
             *n += 1;
-            self.r.log.push(LogLine {
-                at_ms,
-                req: req.map(|i| i as u32),
-                cmd: cmd.to_string(),
-                what: what.to_string(),
-            });
+            self.r.log.push(line);
         }
     }
 
-    fn get_cmd(&self, i: usize) -> String {
-        format!("GET cache:product:{}", self.reqs[i].1)
+    /// A request's line: its `GET`, how it ended, what the code did next.
+    fn log_get(
+        &mut self,
+        kind: &'static str,
+        i: usize,
+        now: u64,
+        reply: Result<Reply, NoReply>,
+        note: &str,
+    ) {
+        let cmd = vec!["GET".to_string(), format!("cache:product:{}", self.reqs[i].1)];
+        self.log(
+            kind,
+            CmdLine {
+                at_ms: now,
+                actor: format!("req {i}"),
+                cmd,
+                reply,
+                note: note.to_string(),
+                rtt_us: None,
+            },
+        );
     }
 
     /// The catch (or the miss): `loader()`.
@@ -297,12 +297,12 @@ impl FailureModel {
                 io.after(COMMAND_TIMEOUT_MS, Timer::Timeout(i));
             } else {
                 self.r.rejected += 1;
-                let c = self.get_cmd(i);
-                self.log(
+                self.log_get(
+                    "rejected",
+                    i,
                     now,
-                    Some(i),
-                    &c,
-                    "Stream isn't writeable and enableOfflineQueue options is false → loader()",
+                    Err(NoReply::Refused),
+                    "enableOfflineQueue বন্ধ: সাথে সাথে error → loader()",
                 );
                 self.load(i, false, io);
             }
@@ -318,12 +318,13 @@ impl FailureModel {
         while let Some(i) = self.offline.pop_front() {
             if self.step[i] == Step::Queued {
                 self.r.flushed += 1;
-                let c = self.get_cmd(i);
-                self.log(
+                let waited = now - self.reqs[i].0;
+                self.log_get(
+                    "flushed",
+                    i,
                     now,
-                    Some(i),
-                    &c,
-                    "MaxRetriesPerRequestError (offline queue flushed) → loader()",
+                    Err(NoReply::TimedOut(waited)),
+                    "MaxRetriesPerRequestError (queue খালি করা হলো) → loader()",
                 );
                 self.load(i, false, io);
             }
@@ -389,8 +390,13 @@ impl Model for FailureModel {
             Timer::Timeout(i) => {
                 if self.step[i] == Step::Queued {
                     self.r.timed_out += 1;
-                    let c = self.get_cmd(i);
-                    self.log(now, Some(i), &c, "Command timed out (offline queue) → loader()");
+                    self.log_get(
+                        "queued-timeout",
+                        i,
+                        now,
+                        Err(NoReply::TimedOut(COMMAND_TIMEOUT_MS)),
+                        "offline queue-তে বসে Command timed out → loader()",
+                    );
                     self.load(i, false, io);
                 }
             }
@@ -410,39 +416,58 @@ impl Model for FailureModel {
             return;
         };
         match what {
-            OpFor::Get(i) => {
-                let c = self.get_cmd(i);
-                match outcome {
-                    Outcome::Reply(Reply::Bulk(_)) => {
-                        self.r.hits += 1;
-                        self.log(now, Some(i), &c, "hit");
-                        self.finish(i, now);
-                    }
-                    Outcome::Reply(_) => {
-                        self.r.misses += 1;
-                        self.log(now, Some(i), &c, "(nil) → loader() → SET EX");
-                        self.load(i, true, io);
-                    }
-                    Outcome::TimedOut => {
-                        self.r.timed_out += 1;
-                        self.log(now, Some(i), &c, "Command timed out → catch → loader()");
-                        self.load(i, false, io);
-                    }
-                    Outcome::Refused => {
-                        self.r.rejected += 1;
-                        self.log(now, Some(i), &c, "ECONNREFUSED → loader()");
-                        self.load(i, false, io);
-                    }
+            OpFor::Get(i) => match outcome {
+                Outcome::Reply(r @ Reply::Bulk(_)) => {
+                    self.r.hits += 1;
+                    self.log_get("hit", i, now, Ok(r), "hit");
+                    self.finish(i, now);
                 }
-            }
+                Outcome::Reply(r) => {
+                    self.r.misses += 1;
+                    self.log_get("miss", i, now, Ok(r), "miss → loader() → SET EX");
+                    self.load(i, true, io);
+                }
+                Outcome::TimedOut => {
+                    self.r.timed_out += 1;
+                    self.log_get(
+                        "timeout",
+                        i,
+                        now,
+                        Err(NoReply::TimedOut(COMMAND_TIMEOUT_MS)),
+                        "Command timed out → catch → loader()",
+                    );
+                    self.load(i, false, io);
+                }
+                Outcome::Refused => {
+                    self.r.rejected += 1;
+                    self.log_get("refused", i, now, Err(NoReply::Refused), "→ loader()");
+                    self.load(i, false, io);
+                }
+            },
             OpFor::Set(i) => {
                 let k = self.reqs[i].1;
-                let c = format!("SET cache:product:{k} … EX {}", self.ttl_s);
-                let w = match &outcome {
-                    Outcome::Reply(_) => "OK",
-                    _ => "Command timed out",
+                let reply = match outcome {
+                    Outcome::Reply(r) => Ok(r),
+                    Outcome::TimedOut => Err(NoReply::TimedOut(COMMAND_TIMEOUT_MS)),
+                    Outcome::Refused => Err(NoReply::Refused),
                 };
-                self.log(now, Some(i), &c, w);
+                self.log(
+                    "set",
+                    CmdLine {
+                        at_ms: now,
+                        actor: format!("req {i}"),
+                        cmd: vec![
+                            "SET".to_string(),
+                            format!("cache:product:{k}"),
+                            "…".to_string(),
+                            "EX".to_string(),
+                            self.ttl_s.to_string(),
+                        ],
+                        reply,
+                        note: String::new(),
+                        rtt_us: None,
+                    },
+                );
                 self.finish(i, now);
             }
             OpFor::Connect => {
@@ -452,18 +477,22 @@ impl Model for FailureModel {
                 let wait = (u64::from(self.attempts) * 50).min(RETRY_CAP_MS);
                 io.after(wait, Timer::Reconnect);
                 let flush = self.attempts % (MAX_RETRIES_PER_REQUEST + 1) == 0;
-                let note = if flush {
-                    format!(
-                        "ECONNREFUSED — retryAttempts {}, flush the offline queue; next try in {wait} ms",
-                        self.attempts
-                    )
-                } else {
-                    format!(
-                        "ECONNREFUSED — retryAttempts {}; next try in {wait} ms",
-                        self.attempts
-                    )
-                };
-                self.log(now, None, "connect", &note);
+                let note = format!(
+                    "connect → ECONNREFUSED: retryAttempts {}{}; আবার চেষ্টা {wait} ms পরে",
+                    self.attempts,
+                    if flush { ", offline queue খালি (flush)" } else { "" }
+                );
+                self.log(
+                    if flush { "connect-flush" } else { "connect" },
+                    CmdLine {
+                        at_ms: now,
+                        actor: "ioredis".to_string(),
+                        cmd: Vec::new(),
+                        reply: Err(NoReply::Refused),
+                        note,
+                        rtt_us: None,
+                    },
+                );
                 if flush {
                     self.flush(now, io);
                 }

@@ -57,7 +57,7 @@ fn flushes_follow_max_retries() {
     let flushes: Vec<u64> = d
         .log
         .iter()
-        .filter(|l| l.req.is_none() && l.what.contains("flush"))
+        .filter(|l| l.cmd.is_empty() && l.note.contains("flush"))
         .map(|l| l.at_ms)
         .collect();
     assert_eq!(flushes, vec![2_002, 6_006, 10_010]);
