@@ -642,7 +642,7 @@ impl Run for FailureRun {
         let part = self
             .current
             .as_ref()
-            .map_or(0.0, |r| Run::progress(r));
+            .map_or(0.0, Run::progress);
         (self.done.len() as f64 + part) / LEVELS.len() as f64
     }
 
