@@ -72,7 +72,7 @@ fn the_lab_page_shows_the_native_run_and_the_goldens() {
     assert!(stops.contains("দেরিতে"), "{stops}");
     let log = b.text("[data-testid=failure-log]").unwrap_or_default();
     assert!(log.contains("GET cache:product:"), "{log}");
-    assert!(log.contains("loader()"), "{log}");
+    assert!(log.contains("timeout"), "{log}");
     let hist = b.rect(".fl-hist").expect("the histogram");
     assert!(hist.height >= 120.0, "{hist:?}");
     b.screenshot(&screenshot_dir().join("labs/failure.png"));
@@ -95,8 +95,10 @@ fn down_without_the_offline_queue_fails_fast_on_a_phone() {
         .text("[data-testid=failure-stops]")
         .unwrap_or_default();
     assert!(stops.contains("জব জমা হয় না"), "{stops}");
-    assert_no_sideways_scroll(&phone);
+    let log = phone.text("[data-testid=failure-log]").unwrap_or_default();
+    assert!(log.contains("enableOfflineQueue"), "{log}");
     phone.screenshot(&screenshot_dir().join("labs/failure-360.png"));
+    assert_no_sideways_scroll(&phone);
     phone.js(
         "document.querySelector('[data-testid=failure-log]').scrollIntoView()",
         json!([]),

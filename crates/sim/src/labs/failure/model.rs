@@ -6,6 +6,7 @@ use super::super::lab::Run;
 use super::super::log::{CmdLine, NoReply};
 use super::super::scenario::{Scenario, SimRun};
 use super::FailureParams;
+use crate::bn;
 use crate::redis::Reply;
 use crate::rng::Mulberry32;
 use crate::world::{Backend, Command, Health, Hop, Io, Model, OpId, Outcome, World};
@@ -272,6 +273,22 @@ impl FailureModel {
         );
     }
 
+    /// A request's `GET` that never reached Redis (the client rejected it): a note line.
+    fn log_client(&mut self, kind: &'static str, i: usize, now: u64, what: &str) {
+        let note = format!("GET cache:product:{} {what}", self.reqs[i].1);
+        self.log(
+            kind,
+            CmdLine {
+                at_ms: now,
+                actor: format!("req {i}"),
+                cmd: Vec::new(),
+                reply: Err(NoReply::Refused),
+                note,
+                rtt_us: None,
+            },
+        );
+    }
+
     /// The catch (or the miss): `loader()`.
     fn load(&mut self, i: usize, write: bool, io: &mut Io<Timer>) {
         self.step[i] = Step::Db { write };
@@ -297,12 +314,11 @@ impl FailureModel {
                 io.after(COMMAND_TIMEOUT_MS, Timer::Timeout(i));
             } else {
                 self.r.rejected += 1;
-                self.log_get(
+                self.log_client(
                     "rejected",
                     i,
                     now,
-                    Err(NoReply::Refused),
-                    "enableOfflineQueue বন্ধ: সাথে সাথে error → loader()",
+                    "→ Stream isn't writeable (enableOfflineQueue বন্ধ), সাথে সাথে → loader()",
                 );
                 self.load(i, false, io);
             }
@@ -318,13 +334,12 @@ impl FailureModel {
         while let Some(i) = self.offline.pop_front() {
             if self.step[i] == Step::Queued {
                 self.r.flushed += 1;
-                let waited = now - self.reqs[i].0;
-                self.log_get(
+                let waited = bn::grouped((now - self.reqs[i].0) as i64);
+                self.log_client(
                     "flushed",
                     i,
                     now,
-                    Err(NoReply::TimedOut(waited)),
-                    "MaxRetriesPerRequestError (queue খালি করা হলো) → loader()",
+                    &format!("→ MaxRetriesPerRequestError, offline queue-তে {waited} ms পরে → loader()"),
                 );
                 self.load(i, false, io);
             }
@@ -390,12 +405,11 @@ impl Model for FailureModel {
             Timer::Timeout(i) => {
                 if self.step[i] == Step::Queued {
                     self.r.timed_out += 1;
-                    self.log_get(
+                    self.log_client(
                         "queued-timeout",
                         i,
                         now,
-                        Err(NoReply::TimedOut(COMMAND_TIMEOUT_MS)),
-                        "offline queue-তে বসে Command timed out → loader()",
+                        "→ Command timed out: offline queue-তে ১,৫০০ ms বসে → loader()",
                     );
                     self.load(i, false, io);
                 }
@@ -478,9 +492,10 @@ impl Model for FailureModel {
                 io.after(wait, Timer::Reconnect);
                 let flush = self.attempts % (MAX_RETRIES_PER_REQUEST + 1) == 0;
                 let note = format!(
-                    "connect → ECONNREFUSED: retryAttempts {}{}; আবার চেষ্টা {wait} ms পরে",
+                    "connect → ECONNREFUSED: retryAttempts {}{}; আবার চেষ্টা {} ms পরে",
                     self.attempts,
-                    if flush { ", offline queue খালি (flush)" } else { "" }
+                    if flush { ", offline queue খালি (flush)" } else { "" },
+                    bn::grouped(wait as i64)
                 );
                 self.log(
                     if flush { "connect-flush" } else { "connect" },
