@@ -67,7 +67,8 @@ macro_rules! for_each_lab {
             redlock,
             invalidation,
             auth,
-            buffer
+            buffer,
+            failure
         );
     };
 }
