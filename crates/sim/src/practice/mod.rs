@@ -26,6 +26,7 @@ pub mod pick;
 pub mod presence;
 pub mod progress;
 pub mod pubsub;
+pub mod queues;
 pub mod ratelimit;
 pub mod roundtrips;
 pub mod sampling;

@@ -51,7 +51,10 @@ fn code(mode: &str, limit: u32) -> Vec<String> {
     let four = [
         "PFADD hll:room:42 <viewer>".to_string(),
         "ZCARD presence:room:42".to_string(),
-        format!("ZADD presence:room:42 <now> <viewer>   # if ZCARD < {limit}"),
+        match mode {
+            "one-by-one" => format!("ZADD presence:room:42 <now> <viewer>   # if ZCARD < {limit}"),
+            _ => "ZADD presence:room:42 <now> <viewer>   # sent before ZCARD's reply".into(),
+        },
         format!("EXPIRE presence:room:42 {ROOM_TTL}"),
     ];
     match mode {
