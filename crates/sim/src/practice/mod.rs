@@ -28,6 +28,7 @@ pub mod progress;
 pub mod pubsub;
 pub mod queues;
 pub mod ratelimit;
+pub mod redlock;
 pub mod roundtrips;
 pub mod sampling;
 pub mod set;
