@@ -1,5 +1,6 @@
 //! Seeded draws for a question's parameters.
 
+use super::Answer;
 use crate::rng::Mulberry32;
 
 /// The seeded draws of one question.
@@ -31,6 +32,63 @@ impl Draw {
 /// `n` in Bengali digits with grouping (the usual way to show a count).
 pub fn int(n: i64) -> String {
     crate::bn::int(n)
+}
+
+/// The first draw of `seed` that `make` accepts (it returns `None` for a draw that does not
+/// fit the question). Every kind's condition holds for most draws; `tries` misses in a row
+/// would be a bug in the kind.
+///
+/// # Panics
+/// When no draw fits in `tries`.
+pub fn until<T>(
+    seed: u32,
+    salt: u32,
+    tries: u32,
+    mut make: impl FnMut(&mut Draw) -> Option<T>,
+) -> T {
+    let mut d = Draw::new(seed, salt);
+    for _ in 0..tries {
+        if let Some(t) = make(&mut d) {
+            return t;
+        }
+    }
+    panic!("question {salt}: no fitting draw for seed {seed}")
+}
+
+/// A multiple choice of counts: the right one and the likely wrong ones, each with why it is
+/// wrong, shown smallest first in Bengali digits. A wrong count equal to the right one or to
+/// an earlier wrong one is left out, so no option is the answer twice.
+pub fn counts(right: i64, wrong: Vec<(i64, String)>) -> Answer {
+    let mut opts: Vec<(i64, String)> = vec![(right, String::new())];
+    for (v, h) in wrong {
+        if !opts.iter().any(|(o, _)| *o == v) {
+            opts.push((v, h));
+        }
+    }
+    opts.sort_by_key(|(v, _)| *v);
+    let right = opts
+        .iter()
+        .position(|(v, _)| *v == right)
+        .expect("the right count is an option");
+    Answer::Choice {
+        options: opts.iter().map(|(v, _)| int(*v)).collect(),
+        right,
+        hints: opts.into_iter().map(|(_, h)| h).collect(),
+    }
+}
+
+/// A multiple choice of fixed options (`(text, why it is wrong)`), the one at `right` right:
+/// its hint is left empty.
+pub fn options(all: &[(&str, String)], right: usize) -> Answer {
+    Answer::Choice {
+        options: all.iter().map(|(o, _)| o.to_string()).collect(),
+        right,
+        hints: all
+            .iter()
+            .enumerate()
+            .map(|(i, (_, h))| if i == right { String::new() } else { h.clone() })
+            .collect(),
+    }
 }
 
 #[cfg(test)]

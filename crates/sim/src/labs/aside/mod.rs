@@ -386,6 +386,10 @@ impl Lab for AsideLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::aside::KINDS
+    }
+
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let (p, s) = shaped(job, p);
         Ok(erase(sim(&p, &s)))

@@ -148,6 +148,10 @@ impl Lab for InvalidationLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::invalidation::KINDS
+    }
+
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn super::lab::AnyRun>, String> {
         Ok(erase(InvalRun::new(&p.typed())))
     }

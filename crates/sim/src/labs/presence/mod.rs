@@ -158,6 +158,10 @@ impl Lab for PresenceLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::presence::KINDS
+    }
+
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let p: PresenceParams = p.typed();
         match job.run.as_str() {

@@ -170,6 +170,10 @@ impl Lab for PubSubLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::pubsub::KINDS
+    }
+
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(erase(PubSubRun::new(&p.typed())))
     }

@@ -384,6 +384,10 @@ impl Lab for QueuesLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::queues::KINDS
+    }
+
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let (p, s) = shaped(job, p);
         Ok(erase(sim(&p, &s)))

@@ -268,6 +268,10 @@ impl Lab for RateLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::ratelimit::KINDS
+    }
+
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(erase(sim(&shaped(job, p))))
     }

@@ -277,6 +277,10 @@ impl Lab for RedlockLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::redlock::KINDS
+    }
+
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(erase(Ready::new(run(&p.typed()))))
     }

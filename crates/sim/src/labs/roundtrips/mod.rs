@@ -164,6 +164,10 @@ impl Lab for RoundTripsLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::roundtrips::KINDS
+    }
+
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn super::lab::AnyRun>, String> {
         Ok(erase(Ready::new(run(&p.typed()))))
     }
