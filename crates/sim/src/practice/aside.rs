@@ -6,7 +6,7 @@
 //! lab's own run ([`AsideResult`]) of the question's parameters.
 
 use super::pick::{counts, int, options, until, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::aside::{run, AsideParams, AsideResult, SpanEnd, INFO, PRODUCT};
 use crate::labs::params::Params;
 
@@ -233,7 +233,7 @@ fn at_end(seed: u32) -> Draft {
             int(r.outcome().final_price.into()),
             int(r.counters.stale_reads.into())
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
@@ -290,7 +290,7 @@ fn negative(seed: u32) -> Draft {
             int(right),
             int(c.requests.into())
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 

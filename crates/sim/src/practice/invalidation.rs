@@ -7,7 +7,7 @@
 //! question's parameters.
 
 use super::pick::{counts, int, until, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show_end, Answer, Draft, QuestionKind};
 use crate::labs::invalidation::{run, InvalParams, InvalResult, INFO};
 use crate::labs::params::Params;
 
@@ -179,7 +179,7 @@ fn unreachable(seed: u32) -> Draft {
                 int(right)
             ),
         },
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
@@ -231,7 +231,7 @@ fn scan_calls(seed: u32) -> Draft {
             int(a.round_trips.into()),
             int(s.lists.into())
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
@@ -306,7 +306,7 @@ fn two_versions(seed: u32) -> Draft {
             int(right),
             int(e.stale_reads as i64)
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 

@@ -7,7 +7,7 @@
 //! parameters.
 
 use super::pick::{counts, int, options, until, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::pubsub::{run, PubSubParams, PubSubResult, Summary, INFO};
 
@@ -156,7 +156,7 @@ fn plain_deliveries(seed: u32) -> Draft {
             int(right),
             int(plain.wasted as i64)
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
@@ -212,7 +212,7 @@ fn sharded_deliveries(seed: u32) -> Draft {
             int(pubs * n),
             int(dy.wasted as i64)
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 

@@ -6,7 +6,7 @@
 //! ([`QueuesResult`]) of the question's parameters.
 
 use super::pick::{int, options, until};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::queues::{run, Place, QueuesParams, QueuesResult, INFO};
 
@@ -302,7 +302,7 @@ fn done(seed: u32) -> Draft {
             int(right),
             FATES[d.setup]
         ),
-        show: show(&d.p, 1),
+        show: show_end(&d.p),
     }
 }
 
@@ -329,7 +329,7 @@ fn sent(seed: u32) -> Draft {
             int(right),
             FATES[d.setup]
         ),
-        show: show(&d.p, 1),
+        show: show_end(&d.p),
     }
 }
 

@@ -6,7 +6,7 @@
 //! ([`RateResult`]) of the question's parameters.
 
 use super::pick::{int, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::ratelimit::{run, RateParams, RateResult, INFO};
 
@@ -140,7 +140,7 @@ fn stores(seed: u32) -> Draft {
                 int(a - right)
             )
         },
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
@@ -301,7 +301,7 @@ fn office(seed: u32) -> Draft {
                 int(i64::from(ip_limit))
             )
         },
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 

@@ -6,7 +6,7 @@
 //! answer is read off the lab's own run ([`RoundTripsResult`]) of the question's parameters.
 
 use super::pick::{int, options, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use super::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::roundtrips::{run, RoundTripsParams, RoundTripsResult, WayRun, INFO, ROOM_TTL};
 
@@ -143,7 +143,7 @@ fn took(seed: u32) -> Draft {
             int(rtt),
             int(right)
         ),
-        show: show(&p, 1),
+        show: show_end(&p),
     }
 }
 
