@@ -12,7 +12,7 @@
 
 use super::kit::{
     failed_or_progress, open_full, stat, use_lab, use_timeline, use_work, CmdLog, Controls,
-    LabFrame, LabProps, TimeAction,
+    LabFrame, LabProps, Open,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::auth::{AuthOutput, BanOutcome, INFO, QUERIES_UNCACHED};
@@ -281,15 +281,7 @@ pub fn AuthLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
     let run = use_work::<(), AuthOutput>(Some(lab.job()));
     let frames = run.result().map_or(1, |o| o.secs.len().max(1));
-    let t = use_timeline(frames, TICK_MS);
-    {
-        let d = t.dispatcher();
-        use_effect_with(frames, move |&f| {
-            if f > 1 {
-                d.dispatch(TimeAction::End);
-            }
-        });
-    }
+    let t = use_timeline(frames, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match run.result() {
         None => failed_or_progress(&run),
