@@ -11,7 +11,10 @@
 //! simulation worker. No live mode (see the simulator module: a 300-member `ZADD` is over the
 //! proxy's 256 arguments).
 
-use super::kit::{failed_or_progress, stat, use_lab, use_work, CmdLog, LabFrame, LabProps};
+use super::kit::{
+    failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame, LabProps,
+    Open,
+};
 use redislab_deck::bn;
 use redislab_sim::labs::buffer::{BufferResult, Flush, SampleDesign, Totals, INFO};
 use redislab_sim::labs::log::CmdLine;
@@ -176,11 +179,12 @@ fn requeue_said(requeue: &str, f: &Flush) -> String {
 }
 
 /// The progress flushes in a row.
-fn flushes(r: &BufferResult) -> Html {
+/// The progress flushes, the first `k` done (the timeline's cursor), the rest still to come.
+fn flushes(r: &BufferResult, k: usize) -> Html {
     html! {
         <ol class="buf-flushes" aria-label="প্রোগ্রেস ফ্লাশ, একটার পর একটা" data-testid="buffer-flushes">
-            { for r.flushes.iter().map(|f| html! {
-                <li class={classes!("buf-flush", (!f.ok).then_some("failed"))} data-s={f.at_s.to_string()}
+            { for r.flushes.iter().enumerate().map(|(i, f)| html! {
+                <li class={classes!("buf-flush", (!f.ok).then_some("failed"), (i >= k).then_some("later"))} data-s={f.at_s.to_string()}
                     data-rows={f.rows.to_string()} data-queries={f.queries.to_string()}>
                     <span class="buf-flush-t">{ format!("{} s", n(u64::from(f.at_s))) }</span>
                     if f.ok {
@@ -254,16 +258,20 @@ pub fn BufferLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
     let run = use_work::<(), BufferResult>(Some(lab.job()));
     let embedded = props.embedded;
+    // The transport steps through the progress flushes; the per-second figures are the run's.
+    let frames = run.result().map_or(1, |r| r.flushes.len() + 1);
+    let t = use_timeline(frames, 500, Open::End);
     let view = match run.result() {
         None => failed_or_progress(&run),
         Some(r) => html! {
             <>
+                <Controls timeline={t.clone()} label={format!("ফ্লাশ {} / {}", bn::int(t.cursor.min(frames - 1) as i64), bn::int((frames - 1) as i64))} />
                 { chart(r) }
                 <div class="lab-status">
                     { now_line(r) }
                     { stats(r, embedded) }
                 </div>
-                { flushes(r) }
+                { flushes(r, t.cursor) }
                 { sample(r) }
             </>
         },

@@ -10,7 +10,9 @@
 //! first commands. Everything comes from `redislab_sim::labs::failure`, run in the
 //! simulation worker. No live mode (see the simulator module).
 
-use super::kit::{failed_or_progress, use_lab, use_work, CmdLog, LabFrame, LabProps};
+use super::kit::{
+    failed_or_progress, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame, LabProps, Open,
+};
 use redislab_deck::bn;
 use redislab_sim::labs::failure::{
     FailureOutput, Level, LevelResult, BUCKETS, COMMAND_TIMEOUT_MS, INFO,
@@ -222,10 +224,12 @@ fn histogram(r: &LevelResult) -> Html {
     }
 }
 
-fn log(r: &LevelResult) -> Html {
+/// The focused level's commands up to the timeline's cursor (`k` lines).
+fn log(r: &LevelResult, k: usize) -> Html {
     let lines: Vec<(redislab_sim::labs::log::CmdLine, Classes)> = r
         .log
         .iter()
+        .take(k)
         .map(|l| {
             let who = if l.actor == "ioredis" { "ioredis" } else { "req" };
             (l.clone(), classes!("fl-cmd", who))
@@ -242,11 +246,19 @@ fn log(r: &LevelResult) -> Html {
 pub fn FailureLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
     let run = use_work::<(), FailureOutput>(Some(lab.job()));
+    // The transport steps through the focused level's commands (the log below); the
+    // levels' figures are the whole run's.
+    let frames = run
+        .result()
+        .filter(|o| o.levels.len() >= 3)
+        .map_or(1, |o| o.shown().log.len() + 1);
+    let t = use_timeline(frames, 250, Open::End);
     let view = match run.result() {
         None => failed_or_progress(&run),
         Some(o) if o.levels.len() < 3 => Html::default(),
         Some(o) => html! {
             <>
+                <Controls timeline={t.clone()} label={format!("কমান্ড {} / {}", bn::int(t.cursor.min(frames - 1) as i64), bn::int((frames - 1) as i64))} />
                 <div class="lab-status">{ now_line(o) }</div>
                 <div class="fl-cards">
                     { for o.levels.iter().map(|r| card(r, r.level == o.focus)) }
@@ -255,7 +267,7 @@ pub fn FailureLab(props: &LabProps) -> Html {
                     { histogram(o.shown()) }
                     { what_stops(o.focus) }
                 </div>
-                { log(o.shown()) }
+                { log(o.shown(), t.cursor) }
             </>
         },
     };
