@@ -48,7 +48,7 @@ mod model;
 #[cfg(test)]
 mod tests;
 
-pub use model::{run, AuthOutput, AuthRun, AuthScenario, BanOutcome, Entry, Sec, Visit, Warm};
+pub use model::{run, AuthOutput, AuthScenario, BanOutcome, Entry, Sec, Visit, Warm};
 
 use super::lab::{erase, AnyRun, Broken, CliSpec, Job, Lab, LabInfo};
 use super::params::{broken, choice, int, seed, Field, Params, ON_OFF};
@@ -235,7 +235,7 @@ impl Lab for AuthLab {
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let p: AuthParams = p.typed();
-        Ok(erase(AuthRun::new(&p)))
+        Ok(erase(model::sim(&p)))
     }
 
     /// As many requests as the rule lets through, over the longest run.

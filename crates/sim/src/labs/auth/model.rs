@@ -2,7 +2,6 @@
 //! against SimRedis; the database is the model's own state (its queries counted).
 
 use super::{access_key, context_key, hex_id, user_key, AuthParams, QUERIES_UNCACHED};
-use crate::labs::lab::Run;
 use crate::labs::log::CmdLine;
 use crate::labs::scenario::{Scenario, SimRun};
 use crate::redis::{Reply, EPOCH_MS};
@@ -615,34 +614,12 @@ impl Scenario for AuthScenario {
     }
 }
 
-/// The run, stepped by the worker.
-pub struct AuthRun(SimRun<AuthScenario>);
-
-impl AuthRun {
-    /// The run of `p`, nothing run yet.
-    pub fn new(p: &AuthParams) -> Self {
-        AuthRun(SimRun::new(AuthScenario { p: p.clone() }, p.seed))
-    }
-}
-
-impl Run for AuthRun {
-    type Part = ();
-    type Output = AuthOutput;
-    fn step(&mut self) -> Option<()> {
-        self.0.step()
-    }
-    fn is_done(&self) -> bool {
-        Run::is_done(&self.0)
-    }
-    fn progress(&self) -> f64 {
-        Run::progress(&self.0)
-    }
-    fn output(&mut self) -> AuthOutput {
-        Run::output(&mut self.0)
-    }
+/// The run of `p`, simulated: the worker steps it (`SimRun` is the run), `run` finishes it.
+pub fn sim(p: &AuthParams) -> SimRun<AuthScenario> {
+    SimRun::new(AuthScenario { p: p.clone() }, p.seed)
 }
 
 /// The run of `p`, to the end.
 pub fn run(p: &AuthParams) -> AuthOutput {
-    SimRun::new(AuthScenario { p: p.clone() }, p.seed).finish()
+    sim(p).finish()
 }

@@ -153,7 +153,7 @@ fn rules_and_heaviest() {
     assert_eq!(errors[0].key, "ban_at");
     let (h, errors) = Params::from_query(&INFO, LAB.heaviest());
     assert!(errors.is_empty(), "{errors:?}");
-    let mut r = AuthRun::new(&h.typed());
+    let mut r = model::sim(&h.typed());
     for _ in 0..5 {
         r.step();
     }

@@ -37,7 +37,7 @@ mod spread;
 #[cfg(test)]
 mod tests;
 
-pub use room::{run_room, Bucket, PresenceRun, RoomOutput, RoomScenario};
+pub use room::{run_room, Bucket, RoomOutput, RoomScenario};
 pub use spread::{run_spread, SpreadOutput, SpreadRun, STANDARD_ERROR_PCT};
 
 use super::lab::{erase, AnyRun, Broken, CliSpec, Job, Lab, LabInfo};
@@ -165,7 +165,7 @@ impl Lab for PresenceLab {
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let p: PresenceParams = p.typed();
         match job.run.as_str() {
-            "" | "room" => Ok(erase(PresenceRun::new(&p))),
+            "" | "room" => Ok(erase(room::sim(&p))),
             "spread" => Ok(erase(SpreadRun::new(&p))),
             other => Err(format!("presence has no run `{other}`")),
         }

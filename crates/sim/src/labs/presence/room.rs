@@ -2,7 +2,6 @@
 //! of each bucket, on the one engine ([`World`]) against SimRedis.
 
 use super::{PresenceParams, BUCKET_MS, CHUNK, HLL_PREFIX, ROOM};
-use crate::labs::lab::Run;
 use crate::labs::log::CmdLine;
 use crate::labs::scenario::{Scenario, SimRun};
 use crate::redis::{evict, scripts, SimRedis, EPOCH_MS};
@@ -442,34 +441,12 @@ impl Scenario for RoomScenario {
     }
 }
 
-/// The room run, stepped by the worker.
-pub struct PresenceRun(SimRun<RoomScenario>);
-
-impl PresenceRun {
-    /// The room of `p`, nothing run yet.
-    pub fn new(p: &PresenceParams) -> Self {
-        PresenceRun(SimRun::new(RoomScenario { p: p.clone() }, p.seed))
-    }
-}
-
-impl Run for PresenceRun {
-    type Part = ();
-    type Output = RoomOutput;
-    fn step(&mut self) -> Option<()> {
-        self.0.step()
-    }
-    fn is_done(&self) -> bool {
-        Run::is_done(&self.0)
-    }
-    fn progress(&self) -> f64 {
-        Run::progress(&self.0)
-    }
-    fn output(&mut self) -> RoomOutput {
-        Run::output(&mut self.0)
-    }
+/// The room of `p`, simulated: the worker steps it (`SimRun` is the run), `run` finishes it.
+pub fn sim(p: &PresenceParams) -> SimRun<RoomScenario> {
+    SimRun::new(RoomScenario { p: p.clone() }, p.seed)
 }
 
 /// The room of `p`, run to the end.
 pub fn run_room(p: &PresenceParams) -> RoomOutput {
-    SimRun::new(RoomScenario { p: p.clone() }, p.seed).finish()
+    sim(p).finish()
 }

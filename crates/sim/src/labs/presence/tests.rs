@@ -149,7 +149,7 @@ fn rules_and_heaviest() {
     let (h, errors) = Params::from_query(&INFO, LAB.heaviest());
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(h.typed::<PresenceParams>().size, p.size);
-    let mut r = PresenceRun::new(&p);
+    let mut r = room::sim(&p);
     for _ in 0..5 {
         r.step();
     }
