@@ -650,6 +650,22 @@ impl Browser {
         );
     }
 
+    /// At a `width`×`height` window (after the layout it brings is painted), how many pixels
+    /// the stage's slide is taller than its box (0 or less: it fits).
+    pub fn slide_overflow_at(&self, width: u32, height: u32) -> i64 {
+        self.set_viewport(width, height);
+        self.js_async(
+            "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)))",
+            json!([]),
+        );
+        self.js(
+            "const s = document.querySelector('.stage .slide'); return s.scrollHeight - s.clientHeight",
+            json!([]),
+        )
+        .as_i64()
+        .unwrap_or(99)
+    }
+
     /// Does an element match `css`?
     pub fn exists(&self, css: &str) -> bool {
         self.js(

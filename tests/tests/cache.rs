@@ -183,20 +183,9 @@ fn the_embedded_cache_lab_runs_on_its_slide() {
         "slide {slide} is {over}px too tall"
     );
     // And at 1280×720.
-    b.set_viewport(1280, 720);
-    b.js_async(
-        "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)))",
-        json!([]),
-    );
-    let over = b.js(
-        "const s = document.querySelector('.stage .slide'); return s.scrollHeight - s.clientHeight",
-        json!([]),
-    );
+    let over = b.slide_overflow_at(1280, 720);
     b.screenshot(&screenshot_dir().join(format!("labs/cache-slide-{slide}-1280.png")));
-    assert!(
-        over.as_i64().unwrap_or(99) <= 1,
-        "slide {slide} is {over}px too tall at 1280×720"
-    );
+    assert!(over <= 1, "slide {slide} is {over}px too tall at 1280×720");
     b.set_viewport(1366, 768);
     // It plays.
     let label = || b.text(".stage .scrub-label").unwrap_or_default();

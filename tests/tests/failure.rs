@@ -132,20 +132,9 @@ fn the_embedded_lab_runs_on_production_slide_19() {
     assert!(href.contains("down"), "{href}");
     b.screenshot(&screenshot_dir().join("labs/failure-slide-19.png"));
     for (w, h) in [(1366, 768), (1280, 720), (1920, 1080)] {
-        b.set_viewport(w, h);
-        b.js_async(
-            "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)))",
-            json!([]),
-        );
-        let over = b.js(
-            "const s = document.querySelector('.stage .slide'); return s.scrollHeight - s.clientHeight",
-            json!([]),
-        );
+        let over = b.slide_overflow_at(w, h);
         b.screenshot(&screenshot_dir().join(format!("labs/failure-slide-19-{w}.png")));
-        assert!(
-            over.as_i64().unwrap_or(99) <= 1,
-            "slide 19 is {over}px too tall at {w}×{h}"
-        );
+        assert!(over <= 1, "slide 19 is {over}px too tall at {w}×{h}");
     }
     let axe = b.axe_serious();
     assert!(axe.is_empty(), "{axe:#?}");
