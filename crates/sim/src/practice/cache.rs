@@ -484,7 +484,7 @@ fn down_peak(seed: u32) -> Draft {
         let hints = (0..opts.len())
             .map(|k| match k {
                 _ if k == right => String::new(),
-                0 => "১ হতো Redis লক কাজ করলে — কিন্তু লকও তো Redis-এ থাকে; Redis ডাউন হলে `SET … NX`-ও refused, লক কেউ পায় না।".to_string(),
+                0 => "১ হতো Redis লক কাজ করলে — কিন্তু লকও তো Redis-এ থাকে; Redis ডাউন হলে `SET … NX`-ও offline queue-তে বসে এরর পায়, লক কেউ পায় না।".to_string(),
                 1 => "ইনস্ট্যান্সপিছু একটা query হয় singleflight চালু থাকলে — এখানে বন্ধ, তাই প্রত্যেক রিকোয়েস্ট নিজেই ডেটাবেসে যায়।".to_string(),
                 2 => format!(
                     "{c}টা হয় singleflight বন্ধ থাকলে — প্রত্যেক ব্যবহারকারীর রিকোয়েস্ট আলাদা query। চালু থাকলে একই ইনস্ট্যান্সের রিকোয়েস্টগুলো চলতি query-তে জুড়ে যায়।"
@@ -497,18 +497,18 @@ fn down_peak(seed: u32) -> Draft {
             .collect();
         let why = if flight {
             format!(
-                "Redis ডাউন: GET দুবার refused হলে রিকোয়েস্ট সোজা ডেটাবেসে যায়, কিন্তু singleflight ইনস্ট্যান্সপিছু একটাই query চালায়, বাকিরা তাতে জুড়ে যায়; প্রথম ঝাঁকে {i}টা ইনস্ট্যান্সেই রিকোয়েস্ট গেছে, তাই একসাথে সবচেয়ে বেশি {i}টা।"
+                "Redis ডাউন: GET offline queue-তে ১,৫০০ ms বসে এরর পেলে রিকোয়েস্ট ডেটাবেসে যায়, কিন্তু singleflight ইনস্ট্যান্সপিছু একটাই query চালায়, বাকিরা তাতে জুড়ে যায়; প্রথম ঝাঁকে {i}টা ইনস্ট্যান্সেই রিকোয়েস্ট গেছে, তাই একসাথে সবচেয়ে বেশি {i}টা।"
             )
         } else {
             format!(
-                "Redis ডাউন: GET দুবার refused হলে রিকোয়েস্ট সোজা ডেটাবেসে যায়; singleflight বন্ধ, তাই প্রথম ঝাঁকের {c} জনের প্রত্যেকে নিজে query চালায়, আর {} ms ধরে সবগুলো একসাথে চলে — {c}টা।",
+                "Redis ডাউন: GET offline queue-তে ১,৫০০ ms বসে এরর পেলে রিকোয়েস্ট ডেটাবেসে যায়; singleflight বন্ধ, তাই প্রথম ঝাঁকের {c} জনের প্রত্যেকে নিজে query চালায়, আর {} ms ধরে সবগুলো একসাথে চলে — {c}টা।",
                 int(s.loader.into())
             )
         };
         let onoff = |b: bool| if b { "চালু" } else { "বন্ধ" };
         return Draft {
             text: format!(
-                "{} Redis ডাউন — প্রতিটা কমান্ড connection refused; ক্লায়েন্ট আরেকবার চেষ্টা করে, তারপর সোজা ডেটাবেসে যায়। singleflight {}, Redis লক {}। ডেটাবেসে একসাথে সবচেয়ে বেশি কয়টা query চলে?",
+                "{} Redis ডাউন — ioredis প্রতিটা কমান্ড offline queue-তে রাখে, `commandTimeout` ১,৫০০ ms পেরোলে এরর, আবার পাঠায় না; তারপর রিকোয়েস্ট ডেটাবেসে যায়। singleflight {}, Redis লক {}। ডেটাবেসে একসাথে সবচেয়ে বেশি কয়টা query চলে?",
                 s.scene(),
                 onoff(flight),
                 onoff(lock)

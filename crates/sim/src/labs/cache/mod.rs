@@ -1,6 +1,6 @@
-//! The cache-engine lab (production deck, slides 4–6 and 19): API instances reading one hot
-//! key through the envelope cache, with the four layers against a stampede, and Redis healthy,
-//! slow or down — every command a real SimRedis command, in virtual time.
+//! The cache-engine lab (production deck, slides 4–6; broadcast deck, steps 20–27): API
+//! instances reading one hot key through the envelope cache, with the four layers against a
+//! stampede, and Redis healthy, slow or down — every command a real SimRedis command, in virtual time.
 //!
 //! * The envelope `{"version":2,"freshUntil":<ms>,"value":…}` is written with
 //!   `SET key <json> PX <(fresh + stale) ± 10%>`. A read is FRESH (answered at once), STALE
@@ -13,9 +13,14 @@
 //!   out; then a rescue lock, then an error; a heartbeat every lockTtl/3 while the loader runs
 //!   (the token-checked `extend` script, i.e. `PEXPIRE` if the lock is still ours); a second
 //!   cache read after taking the lock; release with the token-checked `release` script.
-//! * Redis slow (each reply 800–2400 ms late): the client gives up after 1500 ms, retries once,
-//!   then goes to the database. Redis down (connection refused): straight to the database,
-//!   through the instance's singleflight when it is on (one query per instance at a time).
+//! * Redis slow (each reply 800–2400 ms late): with the seed's `commandTimeout: 1500`
+//!   (`timeout`) a command that has no reply by then is rejected and not sent again (ioredis'
+//!   `Command#setTimeout` only rejects), so the request goes to the database; with `timeout=0`
+//!   (ioredis' default: no timeout) every command waits for its late reply. Redis down:
+//!   ioredis queues the command (the offline queue) until the timeout rejects it, then the
+//!   database, through the instance's singleflight when it is on (one query per instance at
+//!   a time); a wait is the whole timeout here (the failure lab adds the queue's early
+//!   flushes at failed reconnections).
 //!
 //! Clients: `concurrent` users, each sending a request to a seeded random instance, waiting
 //! for the answer, thinking 100–300 ms and sending the next, until `requests` were sent. Each
@@ -51,9 +56,22 @@ pub use run::{
 };
 pub use view::{table, table_json, CacheSide, CacheView, VIEW_FRAMES, VIEW_MAX};
 
-use super::lab::{erase, no_rules, AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
-use super::params::Params;
+use super::lab::{erase, AnyRun, Broken, CliSpec, Job, Lab, LabInfo, LiveDriver};
+use super::params::{broken, Params};
 use crate::cli::{Args, CliError};
+
+/// Redis down with no `commandTimeout`: ioredis keeps the command in its offline queue until
+/// reconnection has failed `maxRetriesPerRequest` times, which this lab does not model (the
+/// failure lab does).
+fn rules(p: &Params) -> Result<(), Broken> {
+    if p.get("redis") == "down" && p.int("timeout") == 0 {
+        return Err(broken(
+            "timeout",
+            "Redis ডাউন হলে commandTimeout ছাড়া কমান্ড offline queue-তে পুনঃসংযোগের চেষ্টা ফুরোনো পর্যন্ত বসে থাকে — এই ল্যাবে ডাউনের সাথে timeout ০-এর বেশি দিন (failure ল্যাবে পুরো ছবি)",
+        ));
+    }
+    Ok(())
+}
 
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
@@ -62,7 +80,7 @@ pub const INFO: LabInfo = LabInfo {
     blurb: "ছয়টা API ইনস্ট্যান্স, খাম, FRESH/STALE/MISS, লক আর heartbeat — সব স্তর বন্ধ বনাম চালু, Redis ধীর বা ডাউন হলে কী হয়",
     fields: params::FIELDS,
     presets: &[],
-    rules: no_rules,
+    rules,
     runs: &["pair"],
     live: true,
 };

@@ -3,13 +3,22 @@
 //!
 //! A request becomes a task on a seeded random instance: read the envelope (`GET`), and on a
 //! miss (through the instance's singleflight, when on) take the Redis lock, re-read, load,
-//! write (`SET … PX`), release; a waiter polls. Each command is an op of the engine, sent with
-//! the client's 1500 ms timeout when Redis is not healthy; a refused or timed-out op is sent
-//! once more, then the task goes to the database. The engine tells the model every command's
-//! fate ([`Model::on_logged`]), which becomes the run's command log.
+//! write (`SET … PX`), release; a waiter polls. Each command is an op of the engine; the engine
+//! tells the model every command's fate ([`Model::on_logged`]), which becomes the run's
+//! command log. When Redis is not healthy the client behaves as ioredis (v5) does:
+//!
+//! * **slow**: a command carries the connection's `commandTimeout` (`timeout_ms`; none when
+//!   0, ioredis' default, and then the task waits for the late reply). A timed-out command is
+//!   not sent again — ioredis' `Command#setTimeout` only rejects its promise — so the task
+//!   gives up on Redis at once and goes to the database.
+//! * **down**: ioredis does not write to a closed connection; the command waits in the
+//!   offline queue (`enableOfflineQueue`, on by default) until its `commandTimeout`, armed
+//!   before the queue, rejects it ([`Timer::Offline`]); then the database. The queue is also
+//!   flushed early at every second failed reconnection (`maxRetriesPerRequest: 1`): the
+//!   failure lab models that; here every wait is the full timeout, its upper bound.
 
 use super::cmd::{envelope, CacheCmd, CmdRow, Envelope};
-use super::params::{CacheConfig, Health, Start, KEY, POLL_MS, THINK_MS, TIMEOUT_MS, VERSION};
+use super::params::{CacheConfig, Health, Start, KEY, POLL_MS, THINK_MS, VERSION};
 use super::result::{add_request, CacheResult, Path, Query, Request};
 use crate::labs::log::NoReply;
 use crate::redis::Reply;
@@ -118,8 +127,6 @@ struct OpInfo {
     cmd: Option<CacheCmd>,
     /// The task waiting for it (`None`: fire and forget, the reply is only logged).
     task: Option<usize>,
-    /// Sent a second time already.
-    retried: bool,
 }
 
 struct Pending {
@@ -139,14 +146,26 @@ pub enum Timer {
     DbDone(usize),
     /// A task's heartbeat (of that generation).
     Beat(usize, u32),
+    /// Redis is down: a command that waited in instance `inst`'s offline queue is rejected
+    /// by its `commandTimeout`; its task (if one waits) goes on without Redis.
+    Offline {
+        /// The instance.
+        inst: usize,
+        /// The task waiting for it.
+        task: Option<usize>,
+        /// The command.
+        cmd: CacheCmd,
+    },
 }
 
 /// The API instances, their clients and the loader (see the module doc). What happens is
 /// written to a record the scenario shares ([`CacheResult`]).
 pub struct CacheModel {
     cfg: CacheConfig,
-    /// Commands carry the client's timeout (Redis is not healthy, in a simulation).
-    timeouts: bool,
+    /// The `commandTimeout` commands carry (Redis is slow, in a simulation, with a timeout).
+    timeout: Option<u64>,
+    /// Redis is down (in a simulation): commands wait in the offline queue.
+    offline: bool,
     clients: Vec<Mulberry32>,
     inst_rng: Vec<Mulberry32>,
     names: Vec<String>,
@@ -169,7 +188,9 @@ impl CacheModel {
             |i: u32, salt: u32| Mulberry32::new(s ^ salt.wrapping_add(i.wrapping_mul(0x9E37_79B9)));
         CacheModel {
             cfg,
-            timeouts: !live && cfg.redis != Health::Healthy,
+            timeout: (!live && cfg.redis != Health::Healthy && cfg.timeout_ms > 0)
+                .then_some(cfg.timeout_ms),
+            offline: !live && cfg.redis == Health::Down,
             clients: (0..cfg.concurrent)
                 .map(|i| stream(i, 0xC11E_0000))
                 .collect(),
@@ -282,37 +303,38 @@ impl CacheModel {
     // --- Redis ----------------------------------------------------------------------------
 
     /// `inst` sends `c` for `task` (`None`: fire and forget, the reply is only logged).
-    fn send(&mut self, inst: usize, task: Option<usize>, c: CacheCmd, io: &mut Io<Timer>) -> OpId {
+    fn send(&mut self, inst: usize, task: Option<usize>, c: CacheCmd, io: &mut Io<Timer>) {
+        if self.offline {
+            io.after(self.cfg.timeout_ms, Timer::Offline { inst, task, cmd: c });
+            return;
+        }
         let words = c.words();
-        let op = if task.is_some() && self.timeouts {
-            io.send_timeout(inst, words, TIMEOUT_MS)
-        } else {
-            io.send(inst, words)
+        let op = match self.timeout {
+            Some(ms) if task.is_some() => io.send_timeout(inst, words, ms),
+            _ => io.send(inst, words),
         };
-        self.note_op(
-            op,
-            OpInfo {
-                cmd: Some(c),
-                task,
-                ..OpInfo::default()
-            },
-        );
-        op
+        self.note_op(op, OpInfo { cmd: Some(c), task });
     }
 
-    /// Op `op` got no usable answer: sent once more, then the task gives up on Redis.
-    fn failed(&mut self, op: OpId, actor: ActorId, io: &mut Io<Timer>) {
-        let OpInfo {
-            task, retried, cmd, ..
-        } = self.ops[op];
-        let (Some(task), Some(c)) = (task, cmd) else {
-            return;
-        };
-        if retried {
+    /// Op `op` got no usable answer (it timed out): not sent again, the task gives up on
+    /// Redis.
+    fn failed(&mut self, op: OpId, io: &mut Io<Timer>) {
+        if let (Some(task), Some(_)) = (self.ops[op].task, self.ops[op].cmd) {
             self.redis_failed(task, io);
-        } else {
-            let again = self.send(actor, Some(task), c, io);
-            self.ops[again].retried = true;
+        }
+    }
+
+    /// A command rejected in the offline queue: logged as timed out, as ioredis rejects it.
+    fn offline_rejected(&mut self, inst: usize, task: Option<usize>, cmd: CacheCmd, io: &mut Io<Timer>) {
+        self.out.borrow_mut().log.push(CmdRow {
+            at_ms: io.now(),
+            inst: inst as u32,
+            cmd,
+            reply: Err(NoReply::TimedOut(self.cfg.timeout_ms)),
+            rtt_us: None,
+        });
+        if let Some(t) = task {
+            self.redis_failed(t, io);
         }
     }
 
@@ -534,7 +556,7 @@ impl CacheModel {
         self.send(inst, Some(t), CacheCmd::Release { token }, io);
     }
 
-    /// Redis did not answer (twice): a refresh gives up; a request goes to the database,
+    /// Redis did not answer: a refresh gives up; a request goes to the database,
     /// through the instance's flight when singleflight is on.
     fn redis_failed(&mut self, t: usize, io: &mut Io<Timer>) {
         let (phase, locked, req, inst, leads) = {
@@ -598,12 +620,13 @@ impl Model for CacheModel {
         match timer {
             Timer::Client(c) => self.client(c, io),
             Timer::Wake(t) => self.wake(t, io),
+            Timer::Offline { inst, task, cmd } => self.offline_rejected(inst, task, cmd, io),
             Timer::DbDone(t) => self.db_done(t, io),
             Timer::Beat(t, gen) => self.beat(t, gen, io),
         }
     }
 
-    fn on_reply(&mut self, op: OpId, actor: ActorId, outcome: Outcome, io: &mut Io<Timer>) {
+    fn on_reply(&mut self, op: OpId, _actor: ActorId, outcome: Outcome, io: &mut Io<Timer>) {
         let info = self.ops[op];
         if info.cmd.is_none() {
             // The starting entry is in place: the clients start.
@@ -615,7 +638,7 @@ impl Model for CacheModel {
         };
         match outcome {
             Outcome::Reply(r) => self.task_reply(task, &r, io),
-            Outcome::Refused | Outcome::TimedOut => self.failed(op, actor, io),
+            Outcome::Refused | Outcome::TimedOut => self.failed(op, io),
         }
     }
 

@@ -11,7 +11,8 @@ pub const KEY: &str = "cache:course-catalog";
 pub const LOCK: &str = "lock:cache:course-catalog";
 /// The envelope version the code writes.
 pub const VERSION: u32 = 2;
-/// The cache client's command timeout, ms.
+/// The cache connection's `commandTimeout` as the seed sets it, ms (the `timeout` field's
+/// default; ioredis' own default is none).
 pub const TIMEOUT_MS: u64 = 1500;
 /// Redis' extra reply delay when slow: `SLOW_MS.0..=SLOW_MS.1` ms.
 pub const SLOW_MS: (u64, u64) = (800, 2400);
@@ -163,6 +164,8 @@ pub struct CacheConfig {
     pub layers: Layers,
     /// Redis' health.
     pub redis: Health,
+    /// The client's `commandTimeout`, ms (0: none, ioredis' default).
+    pub timeout_ms: u64,
     /// What is in Redis at the start.
     pub start: Start,
     /// Seed of every random draw.
@@ -182,6 +185,7 @@ impl Default for CacheConfig {
             wait_ms: 2000,
             layers: Layers::ALL,
             redis: Health::Healthy,
+            timeout_ms: TIMEOUT_MS,
             start: Start::Empty,
             seed: 6,
         }
@@ -245,6 +249,7 @@ pub(super) const FIELDS: &[Field] = &[
     choice("heartbeat", "heartbeat", ON_OFF, "on"),
     choice("recheck", "লকের পরে আবার পড়া", ON_OFF, "on"),
     choice("redis", "Redis-এর অবস্থা", HEALTH_NAMES, "healthy"),
+    int("timeout", "commandTimeout (ms, ০ = নেই)", 0, 10_000, "1500"),
     choice("start", "শুরুতে key", START_NAMES, "empty"),
     seed("6"),
 ];
@@ -282,6 +287,8 @@ pub struct CacheParams {
     pub recheck: String,
     /// `healthy` / `slow` / `down`.
     pub redis: String,
+    /// The client's `commandTimeout`, ms (0: none).
+    pub timeout: u64,
     /// What is in Redis at the start.
     pub start: String,
     /// Seed.
@@ -310,6 +317,7 @@ impl CacheParams {
                 recheck: on(&self.recheck),
             },
             redis: Health::parse(&self.redis),
+            timeout_ms: self.timeout,
             start: Start::parse(&self.start),
             seed: self.seed,
         }

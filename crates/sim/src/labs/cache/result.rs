@@ -22,7 +22,8 @@ pub enum Path {
     Wait,
     /// The wait ran out (and the rescue lock was taken by someone else).
     Error,
-    /// Redis failed (timeout twice, or down): straight to the database.
+    /// Redis failed (the command timed out, or waited out its timeout in the offline queue):
+    /// the database.
     Fallback,
 }
 
@@ -93,7 +94,8 @@ pub struct Counts {
     pub latency_max: u64,
     /// Time requests spent not answered from the cache (paths other than FRESH/STALE), ms.
     pub waited: u64,
-    /// Redis commands sent (retries included).
+    /// Redis commands answered before their timeout (a timed-out one, or one that waited out
+    /// its timeout in the offline queue while Redis was down, is not counted).
     pub commands: u32,
     /// Moments two loads ran at once (0 is the goal).
     pub overlaps: u32,

@@ -83,18 +83,23 @@ fn golden_default_preset() {
 
 #[test]
 fn golden_failure_levels() {
-    // Redis down: every layer off → one query per request; singleflight → one per instance
-    // at a time.
+    // Redis down: ioredis queues every command (the offline queue) until `commandTimeout`
+    // rejects it at 1,500 ms; then the database — every layer off → one query per request;
+    // singleflight → one per instance at a time. Nothing reaches Redis.
     let lab = pair(&cfg("redis=down"));
     assert_eq!(paths(&lab.off), [0, 0, 0, 0, 0, 0, 800]);
     assert_eq!(lab.off.counts.db, 800);
     assert_eq!(paths(&lab.on), [0, 0, 0, 0, 680, 0, 120]);
     assert_eq!((lab.on.counts.db, lab.on.counts.peak_db), (120, 6));
+    assert_eq!(lab.on.counts.commands, 0);
     assert!(lab
         .on
         .log
         .iter()
-        .all(|l| l.reply == Err(NoReply::Refused)));
+        .all(|l| l.reply == Err(NoReply::TimedOut(TIMEOUT_MS))));
+    for r in &lab.off.requests {
+        assert_eq!(r.end - r.start, TIMEOUT_MS + 600, "{r:?}: the timeout, then the query");
+    }
     for inst in 0..6 {
         let qs: Vec<&Query> = lab.on.queries.iter().filter(|q| q.inst == inst).collect();
         assert!(
@@ -102,10 +107,11 @@ fn golden_failure_levels() {
             "api-{inst} ran two at once"
         );
     }
-    // Redis slow: timeouts at 1500 ms, one retry, then the database.
+    // Redis slow: a command with no reply at 1,500 ms is rejected and not sent again: the
+    // request goes to the database after one timeout, never two.
     let lab = pair(&cfg("redis=slow"));
-    assert_eq!(paths(&lab.off), [259, 283, 18, 0, 0, 0, 240]);
-    assert_eq!(paths(&lab.on), [11, 137, 0, 6, 424, 120, 102]);
+    assert_eq!(paths(&lab.off), [206, 133, 18, 0, 0, 0, 443]);
+    assert_eq!(paths(&lab.on), [17, 74, 0, 5, 543, 7, 154]);
     assert!(lab
         .on
         .log
@@ -114,11 +120,32 @@ fn golden_failure_levels() {
     let fallback = lab.off.requests.iter().filter(|r| r.path == Path::Fallback);
     assert!(fallback.clone().count() > 0);
     for r in fallback {
+        // One GET timed out (1,500 ms after its hop out), then the query (600 ms).
+        let d = r.end - r.start;
         assert!(
-            r.end - r.start >= 2 * TIMEOUT_MS,
-            "{r:?} fell back before two timeouts"
+            (TIMEOUT_MS + 600..TIMEOUT_MS + 600 + 10).contains(&d),
+            "{r:?}: {d} ms is not one timeout and the query"
         );
     }
+    // Without a commandTimeout (ioredis' default) nothing falls back: every command waits for
+    // its late reply, and a request takes seconds.
+    let lab = pair(&cfg("redis=slow&timeout=0"));
+    assert_eq!(lab.off.counts.paths[6] + lab.on.counts.paths[6], 0);
+    assert!(lab.off.counts.requests() == 800 && lab.on.counts.requests() == 800);
+    let slowest = lab.on.requests.iter().map(|r| r.end - r.start).max().unwrap();
+    assert!(slowest > 5_000, "{slowest} ms");
+}
+
+#[test]
+fn down_needs_a_timeout() {
+    let (p, errs) = Params::from_query(&INFO, "redis=down&timeout=0");
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].key, "timeout");
+    assert_eq!(
+        (p.get("redis"), p.get("timeout")),
+        ("down", "1500"),
+        "the bad value is put back, nothing else changes"
+    );
 }
 
 #[test]
@@ -248,6 +275,7 @@ fn property_one_load_per_stale_window_over_10000_seeds() {
             wait_ms: u64::from(pick(100, 2000)),
             layers: Layers::ALL,
             redis: Health::Healthy,
+            timeout_ms: TIMEOUT_MS,
             start: starts[pick(0, 4) as usize],
             seed,
         };
