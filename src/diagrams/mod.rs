@@ -9,19 +9,13 @@ type Items = [List<Text>];
 
 /// Draws diagram `name` with these items. Names are checked by the deck parser at build time.
 /// An item written `+ ` is a fragment: `fr` gives its part of the picture the class that
-/// reveals it step by step (the pub/sub picture is one drawing and shows whole).
+/// reveals it step by step.
 pub fn diagram(name: &str, args: &[Str], items: &Items, fr: Frags) -> Html {
     let body = match name {
         "roles" => roles(items, fr),
         "connections" => connections(items, fr),
-        "lock" => lock(items, fr),
-        "pubsub" => pubsub(items),
-        "presence" => presence(items, fr),
         "pipeline" => pipeline(args, items, fr),
-        "failure" => failure(items, fr),
         "authq" => authq(items, fr),
-        "rtt" => rtt(items, fr),
-        "buffer" => buffer(items, fr),
         "flow" => flow(args, items, fr),
         "load" => load(args, items, fr),
         "backoff" => backoff(args, items, fr),
@@ -75,92 +69,6 @@ fn connections(items: &Items, fr: Frags) -> Html {
     }
 }
 
-/// Worker → Redis ← Worker: the second worker is refused.
-fn lock(items: &Items, fr: Frags) -> Html {
-    let node = |i: usize, it: &List<Text>, class: &'static str| {
-        let refused = plain(it.get(1).map_or(&[][..], |t| t)).contains('✗');
-        html! {
-            <div class={classes!("lock-node", class, refused.then_some("refused"), fr.class(i))}>
-                <p class="lock-name">{ field(it, 0) }</p>
-                <p class="lock-detail"><code>{ field(it, 1) }</code></p>
-            </div>
-        }
-    };
-    let [a, r, b] = [0, 1, 2].map(|i| items.get(i));
-    html! {
-        <div class="lock-row">
-            { a.map(|it| node(0, it, "worker")).unwrap_or_default() }
-            <span class={classes!("arrow", "ok", fr.class(1))} aria-hidden="true">{"SET NX PX →"}</span>
-            { r.map(|it| node(1, it, "redis")).unwrap_or_default() }
-            <span class={classes!("arrow", "no", fr.class(2))} aria-hidden="true">{"← ✗ nil"}</span>
-            { b.map(|it| node(2, it, "worker")).unwrap_or_default() }
-        </div>
-    }
-}
-
-/// Six (or n) instances around a Redis pub/sub hub.
-fn pubsub(items: &Items) -> Html {
-    let hub = items.first();
-    let inst = items.get(1);
-    let n = inst
-        .and_then(|it| it.first())
-        .and_then(|t| bn::leading_number(&plain(t)))
-        .unwrap_or(6)
-        .clamp(1, 12) as usize;
-    let label = inst
-        .map(|it| plain(it.get(1).map_or(&[][..], |t| t)))
-        .unwrap_or_default();
-    let pts: Vec<(f64, f64)> = (0..n)
-        .map(|k| {
-            let a = std::f64::consts::TAU * k as f64 / n as f64 - std::f64::consts::FRAC_PI_2;
-            (200.0 + 138.0 * a.cos(), 100.0 + 76.0 * a.sin())
-        })
-        .collect();
-    html! {
-        <div class="pubsub">
-            <svg viewBox="0 0 400 200" class="pubsub-svg" role="img"
-                aria-label={format!("{} — {}", hub.map(|h| plain(h.first().map_or(&[][..], |t| t))).unwrap_or_default(), label)}>
-                { for pts.iter().map(|&(x, y)| html! { <line x1="200" y1="100" x2={fmt(x)} y2={fmt(y)} class="ps-link" /> }) }
-                <rect x="122" y="74" width="156" height="52" rx="10" class="ps-hub" />
-                <text x="200" y="96" text-anchor="middle" class="ps-hub-text">{ hub.map(|h| plain(h.first().map_or(&[][..], |t| t))).unwrap_or_default() }</text>
-                <text x="200" y="116" text-anchor="middle" class="ps-hub-sub">{ hub.map(|h| plain(h.get(1).map_or(&[][..], |t| t))).unwrap_or_default() }</text>
-                { for pts.iter().enumerate().map(|(k, &(x, y))| html! {
-                    <g>
-                        <rect x={fmt(x - 56.0)} y={fmt(y - 20.0)} width="112" height="40" rx="8" class="ps-node" />
-                        <text x={fmt(x)} y={fmt(y - 3.0)} text-anchor="middle" class="ps-node-text">{ label.clone() }</text>
-                        <text x={fmt(x)} y={fmt(y + 14.0)} text-anchor="middle" class="ps-node-num">{ format!("#{}", bn::digits(k + 1, 1)) }</text>
-                    </g>
-                }) }
-            </svg>
-            if let Some(it) = inst { <p class="ps-count">{ field(it, 0) }{" "}{ field(it, 1) }</p> }
-        </div>
-    }
-}
-
-/// ZSET grows with every user; HyperLogLog stays the same size.
-fn presence(items: &Items, fr: Frags) -> Html {
-    html! {
-        <div class="presence">
-            { for items.iter().enumerate().map(|(i, it)| {
-                let grows = i == 0;
-                html! {
-                    <div class={classes!("pres-card", if grows { "grows" } else { "fixed" }, fr.class(i))}>
-                        <p class="pres-name">{ field(it, 0) }</p>
-                        <svg viewBox="0 0 200 60" class="pres-svg" aria-hidden="true">
-                            { for (0..8).map(|k| {
-                                let h = if grows { 6.0 + 6.5 * k as f64 } else { 30.0 };
-                                html! { <rect x={fmt(8.0 + k as f64 * 24.0)} y={fmt(56.0 - h)} width="16" height={fmt(h)} rx="2" class="pres-bar" /> }
-                            }) }
-                        </svg>
-                        <p class="pres-text">{ field(it, 1) }</p>
-                        <p class="pres-size">{ field(it, 2) }</p>
-                    </div>
-                }
-            }) }
-        </div>
-    }
-}
-
 /// A left-to-right stream pipeline; items after the first `args[0]` form the failure branch.
 fn pipeline(args: &[Str], items: &Items, fr: Frags) -> Html {
     let main = args
@@ -182,26 +90,6 @@ fn pipeline(args: &[Str], items: &Items, fr: Frags) -> Html {
             if main < items.len() {
                 <div class="pl-row pl-fail">{ for items[main..].iter().enumerate().map(|(i, it)| step(main + i, it, "fail")) }</div>
             }
-        </div>
-    }
-}
-
-/// Three failure levels: healthy, slow, down.
-fn failure(items: &Items, fr: Frags) -> Html {
-    // How hard the database works at each level: a picture of the words, not a measurement.
-    const LOAD: [&str; 3] = ["12%", "60%", "100%"];
-    html! {
-        <div class="failure">
-            { for items.iter().enumerate().map(|(i, it)| html! {
-                <div class={classes!("fl-level", format!("fl-{i}"), fr.class(i))}>
-                    <span class="fl-light" aria-hidden="true"></span>
-                    <p class="fl-state">{ field(it, 0) }</p>
-                    <p class="fl-text">{ field(it, 1) }</p>
-                    <span class="fl-db" aria-hidden="true" title="ডেটাবেসের ওপর চাপ">
-                        {"DB"}<span class="fl-db-bar"><span class="fl-db-fill" style={format!("width: {}", LOAD.get(i).copied().unwrap_or("100%"))}></span></span>
-                    </span>
-                </div>
-            }) }
         </div>
     }
 }
@@ -230,45 +118,6 @@ fn authq(items: &Items, fr: Frags) -> Html {
                     <p class="aq-num">{ field(it, 1) }</p>
                 </div>
             }) }
-        </div>
-    }
-}
-
-/// Separate commands, one round trip each, against one Lua script.
-fn rtt(items: &Items, fr: Frags) -> Html {
-    html! {
-        <div class="rtt">
-            { for items.iter().enumerate().map(|(i, it)| {
-                let cmds: Vec<String> = plain(it.get(1).map_or(&[][..], |t| t)).split_whitespace().map(str::to_string).collect();
-                html! {
-                    <div class={classes!("rtt-row", if i == 0 { "many" } else { "one" }, fr.class(i))}>
-                        <p class="rtt-label">{ field(it, 0) }</p>
-                        <div class="rtt-trips">
-                            { for cmds.iter().map(|c| html! {
-                                <span class="rtt-trip"><code>{ c.clone() }</code><span class="rtt-arrow" aria-hidden="true">{"↔"}</span></span>
-                            }) }
-                        </div>
-                        <p class="rtt-cost">{ field(it, 2) }</p>
-                    </div>
-                }
-            }) }
-        </div>
-    }
-}
-
-/// Events gather in a buffer and leave together.
-fn buffer(items: &Items, fr: Frags) -> Html {
-    html! {
-        <div class="buffer">
-            { for items.iter().enumerate().map(|(i, it)| html! {
-                <div class={classes!("buf-row", fr.class(i))}>
-                    <span class="buf-src">{ field(it, 0) }</span>
-                    <span class="buf-dots" aria-hidden="true">{ for (0..6).map(|_| html! { <i></i> }) }</span>
-                    <span class="buf-box">{"বাফার · "}{ field(it, 1) }</span>
-                    <span class="buf-out" aria-hidden="true">{"→"}</span>
-                </div>
-            }) }
-            <div class="buf-sink">{"১ pipeline"}</div>
         </div>
     }
 }

@@ -43,7 +43,7 @@ title: খাম
 |---|---|
 | auth | ৬০s |
 
-:::diagram lock
+:::diagram roles
 - Worker A | token = a1b2
 - Redis | lock = a1b2
 :::
@@ -485,7 +485,7 @@ title: খ
 + ০২ | পরে
 :::
 
-:::diagram failure
+:::diagram pipeline
 + সুস্থ | ক
 - ধীর | খ
 :::
