@@ -541,6 +541,41 @@ fn scrubber(b: &Browser, id: &str) -> (u64, u64) {
     (v[0].as_u64().unwrap(), v[1].as_u64().unwrap())
 }
 
+/// Every kind's "show me" (seed 1): its lab opens with the question's parameters — no field
+/// put back, no address error — at the position the question names, its step or the run's
+/// end, without a console error. Each opens in a fresh page, so no earlier run is waited on.
+#[test]
+fn every_kinds_show_me_lands_where_it_says() {
+    let b = Browser::new(1366, 768);
+    let mut opened = 0;
+    for t in practice::topics() {
+        for k in t.kinds {
+            let q = practice::generate(t.id, k.id, 1).unwrap();
+            let Some(show) = q.draft.show.clone() else {
+                continue;
+            };
+            let at = format!("{}/{} seed 1: {}", t.id, k.id, show.hash());
+            b.open_url("about:blank");
+            b.open(&show.hash());
+            let lab = show.lab.clone();
+            let ready = format!(".lab-{lab}[aria-busy=false] .scrubber");
+            b.wait(120, &at, |b| b.exists(&ready));
+            b.wait(10, &format!("{at}: its position"), |b| {
+                let (pos, last) = scrubber(b, &lab);
+                last > 0 && pos == show.at.map_or(last, |a| a as u64)
+            });
+            assert!(b.text(".lab-open-error").is_none(), "{at}");
+            assert!(
+                b.text(&format!(".lab-{lab} .field-error")).is_none(),
+                "{at}: a value was refused"
+            );
+            assert_no_console_errors(&b);
+            opened += 1;
+        }
+    }
+    assert!(opened > 60, "{opened} kinds show their lab");
+}
+
 #[test]
 fn show_me_opens_the_lab_at_the_moment_that_decides() {
     let b = Browser::new(1366, 768);
