@@ -237,7 +237,9 @@ fn check(q: &Question, truth: &Truth) {
     );
 }
 
-/// Every kind of `topic` over [`SEEDS`] seeds: made twice the same, checked against `rerun`.
+/// Every kind of `topic` over [`SEEDS`] seeds, checked against `rerun`; every tenth seed is
+/// made twice and must be the same (a kind is a pure function of its seed: the tenth is
+/// enough to catch one that is not, at a third less of the suite's time).
 pub fn every_seed(topic_id: &str, rerun: fn(&Question) -> Truth) {
     let t = topic(topic_id).expect("a topic");
     assert!(t.kinds.len() >= 3, "{topic_id}: fewer than three kinds");
@@ -245,7 +247,9 @@ pub fn every_seed(topic_id: &str, rerun: fn(&Question) -> Truth) {
         let mut texts = std::collections::BTreeSet::new();
         for seed in 0..SEEDS {
             let q = generate(t.id, k.id, seed).unwrap();
-            assert_eq!(q, generate(t.id, k.id, seed).unwrap(), "not the same twice");
+            if seed % 10 == 0 {
+                assert_eq!(q, generate(t.id, k.id, seed).unwrap(), "not the same twice");
+            }
             check(&q, &rerun(&q));
             texts.insert(q.draft.text.clone() + &q.draft.code.concat());
         }
