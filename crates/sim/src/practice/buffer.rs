@@ -226,7 +226,8 @@ fn flush(seed: u32) -> Draft {
             (ceil(events), events_hint),
             (
                 ceil(n),
-                "সব দর্শকের রো এই ফ্লাশে থাকে না — উইন্ডো শুরুর আগেই যারা চলে গেছে, তারা এই উইন্ডোতে কিছু পাঠায়নি।".into(),
+                "সব দর্শকের রো এই ফ্লাশে থাকে না — উইন্ডো শুরুর আগেই যারা চলে গেছে, তারা এই উইন্ডোতে কিছু পাঠায়নি।"
+                    .into(),
             ),
         ]
     } else {
@@ -338,7 +339,10 @@ fn requeue(seed: u32) -> Draft {
         let behind: Vec<i64> = runs.iter().map(|(_, r)| r.check.behind as i64).collect();
         // newer-wins keeps everyone; blind loses some, drop more.
         let fits = behind[0] == 0 && behind[1] > 0 && behind[2] > behind[1];
-        let i = REQUEUES.iter().position(|q| *q == asked).expect("a requeue");
+        let i = REQUEUES
+            .iter()
+            .position(|q| *q == asked)
+            .expect("a requeue");
         let (p, r) = runs.swap_remove(i);
         let rows = r.flushes[fail as usize - 1].rows as i64;
         fits.then_some((asked, p, behind, rows, r))
@@ -391,8 +395,9 @@ fn requeue(seed: u32) -> Draft {
             int(right)
         ),
         "drop" => format!(
-            "{}টা রো ফেলে দেওয়া হয়; যারা তখনো আছে তাদের নতুন ইভেন্ট পরের ফ্লাশে যায়, কিন্তু যারা এর মধ্যে চলে গেছে সেই {} জনের শেষ প্রোগ্রেস হারায়।",
+            "{}টা রো ফেলে দেওয়া হয়; যারা তখনো আছে তাদের নতুন ইভেন্ট পরের ফ্লাশে যায়, কিন্তু ফেল করা ফ্লাশের আগের {} সেকেন্ডে শেষ ইভেন্ট পাঠিয়ে যারা চলে গেছে, সেই {} জনের শেষ প্রোগ্রেস হারায়।",
             int(f.dropped as i64),
+            int(ps),
             int(right)
         ),
         _ => format!(
@@ -408,8 +413,10 @@ fn requeue(seed: u32) -> Draft {
             match asked {
                 "blind" => "for (row of rows) progress.set(row.userId, row)".into(),
                 "drop" => "// rows dropped".into(),
-                _ => "for (row of rows) if (!progress.has(row.userId)) progress.set(row.userId, row)"
-                    .into(),
+                _ => {
+                    "for (row of rows) if (!progress.has(row.userId)) progress.set(row.userId, row)"
+                        .into()
+                }
             },
         ],
         answer: counts(right, wrong),

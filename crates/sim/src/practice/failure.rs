@@ -66,7 +66,10 @@ impl Setup {
                 ("db", self.db.to_string()),
                 ("keys", self.keys.to_string()),
                 ("ttl", self.ttl.to_string()),
-                ("offline_queue", if self.queue { "on" } else { "off" }.into()),
+                (
+                    "offline_queue",
+                    if self.queue { "on" } else { "off" }.into(),
+                ),
                 ("seed", self.seed.to_string()),
             ],
         )
@@ -132,7 +135,7 @@ fn p50(seed: u32) -> Draft {
             rate: d.int(5, 40),
             seconds: d.int(8, 12),
             db: d.int(2, 80) * 5,
-            keys: d.int(50, 2_000),
+            keys: d.int(50, 500),
             ttl: d.int(300, 3_600),
             queue: d.chance(70),
             seed: d.int(0, 99_999),
@@ -152,7 +155,7 @@ fn p50(seed: u32) -> Draft {
     let wrong = vec![
         (
             2,
-            "২ ms হয় ক্যাশ হিটে — Redis উত্তর দিলে তবেই; এখানে কোনো `GET` উত্তর পায় না।".to_string(),
+            "২ ms হয় ক্যাশ হিটে, Redis সময়মতো উত্তর দিলে — এখানে কোনো `GET` সময়মতো উত্তর পায় না।".to_string(),
         ),
         (
             db,
@@ -206,10 +209,7 @@ fn p50(seed: u32) -> Draft {
         ),
     };
     Draft {
-        text: format!(
-            "{} রিকোয়েস্টের মিডিয়ান লেটেন্সি কত ms?",
-            s.scene()
-        ),
+        text: format!("{} রিকোয়েস্টের মিডিয়ান লেটেন্সি কত ms?", s.scene()),
         code: s.code(),
         answer: counts(right, only_wrong(wrong, right)),
         why,
@@ -235,17 +235,14 @@ fn queries(seed: u32) -> Draft {
         let out = run_of(&p);
         let right = i64::from(out.shown().db_queries);
         // Healthy: some keys expire, not all, and not every request loads.
-        let fits = level != "healthy"
-            || (right > 0 && right < i64::from(s.keys) && right < s.requests());
+        let fits =
+            level != "healthy" || (right > 0 && right < i64::from(s.keys) && right < s.requests());
         fits.then_some((s, p, out))
     });
     let n = s.requests();
     let right = i64::from(out.shown().db_queries);
     let healthy = i64::from(out.levels[0].db_queries);
-    let text = format!(
-        "{} পুরো সময়ে ডেটাবেসে কয়টা কোয়েরি যায়?",
-        s.scene()
-    );
+    let text = format!("{} পুরো সময়ে ডেটাবেসে কয়টা কোয়েরি যায়?", s.scene());
     if s.level == "healthy" {
         let wrong = vec![
             (
@@ -307,11 +304,11 @@ fn queries(seed: u32) -> Draft {
             hints: only_wrong(wrong, right),
         },
         why: format!(
-            "{}: প্রতিটা `GET` ব্যর্থ হয়, catch থেকে `loader()` — {}টা রিকোয়েস্টে {}টা কোয়েরি, সেকেন্ডে {}টা (সুস্থ Redis-এ হতো মোটে {}টা)।",
-            if s.level == "slow" {
-                "Redis ধীর: ১,৫০০ ms-এ টাইমআউট"
-            } else {
-                "Redis ডাউন: offline queue থেকে টাইমআউট বা flush, নয়তো সাথে সাথে error"
+            "{}, catch থেকে `loader()` — {}টা রিকোয়েস্টে {}টা কোয়েরি, সেকেন্ডে {}টা (সুস্থ Redis-এ হতো মোটে {}টা)।",
+            match (s.level, s.queue) {
+                ("slow", _) => "Redis ধীর: প্রতিটা `GET` ১,৫০০ ms-এ টাইমআউট হয়",
+                ("down", true) => "Redis ডাউন: প্রতিটা `GET` offline queue থেকে টাইমআউটে বা flush-এ ব্যর্থ হয়",
+                _ => "Redis ডাউন, offline queue বন্ধ: প্রতিটা `GET` সাথে সাথে ব্যর্থ হয়",
             },
             int(n),
             int(right),
@@ -347,7 +344,7 @@ fn offline(seed: u32) -> Draft {
         rate: d.int(2, 30),
         seconds: d.int(3, 10),
         db: d.int(2, 80) * 5,
-        keys: d.int(20, 2_000),
+        keys: d.int(20, 500),
         ttl: d.int(60, 3_600),
         queue: d.chance(70),
         seed: d.int(0, 99_999),
@@ -431,7 +428,7 @@ fn offline(seed: u32) -> Draft {
     let first = FIRST_TRY_MS;
     Draft {
         text: format!(
-            "{} প্রতিটা চেষ্টা ২ ms-এ refused হয়: {}, {}, {} ms …; প্রতি দ্বিতীয় ব্যর্থ চেষ্টায় ({}, {}, {} ms …) offline queue-র সব কমান্ড `MaxRetriesPerRequestError` পায়। {} ms-এ একটা রিকোয়েস্ট আসে (লগে req {})। তার `GET` কত ms পরে ব্যর্থ হয়, যাতে `loader()` চলে?",
+            "{} প্রতিটা চেষ্টা ২ ms-এ refused হয়: {}, {}, {} ms …; প্রতি দ্বিতীয় ব্যর্থ চেষ্টায় ({}, {}, {} ms …) offline queue-র সব কমান্ড `MaxRetriesPerRequestError` পায়। {} ms-এ একটা রিকোয়েস্ট আসে (লগে req {})। আসার কত ms পরে তার `GET` error পায় (আর `loader()` শুরু হয়)?",
             s.scene(),
             int(first),
             int(2 * first),
@@ -478,7 +475,9 @@ mod tests {
             "offline" => {
                 assert_eq!(out.focus, Level::Down);
                 let line = &shown.log[show.step - 1];
-                let i: usize = line.actor["req ".len()..].parse().expect("a request's line");
+                let i: usize = line.actor["req ".len()..]
+                    .parse()
+                    .expect("a request's line");
                 let (p, _) = P::from_query(&INFO, &show.query);
                 let arrived = requests(&p.typed())[i].0;
                 Truth::Count((line.at_ms - arrived) as i64)
@@ -503,7 +502,8 @@ mod tests {
     fn the_told_reconnections_are_the_labs() {
         let (p, _) = P::from_query(&INFO, "redis=down&seconds=30&rate=1");
         let out = run(&p.typed());
-        let tries: Vec<(u64, bool)> = out.shown()
+        let tries: Vec<(u64, bool)> = out
+            .shown()
             .log
             .iter()
             .filter(|l| l.actor == "ioredis")
@@ -515,7 +515,11 @@ mod tests {
             assert_eq!(flushes, j % 2 == 0, "{tries:?}");
             assert_eq!(
                 next_flush(at as i64 - 1),
-                if flushes { at as i64 } else { at as i64 + FIRST_TRY_MS }
+                if flushes {
+                    at as i64
+                } else {
+                    at as i64 + FIRST_TRY_MS
+                }
             );
         }
     }
