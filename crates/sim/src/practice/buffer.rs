@@ -7,7 +7,7 @@
 //! Every answer is read off the lab's own run ([`BufferResult`]) of the question's
 //! parameters.
 
-use super::pick::{counts, int, until, Draw};
+use super::pick::{counts, int, only_wrong, until, Draw};
 use super::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::buffer::{run, BufferParams, BufferResult, INFO, REQUEUES, ROOM};
 use crate::labs::params::Params;
@@ -47,18 +47,6 @@ fn lab(pairs: &[(&str, String)]) -> Params {
 
 fn run_of(p: &Params) -> BufferResult {
     run(&p.typed::<BufferParams>())
-}
-
-/// Keeps the hints that are not the right count, each count once.
-fn only_wrong(mut hints: Vec<(i64, String)>, right: i64) -> Vec<(i64, String)> {
-    hints.retain(|(v, _)| *v != right);
-    let mut seen = Vec::new();
-    hints.retain(|(v, _)| {
-        let new = !seen.contains(v);
-        seen.push(*v);
-        new
-    });
-    hints
 }
 
 /// The question asks the whole run's round trips (else a second's commands).

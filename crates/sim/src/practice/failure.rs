@@ -8,7 +8,7 @@
 //! `MaxRetriesPerRequestError`, nothing with the queue off. Every answer is read off the
 //! lab's own run ([`FailureOutput`]) of the question's parameters.
 
-use super::pick::{counts, int, until, Draw};
+use super::pick::{counts, int, only_wrong, until, Draw};
 use super::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::failure::{
     run, FailureOutput, FailureParams, COMMAND_TIMEOUT_MS, INFO, RETRY_CAP_MS,
@@ -112,18 +112,6 @@ impl Setup {
 
 fn run_of(p: &Params) -> FailureOutput {
     run(&p.typed::<FailureParams>())
-}
-
-/// Keeps the hints that are not the right count, each count once.
-fn only_wrong(mut hints: Vec<(i64, String)>, right: i64) -> Vec<(i64, String)> {
-    hints.retain(|(v, _)| *v != right);
-    let mut seen = Vec::new();
-    hints.retain(|(v, _)| {
-        let new = !seen.contains(v);
-        seen.push(*v);
-        new
-    });
-    hints
 }
 
 fn p50(seed: u32) -> Draft {
