@@ -16,8 +16,10 @@
 
 pub mod aside;
 pub mod broadcast;
+pub mod buffer;
 pub mod cache;
 pub mod eviction;
+pub mod failure;
 pub mod grade;
 pub mod invalidation;
 pub mod jitter;

@@ -77,6 +77,19 @@ pub fn counts(right: i64, wrong: Vec<(i64, String)>) -> Answer {
     }
 }
 
+/// The hints of a count question: those that are not the right count, each count once (the
+/// first hint given for it).
+pub fn only_wrong(mut hints: Vec<(i64, String)>, right: i64) -> Vec<(i64, String)> {
+    hints.retain(|(v, _)| *v != right);
+    let mut seen = Vec::new();
+    hints.retain(|(v, _)| {
+        let new = !seen.contains(v);
+        seen.push(*v);
+        new
+    });
+    hints
+}
+
 /// A multiple choice of fixed options (`(text, why it is wrong)`), the one at `right` right:
 /// its hint is left empty.
 pub fn options(all: &[(&str, String)], right: usize) -> Answer {

@@ -180,6 +180,10 @@ impl Lab for BufferLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::buffer::KINDS
+    }
+
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn super::lab::AnyRun>, String> {
         Ok(erase(Ready::new(run(&p.typed()))))
     }

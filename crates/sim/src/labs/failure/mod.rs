@@ -36,7 +36,7 @@ mod model;
 mod tests;
 
 pub use model::{
-    run, run_level, FailureOutput, FailureRun, Level, LevelResult, BUCKETS,
+    requests, run, run_level, FailureOutput, FailureRun, Level, LevelResult, BUCKETS,
     COMMAND_TIMEOUT_MS, LEVELS, MAX_RETRIES_PER_REQUEST, RETRY_CAP_MS, SLOW_MS,
 };
 
@@ -152,6 +152,10 @@ pub static LAB: FailureLab = FailureLab;
 impl Lab for FailureLab {
     fn info(&self) -> &'static LabInfo {
         &INFO
+    }
+
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::failure::KINDS
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

@@ -525,8 +525,9 @@ impl Model for FailureModel {
 }
 
 /// The requests: `rate × seconds` Poisson arrivals at `rate` per second and a uniform key
-/// each, from the seed (the same for every level).
-fn requests(p: &FailureParams) -> Vec<(u64, u32)> {
+/// each, from the seed (the same for every level): (arrival ms, key) per request, the log's
+/// `req <i>` being the i-th.
+pub fn requests(p: &FailureParams) -> Vec<(u64, u32)> {
     let n = p.requests();
     let mut rng = Mulberry32::new(p.seed);
     let mut t = 0.0f64;
