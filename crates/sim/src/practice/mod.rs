@@ -30,6 +30,7 @@ pub mod pubsub;
 pub mod queues;
 pub mod ratelimit;
 pub mod redlock;
+pub mod replica;
 pub mod roundtrips;
 pub mod sampling;
 pub mod set;
