@@ -15,6 +15,7 @@
 //! Everything is a pure function of its seed, natively and in wasm.
 
 pub mod aside;
+pub mod auth;
 pub mod broadcast;
 pub mod cache;
 pub mod eviction;
