@@ -15,6 +15,7 @@
 //! Everything is a pure function of its seed, natively and in wasm.
 
 pub mod aside;
+pub mod auth;
 pub mod broadcast;
 pub mod buffer;
 pub mod cache;
@@ -32,6 +33,7 @@ pub mod pubsub;
 pub mod queues;
 pub mod ratelimit;
 pub mod redlock;
+pub mod replica;
 pub mod roundtrips;
 pub mod sampling;
 pub mod set;

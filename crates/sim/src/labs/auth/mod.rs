@@ -233,6 +233,10 @@ impl Lab for AuthLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::auth::KINDS
+    }
+
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let p: AuthParams = p.typed();
         Ok(erase(model::sim(&p)))

@@ -163,6 +163,10 @@ impl Lab for ReplicaLab {
         &INFO
     }
 
+    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
+        crate::practice::replica::KINDS
+    }
+
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(erase(ReplicaRun::new(&p.typed())))
     }
