@@ -458,6 +458,15 @@ impl SimRedis {
         self.is_expired(key)
     }
 
+    /// How long until `key`'s TTL runs out, ms; negative when it has (the key is stale, still
+    /// stored). `None`: no such key, or no TTL.
+    pub fn expires_in(&self, key: &[u8]) -> Option<i64> {
+        self.keys
+            .get(key)
+            .filter(|e| e.expire >= 0)
+            .map(|e| e.expire - self.mstime())
+    }
+
     /// Runs one command for a client that may not block (like a Lua script or MULTI): a
     /// blocking command with nothing to pop answers nil at once. Commands that keep state
     /// per client (MULTI, WATCH, SUBSCRIBE) run as client 0.

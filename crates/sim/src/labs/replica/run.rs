@@ -277,26 +277,39 @@ impl ReplicaRun {
     fn probe(&mut self, at: u64) {
         let n = self.p.keys.max(1);
         let (p, second) = (self.servers.primary(), self.servers.second());
-        let pick = |both: bool| {
+        let held = |k: &str| second.is_some_and(|s| s.is_stale(k.as_bytes()));
+        // Past its TTL before the snapshot was taken (the keys a restored primary drops while
+        // loading), not after.
+        let sync = self.out.sync_ms as i64;
+        let before_sync = |k: &str| {
+            p.expires_in(k.as_bytes())
+                .is_some_and(|d| at as i64 + d <= sync)
+        };
+        let pick = |fits: &dyn Fn(&str) -> bool| {
             (0..n)
                 .map(|j| key((self.probe_start + j) % n))
-                .find(|k| {
-                    p.is_stale(k.as_bytes())
-                        && (!both || second.is_some_and(|s| s.is_stale(k.as_bytes())))
-                })
+                .find(|k| p.is_stale(k.as_bytes()) && fits(k))
         };
-        let Some(k) = pick(true).or_else(|| pick(false)) else {
+        // A replica shows a key it still holds; a restored primary one it dropped.
+        let first = if self.out.replica {
+            pick(&|k| held(k))
+        } else {
+            pick(&|k| !held(k) && before_sync(k))
+        };
+        let Some(k) = first.or_else(|| pick(&|_| true)) else {
             let mut l = CmdLine::new(at, "primary", &cmd(&[]), Ok(Reply::Nil));
             l.note = "এই মুহূর্তে মেয়াদ পেরোনো কোনো key মেমোরিতে নেই".into();
             self.out.log.push(l);
             return;
         };
         let who = if self.out.replica { "replica" } else { "restored" };
-        let held = second.is_some_and(|s| s.is_stale(k.as_bytes()));
-        let note = match (self.out.replica, held) {
-            (true, true) => "মেয়াদ পেরোনো: (nil) — তবু key মেমোরিতে, keys=-এ গোনা",
-            (true, false) => "এই key snapshot-এ আসেনি: (nil)",
-            (false, _) => "লোডের সময়ই বাদ পড়েছে: (nil)",
+        let held = held(&k);
+        let note = match (self.out.replica, held, before_sync(&k)) {
+            (true, true, _) => "মেয়াদ পেরোনো: (nil) — তবু key মেমোরিতে, keys=-এ গোনা",
+            (true, false, _) => "এই key snapshot-এ আসেনি: (nil)",
+            (false, false, true) => "লোডের সময়ই বাদ পড়েছে: (nil)",
+            (false, true, _) => "মেয়াদ ফুরিয়েছে লোডের পরে: (nil) — এ সার্ভার primary, পড়তেই মুছে দিল",
+            (false, false, false) => "মেয়াদ ফুরিয়েছে লোডের পরে, এ সার্ভারের নিজের চক্র মুছেছে: (nil)",
         };
         self.line(at, who, &["GET", &k], true, note);
         self.line(at, who, &["DBSIZE"], true, "");
