@@ -53,9 +53,8 @@ fn unbalanced(css: &str) -> Result<(), String> {
             }
             '{' => open.push(line),
             '}' => {
-                if open.pop().is_none() {
-                    return Err(format!("line {line}: a `}}` that closes nothing"));
-                }
+                open.pop()
+                    .ok_or_else(|| format!("line {line}: a `}}` that closes nothing"))?;
             }
             _ => {}
         }
