@@ -65,10 +65,8 @@ impl Server {
         let mut s = Server { child, port, dir };
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            if let Ok(mut c) = Conn::open(port) {
-                if c.cmd(&["PING"]) == Reply::Status("PONG".into()) {
-                    break;
-                }
+            if pong(port) {
+                break;
             }
             if let Ok(Some(st)) = s.child.try_wait() {
                 panic!("redis-server on port {port} exited at start: {st}");
@@ -98,6 +96,20 @@ impl Drop for Server {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Whether a server on `port` answers `PING` with `PONG`; any failure on the way (refused,
+/// reset while the server is still starting, a short read) is a no, never a panic.
+fn pong(port: u16) -> bool {
+    let Ok(mut w) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = w.set_read_timeout(Some(Duration::from_secs(2)));
+    if w.write_all(b"*1\r\n$4\r\nPING\r\n").is_err() {
+        return false;
+    }
+    let mut line = String::new();
+    BufReader::new(w).read_line(&mut line).is_ok() && line == "+PONG\r\n"
 }
 
 /// A tiny RESP2 client.
