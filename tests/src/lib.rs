@@ -776,15 +776,24 @@ impl Browser {
     }
 
     /// Waits until `check` holds (polling), or panics with `what` after `secs`.
-    pub fn wait(&self, secs: u64, what: &str, mut check: impl FnMut(&Browser) -> bool) {
+    pub fn wait(&self, secs: u64, what: &str, check: impl FnMut(&Browser) -> bool) {
+        assert!(
+            self.wait_for(secs, check),
+            "timed out after {secs} s waiting for {what}"
+        );
+    }
+
+    /// Waits until `check` holds (polling) for at most `secs`; whether it came to hold (the
+    /// caller then says what it found instead).
+    pub fn wait_for(&self, secs: u64, mut check: impl FnMut(&Browser) -> bool) -> bool {
         let deadline = Instant::now() + Duration::from_secs(secs);
         while !check(self) {
-            assert!(
-                Instant::now() < deadline,
-                "timed out after {secs} s waiting for {what}"
-            );
+            if Instant::now() >= deadline {
+                return false;
+            }
             std::thread::sleep(Duration::from_millis(40));
         }
+        true
     }
 
     /// Waits for the slide counter to read `expected`.

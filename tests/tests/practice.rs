@@ -548,6 +548,7 @@ fn scrubber(b: &Browser, id: &str) -> (u64, u64) {
 fn every_kinds_show_me_lands_where_it_says() {
     let b = Browser::new(1366, 768);
     let mut opened = 0;
+    let mut missed = Vec::new();
     for t in practice::topics() {
         for k in t.kinds {
             let q = practice::generate(t.id, k.id, 1).unwrap();
@@ -560,10 +561,15 @@ fn every_kinds_show_me_lands_where_it_says() {
             let lab = show.lab.clone();
             let ready = format!(".lab-{lab}[aria-busy=false] .scrubber");
             b.wait(120, &at, |b| b.exists(&ready));
-            b.wait(10, &format!("{at}: its position"), |b| {
+            let want = |last: u64| show.at.map_or(last, |a| a as u64);
+            let landed = b.wait_for(10, |b| {
                 let (pos, last) = scrubber(b, &lab);
-                last > 0 && pos == show.at.map_or(last, |a| a as u64)
+                pos == want(last)
             });
+            let (pos, last) = scrubber(&b, &lab);
+            if !landed {
+                missed.push(format!("{at}: at {pos} of 0..={last}, not {}", want(last)));
+            }
             assert!(b.text(".lab-open-error").is_none(), "{at}");
             assert!(
                 b.text(&format!(".lab-{lab} .field-error")).is_none(),
@@ -573,6 +579,7 @@ fn every_kinds_show_me_lands_where_it_says() {
             opened += 1;
         }
     }
+    assert!(missed.is_empty(), "{missed:#?}");
     assert!(opened > 60, "{opened} kinds show their lab");
 }
 

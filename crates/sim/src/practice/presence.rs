@@ -7,7 +7,7 @@
 //! ([`RoomOutput`]) of the question's parameters.
 
 use super::pick::{counts, int, options, until, Draw};
-use super::{params, show, Draft, QuestionKind};
+use super::{params, show_end, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::presence::{run_room, Bucket, PresenceParams, RoomOutput, INFO};
 
@@ -157,7 +157,7 @@ fn exact(seed: u32) -> Draft {
                 "সীমার ওপরে, আন্দাজ"
             }
         ),
-        show: show(&p, r.buckets.len()),
+        show: show_end(&p),
     }
 }
 
@@ -213,7 +213,7 @@ fn memory(seed: u32) -> Draft {
         code: code(room.limit),
         answer: options(&hints, right),
         why: told,
-        show: show(&p, r.buckets.len()),
+        show: show_end(&p),
     }
 }
 
@@ -298,7 +298,7 @@ fn pfcount(seed: u32) -> Draft {
             int(b.pf_window),
             crate::bn::dec(b.err_pct, 2)
         ),
-        show: show(&p, r.buckets.len()),
+        show: show_end(&p),
     }
 }
 
