@@ -606,9 +606,7 @@ fn QuestionCard(props: &CardProps) -> Html {
                 {" · "}<a class="practice-seed" href={practice::address(&q.topic, &q.kind, q.seed)}>{"seed "}{ bn::text(&q.seed.to_string()) }</a>
             </p>
             <h2 class="practice-text" id="practice-text">{ rich(&d.text) }</h2>
-            if !d.code.is_empty() {
-                <pre class="practice-code"><code>{ for d.code.iter().map(|l| html! { <span class="practice-line">{ l.clone() }</span> }) }</code></pre>
-            }
+            { code_lines(&d.code, "practice-code") }
             <form class="practice-form" {onsubmit} novalidate=true>
                 if let Answer::Choice { options, .. } = &d.answer {
                     <fieldset class="practice-choices" aria-describedby={described} onkeydown={onkeydown}>
@@ -714,9 +712,7 @@ pub fn QuizView(props: &QuizViewProps) -> Html {
     html! {
         <div class="quiz" aria-busy="false" data-topic={q.topic.clone()} data-kind={q.kind.clone()} data-seed={q.seed.to_string()}>
             <p class="quiz-text">{ rich(&d.text) }</p>
-            if !d.code.is_empty() {
-                <pre class="practice-code quiz-code"><code>{ for d.code.iter().map(|l| html! { <span class="practice-line">{ l.clone() }</span> }) }</code></pre>
-            }
+            { code_lines(&d.code, "practice-code quiz-code") }
             if let Answer::Choice { options, .. } = &d.answer {
                 <ul class="quiz-options">
                     { for options.iter().enumerate().map(|(i, o)| html! {
@@ -734,3 +730,19 @@ pub fn QuizView(props: &QuizViewProps) -> Html {
         </div>
     }
 }
+
+/// A question's operations, each line as written. Short ones (the LRU's `GET A`) sit in
+/// columns; when one is longer than a column, every line takes its own row (the box scrolls
+/// sideways rather than drawing one line over the next).
+fn code_lines(code: &[String], class: &'static str) -> Html {
+    if code.is_empty() {
+        return Html::default();
+    }
+    let rows = code.iter().any(|l| l.chars().count() > COLUMN_CHARS);
+    html! {
+        <pre class={classes!(class, rows.then_some("rows"))}><code>{ for code.iter().map(|l| html! { <span class="practice-line">{ l.clone() }</span> }) }</code></pre>
+    }
+}
+
+/// The longest line that fits a column of `.practice-code` (its 8.5em at the mono font).
+const COLUMN_CHARS: usize = 12;

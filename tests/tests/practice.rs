@@ -51,9 +51,59 @@ fn check_shown(b: &Browser, q: &Question) {
     // Shown exactly as written: commands and their numbers stay as Redis reads them.
     let want: Vec<String> = q.draft.code.clone();
     assert_eq!(lines, json!(want));
+    assert!(
+        !lines_overlap(b),
+        "{}/{}: code lines overlap",
+        q.topic,
+        q.kind
+    );
     b.wait(10, "the answer field focused", |b| {
         focused_id(b) == "practice-answer"
     });
+}
+
+/// Whether two of the question's code lines are drawn over each other.
+fn lines_overlap(b: &Browser) -> bool {
+    b.js(
+        "const r = [...document.querySelectorAll('.practice-line')].map(e => e.getBoundingClientRect()); \
+         return r.some((a, i) => r.some((c, j) => j > i && a.left < c.right && c.left < a.right && a.top < c.bottom && c.top < a.bottom))",
+        json!([]),
+    ) == json!(true)
+}
+
+/// Every kind's question (seed 1) on a 360 px phone: its code lines each readable (none
+/// drawn over another), the page not wider than the phone.
+#[test]
+fn every_kind_reads_on_a_phone() {
+    let b = Browser::new(360, 740);
+    let mut bad = Vec::new();
+    for t in practice::topics() {
+        for k in t.kinds {
+            b.open(&practice::address(t.id, k.id, 1));
+            let sel = format!(
+                ".practice-question[data-topic={}][data-kind={}][data-seed='1']",
+                t.id, k.id
+            );
+            b.wait(60, &sel, |b| b.exists(&sel));
+            if lines_overlap(&b) {
+                bad.push(format!("{}/{}: code lines overlap", t.id, k.id));
+            }
+            let wide = b.js(
+                "return document.documentElement.scrollWidth > window.innerWidth",
+                json!([]),
+            );
+            if wide == json!(true) {
+                bad.push(format!("{}/{}: wider than the phone", t.id, k.id));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+    b.screenshot(
+        &screenshot_dir()
+            .join("practice")
+            .join("long-code-360x740.png"),
+    );
+    assert_no_console_errors(&b);
 }
 
 /// Types `answer` and Enter; waits for the verdict.

@@ -319,7 +319,11 @@ mod tests {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
         let out: RoomOutput = lab_output(show);
         let b = out.buckets.last().expect("a bucket");
-        assert_eq!((show.step, show.at), (0, None), "the last bucket: the lab's result");
+        assert_eq!(
+            (show.step, show.at),
+            (0, None),
+            "the last bucket: the lab's result"
+        );
         match q.kind.as_str() {
             "exact" => Truth::Choice(SOURCES[usize::from(!b.exact)].into()),
             "memory" => Truth::Choice(BIGGER[bigger(b)].into()),
