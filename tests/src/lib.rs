@@ -868,15 +868,15 @@ pub fn assert_no_console_errors(b: &Browser) {
 
 /// Fails when the page is wider than its window (a phone would scroll sideways).
 pub fn assert_no_sideways_scroll(b: &Browser) {
-    let overflow = b.js(
+    assert!(!scrolls_sideways(b), "the page scrolls sideways");
+}
+
+/// Whether the page is wider than its window (for a test that lists every page that is).
+pub fn scrolls_sideways(b: &Browser) -> bool {
+    b.js(
         "return document.documentElement.scrollWidth > window.innerWidth",
         serde_json::json!([]),
-    );
-    assert_eq!(
-        overflow,
-        serde_json::json!(false),
-        "the page scrolls sideways"
-    );
+    ) == serde_json::json!(true)
 }
 
 /// Where screenshots go: `target/screenshots/…` in the workspace.

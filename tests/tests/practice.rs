@@ -3,7 +3,7 @@
 //! then right, and sees the verdict (focused), why a wrong answer is wrong, the right answer,
 //! and the way on; a bad address gets a Bengali message; it fits a 360 px phone.
 
-use redislab_e2e::{assert_no_console_errors, key, screenshot_dir, Browser};
+use redislab_e2e::{assert_no_console_errors, key, screenshot_dir, scrolls_sideways, Browser};
 use redislab_sim::practice::{self, Answer, Question};
 use serde_json::json;
 
@@ -88,11 +88,7 @@ fn every_kind_reads_on_a_phone() {
             if lines_overlap(&b) {
                 bad.push(format!("{}/{}: code lines overlap", t.id, k.id));
             }
-            let wide = b.js(
-                "return document.documentElement.scrollWidth > window.innerWidth",
-                json!([]),
-            );
-            if wide == json!(true) {
+            if scrolls_sideways(&b) {
                 bad.push(format!("{}/{}: wider than the phone", t.id, k.id));
             }
         }
