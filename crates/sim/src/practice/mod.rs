@@ -14,31 +14,10 @@
 //!
 //! Everything is a pure function of its seed, natively and in wasm.
 
-pub mod aside;
-pub mod auth;
-pub mod broadcast;
-pub mod buffer;
-pub mod cache;
-pub mod eviction;
-pub mod failure;
 pub mod grade;
-pub mod invalidation;
-pub mod jitter;
-pub mod lock;
-pub mod lru;
 pub mod pick;
-pub mod presence;
 pub mod progress;
-pub mod pubsub;
-pub mod queues;
-pub mod ratelimit;
-pub mod redlock;
-pub mod replica;
-pub mod roundtrips;
-pub mod sampling;
 pub mod set;
-pub mod stampede;
-pub mod streams;
 
 pub use grade::{grade, Verdict};
 

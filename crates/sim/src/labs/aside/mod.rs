@@ -31,6 +31,9 @@
 //! last position everything), and `AsideResult::so_far(n)` equals the counters of the same
 //! run stopped there (tested below).
 
+/// Its practice questions.
+pub mod practice;
+
 mod actors;
 mod result;
 mod scenario;
@@ -387,7 +390,7 @@ impl Lab for AsideLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::aside::KINDS
+        practice::KINDS
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

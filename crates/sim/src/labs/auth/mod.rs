@@ -44,6 +44,9 @@
 //! through the proxy (its per-session rate) a run would take minutes of real time, and
 //! scaling the times down would change the very TTLs the slide quotes.
 
+/// Its practice questions.
+pub mod practice;
+
 mod model;
 #[cfg(test)]
 mod tests;
@@ -234,7 +237,7 @@ impl Lab for AuthLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::auth::KINDS
+        practice::KINDS
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

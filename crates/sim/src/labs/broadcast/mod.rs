@@ -37,6 +37,9 @@
 //! [`BroadcastRun`] steps the world one event at a time; [`run`] runs it to the end, and a run
 //! stepped in slices gives the same result (tested below and in `tests/broadcast.rs`).
 
+/// Its practice questions.
+pub mod practice;
+
 mod actors;
 mod live;
 mod result;
@@ -438,7 +441,7 @@ impl Lab for BroadcastLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::broadcast::KINDS
+        practice::KINDS
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

@@ -33,6 +33,9 @@
 //! commands, round trips and rows for 50,000 viewers — is the same arithmetic on a real
 //! Redis.
 
+/// Its practice questions.
+pub mod practice;
+
 mod model;
 pub mod sample;
 #[cfg(test)]
@@ -181,7 +184,7 @@ impl Lab for BufferLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::buffer::KINDS
+        practice::KINDS
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn super::lab::AnyRun>, String> {

@@ -37,6 +37,9 @@
 //! [`model`] (the instances), [`result`] (what a run leaves), [`run`] (the scenario, the
 //! pair), [`view`] (what the page draws, the table).
 
+/// Its practice questions.
+pub mod practice;
+
 pub mod cmd;
 pub mod model;
 pub mod params;
@@ -106,7 +109,7 @@ impl Lab for CacheEngineLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::cache::KINDS
+        practice::KINDS
     }
 
     fn heaviest(&self) -> &'static str {

@@ -31,6 +31,9 @@
 //!
 //! No live mode: a lab that makes Redis slow or down cannot do it to the class's shared Redis.
 
+/// Its practice questions.
+pub mod practice;
+
 mod model;
 #[cfg(test)]
 mod tests;
@@ -155,7 +158,7 @@ impl Lab for FailureLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::failure::KINDS
+        practice::KINDS
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

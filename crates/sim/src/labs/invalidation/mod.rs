@@ -28,6 +28,9 @@
 //! No live mode: the SCAN walk needs `SCAN`, which the proxy does not pass, and the lab's
 //! keyspace view reads SimRedis' keys directly between commands.
 
+/// Its practice questions.
+pub mod practice;
+
 mod model;
 mod result;
 #[cfg(test)]
@@ -149,7 +152,7 @@ impl Lab for InvalidationLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::invalidation::KINDS
+        practice::KINDS
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn super::lab::AnyRun>, String> {

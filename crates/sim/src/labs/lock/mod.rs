@@ -26,6 +26,9 @@
 //! scrubs its trace); [`run`] runs it to the end, and `LockRun::result().so_far(n)` equals
 //! the result of the same run stopped after `n` trace entries (tested below).
 
+/// Its practice questions.
+pub mod practice;
+
 mod actors;
 mod result;
 mod scenario;
@@ -340,7 +343,7 @@ pub static LAB: LockLab = LockLab;
 
 impl Lab for LockLab {
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::lock::KINDS
+        practice::KINDS
     }
 
     fn info(&self) -> &'static LabInfo {

@@ -32,6 +32,9 @@
 //! `PFCOUNT` or `STRLEN`, and a real room of 5,00,000 viewers is far beyond what one browser
 //! should send through it.
 
+/// Its practice questions.
+pub mod practice;
+
 mod room;
 mod spread;
 #[cfg(test)]
@@ -159,7 +162,7 @@ impl Lab for PresenceLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::presence::KINDS
+        practice::KINDS
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

@@ -33,6 +33,9 @@
 //! subscriber's pushes are read from SimRedis' inbox as a client reads them, and reach the
 //! instance one network hop later.
 
+/// Its practice questions.
+pub mod practice;
+
 mod model;
 mod result;
 mod run;
@@ -171,7 +174,7 @@ impl Lab for PubSubLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::pubsub::KINDS
+        practice::KINDS
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

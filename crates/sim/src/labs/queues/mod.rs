@@ -41,6 +41,9 @@
 //! recovery, crashes. The lists' contents are read from the commands and their replies as
 //! Redis ran them (and checked against SimRedis' own keyspace in the tests).
 
+/// Its practice questions.
+pub mod practice;
+
 mod actors;
 mod result;
 mod scenario;
@@ -385,7 +388,7 @@ impl Lab for QueuesLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::queues::KINDS
+        practice::KINDS
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

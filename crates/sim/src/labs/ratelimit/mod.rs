@@ -25,6 +25,9 @@
 //! backend: SimRedis in the simulation, a real Redis through the proxy in live mode (the Redis
 //! store only: the memory store speaks no Redis).
 
+/// Its practice questions.
+pub mod practice;
+
 mod model;
 mod result;
 #[cfg(test)]
@@ -269,7 +272,7 @@ impl Lab for RateLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::ratelimit::KINDS
+        practice::KINDS
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

@@ -30,6 +30,9 @@
 //! No live mode: the proxy speaks to one Redis (one namespace per session) and cannot
 //! crash, promote or partition servers, nor move one server's clock; the lab needs five.
 
+/// Its practice questions.
+pub mod practice;
+
 mod model;
 mod result;
 #[cfg(test)]
@@ -278,7 +281,7 @@ impl Lab for RedlockLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::redlock::KINDS
+        practice::KINDS
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

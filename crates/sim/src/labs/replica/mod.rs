@@ -28,6 +28,9 @@
 //! No live mode: the proxy speaks to one Redis and cannot attach, load or restart a
 //! replica, so this lab runs on SimRedis only.
 
+/// Its practice questions.
+pub mod practice;
+
 mod run;
 #[cfg(test)]
 mod tests;
@@ -164,7 +167,7 @@ impl Lab for ReplicaLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::replica::KINDS
+        practice::KINDS
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

@@ -25,6 +25,9 @@
 //! of this one is back. One run simulates all five ways on the same seed, so the view's table
 //! compares them; the picture draws the chosen one.
 
+/// Its practice questions.
+pub mod practice;
+
 mod model;
 mod result;
 #[cfg(test)]
@@ -165,7 +168,7 @@ impl Lab for RoundTripsLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::roundtrips::KINDS
+        practice::KINDS
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn super::lab::AnyRun>, String> {

@@ -33,6 +33,9 @@
 //! [`StreamsRun`] steps one event at a time; [`run`] runs to the end, and a run stepped in
 //! any slice sizes equals it (tested).
 
+/// Its practice questions.
+pub mod practice;
+
 use super::lab::{erase, AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
 use super::params::Params;
 use crate::cli::{Args, CliError};
@@ -100,7 +103,7 @@ impl Lab for StreamsLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::streams::KINDS
+        practice::KINDS
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

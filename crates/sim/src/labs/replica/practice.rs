@@ -8,8 +8,8 @@
 //! expires a key itself). Every answer is read off the lab's own run ([`ReplicaOutput`]) of
 //! the question's parameters.
 
-use super::pick::{int, until, Draw};
-use super::{params, show_at, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, until, Draw};
+use crate::practice::{params, show_at, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::replica::{run, Frame, ReplicaOutput, ReplicaParams, INFO};
 

@@ -1,6 +1,9 @@
 //! Redis' sampled LRU (eviction deck, seed 001 §3): how close the oldest of k sampled keys
 //! comes to the true least recently used one, against k/(k+1).
 
+/// Its practice questions.
+pub mod practice;
+
 use super::lab::{erase, no_rules, AnyRun, CliSpec, Job, Lab, LabInfo, Run};
 use super::params::{int, seed, Field, Params};
 use crate::cli::{Args, CliError};
@@ -122,7 +125,7 @@ pub static LAB: SamplingLab = SamplingLab;
 
 impl Lab for SamplingLab {
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::sampling::KINDS
+        practice::KINDS
     }
 
     fn info(&self) -> &'static LabInfo {

@@ -2,8 +2,8 @@
 //! whose lock A's `DEL` removes, and how many writes the fencing check turns away. Every
 //! answer is read off the lab's own run ([`LockResult`]) of the question's parameters.
 
-use super::pick::{int, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show, Answer, Draft, QuestionKind};
 use crate::labs::lock::{run, CmdKind, LockParams, LockResult, INFO};
 use crate::labs::params::Params;
 use crate::redis::Reply;

@@ -2,8 +2,8 @@
 //! points), the smallest k that reaches a rank, and which k gave a measured rank. Every answer
 //! is read off the lab's own run ([`SamplingPoint`]s) of the question's parameters.
 
-use super::pick::{int, Draw};
-use super::{params, show_at, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show_at, Answer, Draft, QuestionKind};
 use crate::bn;
 use crate::eviction::sampling::SamplingPoint;
 use crate::labs::params::Params;

@@ -3,8 +3,8 @@
 //! ratio. Every answer is read off the lab's own table run ([`TableRow`]s) of the question's
 //! parameters.
 
-use super::pick::{int, Draw};
-use super::{params, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 use crate::bn;
 use crate::eviction::runner::eviction_table;
 use crate::eviction::TraceKind;

@@ -5,8 +5,8 @@
 //! Every answer is read off the lab's own run ([`RedlockResult`]) of the question's
 //! parameters.
 
-use super::pick::{int, options, until, Draw};
-use super::{params, show, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, options, until, Draw};
+use crate::practice::{params, show, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::redlock::{run, CmdKind, RedlockParams, RedlockResult, INFO};
 use crate::redis::Reply;

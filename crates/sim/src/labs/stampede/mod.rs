@@ -9,6 +9,9 @@
 //! `t - delta * beta * ln(1 - u) >= expiry`. At each arrival, recomputes that finished by
 //! then extend the expiry to `done + ttl` (the max over them). Time is virtual seconds.
 
+/// Its practice questions.
+pub mod practice;
+
 use super::lab::{erase, no_rules, AnyRun, CliSpec, Job, Lab, LabInfo, Run};
 use super::params::{float, seed, Field, Params};
 use crate::cli::{Args, CliError};
@@ -632,7 +635,7 @@ pub static LAB: StampedeLab = StampedeLab;
 
 impl Lab for StampedeLab {
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::stampede::KINDS
+        practice::KINDS
     }
 
     fn info(&self) -> &'static LabInfo {

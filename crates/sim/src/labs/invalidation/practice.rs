@@ -6,8 +6,8 @@
 //! two-version key. Every answer is read off the lab's own run ([`InvalResult`]) of the
 //! question's parameters.
 
-use super::pick::{counts, int, until, Draw};
-use super::{params, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{counts, int, until, Draw};
+use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 use crate::labs::invalidation::{run, InvalParams, InvalResult, INFO};
 use crate::labs::params::Params;
 

@@ -5,8 +5,8 @@
 //! messages are saved twice once XAUTOCLAIM takes the crashed batch over. Every answer is
 //! read off the lab's own run ([`StreamsResult`]) of the question's parameters.
 
-use super::pick::{int, Draw};
-use super::{params, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::streams::{run, StreamsParams, StreamsResult, INFO};
 

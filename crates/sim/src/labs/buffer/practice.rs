@@ -7,8 +7,8 @@
 //! Every answer is read off the lab's own run ([`BufferResult`]) of the question's
 //! parameters.
 
-use super::pick::{counts, int, only_wrong, until, Draw};
-use super::{params, show, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{counts, int, only_wrong, until, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::buffer::{run, BufferParams, BufferResult, INFO, REQUEUES, ROOM};
 use crate::labs::params::Params;
 

@@ -6,8 +6,8 @@
 //! student confuses it with). Every answer is read off the lab's own room run
 //! ([`RoomOutput`]) of the question's parameters.
 
-use super::pick::{counts, int, options, until, Draw};
-use super::{params, show_end, Draft, QuestionKind};
+use crate::practice::pick::{counts, int, options, until, Draw};
+use crate::practice::{params, show_end, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::presence::{run_room, Bucket, PresenceParams, RoomOutput, INFO};
 

@@ -8,8 +8,8 @@
 //! `MaxRetriesPerRequestError`, nothing with the queue off. Every answer is read off the
 //! lab's own run ([`FailureOutput`]) of the question's parameters.
 
-use super::pick::{counts, int, only_wrong, until, Draw};
-use super::{params, show, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{counts, int, only_wrong, until, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::failure::{
     run, FailureOutput, FailureParams, COMMAND_TIMEOUT_MS, INFO, RETRY_CAP_MS,
 };

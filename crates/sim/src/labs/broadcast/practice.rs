@@ -6,8 +6,8 @@
 //! against the places a student might think of). Every answer is read off the lab's own run
 //! ([`BroadcastResult`]) of the question's parameters.
 
-use super::pick::{int, Draw};
-use super::{params, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 use crate::labs::broadcast::{run, BroadcastParams, BroadcastResult, End, Why, INFO};
 use crate::labs::params::Params;
 

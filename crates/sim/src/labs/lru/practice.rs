@@ -2,8 +2,8 @@
 //! after step n, how many `get`s hit, and whom FIFO would evict instead. Every answer is read
 //! off the lab's own run ([`LruWalk`]) of the question's operations.
 
-use super::pick::{int, Draw};
-use super::{list, params, show, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{list, params, show, Answer, Draft, QuestionKind};
 use crate::eviction::lru_trace::Outcome;
 use crate::labs::lru::{LruParams, LruWalk, INFO};
 use crate::labs::params::Params;

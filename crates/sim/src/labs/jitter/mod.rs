@@ -7,6 +7,9 @@
 //! `Math.floor(t)`; then span = max − min + 1 seconds, mean = keys / span, max = the busiest
 //! second. The per-second histogram is kept (sparse) for a chart.
 
+/// Its practice questions.
+pub mod practice;
+
 use super::lab::{erase, no_rules, AnyRun, CliSpec, Job, Lab, LabInfo, Run};
 use super::params::{float, int, seed, Field, Params};
 use crate::cli::{Args, CliError};
@@ -599,7 +602,7 @@ pub static LAB: JitterLab = JitterLab;
 
 impl Lab for JitterLab {
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::jitter::KINDS
+        practice::KINDS
     }
 
     fn info(&self) -> &'static LabInfo {

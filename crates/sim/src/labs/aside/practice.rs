@@ -5,8 +5,8 @@
 //! run's figure and the figures a student confuses it with). Every answer is read off the
 //! lab's own run ([`AsideResult`]) of the question's parameters.
 
-use super::pick::{counts, int, options, until, Draw};
-use super::{params, show, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{counts, int, options, until, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::aside::{run, AsideParams, AsideResult, SpanEnd, INFO, PRODUCT};
 use crate::labs::params::Params;
 

@@ -7,8 +7,8 @@
 //! entry that lists the ban expires). Every answer is read off the lab's own run
 //! ([`AuthOutput`]) of the question's parameters.
 
-use super::pick::{int, until, Draw};
-use super::{params, show_at, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, until, Draw};
+use crate::practice::{params, show_at, show_end, Answer, Draft, QuestionKind};
 use crate::labs::auth::{run, AuthOutput, AuthParams, Visit, INFO, QUERIES_UNCACHED};
 use crate::labs::params::Params;
 
@@ -107,7 +107,7 @@ fn visits(r: &AuthOutput, from: u64, to: u64) -> Vec<Visit> {
 }
 
 /// The timeline's position (a second of the run) of `ms`, as "show me" opens it.
-fn at_second(p: &Params, ms: u64) -> Option<super::Show> {
+fn at_second(p: &Params, ms: u64) -> Option<crate::practice::Show> {
     let k = (ms / 1000) as usize;
     show_at(p, k + 1, Some(k))
 }

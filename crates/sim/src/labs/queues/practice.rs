@@ -5,8 +5,8 @@
 //! (at-least-once counts a job twice). Every answer is read off the lab's own run
 //! ([`QueuesResult`]) of the question's parameters.
 
-use super::pick::{int, options, until};
-use super::{params, show, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, options, until};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::queues::{run, Place, QueuesParams, QueuesResult, INFO};
 
@@ -197,7 +197,7 @@ impl Drawn {
 }
 
 fn fate(seed: u32) -> Draft {
-    let setup = super::pick::Draw::new(seed, 91).int(0, 4) as usize;
+    let setup = crate::practice::pick::Draw::new(seed, 91).int(0, 4) as usize;
     let d = draw(seed, 92, setup);
     let hints: Vec<(&str, String)> = vec![
         (
@@ -287,7 +287,7 @@ fn email_hints(d: &Drawn, right: i64) -> Vec<(i64, String)> {
 }
 
 fn done(seed: u32) -> Draft {
-    let setup = super::pick::Draw::new(seed, 93).int(0, 4) as usize;
+    let setup = crate::practice::pick::Draw::new(seed, 93).int(0, 4) as usize;
     let d = draw(seed, 94, setup);
     let right = i64::from(d.r.end.counters.done);
     let mut hints = email_hints(&d, right);
@@ -307,7 +307,7 @@ fn done(seed: u32) -> Draft {
 }
 
 fn sent(seed: u32) -> Draft {
-    let setup = super::pick::Draw::new(seed, 95).int(0, 4) as usize;
+    let setup = crate::practice::pick::Draw::new(seed, 95).int(0, 4) as usize;
     let d = draw(seed, 96, setup);
     let c = d.r.end.counters;
     let right: i64 = d.r.end.jobs.iter().map(|j| i64::from(j.effects)).sum();

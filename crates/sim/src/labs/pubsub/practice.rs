@@ -6,8 +6,8 @@
 //! nothing). Every answer is read off the lab's own run ([`PubSubResult`]) of the question's
 //! parameters.
 
-use super::pick::{counts, int, options, until, Draw};
-use super::{params, show, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{counts, int, options, until, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::pubsub::{run, PubSubParams, PubSubResult, Summary, INFO};
 

@@ -5,8 +5,8 @@
 //! an error (no rollback: the pipeline's and the transaction's `EXPIRE` still ran). Every
 //! answer is read off the lab's own run ([`RoundTripsResult`]) of the question's parameters.
 
-use super::pick::{int, options, Draw};
-use super::{params, show, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, options, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::roundtrips::{run, RoundTripsParams, RoundTripsResult, WayRun, INFO, ROOM_TTL};
 

@@ -6,6 +6,9 @@
 //! same computation as its run-to-end function (`eviction_table`, `mrc`), proven equal by the
 //! tests below.
 
+/// Its practice questions.
+pub mod practice;
+
 use super::lab::{erase, AnyRun, Broken, CliSpec, Job, Lab, LabInfo, Run};
 use super::params::{broken, float, int, seed, Field, Kind, Params};
 use crate::cli::{Args, CliError};
@@ -639,7 +642,7 @@ pub static LAB: EvictionLab = EvictionLab;
 
 impl Lab for EvictionLab {
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::eviction::KINDS
+        practice::KINDS
     }
 
     fn info(&self) -> &'static LabInfo {

@@ -2,6 +2,9 @@
 //! what each `get`/`put` changes and whom it evicts — the seed's trace or the student's own,
 //! through LRU or any policy of the registry.
 
+/// Its practice questions.
+pub mod practice;
+
 use super::eviction::POLICY_NAMES;
 use super::lab::{erase, no_rules, AnyRun, CliSpec, Job, Lab, LabInfo, Ready};
 use super::params::{int, seed, Field, Kind, Params};
@@ -143,7 +146,7 @@ impl Lab for LruLab {
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        crate::practice::lru::KINDS
+        practice::KINDS
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {

@@ -5,8 +5,8 @@
 //! one office IP the IP layer turns away. Every answer is read off the lab's own run
 //! ([`RateResult`]) of the question's parameters.
 
-use super::pick::{int, Draw};
-use super::{params, show, show_end, Answer, Draft, QuestionKind};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::ratelimit::{run, RateParams, RateResult, INFO};
 
