@@ -11,11 +11,11 @@
 //! module doc).
 
 use super::kit::{
-    failed_or_progress, open_full, stat, use_lab, use_timeline, use_work, CmdLog, Controls,
+    failed_or_progress, open_full, stat, stat_f, use_lab, use_run, use_steps, CmdLog, Controls,
     LabFrame, LabProps, Open,
 };
 use redislab_deck::bn;
-use redislab_sim::labs::auth::{AuthOutput, BanOutcome, INFO, QUERIES_UNCACHED};
+use redislab_sim::labs::auth::{AuthOutput, AuthRun, BanOutcome, INFO, QUERIES_UNCACHED};
 use yew::prelude::*;
 
 /// The lab's view, by the name the dispatch uses.
@@ -36,26 +36,6 @@ fn n(v: u64) -> String {
     bn::grouped(i64::try_from(v).unwrap_or(i64::MAX))
 }
 
-/// A number with a decimal part: a `dd` with its value in `data-n`.
-fn stat_f(key: &'static str, label: &'static str, v: f64, shown: String) -> Html {
-    html! {
-        <div class={classes!("lab-stat", key)}>
-            <dt>{ label }</dt>
-            <dd data-testid={format!("auth-{key}")} data-n={format!("{v:.4}")}>{ shown }</dd>
-        </div>
-    }
-}
-
-/// Requests and queries in the first `upto + 1` seconds.
-fn so_far(o: &AuthOutput, upto: usize) -> (u64, u64) {
-    o.secs
-        .iter()
-        .take(upto + 1)
-        .fold((0, 0), |(r, q), s| {
-            (r + u64::from(s.requests), q + u64::from(s.queries))
-        })
-}
-
 /// Where the banned student stands at `t`.
 fn ban_state(o: &AuthOutput, b: &BanOutcome, t: u64) -> (&'static str, bool) {
     let end = b.ends_ms.unwrap_or(u64::MAX);
@@ -74,9 +54,9 @@ fn ban_state(o: &AuthOutput, b: &BanOutcome, t: u64) -> (&'static str, bool) {
     }
 }
 
-/// What happened up to the cursor.
+/// What happened up to position `k` (the first `k` seconds).
 fn now_line(o: &AuthOutput, k: usize) -> Html {
-    let (r, q) = so_far(o, k);
+    let (r, q) = o.so_far(k);
     let per = q as f64 / r.max(1) as f64;
     let t = (k as u64) * 1000;
     let mut say = if o.params.cached() {
@@ -97,7 +77,7 @@ fn now_line(o: &AuthOutput, k: usize) -> Html {
     };
     let mut bad = false;
     if let Some(b) = &o.ban {
-        let (s, warn) = ban_state(o, b, t + 999);
+        let (s, warn) = ban_state(o, b, t.saturating_sub(1));
         say = format!("{say}। {}: {s}", o.watched);
         bad = warn;
     }
@@ -109,7 +89,7 @@ fn now_line(o: &AuthOutput, k: usize) -> Html {
 }
 
 /// Queries per second (bars) against 4 × the requests (the line), the warm window shaded,
-/// the ban's moments marked, the cursor.
+/// the ban's moments marked, the cursor after the first `k` seconds.
 fn chart(o: &AuthOutput, k: usize) -> Html {
     let n_secs = o.secs.len().max(1);
     let group = n_secs.div_ceil(BARS).max(1);
@@ -131,7 +111,7 @@ fn chart(o: &AuthOutput, k: usize) -> Html {
     let w = 1000.0 / bars.len().max(1) as f64;
     let y = |v: u64| 100.0 - v as f64 / top * 100.0;
     let x_ms = |ms: u64| (ms as f64 / 1000.0 / (group * bars.len().max(1)) as f64 * 1000.0).min(1000.0);
-    let cur = k / group;
+    // Bars whose seconds have all passed at position k are drawn as done.
     let mut done = String::new();
     let mut later = String::new();
     for (i, &(_, q)) in bars.iter().enumerate() {
@@ -144,7 +124,7 @@ fn chart(o: &AuthOutput, k: usize) -> Html {
             y(q),
             (i as f64 + 1.0) * w - w * 0.15
         );
-        if i <= cur { &mut done } else { &mut later }.push_str(&d);
+        if (i + 1) * group <= k { &mut done } else { &mut later }.push_str(&d);
     }
     let mut line = String::new();
     for (i, &(r, _)) in bars.iter().enumerate() {
@@ -156,7 +136,7 @@ fn chart(o: &AuthOutput, k: usize) -> Html {
             (i as f64 + 1.0) * w
         ));
     }
-    let cx = (k as f64 + 0.5) / (group * bars.len().max(1)) as f64 * 1000.0;
+    let cx = k as f64 / (group * bars.len().max(1)) as f64 * 1000.0;
     let per_bar = if group == 1 {
         "প্রতি সেকেন্ডে".to_string()
     } else {
@@ -223,7 +203,7 @@ fn chart(o: &AuthOutput, k: usize) -> Html {
 fn lane(o: &AuthOutput, b: &BanOutcome, k: usize, span_ms: u64) -> Html {
     let end = span_ms.max(1);
     let x = |ms: u64| ms as f64 / end as f64 * 1000.0;
-    let t = (k as u64 + 1) * 1000;
+    let t = k as u64 * 1000;
     let listed = o.params.filters();
     let label = format!(
         "{}-এর রিকোয়েস্ট (ঢুকল বা ফেরানো) আর ক্যাশে তার ইউজার এন্ট্রি",
@@ -263,13 +243,13 @@ fn ban_stats(o: &AuthOutput, b: &BanOutcome, embedded: bool) -> Html {
     html! {
         <>
             { stat("auth", "let-in", "ব্যানের পরে ঢুকল (বার)", u64::from(b.let_in), true) }
-            { stat_f("late", "শেষবার, ব্যানের পরে", late as f64 / 1000.0, secs(late)) }
+            { stat_f("auth", "late", "শেষবার, ব্যানের পরে", late as f64 / 1000.0, secs(late)) }
             if !embedded {
-                { stat_f("stale", "পুরোনো এন্ট্রি রইল ব্যানের পরে (≤ TTL)", (b.stale_until_ms - b.at_ms) as f64 / 1000.0, secs(b.stale_until_ms - b.at_ms)) }
+                { stat_f("auth", "stale", "পুরোনো এন্ট্রি রইল ব্যানের পরে (≤ TTL)", (b.stale_until_ms - b.at_ms) as f64 / 1000.0, secs(b.stale_until_ms - b.at_ms)) }
             }
             if let Some(back) = back {
                 { stat("auth", "refused-after-end", "ব্যান শেষে তবু ফেরানো (বার)", u64::from(b.refused_after_end), true) }
-                { stat_f("back", if o.params.filters() { "আবার ঢুকল, শেষের পরে (প্রথম রিকোয়েস্টেই)" } else { "আবার ঢুকল, শেষের পরে" }, back as f64 / 1000.0, secs(back)) }
+                { stat_f("auth", "back", if o.params.filters() { "আবার ঢুকল, শেষের পরে (প্রথম রিকোয়েস্টেই)" } else { "আবার ঢুকল, শেষের পরে" }, back as f64 / 1000.0, secs(back)) }
             }
         </>
     }
@@ -279,18 +259,17 @@ fn ban_stats(o: &AuthOutput, b: &BanOutcome, embedded: bool) -> Html {
 #[component]
 pub fn AuthLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let run = use_work::<(), AuthOutput>(Some(lab.job()));
-    let frames = run.result().map_or(1, |o| o.secs.len().max(1));
-    let t = use_timeline(frames, TICK_MS, Open::End);
+    let run = use_run::<AuthRun>(&lab, true);
+    let t = use_steps(run.result(), TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match run.result() {
         None => failed_or_progress(&run),
         Some(o) if o.secs.is_empty() => Html::default(),
         Some(o) => {
-            let k = t.cursor.min(o.secs.len() - 1);
-            let (r, q) = so_far(o, k);
+            let k = t.cursor.min(o.secs.len());
+            let (r, q) = o.so_far(k);
             let label = format!("{} / {}", secs(k as u64 * 1000), secs(o.params.duration * 1000));
-            let cut = (k as u64 + 1) * 1000;
+            let cut = k as u64 * 1000;
             // The log is in time order: the newest LOG lines before the cursor's second ends.
             let upto = o.log.partition_point(|l| l.at_ms < cut);
             let lines: Vec<_> = o.log[upto.saturating_sub(LOG)..upto]
@@ -311,7 +290,7 @@ pub fn AuthLab(props: &LabProps) -> Html {
                             { stat("auth", "requests", "রিকোয়েস্ট", r, false) }
                             { stat("auth", "queries", "ডেটাবেস কোয়েরি", q, false) }
                         }
-                        { stat_f("per-request", "রিকোয়েস্টপিছু কোয়েরি", q as f64 / r.max(1) as f64, bn::dec(q as f64 / r.max(1) as f64, 3)) }
+                        { stat_f("auth", "per-request", "রিকোয়েস্টপিছু কোয়েরি", q as f64 / r.max(1) as f64, bn::dec(q as f64 / r.max(1) as f64, 3)) }
                         if o.params.cached() {
                             if !embedded {
                                 { stat("auth", "uncached", "ক্যাশ ছাড়া হতো", u64::from(QUERIES_UNCACHED) * r, false) }
@@ -319,7 +298,7 @@ pub fn AuthLab(props: &LabProps) -> Html {
                             if let Some(w) = &o.warm {
                                 <div class="lab-stat warm">
                                     <dt>{ if embedded { "গরম অবস্থায় কোয়েরি".to_string() } else { format!("গরম অবস্থায় ({}–{}) কোয়েরি", secs(w.from_ms), secs(w.to_ms)) } }</dt>
-                                    <dd data-testid="auth-warm-queries" data-n={w.queries.to_string()} data-requests={w.requests.to_string()}>
+                                    <dd data-testid="auth-warm-queries" data-figure="warm-queries" data-n={w.queries.to_string()} data-requests={w.requests.to_string()}>
                                         { format!("{} ({} রিকোয়েস্টে)", n(w.queries), n(w.requests)) }
                                     </dd>
                                 </div>

@@ -15,6 +15,7 @@ use crate::live::bar::{use_live_switch, LivePanel, LiveSwitch};
 use crate::live::{use_live, ws_url, LiveRun};
 use gloo_timers::callback::Interval;
 use redislab_deck::bn;
+use redislab_sim::labs::def::{RunDef, Steps};
 use redislab_sim::labs::lab::LabInfo;
 use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::params::{Kind, Params};
@@ -174,7 +175,7 @@ pub fn ParamForm(props: &ParamFormProps) -> Html {
                     set.emit((key, v));
                 });
                 let input = match f.kind {
-                    Kind::Choice(words) => {
+                    Kind::Choice { words, labels } => {
                         let set = props.set.clone();
                         let onchange = Callback::from(move |e: Event| {
                             let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
@@ -182,7 +183,7 @@ pub fn ParamForm(props: &ParamFormProps) -> Html {
                         });
                         html! {
                             <select id={id.clone()} {onchange} aria-invalid={err.is_some().to_string()}>
-                                { for words.iter().map(|w| html! { <option value={*w} selected={*w == value}>{ *w }</option> }) }
+                                { for words.iter().enumerate().map(|(i, w)| html! { <option value={*w} selected={*w == value}>{ labels.get(i).copied().unwrap_or(w) }</option> }) }
                             </select>
                         }
                     }
@@ -264,6 +265,14 @@ pub fn use_timeline(frames: usize, tick_ms: u32, open: Open) -> UseReducerHandle
         });
     }
     t
+}
+
+/// A timeline over the steps of `out` (the lab's output: `redislab_sim::labs::def::Steps`,
+/// the one convention — position 0 before the first step, the last the whole run), as
+/// [`use_timeline`] plays and opens it; one position while there is no output.
+#[hook]
+pub fn use_steps<O: Steps>(out: Option<&O>, tick_ms: u32, open: Open) -> UseReducerHandle<Time> {
+    use_timeline(out.map_or(1, Steps::positions), tick_ms, open)
 }
 
 /// Props of [`Controls`].
@@ -452,6 +461,18 @@ where
 
 thread_local! {
     static RUNS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Runs `R`, one of the lab's runs (`redislab_sim::labs::def::RunDef`), of the lab's current
+/// parameters in the simulation worker: its parts and output are `R`'s own types, so the view
+/// and the simulator agree by the compiler's check. `on` false: nothing runs.
+#[hook]
+pub fn use_run<R: RunDef>(lab: &LabState, on: bool) -> RunState<R::Part, R::Output>
+where
+    R::Part: Clone + PartialEq,
+    R::Output: PartialEq,
+{
+    use_work::<R::Part, R::Output>(on.then(|| lab.job().run(R::NAME)))
 }
 
 /// Runs `job` in the simulation worker and follows it: progress, partial results (`P`) and
@@ -744,12 +765,24 @@ pub fn open_full(lab: &LabState) -> Html {
 }
 
 /// One number of a lab: a label, the value (Bengali digits, Indian grouping) and, when `bad`
-/// and not zero, the warning colour. `data-testid` is `<lab>-<key>`, `data-n` the number.
+/// and not zero, the warning colour. `data-testid` is `<lab>-<key>`, `data-figure` the key
+/// (the figure of the lab's output it shows: `redislab_sim::labs::def::Figures`), `data-n`
+/// the number.
 pub fn stat(lab: &str, key: &'static str, label: &'static str, v: u64, bad: bool) -> Html {
+    let shown = bn::grouped(i64::try_from(v).unwrap_or(i64::MAX));
+    figure(lab, key, html! { label }, v as f64, shown, bad && v > 0)
+}
+
+/// A number with its own text (a decimal, a time): like [`stat`], `data-n` the value.
+pub fn stat_f(lab: &str, key: &'static str, label: impl Into<Html>, v: f64, shown: String) -> Html {
+    figure(lab, key, label.into(), v, shown, false)
+}
+
+fn figure(lab: &str, key: &'static str, label: Html, v: f64, shown: String, bad: bool) -> Html {
     html! {
-        <div class={classes!("lab-stat", key, (bad && v > 0).then_some("bad"))}>
+        <div class={classes!("lab-stat", key, bad.then_some("bad"))}>
             <dt>{ label }</dt>
-            <dd data-testid={format!("{lab}-{key}")} data-n={v.to_string()}>{ bn::grouped(i64::try_from(v).unwrap_or(i64::MAX)) }</dd>
+            <dd data-testid={format!("{lab}-{key}")} data-figure={key} data-n={v.to_string()}>{ shown }</dd>
         </div>
     }
 }

@@ -224,6 +224,18 @@ pub fn erase<R: Run + 'static>(run: R) -> Box<dyn AnyRun> {
     Box::new(Erased { run, done: false })
 }
 
+/// The figures of run `R`'s output `out` (a lab's [`Lab::figures`]).
+///
+/// # Errors
+/// When `out` is not an `R::Output`.
+pub fn figures_of<R: super::def::RunDef>(out: &Json) -> Result<Vec<super::def::Figure>, String>
+where
+    R::Output: super::def::Figures,
+{
+    use super::def::Figures;
+    Ok(out.read::<R::Output>()?.figures())
+}
+
 /// A run whose result is ready at once (e.g. the LRU step-through, a few dozen operations).
 pub struct Ready<T>(Option<T>);
 
@@ -310,6 +322,15 @@ pub trait Lab: Sync {
     /// with these.
     fn heaviest(&self) -> &'static str {
         ""
+    }
+
+    /// The figures its page shows for `out`, its main run's output as the worker sends it
+    /// ([`super::def::Figures`]; empty: it names none yet).
+    ///
+    /// # Errors
+    /// When `out` is not the main run's output.
+    fn figures(&self, _out: &Json) -> Result<Vec<super::def::Figure>, String> {
+        Ok(Vec::new())
     }
 
     /// Its kinds of practice question (`crate::practice`; empty: none yet).

@@ -13,6 +13,7 @@
 //! Each lab is a pure function of (parameters, seed): a typed parameter struct read from its
 //! fields, a step-able run the worker drives in slices, and its output as the view draws it.
 
+pub mod def;
 pub mod lab;
 pub mod log;
 pub mod owners;

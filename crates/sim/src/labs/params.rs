@@ -22,8 +22,14 @@ pub enum Kind {
         /// Largest allowed.
         max: f64,
     },
-    /// One of these words.
-    Choice(&'static [&'static str]),
+    /// One of these words; the form shows each by its label (the word itself where
+    /// `labels` is empty).
+    Choice {
+        /// The words, as addresses write them.
+        words: &'static [&'static str],
+        /// Their Bengali labels, in the same order (empty: the words).
+        labels: &'static [&'static str],
+    },
     /// A comma-separated list of these words (at least one, no repeats).
     Many(&'static [&'static str]),
     /// An LRU-lab operation list (`put A, get B`).
@@ -84,13 +90,23 @@ pub const fn choice(
     Field {
         key,
         label,
-        kind: Kind::Choice(words),
+        kind: Kind::Choice { words, labels: &[] },
         default,
     }
 }
 
 /// On or off.
 pub const ON_OFF: &[&str] = &["on", "off"];
+
+crate::choices! {
+    /// A switch field: on or off.
+    pub enum Switch {
+        /// On.
+        On = "on" / "চালু",
+        /// Off.
+        Off = "off" / "বন্ধ",
+    }
+}
 
 /// The usual seed field.
 pub const fn seed(default: &'static str) -> Field {
@@ -121,7 +137,7 @@ pub fn check(field: &Field, value: &str) -> Result<String, String> {
             Ok(x) if x.is_finite() && x >= min && x <= max => Ok(v.to_string()),
             _ => Err(format!("{min} থেকে {max}-এর মধ্যে একটা সংখ্যা দিন")),
         },
-        Kind::Choice(words) => {
+        Kind::Choice { words, .. } => {
             let w = v.to_ascii_lowercase();
             if words.contains(&w.as_str()) {
                 Ok(w)
@@ -373,7 +389,7 @@ impl Params {
                     .filter(|s| !s.is_empty())
                     .map(serde_json::Value::from)
                     .collect(),
-                Kind::Choice(_) | Kind::Ops => serde_json::Value::from(v.as_str()),
+                Kind::Choice { .. } | Kind::Ops => serde_json::Value::from(v.as_str()),
             };
             (f.key, value)
         });
@@ -383,6 +399,11 @@ impl Params {
                 self.lab.id
             )
         })
+    }
+
+    /// The values as the lab's parameter struct declared with [`crate::params!`].
+    pub fn read<P: super::def::LabParams>(&self) -> P {
+        P::from_values(&self.values)
     }
 
     /// The query that reproduces these values (`alpha=0.9&cache=300&…`).
@@ -602,7 +623,7 @@ mod tests {
                         "-inf".into(),
                         "1e999".into(),
                     ]),
-                    Kind::Choice(_) => bad.extend(["nope".into(), "lru,fifo".into()]),
+                    Kind::Choice { .. } => bad.extend(["nope".into(), "lru,fifo".into()]),
                     Kind::Many(_) => bad.extend([
                         "lru,lru".into(),
                         "lru,nope".into(),

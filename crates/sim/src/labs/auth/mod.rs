@@ -47,24 +47,29 @@
 /// Its practice questions.
 pub mod practice;
 
-mod model;
+pub mod model;
+pub mod output;
+pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use model::{run, AuthOutput, AuthScenario, BanOutcome, Entry, Sec, Visit, Warm};
+pub use model::{run, AuthScenario};
+pub use output::{AuthOutput, BanOutcome, Entry, Sec, Visit, Warm};
+pub use params::{AuthParams, Filter, MAX_REQUESTS};
 
-use super::lab::{erase, AnyRun, Broken, CliSpec, Job, Lab, LabInfo};
-use super::params::{broken, choice, int, seed, Field, Params, ON_OFF};
-use super::preset::Preset;
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::params::Params;
 use crate::cli::{Args, CliError};
-use serde::{Deserialize, Serialize};
+
+crate::run_def! {
+    /// The lab's one run: the class's requests, second by second.
+    pub struct AuthRun = "run", () => AuthOutput;
+}
 
 /// Queries a protected request makes without the cache: the user, the restrictions, the
 /// course context, the access.
 pub const QUERIES_UNCACHED: u32 = 4;
-/// Most requests a run may make (students × duration ÷ gap).
-pub const MAX_REQUESTS: i64 = 200_000;
-
 /// The user key of student `id`.
 pub fn user_key(id: &str) -> String {
     format!("cache:auth:user:v1:student:{id}")
@@ -89,139 +94,15 @@ pub fn hex_id(base: u16, n: u32) -> String {
     )
 }
 
-/// The lab's fields: the seed's TTLs, a class of 200 students.
-pub const FIELDS: &[Field] = &[
-    choice("cache", "Redis ক্যাশ", ON_OFF, "on"),
-    int("students", "স্টুডেন্ট", 1, 2_000, "200"),
-    int("every", "একজনের রিকোয়েস্টের ফাঁক (ms, গড়)", 200, 60_000, "3000"),
-    int("courses", "কোর্স", 1, 100, "4"),
-    int("lessons", "কোর্সপিছু আইডি (ক্লাস/চ্যাপ্টার/ভিডিও)", 1, 500, "25"),
-    int("user_ttl", "ইউজারের TTL (s)", 1, 3_600, "60"),
-    int("context_ttl", "কোর্স-কনটেক্সটের TTL (s)", 1, 3_600, "120"),
-    int("access_ttl", "অ্যাক্সেসের TTL (s)", 1, 3_600, "120"),
-    int("ban_at", "ব্যান কখন (s, ০ = নেই)", 0, 900, "0"),
-    int("ban_for", "ব্যান কতক্ষণ (s, ০ = স্থায়ী)", 0, 900, "0"),
-    choice("filter", "মেয়াদ-পেরোনো রেস্ট্রিকশন", &["read", "none"], "read"),
-    int("duration", "চলবে (s)", 10, 900, "240"),
-    seed("1"),
-];
-
-/// The lab's parameters, typed (field by field as [`FIELDS`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AuthParams {
-    /// `on` or `off`.
-    pub cache: String,
-    /// Students.
-    pub students: u32,
-    /// Mean gap between one student's requests, ms.
-    pub every: u64,
-    /// Courses.
-    pub courses: u32,
-    /// Lesson ids per course.
-    pub lessons: u32,
-    /// The user entry's TTL, s.
-    pub user_ttl: u64,
-    /// The course context's TTL, s.
-    pub context_ttl: u64,
-    /// The access entry's TTL, s.
-    pub access_ttl: u64,
-    /// When the admin bans student `a91f`, s (0: never).
-    pub ban_at: u64,
-    /// How long the ban lasts, s (0: for good).
-    pub ban_for: u64,
-    /// `read`: expired restrictions are dropped after reading the cache; `none`: trusted.
-    pub filter: String,
-    /// Students stop asking after this, s.
-    pub duration: u64,
-    /// Seed of the lessons and the request times.
-    pub seed: u32,
-}
-
-impl Default for AuthParams {
-    fn default() -> Self {
-        Params::defaults(&INFO).typed()
-    }
-}
-
-impl AuthParams {
-    /// The cache is on.
-    pub fn cached(&self) -> bool {
-        self.cache == "on"
-    }
-    /// Expired restrictions are filtered on read.
-    pub fn filters(&self) -> bool {
-        self.filter == "read"
-    }
-    /// The ban's start, ms (`None`: no ban).
-    pub fn ban_ms(&self) -> Option<u64> {
-        (self.ban_at > 0).then_some(self.ban_at * 1000)
-    }
-    /// The ban's end, ms (`None`: no ban, or for good).
-    pub fn ban_end_ms(&self) -> Option<u64> {
-        self.ban_ms()
-            .filter(|_| self.ban_for > 0)
-            .map(|b| b + self.ban_for * 1000)
-    }
-}
-
-/// The presets: the seed's before and after, and the two ban stories.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        id: "after",
-        label: "ক্যাশের পরে",
-        about: "তিনটা প্রশ্নই Redis-এ: শুরুতে একবার ডেটাবেস, তারপর রিকোয়েস্টপিছু ০ কোয়েরি — শুধু TTL ফুরোলে আবার লোড",
-        pairs: &[],
-    },
-    Preset {
-        id: "before",
-        label: "ক্যাশের আগে",
-        about: "প্রতিটা রিকোয়েস্টে ৪টা ডেটাবেস কোয়েরি: ইউজার, রেস্ট্রিকশন, কোর্স-কনটেক্সট, অ্যাক্সেস",
-        pairs: &[("cache", "off")],
-    },
-    Preset {
-        id: "ban",
-        label: "ব্যান",
-        about: "৯০ s-এ অ্যাডমিন a91f-কে ব্যান করে; ক্যাশের পুরোনো এন্ট্রি যতক্ষণ আছে সে ঢোকে — বড়জোর ৬০ s",
-        pairs: &[("ban_at", "90")],
-    },
-    Preset {
-        id: "ban-ends",
-        label: "ব্যান শেষ হয়",
-        about: "৩০ s থেকে ১৫০ s পর্যন্ত ব্যান; পড়ার পরে মেয়াদ-পেরোনো রেস্ট্রিকশন ছেঁকে ফেলায় ১৫০ s-এই আবার ঢোকে",
-        pairs: &[("ban_at", "30"), ("ban_for", "120")],
-    },
-    Preset {
-        id: "no-filter",
-        label: "ছাঁকা ছাড়া",
-        about: "একই ব্যান, কিন্তু ক্যাশের লিস্ট যেমন আছে তেমন বিশ্বাস: ব্যান চলে এন্ট্রির মেয়াদ শেষ পর্যন্ত — ৬০ s পর্যন্ত বেশি",
-        pairs: &[("ban_at", "30"), ("ban_for", "120"), ("filter", "none")],
-    },
-];
-
-/// The run's size, and the ban inside it.
-fn rules(p: &Params) -> Result<(), Broken> {
-    let n = |k: &str| p.int(k).max(1);
-    if n("students") * n("duration") * 1000 / n("every") > MAX_REQUESTS {
-        return Err(broken(
-            "every",
-            "স্টুডেন্ট × সময় ÷ ফাঁক ২,০০,০০০-এর বেশি রিকোয়েস্ট — ফাঁক বাড়ান বা সময় কমান",
-        ));
-    }
-    if p.int("ban_at") >= p.int("duration") {
-        return Err(broken("ban_at", "ব্যান হতে হবে চলার সময়ের ভেতরে"));
-    }
-    Ok(())
-}
-
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "auth",
     title: "প্রতিটা রিকোয়েস্টের অথ চেক — ৪ কোয়েরি থেকে ০",
     blurb: "ইউজার, কোর্স-কনটেক্সট, অ্যাক্সেস — তিনটাই Redis-এ cache-aside: ডেটাবেস কোয়েরি ৪ থেকে ০, ব্যান কার্যকর TTL-এর মধ্যে, আর ব্যান শেষ হলে অপেক্ষা নেই",
-    fields: FIELDS,
-    presets: PRESETS,
-    rules,
-    runs: &["run"],
+    fields: AuthParams::FIELDS,
+    presets: params::PRESETS,
+    rules: rules_of::<AuthParams>,
+    runs: &[AuthRun::NAME],
     live: false,
 };
 
@@ -241,8 +122,11 @@ impl Lab for AuthLab {
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        let p: AuthParams = p.typed();
-        Ok(erase(model::sim(&p)))
+        Ok(AuthRun::erase(model::sim(&p.read())))
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<AuthRun>(out)
     }
 
     /// As many requests as the rule lets through, over the longest run.
@@ -265,8 +149,7 @@ impl Lab for AuthLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let p: AuthParams = p.typed();
-        let out = run(&p);
+        let out = run(&p.read());
         Ok(crate::cli::emit(a, text(&out), || {
             serde_json::to_value(&out).unwrap_or_default()
         }))

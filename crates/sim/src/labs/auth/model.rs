@@ -1,138 +1,21 @@
 //! The students' requests and the application's auth check, on the one engine ([`World`])
 //! against SimRedis; the database is the model's own state (its queries counted).
 
-use super::{access_key, context_key, hex_id, user_key, AuthParams, QUERIES_UNCACHED};
+use super::output::{AuthOutput, BanOutcome, Entry, Sec, Visit, Warm};
+use super::params::AuthParams;
+use super::{access_key, context_key, hex_id, user_key, QUERIES_UNCACHED};
 use crate::labs::log::CmdLine;
 use crate::labs::scenario::{Scenario, SimRun};
 use crate::redis::{Reply, EPOCH_MS};
 use crate::rng::Mulberry32;
 use crate::world::{cmd, ActorId, Backend, Io, Model, OpId, Outcome, World};
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 /// The watched student (the one the admin bans): the first.
 const WATCHED: u32 = 0;
 /// Most lines of the watched student's log.
 const LOG_MAX: usize = 2_000;
-
-/// One second of the run.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sec {
-    /// Requests begun in it.
-    pub requests: u32,
-    /// Database queries made in it.
-    pub queries: u32,
-    /// Requests refused (a ban).
-    pub refused: u32,
-}
-
-/// One request of the watched student.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Visit {
-    /// When, ms.
-    pub at_ms: u64,
-    /// Let in.
-    pub allowed: bool,
-    /// Database queries it made.
-    pub queries: u32,
-    /// Its user entry came from Redis.
-    pub user_hit: bool,
-}
-
-/// One user entry of the watched student, as the application cached it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entry {
-    /// The `SET`'s time, ms.
-    pub set_ms: u64,
-    /// Its expiry (Redis keeps it while now ≤ this), ms.
-    pub expires_ms: u64,
-    /// It lists the ban.
-    pub banned: bool,
-}
-
-/// The warm window: every student's keys cached, none expired yet.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Warm {
-    /// The last student's first request, ms (the window is after it).
-    pub from_ms: u64,
-    /// The first expiry of any cached key, ms (the window ends with it).
-    pub to_ms: u64,
-    /// Requests in the window.
-    pub requests: u64,
-    /// Database queries in the window.
-    pub queries: u64,
-}
-
-/// What the ban did to the watched student.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BanOutcome {
-    /// The admin's ban, ms.
-    pub at_ms: u64,
-    /// Its end, ms (`None`: for good).
-    pub ends_ms: Option<u64>,
-    /// Until when the entry cached before the ban lets the student in (its expiry; the ban's
-    /// time when nothing was cached), ms.
-    pub stale_until_ms: u64,
-    /// Requests let in at or after the ban (and before its end).
-    pub let_in: u32,
-    /// The last of them, ms.
-    pub last_let_in_ms: Option<u64>,
-    /// The first refused request, ms.
-    pub first_refused_ms: Option<u64>,
-    /// Requests refused from the ban's end on.
-    pub refused_after_end: u32,
-    /// The first request let in from the end on, ms.
-    pub back_in_ms: Option<u64>,
-    /// The expiry of the entry listing the ban that was cached at its end (`None`: none),
-    /// ms: without the filter the ban lasts until then.
-    pub listed_until_ms: Option<u64>,
-}
-
-/// The run's result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AuthOutput {
-    /// The parameters.
-    pub params: AuthParams,
-    /// The watched student's id.
-    pub watched: String,
-    /// Every second so far.
-    pub secs: Vec<Sec>,
-    /// Requests.
-    pub requests: u64,
-    /// Refused.
-    pub refused: u64,
-    /// Database queries.
-    pub queries: u64,
-    /// Requests that made no query.
-    pub zero_query: u64,
-    /// Loads of a user entry (2 queries each).
-    pub user_loads: u64,
-    /// Loads of a course context.
-    pub context_loads: u64,
-    /// Loads of an access entry.
-    pub access_loads: u64,
-    /// Redis commands.
-    pub commands: u64,
-    /// The warm window (`None`: without the cache, or it is empty).
-    pub warm: Option<Warm>,
-    /// The watched student's requests.
-    pub visits: Vec<Visit>,
-    /// The watched student's cached user entries.
-    pub entries: Vec<Entry>,
-    /// The ban's outcome (`None`: no ban).
-    pub ban: Option<BanOutcome>,
-    /// The watched student's commands, the database's loads and the admin's acts.
-    pub log: Vec<CmdLine>,
-    /// Virtual time reached, ms.
-    pub end_ms: u64,
-}
-
-impl AuthOutput {
-    /// Queries per request.
-    pub fn per_request(&self) -> f64 {
-        self.queries as f64 / self.requests.max(1) as f64
-    }
-}
 
 /// The model's timers.
 #[derive(Clone, Copy, Debug)]

@@ -8,7 +8,7 @@
 //! ([`AuthOutput`]) of the question's parameters.
 
 use crate::practice::pick::{int, until, Draw};
-use crate::practice::{params, show_at, show_end, Answer, Draft, QuestionKind};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::auth::{run, AuthOutput, AuthParams, Visit, INFO, QUERIES_UNCACHED};
 use crate::labs::params::Params;
 
@@ -37,7 +37,7 @@ fn lab(pairs: &[(&str, String)]) -> Params {
 }
 
 fn run_of(p: &Params) -> AuthOutput {
-    run(&p.typed::<AuthParams>())
+    run(&p.read::<AuthParams>())
 }
 
 /// Seconds with one decimal, in Bengali (`৯১.২`).
@@ -104,12 +104,6 @@ fn visits(r: &AuthOutput, from: u64, to: u64) -> Vec<Visit> {
         .filter(|v| v.at_ms >= from && v.at_ms <= to)
         .cloned()
         .collect()
-}
-
-/// The timeline's position (a second of the run) of `ms`, as "show me" opens it.
-fn at_second(p: &Params, ms: u64) -> Option<crate::practice::Show> {
-    let k = (ms / 1000) as usize;
-    show_at(p, k + 1, Some(k))
 }
 
 fn queries(seed: u32) -> Draft {
@@ -294,7 +288,7 @@ fn ban(seed: u32) -> Draft {
                 secs(set_ms + ttl_ms)
             )
         },
-        show: at_second(&p, decides),
+        show: show(&p, r.position_of(decides)),
     }
 }
 
@@ -409,7 +403,7 @@ fn ban_end(seed: u32) -> Draft {
                 int(right)
             )
         },
-        show: at_second(&p, decides),
+        show: show(&p, r.position_of(decides)),
     }
 }
 
@@ -427,9 +421,9 @@ mod tests {
             "queries" => Truth::Count(out.queries as i64),
             "ban" => {
                 let b = out.ban.expect("a ban");
-                // "Show me" opens on the second of the last let-in (or the first refusal).
+                // "Show me" opens after the second of the last let-in (or the first refusal).
                 let t = b.last_let_in_ms.or(b.first_refused_ms).unwrap();
-                assert_eq!(show.at, Some((t / 1000) as usize));
+                assert_eq!(show.at, Some((t / 1000) as usize + 1));
                 let n = out
                     .visits
                     .iter()

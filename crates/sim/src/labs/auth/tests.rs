@@ -133,18 +133,6 @@ fn golden_ban_presets() {
 }
 
 #[test]
-fn the_default_run_is_fast() {
-    let p = AuthParams::default();
-    let _ = run(&p);
-    let t = std::time::Instant::now();
-    let _ = run(&p);
-    let ms = t.elapsed().as_secs_f64() * 1000.0;
-    eprintln!("auth defaults: {ms:.1} ms");
-    // The budget is 50 ms; a shared machine gets room.
-    assert!(ms < 150.0, "{ms} ms");
-}
-
-#[test]
 fn rules_and_heaviest() {
     let (_, errors) = Params::from_query(&INFO, "students=2000&every=1000&duration=900");
     assert_eq!(errors.len(), 1);

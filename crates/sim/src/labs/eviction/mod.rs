@@ -60,13 +60,13 @@ const FIELDS: &[Field] = &[
     Field {
         key: "trace",
         label: "trace",
-        kind: Kind::Choice(TRACE_NAMES),
+        kind: Kind::Choice { words: TRACE_NAMES, labels: &[] },
         default: "zipf",
     },
     Field {
         key: "focus",
         label: "কার eviction দেখব",
-        kind: Kind::Choice(POLICY_NAMES),
+        kind: Kind::Choice { words: POLICY_NAMES, labels: &[] },
         default: "lru",
     },
     int("scan_period", "scan পালা (রিকোয়েস্ট)", 1, 100_000, "5000"),

@@ -96,25 +96,25 @@ pub const FIELDS: &[Field] = &[
     Field {
         key: "release",
         label: "লক ছাড়া",
-        kind: Kind::Choice(&["del", "token"]),
+        kind: Kind::Choice { words: &["del", "token"], labels: &[] },
         default: "del",
     },
     Field {
         key: "heartbeat",
         label: "heartbeat",
-        kind: Kind::Choice(ON_OFF),
+        kind: Kind::Choice { words: ON_OFF, labels: &[] },
         default: "off",
     },
     Field {
         key: "fencing",
         label: "fencing token",
-        kind: Kind::Choice(ON_OFF),
+        kind: Kind::Choice { words: ON_OFF, labels: &[] },
         default: "off",
     },
     Field {
         key: "dedup",
         label: "ডাবল-ক্লিক dedup",
-        kind: Kind::Choice(ON_OFF),
+        kind: Kind::Choice { words: ON_OFF, labels: &[] },
         default: "off",
     },
     Field {
@@ -129,7 +129,7 @@ pub const FIELDS: &[Field] = &[
     Field {
         key: "pause_worker",
         label: "কে থমকাবে",
-        kind: Kind::Choice(&["a", "b"]),
+        kind: Kind::Choice { words: &["a", "b"], labels: &[] },
         default: "a",
     },
     Field {

@@ -25,7 +25,7 @@ const FIELDS: &[Field] = &[
     Field {
         key: "policy",
         label: "policy",
-        kind: Kind::Choice(POLICY_NAMES),
+        kind: Kind::Choice { words: POLICY_NAMES, labels: &[] },
         default: "lru",
     },
     seed("1"),
