@@ -590,7 +590,7 @@ fn the_antirez_card_states_his_position() {
 }
 
 /// The recap counts the story's 14 breaks (steps 01, 02, 04, …, 26) and 13 fixes (03, 05, …,
-/// 27): a row a break, steps 01 and 02 sharing the fix of step 03.
+/// 27): a row a fix, its breaks before the arrow — steps 01 and 02 share the fix of step 03.
 #[test]
 fn the_broadcast_recap_counts_14_breaks_and_13_fixes() {
     let b = deck("broadcast");
@@ -604,10 +604,16 @@ fn the_broadcast_recap_counts_14_breaks_and_13_fixes() {
             _ => None,
         })
         .expect("the recap table");
-    assert_eq!(rows.len(), 14);
-    let fixes: std::collections::BTreeSet<String> = rows
+    assert_eq!(rows.len(), 13);
+    let steps: Vec<String> = rows.iter().map(|r| plain(&r[0])).collect();
+    let breaks: usize = steps
         .iter()
-        .map(|r| plain(&r[0]).split('→').nth(1).unwrap().trim().to_string())
+        .map(|s| s.split('→').next().unwrap().split('·').count())
+        .sum();
+    assert_eq!(breaks, 14, "{steps:?}");
+    let fixes: std::collections::BTreeSet<&str> = steps
+        .iter()
+        .map(|s| s.split('→').nth(1).unwrap().trim())
         .collect();
     assert_eq!(fixes.len(), 13, "{fixes:?}");
 }
