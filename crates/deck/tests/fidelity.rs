@@ -307,8 +307,8 @@ fn broadcast_states_the_corrections() {
             "`lockDuration: 30000`",
             "*stalled*",
             "`jobId`",
-            // A failed job is kept, not deleted.
-            "`failedReason`",
+            // A failed job is kept, not deleted (the scripts of steps 14 and 15).
+            "failedReason",
             "removeOnFail",
             // attempts: 3 is two retries: waits of 10 s and 20 s.
             "`attempts: 3`-এ চলা তিনবার",
