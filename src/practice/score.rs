@@ -168,7 +168,7 @@ fn select_code() {
     let (Some(code), Ok(selection)) = (
         doc.query_selector(".practice-code-text").ok().flatten(),
         Reflect::get(&dom::window(), &"getSelection".into())
-            .and_then(|f| f.dyn_into::<Function>().map_err(JsValue::from))
+            .and_then(|f| f.dyn_into::<Function>())
             .and_then(|f| f.call0(&dom::window())),
     ) else {
         return;
