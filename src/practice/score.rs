@@ -98,7 +98,13 @@ pub(super) fn SetScore(props: &ScoreProps) -> Html {
                 <button type="button" id="practice-result-code" class="practice-result-code" data-code={code.clone()}
                     aria-describedby="practice-code-label practice-code-hint" onclick={copy}>
                     <code class="practice-code-text">{ code.clone() }</code>
-                    <span class="practice-copy-word" aria-hidden="true">{ if *copied == Copied::Yes { "✓ কপি হয়েছে" } else { "ট্যাপ করে কপি" } }</span>
+                    <span class="practice-copy-word" aria-hidden="true">
+                        if *copied == Copied::Yes {
+                            {"✓ কপি হয়েছে"}
+                        } else {
+                            <span class="for-keys">{"কপি করুন"}</span><span class="for-touch">{"ট্যাপ করে কপি"}</span>
+                        }
+                    </span>
                 </button>
                 if can_share {
                     <button type="button" class="button practice-share" onclick={share}>{"শেয়ার করুন…"}</button>
