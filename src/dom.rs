@@ -50,17 +50,42 @@ pub fn store(key: &str, value: &str) {
 pub struct Listener {
     target: EventTarget,
     kind: &'static str,
+    capture: bool,
     closure: Closure<dyn FnMut(Event)>,
 }
 
 impl Listener {
     /// Listens for `kind` events on `target`.
     pub fn new(target: &EventTarget, kind: &'static str, f: impl FnMut(Event) + 'static) -> Self {
+        Self::with_capture(target, kind, false, f)
+    }
+
+    /// Listens for `kind` events on `target` before they reach their own target (the capture
+    /// phase), so nothing inside (a lab drawn by the labs module) can keep them from us.
+    pub fn capture(
+        target: &EventTarget,
+        kind: &'static str,
+        f: impl FnMut(Event) + 'static,
+    ) -> Self {
+        Self::with_capture(target, kind, true, f)
+    }
+
+    fn with_capture(
+        target: &EventTarget,
+        kind: &'static str,
+        capture: bool,
+        f: impl FnMut(Event) + 'static,
+    ) -> Self {
         let closure = Closure::<dyn FnMut(Event)>::new(f);
-        let _ = target.add_event_listener_with_callback(kind, closure.as_ref().unchecked_ref());
+        let _ = target.add_event_listener_with_callback_and_bool(
+            kind,
+            closure.as_ref().unchecked_ref(),
+            capture,
+        );
         Listener {
             target: target.clone(),
             kind,
+            capture,
             closure,
         }
     }
@@ -68,9 +93,11 @@ impl Listener {
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        let _ = self
-            .target
-            .remove_event_listener_with_callback(self.kind, self.closure.as_ref().unchecked_ref());
+        let _ = self.target.remove_event_listener_with_callback_and_bool(
+            self.kind,
+            self.closure.as_ref().unchecked_ref(),
+            self.capture,
+        );
     }
 }
 
@@ -83,6 +110,69 @@ pub fn typing_into(event: &Event) -> bool {
         return false;
     };
     matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.is_content_editable()
+}
+
+/// True when the element takes typed text (a text field, a text area, editable text): its
+/// keys are its own however it got focus. A range, a drop-down or a button is not.
+pub fn takes_text(el: &web_sys::Element) -> bool {
+    match el.tag_name().as_str() {
+        "TEXTAREA" => true,
+        "INPUT" => matches!(
+            el.get_attribute("type")
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+                .as_str(),
+            "" | "text" | "number" | "search" | "email" | "url" | "tel" | "password"
+        ),
+        _ => el
+            .dyn_ref::<web_sys::HtmlElement>()
+            .is_some_and(|h| h.is_content_editable()),
+    }
+}
+
+/// Focuses `el` without scrolling the page to it.
+pub fn focus_quietly(el: &web_sys::HtmlElement) {
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"preventScroll".into(), &true.into());
+    if let Ok(f) = js_sys::Reflect::get(el, &"focus".into()) {
+        if let Some(f) = f.dyn_ref::<js_sys::Function>() {
+            let _ = f.call1(el, &options);
+        }
+    }
+}
+
+/// Runs `f` once the page's web fonts are in (`document.fonts.ready`): text measured before
+/// then was measured in a fallback font.
+pub fn when_fonts_ready(f: impl FnOnce() + 'static) {
+    let ready = js_sys::Reflect::get(&document(), &"fonts".into())
+        .and_then(|fonts| js_sys::Reflect::get(&fonts, &"ready".into()))
+        .ok()
+        .and_then(|r| r.dyn_into::<js_sys::Promise>().ok());
+    if let Some(ready) = ready {
+        wasm_bindgen_futures::spawn_local(async move {
+            if wasm_bindgen_futures::JsFuture::from(ready).await.is_ok() {
+                f();
+            }
+        });
+    }
+}
+
+/// Is the primary pointer a finger (a phone or a tablet: coarse, and it cannot hover)? The
+/// same test as the stylesheet's `@media (hover: none) and (pointer: coarse)`.
+pub fn touch_first() -> bool {
+    // `matchMedia` through the object, as web-sys' MediaQueryList feature would be built for
+    // this one call.
+    let w = window();
+    js_sys::Reflect::get(&w, &"matchMedia".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .and_then(|f| {
+            f.call1(&w, &"(hover: none) and (pointer: coarse)".into())
+                .ok()
+        })
+        .and_then(|m| js_sys::Reflect::get(&m, &"matches".into()).ok())
+        .and_then(|m| m.as_bool())
+        .unwrap_or(false)
 }
 
 /// True when `key` would press the focused button or link (Space, Enter): it is theirs.

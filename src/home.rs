@@ -17,7 +17,13 @@ pub fn Home() -> Html {
             <header class="home-head">
                 <p class="brand"><span class="brand-mark" aria-hidden="true">{"◆"}</span>{" Redis Lab"}</p>
                 <h1>{"প্রোডাকশনে Redis — দেখে, চালিয়ে, ভেঙে শেখা"}</h1>
-                <p class="home-lead">{"প্রতিটা ডেক একটা পুরো গল্প। কিবোর্ডে ← → দিয়ে চলুন, A চাপলে অটোপ্লে, N চাপলে প্রেজেন্টারের স্ক্রিপ্ট, F চাপলে ফুলস্ক্রিন।"}</p>
+                // What to press, or on a touch screen what to tap and swipe (the stylesheet
+                // shows one by the primary pointer).
+                <p class="home-lead">
+                    {"প্রতিটা ডেক একটা পুরো গল্প। "}
+                    <span class="for-keys">{"কিবোর্ডে ← → দিয়ে চলুন, A চাপলে অটোপ্লে, N চাপলে প্রেজেন্টারের স্ক্রিপ্ট, F চাপলে ফুলস্ক্রিন।"}</span>
+                    <span class="for-touch">{"একটা ডেকে ট্যাপ করুন, তারপর স্লাইডে আঙুল বাঁয়ে টানলে পরেরটা, ডানে টানলে আগেরটা (নিচের ← → বোতামেও হয়); ✎ বোতামে প্রেজেন্টারের স্ক্রিপ্ট।"}</span>
+                </p>
             </header>
             <ul class="deck-list">
                 { for DECK_INDEX.iter().map(|d| {

@@ -20,8 +20,11 @@ use redislab_sim::labs::lab::Job;
 use redislab_sim::practice::progress::Progress;
 use redislab_sim::practice::set::{self, Spec};
 use redislab_sim::practice::{self, choice_label, Answer, Place, Question, Verdict};
+use score::SetScore;
 use std::rc::Rc;
 use yew::prelude::*;
+
+mod score;
 
 /// Props of [`PracticePage`].
 #[derive(Properties, PartialEq)]
@@ -404,83 +407,6 @@ fn SetView(props: &SetProps) -> Html {
     }
 }
 
-/// Props of [`SetScore`].
-#[derive(Properties, PartialEq)]
-struct ScoreProps {
-    spec: Spec,
-    seed: u32,
-    verdicts: Vec<Option<Verdict>>,
-    /// Start the same set again.
-    on_again: Callback<()>,
-}
-
-/// The end of a set: the score, each question right or wrong (a link to it), the result
-/// code, and the ways on.
-#[component]
-fn SetScore(props: &ScoreProps) -> Html {
-    let heading = use_node_ref();
-    {
-        let heading = heading.clone();
-        use_effect_with((), move |_| {
-            if let Some(el) = heading.cast::<web_sys::HtmlElement>() {
-                let _ = el.focus();
-            }
-        });
-    }
-    let picks = set::picks(&props.spec, props.seed);
-    let score = props.verdicts.iter().flatten().filter(|v| v.right).count();
-    let canons: Vec<Option<String>> = props
-        .verdicts
-        .iter()
-        .map(|v| v.as_ref().map(|v| v.canon.clone()))
-        .collect();
-    let code = set::code(&props.spec, props.seed, score as u32, &canons);
-    let again = props.on_again.reform(|_: MouseEvent| ());
-    let fresh_hash = route::practice_hash("", &props.spec.query_unseeded());
-    let class_link = format!(
-        "{}{}",
-        dom::page_url().split('#').next().unwrap_or_default(),
-        route::practice_hash("", &props.spec.query(props.seed))
-    );
-    html! {
-        <section class="practice-score" aria-labelledby="practice-score-h">
-            <h2 id="practice-score-h" class="practice-score-h" tabindex="-1" ref={heading}>
-                {"স্কোর: "}<span class="practice-score-n" data-n={score.to_string()}>{ bn::int(score as i64) }</span>
-                {" / "}{ bn::int(props.verdicts.len() as i64) }
-            </h2>
-            <ol class="practice-answers">
-                { for picks.iter().zip(&props.verdicts).map(|((t, k, s), v)| {
-                    let title = practice::topic(t)
-                        .and_then(|tp| tp.kinds.iter().find(|x| x.id == *k).map(|x| format!("{} · {}", tp.title, x.title)))
-                        .unwrap_or_default();
-                    let (mark, cls) = match v {
-                        Some(v) if v.right => ("✓ ঠিক", "right"),
-                        Some(_) => ("✗ হয়নি", "wrong"),
-                        None => ("— উত্তর নেই", "wrong"),
-                    };
-                    html! {
-                        <li class={classes!("practice-answer", cls)}>
-                            <span class="practice-mark">{ mark }</span>{" "}
-                            <a href={practice::address(t, k, *s)}>{ title }</a>
-                        </li>
-                    }
-                }) }
-            </ol>
-            <div class="practice-code-box">
-                <label for="practice-result-code">{"ফলাফলের কোড — প্রশিক্ষককে পাঠান"}</label>
-                <input id="practice-result-code" class="practice-result-code" type="text" readonly=true value={code.clone()} aria-describedby="practice-code-hint" />
-                <p class="practice-hint" id="practice-code-hint">{"প্রশিক্ষক "}<code>{"labsim practice --check <কোড>"}</code>{" দিয়ে মিলিয়ে নেন: কোডে আপনার উত্তরগুলো আছে, সেগুলো আবার মিলিয়ে স্কোর বের হয় — হাতে লেখা স্কোর চলে না।"}</p>
-            </div>
-            <p class="practice-hint">{"এই সেটের লিংক (সবাই একই প্রশ্ন পায়): "}<code class="practice-class-link">{ class_link }</code></p>
-            <p class="practice-on">
-                <a class="button primary practice-new-set" href={fresh_hash}>{"নতুন সেট"}</a>
-                <button type="button" class="button practice-again" onclick={again}>{"একই সেট আবার"}</button>
-                <a class="button" href={route::practice_hash("", "")}>{"সব প্রশ্ন"}</a>
-            </p>
-        </section>
-    }
-}
-
 /// Props of [`QuestionCard`].
 #[derive(Properties, PartialEq)]
 struct CardProps {
@@ -524,7 +450,13 @@ fn QuestionCard(props: &CardProps) -> Html {
         use_effect_with(props.verdict.is_some(), move |shown| {
             if *shown {
                 if let Some(el) = result.cast::<web_sys::HtmlElement>() {
-                    let _ = el.focus();
+                    // The whole verdict comes into view (why, and the way on), not only its
+                    // heading: focus without the browser's own scroll to the heading, then the
+                    // section to the nearest edge (its top, when it is taller than the screen).
+                    dom::focus_quietly(&el);
+                    if let Some(section) = el.parent_element() {
+                        scroll_into_view(&section);
+                    }
                 }
             }
         });
@@ -555,11 +487,15 @@ fn QuestionCard(props: &CardProps) -> Html {
                     on_verdict.emit(v);
                 }
                 Err(why) => {
-                    unread.set(Some(if choice && response.is_empty() {
-                        "কোনোটা বাছা হয়নি — একটা বেছে নিন (তীর-কী দিয়ে), তারপর Enter।".into()
-                    } else {
-                        why
-                    }));
+                    unread.set(Some(
+                        if choice && response.is_empty() && dom::touch_first() {
+                            "কোনোটা বাছা হয়নি — একটায় ট্যাপ করুন, তারপর \"মিলিয়ে দেখুন\"।".into()
+                        } else if choice && response.is_empty() {
+                            "কোনোটা বাছা হয়নি — একটা বেছে নিন (তীর-কী দিয়ে), তারপর Enter।".into()
+                        } else {
+                            why
+                        },
+                    ));
                     if let Some(el) = input.cast::<web_sys::HtmlElement>() {
                         let _ = el.focus();
                     }
@@ -632,7 +568,15 @@ fn QuestionCard(props: &CardProps) -> Html {
                         <button type="submit" class="button primary" disabled={answered}>{"মিলিয়ে দেখুন"}</button>
                     </div>
                 }
-                <p class="practice-hint" id="practice-hint">{ d.answer.form_hint() }</p>
+                if choice {
+                    // On a touch screen, what to tap (the stylesheet shows one of the two).
+                    <p class="practice-hint" id="practice-hint">
+                        <span class="for-keys">{ d.answer.form_hint() }</span>
+                        <span class="for-touch">{"একটায় ট্যাপ করে বেছে নিন, তারপর \"মিলিয়ে দেখুন\""}</span>
+                    </p>
+                } else {
+                    <p class="practice-hint" id="practice-hint">{ d.answer.form_hint() }</p>
+                }
                 if let Some(why) = &*unread {
                     <p class="practice-unread" id="practice-unread" role="alert">{ why.clone() }</p>
                 }
@@ -665,6 +609,18 @@ fn QuestionCard(props: &CardProps) -> Html {
                 </section>
             }
         </article>
+    }
+}
+
+/// Scrolls `el` to the nearest edge of the screen (`scrollIntoView({block: "nearest"})`,
+/// through the object: web-sys' ScrollIntoViewOptions would be built for this one call).
+fn scroll_into_view(el: &web_sys::Element) {
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"block".into(), &"nearest".into());
+    if let Ok(f) = js_sys::Reflect::get(el, &"scrollIntoView".into()) {
+        if let Some(f) = wasm_bindgen::JsCast::dyn_ref::<js_sys::Function>(&f) {
+            let _ = f.call1(el, &options);
+        }
     }
 }
 

@@ -216,36 +216,81 @@ pub fn use_deck_control(props: &DeckViewProps, speaker: bool) -> DeckControl {
             move || drop(t)
         });
     }
-    // Keyboard.
+    // Keyboard. On the slide (a lab, a table's header, a code box) a click does not take the
+    // keys: the next key is the deck's, and the control it clicked lets go of focus. The lab's
+    // own keys (← → on its scrubber, Space on its buttons) are the instructor's once they
+    // reach its controls with Tab; typing into a field is always the field's. Esc always gives
+    // the keys back to the deck. See `HELP` in player.rs and the README's key table.
     {
         let (go, laser) = (go.clone(), laser.clone());
         let (set_enlarged, enlarged_now) = (set_enlarged.clone(), enlarged_now.clone());
         let mirror = mirror.clone();
         use_effect_with((), move |_| {
             let doc = dom::document();
+            // Focus was last placed by a pointer (mouse, finger, pen), not by Tab.
+            let by_pointer = Rc::new(std::cell::Cell::new(false));
+            let pointer = {
+                let by_pointer = by_pointer.clone();
+                dom::Listener::capture(&doc, "pointerdown", move |_| by_pointer.set(true))
+            };
             let keys = dom::Listener::new(&doc, "keydown", move |e: web_sys::Event| {
                 let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
                     return;
                 };
-                let key = k.key();
-                let p = mirror.borrow().clone();
-                if key == "Tab" && (p.overview || p.help || p.goto) {
-                    dom::trap_tab(&e, k.shift_key());
+                if k.is_composing() {
                     return;
                 }
-                if dom::typing_into(&e) || dom::activates_control(&e, &key) {
+                let key = k.key();
+                let p = mirror.borrow().clone();
+                let dialog = p.overview || p.help || p.goto;
+                if key == "Tab" {
+                    by_pointer.set(false);
+                    if dialog {
+                        dom::trap_tab(&e, k.shift_key());
+                    }
+                    return;
+                }
+                let on_stage = on_stage(&e);
+                if key == "Escape" && !dialog {
+                    if let Some(el) = &on_stage {
+                        // Out of the lab (or whatever on the slide had focus), and the lab
+                        // back in its place; nothing else closes on this press.
+                        e.prevent_default();
+                        give_keys_to_deck(el);
+                        set_enlarged(false);
+                        return;
+                    }
+                }
+                // A key the deck takes from a control on the slide that a pointer focused.
+                let taken = on_stage
+                    .as_ref()
+                    .filter(|el| by_pointer.get() && !dom::takes_text(el));
+                if key != "Escape"
+                    && taken.is_none()
+                    && (dom::typing_into(&e) || dom::activates_control(&e, &key))
+                {
                     return;
                 }
                 let mods = Mods {
                     shift: k.shift_key(),
                     command: k.ctrl_key() || k.alt_key() || k.meta_key(),
                 };
-                match nav::key_command(&key, mods) {
+                let command = nav::key_command(&key, mods);
+                if let (Some(el), Some(_)) = (taken, command) {
+                    // The control neither moves nor presses: the key is the deck's, and so
+                    // are the next ones.
+                    e.prevent_default();
+                    give_keys_to_deck(el);
+                }
+                match command {
                     Some(Command::Nav(a)) => {
                         // Space and arrows would otherwise scroll (↑ ↓ only in the overview);
                         // Escape stays the browser's too.
                         let scrolls = matches!(a, Action::Up | Action::Down) && !p.overview;
                         if a != Action::Close && !scrolls {
+                            e.prevent_default();
+                        } else if a == Action::Close && dialog {
+                            // From any field of a dialog (the "go to" box, typed into or not).
                             e.prevent_default();
                         } else if a == Action::Close && *enlarged_now.borrow() {
                             // Esc first makes an enlarged lab small again.
@@ -275,7 +320,7 @@ pub fn use_deck_control(props: &DeckViewProps, speaker: bool) -> DeckControl {
                     Some(Command::Speaker) | None => {}
                 }
             });
-            move || drop(keys)
+            move || drop((keys, pointer))
         });
     }
     let toggle_enlarged = {
@@ -291,6 +336,29 @@ pub fn use_deck_control(props: &DeckViewProps, speaker: bool) -> DeckControl {
         laser: *laser,
         enlarged: *enlarged,
         toggle_enlarged,
+    }
+}
+
+/// The element a key event comes from when it is inside the slide on the stage (a lab's
+/// control, a table's header, a code box), not the stage itself.
+fn on_stage(e: &web_sys::Event) -> Option<web_sys::HtmlElement> {
+    let el = e.target()?.dyn_into::<web_sys::HtmlElement>().ok()?;
+    let stage = el.closest(".stage").ok()??;
+    (stage != *el.unchecked_ref::<web_sys::Element>()).then_some(el)
+}
+
+/// Takes focus from `el` (on the slide) to the stage, so the next keys are the deck's.
+fn give_keys_to_deck(el: &web_sys::HtmlElement) {
+    let stage = el
+        .closest(".stage")
+        .ok()
+        .flatten()
+        .and_then(|s| s.dyn_into::<web_sys::HtmlElement>().ok());
+    match stage {
+        Some(s) => dom::focus_quietly(&s),
+        None => {
+            let _ = el.blur();
+        }
     }
 }
 

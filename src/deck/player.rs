@@ -10,6 +10,8 @@ use crate::dom;
 use gloo_timers::callback::Timeout;
 use redislab_deck::nav::{self, Action, Blank};
 use redislab_deck::{bn, route, Deck};
+use std::cell::Cell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -23,7 +25,6 @@ pub fn Player(props: &DeckViewProps) -> Html {
     let go = ctl.go.clone();
     let fullscreen = use_state(dom::is_fullscreen);
     let stage = use_node_ref();
-    let touch = use_mut_ref(|| None::<(f64, f64)>);
     let opener = use_mut_ref(|| None::<web_sys::HtmlElement>);
     let dot = use_node_ref();
     let goto_error = use_state_eq(|| None::<String>);
@@ -105,17 +106,7 @@ pub fn Player(props: &DeckViewProps) -> Html {
         let stage = stage.clone();
         use_effect_with((p.index, p.script, *fullscreen), move |_| {
             fit(&stage);
-            let ready = js_sys::Reflect::get(&dom::document(), &"fonts".into())
-                .and_then(|fonts| js_sys::Reflect::get(&fonts, &"ready".into()))
-                .ok()
-                .and_then(|r| r.dyn_into::<js_sys::Promise>().ok());
-            if let Some(ready) = ready {
-                wasm_bindgen_futures::spawn_local(async move {
-                    if wasm_bindgen_futures::JsFuture::from(ready).await.is_ok() {
-                        fit(&stage);
-                    }
-                });
-            }
+            dom::when_fonts_ready(move || fit(&stage));
         });
     }
     {
@@ -146,26 +137,53 @@ pub fn Player(props: &DeckViewProps) -> Html {
         });
     }
 
+    // Swipes: a finger drawn sideways across the slide turns it, wherever it starts (a lab
+    // included) except where it moves something itself: a code box or a table wider than the
+    // slide scrolls, a lab's scrubber slides. Heard before the slide's own elements (a lab is
+    // drawn by another module) and on the document, where Chrome keeps touch listeners
+    // passive: nothing here holds up the page's own scrolling.
+    {
+        let go = go.clone();
+        use_effect_with((), move |_| {
+            let doc = dom::document();
+            let start = Rc::new(Cell::new(None::<(f64, f64)>));
+            let point = |e: &web_sys::Event, changed: bool| {
+                let t = e.dyn_ref::<web_sys::TouchEvent>()?;
+                let list = if changed {
+                    t.changed_touches()
+                } else {
+                    t.touches()
+                };
+                (changed || list.length() == 1)
+                    .then(|| list.get(0))
+                    .flatten()
+                    .map(|t| (f64::from(t.client_x()), f64::from(t.client_y())))
+            };
+            let down = {
+                let start = start.clone();
+                dom::Listener::capture(&doc, "touchstart", move |e| {
+                    let turns = e
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        .is_some_and(|el| swipe_turns(&el));
+                    start.set(point(&e, false).filter(|_| turns));
+                })
+            };
+            let up = {
+                let start = start.clone();
+                dom::Listener::capture(&doc, "touchend", move |e| {
+                    if let (Some((x0, y0)), Some((x, y))) = (start.take(), point(&e, true)) {
+                        if let Some(a) = nav::swipe(x - x0, y - y0) {
+                            go.emit(a);
+                        }
+                    }
+                })
+            };
+            let cancel = dom::Listener::capture(&doc, "touchcancel", move |_| start.set(None));
+            move || drop((down, up, cancel))
+        });
+    }
     let act = |a: Action| go.reform(move |_: MouseEvent| a);
-    let on_touch_start = {
-        let touch = touch.clone();
-        Callback::from(move |e: TouchEvent| {
-            if let Some(t) = e.touches().get(0) {
-                *touch.borrow_mut() = Some((t.client_x() as f64, t.client_y() as f64));
-            }
-        })
-    };
-    let on_touch_end = {
-        let (touch, go) = (touch.clone(), go.clone());
-        Callback::from(move |e: TouchEvent| {
-            let start = touch.borrow_mut().take();
-            if let (Some((x0, y0)), Some(t)) = (start, e.changed_touches().get(0)) {
-                if let Some(a) = nav::swipe(t.client_x() as f64 - x0, t.client_y() as f64 - y0) {
-                    go.emit(a);
-                }
-            }
-        })
-    };
     let on_goto = {
         let (go, goto_error) = (go.clone(), goto_error.clone());
         Callback::from(move |e: SubmitEvent| {
@@ -217,8 +235,9 @@ pub fn Player(props: &DeckViewProps) -> Html {
                     <button class={classes!("tool", p.help.then_some("on"))} onclick={act(Action::ToggleHelp)} aria-pressed={p.help.to_string()} title="কি-বোর্ড শর্টকাট (?)" aria-label="কি-বোর্ড শর্টকাট">{"?"}</button>
                 </nav>
             </header>
-            <main class="stage-wrap" ontouchstart={on_touch_start} ontouchend={on_touch_end} inert={inert}>
-                <section class={classes!("stage", ctl.enlarged.then_some("lab-enlarged"))} aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")} data-step={p.step.to_string()} data-steps={steps.to_string()}>
+            <main class="stage-wrap" inert={inert}>
+                // Focusable from script only: Esc gives the keys back here from a lab.
+                <section class={classes!("stage", ctl.enlarged.then_some("lab-enlarged"))} tabindex="-1" aria-roledescription="স্লাইড" aria-label={format!("স্লাইড {counter}")} data-step={p.step.to_string()} data-steps={steps.to_string()}>
                     <ContextProvider<crate::labs::host::Enlarge> context={crate::labs::host::Enlarge { on: ctl.enlarged, toggle: ctl.toggle_enlarged.clone() }}>
                         <SlideView key={p.index} slide={slide} node={stage.clone()} live=true step={p.step} />
                     </ContextProvider<crate::labs::host::Enlarge>>
@@ -288,12 +307,18 @@ pub fn Player(props: &DeckViewProps) -> Html {
                 </div>
             }
             if p.help {
-                <div class="overlay help" role="dialog" aria-modal="true" aria-label="কি-বোর্ড শর্টকাট">
+                // On a touch screen the card says first what to tap and swipe (the stylesheet
+                // shows `.for-touch` or `.for-keys` by the primary pointer).
+                <div class="overlay help" role="dialog" aria-modal="true" aria-labelledby="help-title">
                     <div class="help-card">
                         <div class="overlay-head">
-                            <h2>{"কি-বোর্ড শর্টকাট"}</h2>
+                            <h2 id="help-title"><span class="for-keys">{"কি-বোর্ড শর্টকাট"}</span><span class="for-touch">{"আঙুলে কীভাবে চালাবেন"}</span></h2>
                             <button class="tool" onclick={act(Action::Close)} aria-label="বন্ধ করুন">{"✕"}</button>
                         </div>
+                        <dl class="keys touch-keys for-touch">
+                            { for TOUCH_HELP.iter().map(|(k, what)| html! { <div class="key-row"><dt>{ *k }</dt><dd>{ *what }</dd></div> }) }
+                        </dl>
+                        <h3 class="help-sub for-touch">{"কি-বোর্ড থাকলে"}</h3>
                         <dl class="keys">
                             { for HELP.iter().map(|(k, what)| html! { <div class="key-row"><dt>{ for k.split(' ').map(|k| html! { <kbd>{k}</kbd> }) }</dt><dd>{ *what }</dd></div> }) }
                         </dl>
@@ -374,6 +399,37 @@ pub fn PlayerShell(props: &PlayerShellProps) -> Html {
     }
 }
 
+/// Does a swipe that starts on `el` turn the slide? Only on the stage, and not where the finger
+/// moves something of its own: a lab's scrubber, or a box that scrolls sideways (a code box, a
+/// wide table) because its content is wider than it.
+fn swipe_turns(el: &web_sys::Element) -> bool {
+    if el.closest(".stage-wrap").ok().flatten().is_none() {
+        return false;
+    }
+    let mut at = Some(el.clone());
+    while let Some(e) = at {
+        if e.class_list().contains("stage-wrap") {
+            return true;
+        }
+        if e.tag_name() == "INPUT" && e.get_attribute("type").as_deref() == Some("range") {
+            return false;
+        }
+        if e.scroll_width() > e.client_width() + 1 {
+            let overflow = dom::window()
+                .get_computed_style(&e)
+                .ok()
+                .flatten()
+                .and_then(|cs| cs.get_property_value("overflow-x").ok())
+                .unwrap_or_default();
+            if overflow == "auto" || overflow == "scroll" {
+                return false;
+            }
+        }
+        at = e.parent_element();
+    }
+    true
+}
+
 /// Every key, as the help overlay lists it.
 const HELP: &[(&str, &str)] = &[
     ("→ PageDown Space", "পরের ধাপ, তারপর পরের স্লাইড"),
@@ -393,8 +449,29 @@ const HELP: &[(&str, &str)] = &[
         "স্লাইডের ল্যাব পুরো পর্দায় বড় করে — আবার চাপলে (বা Esc) আগের জায়গায়",
     ),
     ("O", "সব স্লাইডের ওভারভিউ — তীর দিয়ে বেছে Enter"),
+    (
+        "Tab",
+        "ল্যাবের বোতাম আর স্ক্রাবারে যায় — তখন ← → Space ল্যাবের; মাউসে ক্লিকের পরে কি-বোর্ড ডেকেরই থাকে",
+    ),
     ("?", "এই সাহায্য"),
-    ("Esc", "খোলা প্যানেল আর স্ক্রিপ্ট বন্ধ"),
+    (
+        "Esc",
+        "খোলা প্যানেল আর স্ক্রিপ্ট বন্ধ; ল্যাবের ঘর বা বোতাম থেকে কি-বোর্ড ডেকে ফেরে",
+    ),
+];
+
+/// What a finger does, as the help overlay lists it on a touch screen.
+const TOUCH_HELP: &[(&str, &str)] = &[
+    ("বাঁয়ে সোয়াইপ", "পরের ধাপ, তারপর পরের স্লাইড"),
+    ("ডানে সোয়াইপ", "আগের ধাপ / আগের স্লাইড"),
+    ("নিচের ← → বোতাম", "একই কাজ, ট্যাপ করে"),
+    (
+        "কোডে আড়াআড়ি টানুন",
+        "লম্বা লাইন সরে দেখায় — স্লাইড বদলায় না (ল্যাবের স্ক্রাবারও তাই)",
+    ),
+    ("▦", "সব স্লাইড — একটায় ট্যাপ করলে সেখানে"),
+    ("✎", "প্রেজেন্টারের স্ক্রিপ্ট"),
+    ("পুরো ল্যাব খুলুন", "ল্যাব নিজের পাতায়, বড় করে"),
 ];
 
 /// Fits the slide's type (the `--fit` variable) to the stage: a short slide is set larger (up

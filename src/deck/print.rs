@@ -1,7 +1,8 @@
 //! Handouts (`#/<deck>/print`): every slide of a deck, fully built, one per printed page
 //! (16:9 landscape), so the browser's Print → "Save as PDF" gives one slide a page. The
-//! toolbar (hidden on paper) adds each slide's script under it and switches to a light,
-//! ink-friendly theme.
+//! toolbar (hidden on paper) adds each slide's script under it (`?script`, which opens in the
+//! light, ink-friendly theme) and switches the theme. On paper a slide with its script
+//! shrinks to leave the script its lines: the page never spills onto a second.
 
 use crate::catalog::DeckRef;
 use crate::deck::slide::SlideView;
@@ -22,7 +23,12 @@ pub struct PrintViewProps {
 #[component]
 pub fn PrintView(props: &PrintViewProps) -> Html {
     let deck: &'static Deck = props.deck.0;
-    let light = use_state_eq(|| false);
+    // A handout with scripts is for reading on paper: light unless asked otherwise.
+    let light = use_state_eq(|| props.script);
+    {
+        let light = light.clone();
+        use_effect_with(props.script, move |&script| light.set(script));
+    }
     {
         let t = format!("হ্যান্ডআউট · {} · Redis Lab", deck.title);
         use_effect_with(t, |t| dom::document().set_title(t));
@@ -50,7 +56,7 @@ pub fn PrintView(props: &PrintViewProps) -> Html {
             <main class="print-pages">
                 { for deck.slides.iter().enumerate().map(|(i, s)| html! {
                     <section class="print-page" aria-label={format!("স্লাইড {}", bn::counter(i, len))}>
-                        <div class="print-slide"><SlideView slide={s} /></div>
+                        <div class="print-fit"><div class="print-slide"><SlideView slide={s} /></div></div>
                         if props.script {
                             <p class="print-script"><span class="print-num">{ bn::counter(i, len) }</span>{" "}{ s.script.as_ref() }</p>
                         }

@@ -1,6 +1,8 @@
 //! The speaker window (`#/<deck>/<n>/speaker`, opened with S): the current slide with what is
-//! still to be revealed shown faintly, the next view, the script in large type, the time since
-//! the talk started and a clock. Keys and clicks here move the audience's window too.
+//! still to be revealed shown faintly, the next view, the time since the talk started and a
+//! clock on the left; the current slide's whole script on the right, in the largest type that
+//! lets all of it be read at a glance (no scrolling while talking). Keys and clicks here move
+//! the audience's window too.
 
 use crate::deck::control::{use_deck_control, DeckViewProps};
 use crate::deck::slide::SlideView;
@@ -42,6 +44,20 @@ pub fn Speaker(props: &DeckViewProps) -> Html {
     let ctl = use_deck_control(props, true);
     let p = &ctl.player;
     let started = use_state(now_ms);
+    let script_box = use_node_ref();
+    // The script's type fits its column, again at every slide, when the window is resized and
+    // once the web fonts are in.
+    {
+        let script_box = script_box.clone();
+        use_effect_with(p.index, move |_| {
+            fit_script(&script_box);
+            let again = script_box.clone();
+            let resize = dom::Listener::new(&dom::window(), "resize", move |_| fit_script(&again));
+            let again = script_box.clone();
+            dom::when_fonts_ready(move || fit_script(&again));
+            move || drop(resize)
+        });
+    }
     let now = use_state(now_ms);
     {
         let now = now.clone();
@@ -98,13 +114,54 @@ pub fn Speaker(props: &DeckViewProps) -> Html {
                         <button class="button primary" onclick={act(Action::Next)} aria-disabled={p.at_end().to_string()}>{"পরে →"}</button>
                     </div>
                 </section>
-                <section class="speaker-script" aria-label="স্ক্রিপ্ট" tabindex="0">
+                <section class="speaker-script" aria-label="স্ক্রিপ্ট" tabindex="0" ref={script_box}>
+                    <p class="speaker-script-head">
+                        {"স্ক্রিপ্ট · "}{ bn::counter(p.index, len) }
+                        if p.steps_here() > 0 {
+                            { format!(" · ধাপ {} / {}", bn::digits(p.step, 1), bn::digits(p.steps_here(), 1)) }
+                        }
+                    </p>
                     <p class="script-text">{ slide.script.as_ref() }</p>
                 </section>
             </main>
         </div>
     }
 }
+
+/// Sets the script's type (`--script-size` on its box) to the largest size, between
+/// [`SCRIPT_MIN_PX`] and [`SCRIPT_MAX_PX`], at which the whole script fits its box: a few
+/// layouts of one paragraph, in the speaker window only. What still does not fit at the
+/// smallest size scrolls.
+fn fit_script(node: &NodeRef) {
+    let Some(el) = node.cast::<web_sys::HtmlElement>() else {
+        return;
+    };
+    let style = el.style();
+    let set = |px: f64| {
+        let _ = style.set_property("--script-size", &format!("{px:.1}px"));
+    };
+    let fits = || el.scroll_height() <= el.client_height();
+    set(SCRIPT_MAX_PX);
+    if fits() {
+        return;
+    }
+    let (mut lo, mut hi) = (SCRIPT_MIN_PX, SCRIPT_MAX_PX);
+    for _ in 0..7 {
+        let mid = (lo + hi) / 2.0;
+        set(mid);
+        if fits() {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    set(lo);
+}
+
+/// The script's largest type: read from a step back, as the slide is.
+const SCRIPT_MAX_PX: f64 = 34.0;
+/// Its smallest: still read at arm's length.
+const SCRIPT_MIN_PX: f64 = 16.0;
 
 /// The local time of day (hours, minutes), from the browser's clock.
 fn js_date() -> (usize, usize) {

@@ -553,6 +553,63 @@ impl Browser {
         );
     }
 
+    /// Makes this window a touch screen, as DevTools' device mode does: the page's primary
+    /// pointer is then coarse and cannot hover (`@media (hover: none) and (pointer: coarse)`
+    /// matches), and it hears touch events.
+    pub fn touch_screen(&self) {
+        self.cdp(
+            "Emulation.setTouchEmulationEnabled",
+            json!({"enabled": true, "maxTouchPoints": 5}),
+        );
+    }
+
+    /// A finger put down at `from`, drawn to `to` in ten moves, and lifted: real touch events
+    /// through Chromium's input pipeline (`Input.dispatchTouchEvent`), so the browser scrolls
+    /// what such a finger scrolls and the page hears `touchstart` … `touchend`.
+    pub fn swipe(&self, from: (f64, f64), to: (f64, f64)) {
+        let point = |x: f64, y: f64| json!([{"x": x, "y": y, "id": 1}]);
+        self.cdp(
+            "Input.dispatchTouchEvent",
+            json!({"type": "touchStart", "touchPoints": point(from.0, from.1)}),
+        );
+        for i in 1..=10 {
+            let f = f64::from(i) / 10.0;
+            let (x, y) = (from.0 + (to.0 - from.0) * f, from.1 + (to.1 - from.1) * f);
+            self.cdp(
+                "Input.dispatchTouchEvent",
+                json!({"type": "touchMove", "touchPoints": point(x, y)}),
+            );
+        }
+        self.cdp(
+            "Input.dispatchTouchEvent",
+            json!({"type": "touchEnd", "touchPoints": []}),
+        );
+    }
+
+    /// A finger's tap at (x, y) in the viewport (real touch events, see [`Browser::swipe`]).
+    pub fn tap(&self, x: f64, y: f64) {
+        self.cdp(
+            "Input.dispatchTouchEvent",
+            json!({"type": "touchStart", "touchPoints": [{"x": x, "y": y, "id": 1}]}),
+        );
+        self.cdp(
+            "Input.dispatchTouchEvent",
+            json!({"type": "touchEnd", "touchPoints": []}),
+        );
+    }
+
+    /// Brings the first element matching `css` into view and taps its middle.
+    pub fn tap_on(&self, css: &str) {
+        self.js(
+            "document.querySelector(arguments[0]).scrollIntoView({block: 'center'})",
+            json!([css]),
+        );
+        let r = self
+            .rect(css)
+            .unwrap_or_else(|| panic!("nothing to tap: {css}"));
+        self.tap(r.x + r.width / 2.0, r.y + r.height / 2.0);
+    }
+
     /// Opens the lab's folded parameter form (if it is closed) and waits for its fields.
     pub fn open_form(&self) {
         if !self.exists(".lab-form-box[open]") {

@@ -272,6 +272,15 @@ fn script_fullscreen_overview_and_help() {
         json!([]),
     );
     assert_eq!(n, json!(22));
+    // Its backdrop hides the slide: no large text shows through.
+    assert_eq!(
+        b.js(
+            "const c = getComputedStyle(document.querySelector('.overview')).backgroundColor; return c.startsWith('rgb(') || c.endsWith(', 1)')",
+            json!([])
+        ),
+        json!(true),
+        "the overview's backdrop is opaque"
+    );
     b.screenshot(&screenshot_dir().join("features/overview.png"));
     b.click(".overview-item a[data-slide='15']");
     b.wait_counter("১৫ / ২২");
@@ -707,6 +716,21 @@ fn the_ttl_table_sorts_by_a_column() {
         );
         serde_json::from_value(v).unwrap()
     };
+    // A room sees no sort arrows until the rows are sorted, then only the sorted column's.
+    let arrows_seen = |b: &Browser| -> Vec<String> {
+        let v = b.js(
+            "return [...document.querySelectorAll('.stage .table .th-arrow')].filter(a => getComputedStyle(a).opacity !== '0').map(a => a.textContent)",
+            json!([]),
+        );
+        serde_json::from_value(v).unwrap()
+    };
+    b.move_mouse(5, 5);
+    assert_eq!(
+        arrows_seen(&b),
+        Vec::<String>::new(),
+        "arrows before sorting"
+    );
+    b.screenshot(&screenshot_dir().join("deck/ttl-table-unsorted.png"));
     let before = ttls(&b);
     assert_eq!(before.len(), 7);
     assert!(before[0].starts_with("২০s|বারবার রিফ্রেশ"), "{before:?}");
@@ -739,6 +763,12 @@ fn the_ttl_table_sorts_by_a_column() {
         .text(".stage .table th:nth-child(2) .th-arrow")
         .unwrap_or_default();
     assert_eq!(arrow, "▼");
+    b.move_mouse(5, 5);
+    assert_eq!(
+        arrows_seen(&b),
+        vec!["▼".to_string()],
+        "only the sorted column's"
+    );
     let head = b
         .rect(".stage .table th:nth-child(2) .th-sort")
         .expect("the header button");

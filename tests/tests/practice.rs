@@ -72,7 +72,7 @@ fn lines_overlap(b: &Browser) -> bool {
 }
 
 /// Every kind's question (seed 1) on a 360 px phone: its code lines each readable (none
-/// drawn over another), the page not wider than the phone.
+/// drawn over another, none cut: a long command wraps), the page not wider than the phone.
 #[test]
 fn every_kind_reads_on_a_phone() {
     let b = Browser::new(360, 740);
@@ -90,6 +90,14 @@ fn every_kind_reads_on_a_phone() {
             }
             if scrolls_sideways(&b) {
                 bad.push(format!("{}/{}: wider than the phone", t.id, k.id));
+            }
+            // A command wraps inside its box, as nothing there scrolls sideways.
+            let cut = b.js(
+                "return [...document.querySelectorAll('.practice-code')].some(c => c.scrollWidth > c.clientWidth + 1)",
+                json!([]),
+            );
+            if cut == json!(true) {
+                bad.push(format!("{}/{}: a command scrolls in its box", t.id, k.id));
             }
         }
     }
@@ -436,7 +444,7 @@ fn a_class_set_by_keyboard_with_its_score_and_result_code() {
     );
     let code = b
         .js(
-            "return document.getElementById('practice-result-code').value",
+            "return document.getElementById('practice-result-code').dataset.code",
             json!([]),
         )
         .as_str()

@@ -336,13 +336,21 @@ fn handouts_print_one_slide_a_page() {
     assert_eq!(pdf_pages(&pdf), d.slides.len(), "one page per slide");
     std::fs::create_dir_all(screenshot_dir().join("features")).unwrap();
     std::fs::write(screenshot_dir().join("features/production.pdf"), &pdf).unwrap();
-    // With the script under each slide, and the light theme: still a page a slide.
+    // With the script under each slide: it opens in the light theme; still a page a slide.
     b.open("#/production/print?script");
     b.wait(10, "the handout with scripts", |b| {
         b.exists(".print-script")
     });
-    b.click(".print-theme input");
     b.wait(5, "the light theme", |b| b.exists(".print-light"));
+    assert_eq!(
+        b.js(
+            "return getComputedStyle(document.querySelector('.print-view')).backgroundColor",
+            json!([])
+        ),
+        json!("rgb(255, 255, 255)"),
+        "a light page"
+    );
+    b.screenshot(&screenshot_dir().join("features/handout-script.png"));
     let script = b
         .text(".print-page:nth-child(3) .print-script")
         .unwrap_or_default();
@@ -361,6 +369,89 @@ fn handouts_print_one_slide_a_page() {
         &pdf,
     )
     .unwrap();
+    // Every deck's longest scripts fit their pages too (production's run to 1,480 letters).
+    for d in redislab_e2e::decks() {
+        b.open(&format!("#/{}/print?script", d.id));
+        b.wait(10, "the handout with scripts", |b| {
+            b.exists(".print-light .print-script")
+        });
+        let pdf = b.print_pdf(33.867, 19.05);
+        assert_eq!(
+            pdf_pages(&pdf),
+            d.slides.len(),
+            "{}: one page per slide with the script",
+            d.id
+        );
+    }
+    assert_no_console_errors(&b);
+}
+
+/// The speaker window shows the whole script of every slide at a glance: nothing to scroll in
+/// its box, its type 18 px or more at 1366×768; and it follows the fragments.
+#[test]
+fn the_speaker_sees_each_whole_script_at_a_glance() {
+    let b = Browser::new(1366, 768);
+    let mut bad = Vec::new();
+    let whole = |b: &Browser| -> (bool, f64) {
+        let v = b.js(
+            "const s = document.querySelector('.speaker-script'); const t = s.querySelector('.script-text'); \
+             return [s.scrollHeight <= s.clientHeight, parseFloat(getComputedStyle(t).fontSize)]",
+            json!([]),
+        );
+        (v[0] == json!(true), v[1].as_f64().unwrap_or(0.0))
+    };
+    let mut smallest = f64::MAX;
+    for d in redislab_e2e::decks() {
+        let n = d.slides.len();
+        b.open(&format!("#/{}/1/speaker", d.id));
+        b.wait(10, "the speaker view", |b| b.exists(".speaker-script"));
+        for (i, s) in d.slides.iter().enumerate() {
+            b.js(
+                "location.hash = arguments[0]",
+                json!([format!("#/{}/{}/speaker", d.id, i + 1)]),
+            );
+            b.wait_counter(&bn::counter(i, n));
+            b.wait(5, "the slide's script", |b| {
+                b.text(".speaker-script .script-text").as_deref() == Some(s.script.as_ref())
+            });
+            let fits = b.wait_for(3, |b| {
+                let (fits, px) = whole(b);
+                fits && px >= 18.0
+            });
+            let (_, px) = whole(&b);
+            smallest = smallest.min(px);
+            if !fits {
+                bad.push(format!("{} {}: {px} px", d.id, i + 1));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "scripts not whole at 18 px: {bad:#?}");
+    eprintln!("the speaker's smallest script type: {smallest} px");
+    // The longest script (production), and the fragments: the step shows, the script stays.
+    let d = deck("production");
+    let (i, _) = d
+        .slides
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, s)| s.script.chars().count())
+        .unwrap();
+    b.open(&format!("#/production/{}/speaker", i + 1));
+    b.wait_counter(&bn::counter(i, 22));
+    b.screenshot(&screenshot_dir().join("features/speaker-longest-1366x768.png"));
+    let (n, steps) = slide_with_fragments(&d);
+    b.open(&format!("#/production/{n}/speaker"));
+    b.wait_counter(&bn::counter(n - 1, 22));
+    b.press(key::RIGHT);
+    b.wait(5, "the step in the script's head", |b| {
+        b.text(".speaker-script-head")
+            .is_some_and(|t| t.contains(&format!("ধাপ ১ / {}", bn::digits(steps, 1))))
+    });
+    assert_eq!(
+        b.text(".speaker-script .script-text").as_deref(),
+        Some(d.slides[n - 1].script.as_ref())
+    );
+    assert!(whole(&b).0);
+    b.screenshot(&screenshot_dir().join("features/speaker-step-1366x768.png"));
     assert_no_console_errors(&b);
 }
 
