@@ -3,6 +3,9 @@
 //! in-process from `app(state)` on a free port, and a small WebSocket client.
 #![allow(dead_code)]
 
+pub mod class;
+pub mod cluster;
+
 use futures_util::{SinkExt, StreamExt};
 use redislab_proxy::{AppState, Config};
 use serde_json::{json, Value};

@@ -270,7 +270,7 @@ impl Tally {
             .iter()
             .filter(|b| !b.right && b.count > 0 && !b.note.is_empty())
             .collect();
-        w.sort_by(|a, b| b.count.cmp(&a.count));
+        w.sort_by_key(|b| std::cmp::Reverse(b.count));
         w.truncate(3);
         w
     }
@@ -351,6 +351,8 @@ pub enum Op {
     Create {
         /// What the class shows first.
         view: View,
+        /// This page's own random id (see [`Op::Teach::tab`]).
+        tab: String,
     },
     /// Take the class back with its secret (instructor, after a reload or a lost
     /// connection): answered [`Down::Taught`], then the class as it is.
@@ -563,7 +565,7 @@ pub enum Down {
         /// The practice set's number (0: none given).
         set: u64,
         /// The view.
-        view: View,
+        view: Box<View>,
     },
     /// The class ended; the page stops following.
     Ended {

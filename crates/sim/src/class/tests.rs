@@ -107,7 +107,7 @@ fn pushes_round_trip() {
         q: 2,
         open: true,
         set: 0,
-        view: View {
+        view: Box::new(View {
             at: Position {
                 deck: "production".into(),
                 slide: 12,
@@ -115,7 +115,7 @@ fn pushes_round_trip() {
             },
             question: Some(Asked::of(&choice())),
             ..View::default()
-        },
+        }),
     };
     let text = v.to_text();
     assert!(text.starts_with(r#"{"t":"view""#), "{text}");
