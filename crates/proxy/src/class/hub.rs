@@ -412,6 +412,9 @@ pub fn spawn_subscriber(state: Arc<AppState>) {
     };
     tokio::spawn(async move {
         let mut wanted: HashSet<String> = HashSet::new();
+        // Requests that came while there was no connection: applied once there is one.
+        let mut pending: Vec<Sub> = Vec::new();
+        let mut idle = false;
         let mut backoff = Duration::from_millis(50);
         let mut rx_stop = state.shutdown.subscribe();
         let stop = async move {
@@ -419,6 +422,19 @@ pub fn spawn_subscriber(state: Arc<AppState>) {
         };
         tokio::pin!(stop);
         loop {
+            // No class here: no connection either (nothing to hear, nothing sent to Redis).
+            if wanted.is_empty() && pending.is_empty() {
+                tokio::select! {
+                    s = rx.recv() => match s {
+                        Some(s) => {
+                            // Noted now, subscribed once connected (answered then).
+                            pending.push(s);
+                        }
+                        None => return,
+                    },
+                    () = &mut stop => return,
+                }
+            }
             let conn = tokio::select! {
                 c = state.backend.pubsub() => c,
                 () = &mut stop => return,
@@ -428,6 +444,9 @@ pub fn spawn_subscriber(state: Arc<AppState>) {
                 Err(e) => {
                     tracing::debug!(error = %e, "class subscriber: no Redis yet");
                     // Asked to listen meanwhile: noted, answered (the catch-up covers it).
+                    for s in pending.drain(..) {
+                        note(&mut wanted, s);
+                    }
                     while let Ok(s) = rx.try_recv() {
                         note(&mut wanted, s);
                     }
@@ -445,6 +464,18 @@ pub fn spawn_subscriber(state: Arc<AppState>) {
             if !ok {
                 continue;
             }
+            let mut ok = true;
+            for s in pending.drain(..) {
+                let r = match &s {
+                    Sub::Listen(ch, _) => sink.subscribe(ch.clone()).await,
+                    Sub::Leave(ch) => sink.unsubscribe(ch.clone()).await,
+                };
+                ok &= r.is_ok();
+                note(&mut wanted, s);
+            }
+            if !ok {
+                continue;
+            }
             if !state.class.up.swap(true, Ordering::Relaxed) {
                 tracing::info!("class subscriber: Redis is back");
                 state.class.tell_all(&Down::Redis { up: true }.to_text());
@@ -455,6 +486,7 @@ pub fn spawn_subscriber(state: Arc<AppState>) {
             // A ping every 5 s: a Redis that died or stopped answering is noticed even when
             // the socket does not say so (a loaded machine may take seconds to answer one).
             let mut alive = tokio::time::interval(Duration::from_secs(5));
+            alive.tick().await;
             loop {
                 tokio::select! {
                     _ = alive.tick() => {
@@ -482,9 +514,17 @@ pub fn spawn_subscriber(state: Arc<AppState>) {
                         if r.is_err() {
                             break;
                         }
+                        if wanted.is_empty() {
+                            // The last class here left: the connection goes too.
+                            idle = true;
+                            break;
+                        }
                     }
                     () = &mut stop => return,
                 }
+            }
+            if std::mem::take(&mut idle) {
+                continue;
             }
             tracing::warn!("class subscriber: the connection to Redis broke; reconnecting");
             state.class.up.store(false, Ordering::Relaxed);
