@@ -264,6 +264,7 @@ pub fn Player(props: &DeckViewProps) -> Html {
             if ctl.laser {
                 <div class="laser" ref={dot} aria-hidden="true"></div>
             }
+            <crate::class::slot::ClassSlot deck={deck.id.to_string()} />
             if p.overview {
                 <div class="overlay overview" role="dialog" aria-modal="true" aria-label="সব স্লাইড">
                     <div class="overlay-head">
@@ -297,6 +298,7 @@ pub fn Player(props: &DeckViewProps) -> Html {
                         <dl class="keys">
                             { for HELP.iter().map(|(k, what)| html! { <div class="key-row"><dt>{ for k.split(' ').map(|k| html! { <kbd>{k}</kbd> }) }</dt><dd>{ *what }</dd></div> }) }
                         </dl>
+                        <crate::class::slot::HelpButton />
                     </div>
                 </div>
             }
@@ -393,6 +395,8 @@ const HELP: &[(&str, &str)] = &[
         "স্লাইডের ল্যাব পুরো পর্দায় বড় করে — আবার চাপলে (বা Esc) আগের জায়গায়",
     ),
     ("O", "সব স্লাইডের ওভারভিউ — তীর দিয়ে বেছে Enter"),
+    ("C", "ক্লাস (সার্ভার মোডে): শুরু করে, তারপর যোগ দেওয়ার কার্ড দেখায় / লুকায়"),
+    ("R", "ক্লাসে প্রশ্নের উত্তর দেখান — ঠিক উত্তর, কতজন ঠিক, সাধারণ ভুল"),
     ("?", "এই সাহায্য"),
     ("Esc", "খোলা প্যানেল আর স্ক্রিপ্ট বন্ধ"),
 ];
