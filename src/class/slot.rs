@@ -72,7 +72,11 @@ pub fn ClassSlot(props: &ClassSlotProps) -> Html {
                     return;
                 };
                 let plain = !(k.ctrl_key() || k.alt_key() || k.meta_key());
-                if plain && k.key().eq_ignore_ascii_case("c") && !*now.borrow() && !dom::typing_into(&e) {
+                if plain
+                    && k.key().eq_ignore_ascii_case("c")
+                    && !*now.borrow()
+                    && !dom::typing_into(&e)
+                {
                     e.prevent_default();
                     start(e.clone());
                 }
@@ -113,7 +117,9 @@ pub struct JoinPageProps {
 /// `#/join`: the student's page; the labs module draws it.
 #[component]
 pub fn JoinPage(props: &JoinPageProps) -> Html {
-    use_effect_with((), |_| dom::document().set_title("ক্লাসে যোগ দিন · Redis Lab"));
+    use_effect_with((), |_| {
+        dom::document().set_title("ক্লাসে যোগ দিন · Redis Lab")
+    });
     html! {
         <div class="class-page">
             <LabHost id="join" query={props.query.clone()} embedded={false} />
@@ -155,7 +161,9 @@ pub fn SpeakerCount(props: &SpeakerCountProps) -> Html {
         });
     }
     match &*said {
-        Some(t) => html! { <span class="speaker-class" data-testid="class-count">{ t.clone() }</span> },
+        Some(t) => {
+            html! { <span class="speaker-class" data-testid="class-count">{ t.clone() }</span> }
+        }
         None => Html::default(),
     }
 }

@@ -193,7 +193,11 @@ pub fn tab_store(key: &str, value: Option<&str>) {
 
 /// What this tab keeps under `key`.
 pub fn tab_stored(key: &str) -> Option<String> {
-    crate::dom::window().session_storage().ok()??.get_item(key).ok()?
+    crate::dom::window()
+        .session_storage()
+        .ok()??
+        .get_item(key)
+        .ok()?
 }
 
 /// 128 random bits as hex (a tab's id).

@@ -76,14 +76,20 @@ impl Reducible for State {
             Msg::Back => s.own = None,
             Msg::Sent(q, v) => s.answer = Some((q, v, false)),
             Msg::Down(d) => match d {
-                Down::Joined { code, you, name, resume, .. } => {
+                Down::Joined {
+                    code,
+                    you,
+                    name,
+                    resume,
+                    ..
+                } => {
                     dom::store(&resume_key(&code), &resume);
                     s.me = Some((you, name));
                     s.joining = false;
                 }
-                Down::View { seq, q, open, view, .. }
-                    if s.view.as_ref().is_none_or(|v| v.0 < seq) =>
-                {
+                Down::View {
+                    seq, q, open, view, ..
+                } if s.view.as_ref().is_none_or(|v| v.0 < seq) => {
                     // A new question: the earlier answer is not this one's.
                     if s.answer.as_ref().is_some_and(|a| a.0 != q) {
                         s.answer = None;
@@ -186,7 +192,12 @@ pub fn Join(props: &JoinProps) -> Html {
     }
     // Before the join: the form.
     let Some((who, my_name)) = state.me.clone() else {
-        return form(&state, &from_address, socket.borrow().is_some(), state.dispatcher());
+        return form(
+            &state,
+            &from_address,
+            socket.borrow().is_some(),
+            state.dispatcher(),
+        );
     };
     if let Some(why) = state.ended {
         return html! {
@@ -204,7 +215,10 @@ pub fn Join(props: &JoinProps) -> Html {
     let away = state.link == Some(Link::Away) || state.link == Some(Link::Connecting);
     let at = state.own.clone().unwrap_or_else(|| view.at.clone());
     let browsing = state.own.is_some();
-    let browse = |delta: i32| d.to_callback().reform(move |_: MouseEvent| Msg::Browse(delta));
+    let browse = |delta: i32| {
+        d.to_callback()
+            .reform(move |_: MouseEvent| Msg::Browse(delta))
+    };
     html! {
         <main class={classes!("class-phone", browsing.then_some("browsing"))} role="main" data-seq={state.view.as_ref().map(|v| v.0.to_string())}>
             <header class="class-bar">
@@ -241,12 +255,7 @@ pub fn Join(props: &JoinProps) -> Html {
 }
 
 /// The join form.
-fn form(
-    state: &State,
-    from_address: &str,
-    trying: bool,
-    d: UseReducerDispatcher<State>,
-) -> Html {
+fn form(state: &State, from_address: &str, trying: bool, d: UseReducerDispatcher<State>) -> Html {
     if state.link == Some(Link::NoProxy) {
         return html! { <main class="class-phone" role="main">{ parts::needs_server() }</main> };
     }
@@ -315,7 +324,12 @@ fn Answering(p: &AnsweringProps) -> Html {
                 return;
             }
             if let Some(s) = &socket {
-                if s.send(Op::Answer { q, value: value.clone() }).is_some() {
+                if s.send(Op::Answer {
+                    q,
+                    value: value.clone(),
+                })
+                .is_some()
+                {
                     on_sent.emit((q, value));
                 }
             }

@@ -115,7 +115,11 @@ impl Reducible for State {
 /// The player's position, read from the address (the player keeps it there).
 fn position(deck: &Deck) -> Option<(usize, usize)> {
     match route::parse(&dom::hash(), DECK_INDEX) {
-        Route::Slide { deck: d, index, step } if DECK_INDEX[d].id == deck.id => Some((index, step)),
+        Route::Slide {
+            deck: d,
+            index,
+            step,
+        } if DECK_INDEX[d].id == deck.id => Some((index, step)),
         _ => None,
     }
 }
@@ -194,10 +198,10 @@ fn Class(props: &ClassProps) -> Html {
                         Some((code, secret)) => {
                             d.dispatch(Msg::Code(code.to_string()));
                             Op::Teach {
-                            code: code.into(),
-                            secret: secret.into(),
-                            tab: (*tab).clone(),
-                        }
+                                code: code.into(),
+                                secret: secret.into(),
+                                tab: (*tab).clone(),
+                            }
                         }
                         None => Op::Create {
                             view: first.clone(),
@@ -250,7 +254,10 @@ fn Class(props: &ClassProps) -> Html {
     let ours = state.taken;
     {
         let socket = socket.clone();
-        let asked_key = view.question.as_ref().map(|a| (a.topic.clone(), a.kind.clone(), a.seed, at.0));
+        let asked_key = view
+            .question
+            .as_ref()
+            .map(|a| (a.topic.clone(), a.kind.clone(), a.seed, at.0));
         let last_asked = use_mut_ref(|| None::<(String, String, u32, usize)>);
         use_effect_with((view.clone(), ours), move |(view, ours)| {
             if !*ours {
