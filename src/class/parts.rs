@@ -6,8 +6,7 @@ use crate::catalog::{DeckRef, WithDeck, DECK_INDEX};
 use crate::deck::slide::SlideView;
 use redislab_deck::{bn, Block, Slide};
 use redislab_sim::class::{Asked, Bar, Form, Position, Tally};
-use redislab_sim::labs::lab::Job;
-use redislab_sim::practice::{choice_label, set, Show};
+use redislab_sim::practice::{choice_label, Show};
 use yew::prelude::*;
 
 /// Text with `backticked` parts as code.
@@ -142,17 +141,6 @@ pub fn quiz_of(slide: &Slide) -> Option<(String, String, u32)> {
         }
         _ => None,
     })
-}
-
-/// The simulation worker's job that makes one question.
-pub fn question_job(topic: &str, kind: &str, seed: u32) -> Job {
-    Job {
-        lab: set::JOB_LAB.into(),
-        run: String::new(),
-        query: format!("one={topic}/{kind}&seed={seed}"),
-        live_scale: None,
-        live_url: None,
-    }
 }
 
 /// How to start server mode, said where class mode cannot run.

@@ -159,7 +159,9 @@ fn Class(props: &ClassProps) -> Html {
     }
     let slide = &deck.slides[at.0.min(deck.slides.len() - 1)];
     let quiz = parts::quiz_of(slide);
-    let job = quiz.as_ref().map(|(t, k, s)| parts::question_job(t, k, *s));
+    let job = quiz
+        .as_ref()
+        .map(|(t, k, s)| crate::practice::one_job(t, k, *s));
     let made = crate::labs::kit::use_work::<Question, Vec<Question>>(job);
     let question: Option<Rc<Question>> = made.parts.first().cloned().map(Rc::new);
     // A new slide: the reveal and "show me" are over.

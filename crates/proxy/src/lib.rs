@@ -557,14 +557,7 @@ async fn ws(
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, AppError> {
-    check_origin(&headers, &state.config.allow_origins)?;
-    let addr = client_address(&headers, peer, state.config.client_ip_header.as_deref());
-    let slot = state.address_slot(addr)?;
-    let permit = state
-        .conns
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| AppError::Busy)?;
+    let (slot, permit, _) = admit(&state, &headers, peer)?;
     let hard = state.config.max_message_bytes * 2;
     // tungstenite's default buffers are 128 KiB each way per socket, and the read buffer is
     // allocated at once and zeroed before every read; a 4 KiB one keeps an idle session
@@ -581,6 +574,31 @@ async fn ws(
         .on_upgrade(move |socket| session::run(socket, state, permit, slot)))
 }
 
+/// The checks at a WebSocket's upgrade, `/ws` and `/class` alike: the Origin, a place under
+/// the client address' caps and under the proxy's.
+fn admit(
+    state: &Arc<AppState>,
+    headers: &HeaderMap,
+    peer: Option<SocketAddr>,
+) -> Result<
+    (
+        AddressSlot,
+        tokio::sync::OwnedSemaphorePermit,
+        Option<IpAddr>,
+    ),
+    AppError,
+> {
+    check_origin(headers, &state.config.allow_origins)?;
+    let addr = client_address(headers, peer, state.config.client_ip_header.as_deref());
+    let slot = state.address_slot(addr)?;
+    let permit = state
+        .conns
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| AppError::Busy)?;
+    Ok((slot, permit, addr))
+}
+
 /// Class mode's socket: the same checks at the upgrade as `/ws` (Origin, the address' and
 /// the proxy's caps), then a class connection (`class::conn`).
 async fn class_ws(
@@ -589,14 +607,7 @@ async fn class_ws(
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, AppError> {
-    check_origin(&headers, &state.config.allow_origins)?;
-    let addr = client_address(&headers, peer, state.config.client_ip_header.as_deref());
-    let slot = state.address_slot(addr)?;
-    let permit = state
-        .conns
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| AppError::Busy)?;
+    let (slot, permit, addr) = admit(&state, &headers, peer)?;
     let hard = state.config.max_message_bytes * 2;
     Ok(upgrade
         .read_buffer_size(4 * 1024)

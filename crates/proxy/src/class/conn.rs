@@ -602,25 +602,11 @@ impl Conn {
         let k = Keys::of(code);
         let w = store::window(self.state.redis_now_ms(), STUDENT_WINDOW_MS);
         let (r0, r1) = (k.rate(w), k.rate(w.saturating_sub(1)));
-        let r = store::run(
-            &self.state.backend,
-            &store::END,
-            &[
-                &k.meta,
-                &k.view,
-                &k.teacher,
-                &k.students,
-                &k.names,
-                &k.here,
-                &k.ans,
-                &k.res,
-                &r0,
-                &r1,
-            ],
-            &[tab, &k.all],
-        )
-        .await
-        .map_err(unavailable)?;
+        let mut keys = k.stored().to_vec();
+        keys.extend([r0.as_str(), r1.as_str()]);
+        let r = store::run(&self.state.backend, &store::END, &keys, &[tab, &k.all])
+            .await
+            .map_err(unavailable)?;
         store::reply(&r).map_err(|r| (r, "refused".to_string()))?;
         Ok(Down::Ok { id: 0 })
     }

@@ -59,6 +59,20 @@ impl Keys {
         }
     }
 
+    /// The keys the class stores (not its channels, not its rate windows).
+    pub fn stored(&self) -> [&str; 8] {
+        [
+            &self.meta,
+            &self.view,
+            &self.teacher,
+            &self.students,
+            &self.names,
+            &self.here,
+            &self.ans,
+            &self.res,
+        ]
+    }
+
     /// The per-student counters of window `w`.
     pub fn rate(&self, w: u64) -> String {
         format!("class:{{{}}}:rate:{w}", self.code)
@@ -318,17 +332,11 @@ mod tests {
     fn every_key_of_a_class_is_in_its_slot() {
         let k = Keys::of("482917");
         let slot = crate::backend::key_slot(k.meta.as_bytes());
-        for key in [
-            &k.view,
-            &k.teacher,
-            &k.students,
-            &k.names,
-            &k.here,
-            &k.ans,
-            &k.res,
-            &k.all,
-            &k.teach,
-        ] {
+        for key in k
+            .stored()
+            .into_iter()
+            .chain([k.all.as_str(), k.teach.as_str()])
+        {
             assert_eq!(crate::backend::key_slot(key.as_bytes()), slot, "{key}");
         }
         assert_eq!(crate::backend::key_slot(k.rate(7).as_bytes()), slot);
