@@ -378,7 +378,7 @@ fn Class(props: &ClassProps) -> Html {
         <div class="class-panel" data-code={code.clone()}>
             <div class="class-strip" role="status">
                 <span class="class-strip-code">{"ক্লাস "}{ class::code_bn(&code) }</span>
-                <span class="class-strip-count" data-testid="class-present">{"👥 "}{ bn::int(i64::from(state.present)) }{" জন"}</span>
+                <span class="class-strip-count" data-testid="class-present">{ bn::int(i64::from(state.present)) }{" জন যুক্ত"}</span>
                 if state.link == Some(Link::Away) { <span class="class-strip-away">{"সংযোগ নেই — আবার যুক্ত হচ্ছে…"}</span> }
                 if state.redis_down { <span class="class-strip-away">{ class::Refusal::Unavailable.bn() }</span> }
                 if let Some(e) = &state.error { <span class="class-strip-away">{ e.clone() }</span> }
