@@ -317,6 +317,16 @@ struct AnsweringProps {
 #[component]
 fn Answering(p: &AnsweringProps) -> Html {
     let mine = p.answer.as_ref().filter(|a| a.0 == p.q);
+    // A question asked, or its reveal: brought into view (on a phone it is below the slide).
+    let node = use_node_ref();
+    {
+        let node = node.clone();
+        use_effect_with((p.q, p.view.reveal.is_some()), move |_| {
+            if let Some(el) = node.cast::<web_sys::Element>() {
+                el.scroll_into_view();
+            }
+        });
+    }
     let send = {
         let (socket, on_sent, q) = (p.socket.clone(), p.on_sent.clone(), p.q);
         Callback::from(move |value: String| {
@@ -374,7 +384,7 @@ fn Answering(p: &AnsweringProps) -> Html {
         })
     };
     html! {
-        <section class="class-question" aria-label="প্রশ্ন" data-q={p.q.to_string()} data-open={p.open.to_string()}>
+        <section class="class-question" ref={node} aria-label="প্রশ্ন" data-q={p.q.to_string()} data-open={p.open.to_string()}>
             { parts::question(&p.asked) }
             if let Form::Choice { options } = &p.asked.form {
                 <ul class="class-options">{ for options.iter().enumerate().map(|(i, o)| choice(i, o)) }</ul>
