@@ -609,9 +609,12 @@ async fn class_ws(
 ) -> Result<Response, AppError> {
     let (slot, permit, addr) = admit(&state, &headers, peer)?;
     let hard = state.config.max_message_bytes * 2;
+    // A class connection sends and receives a few small messages (a view, an answer), one
+    // at a time, each flushed: a 2 KiB read buffer and no write buffer of its own keep a
+    // phone's connection small (the budget is 20 kB of the proxy's memory a student).
     Ok(upgrade
-        .read_buffer_size(4 * 1024)
-        .write_buffer_size(8 * 1024)
+        .read_buffer_size(2 * 1024)
+        .write_buffer_size(0)
         .max_write_buffer_size(256 * 1024)
         .max_message_size(hard)
         .max_frame_size(hard)
