@@ -908,15 +908,6 @@ fn base64_decode(s: &str) -> Vec<u8> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn base64() {
-        assert_eq!(super::base64_decode("aGVsbG8="), b"hello");
-        assert_eq!(super::base64_decode("iVBORw0KGgo="), b"\x89PNG\r\n\x1a\n");
-    }
-}
-
 // ---- server mode: a real Redis and the proxy binary ----
 
 /// Waits until `port` answers a `PING` with `+PONG` (Redis) or accepts (anything else).
@@ -1049,5 +1040,14 @@ impl Drop for Live {
         let _ = self.proxy.wait();
         let _ = self.redis.kill();
         let _ = self.redis.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64() {
+        assert_eq!(super::base64_decode("aGVsbG8="), b"hello");
+        assert_eq!(super::base64_decode("iVBORw0KGgo="), b"\x89PNG\r\n\x1a\n");
     }
 }

@@ -20,7 +20,7 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use redislab_proxy::{AppState, Config};
+use redislab_proxy::Config;
 use redislab_sim::class::{Asked, Down, Form, Op, Position, View};
 use std::io::BufRead;
 use std::net::SocketAddr;
@@ -28,7 +28,7 @@ use std::process::{Child, Command, Stdio};
 
 use std::time::{Duration, Instant};
 use support::class::ClassWs;
-use support::RedisServer;
+use support::{rss_kb, RedisServer};
 use tokio::sync::{mpsc, watch};
 
 fn main() {
@@ -54,36 +54,15 @@ fn main() {
 /// A proxy of its own for the bench: one address' limits lifted (every client is on
 /// loopback).
 fn serve(redis_url: &str) {
-    std::thread::spawn(|| {
-        let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
-        std::process::exit(0);
-    });
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let mut cfg = Config::new(redis_url);
-        cfg.max_connections = 2_000;
-        cfg.max_sessions_per_address = 2_000;
-        cfg.new_sessions_per_sec = 100_000;
-        cfg.new_sessions_burst = 100_000;
-        cfg.class.joins_per_address = 100_000;
-        cfg.class.answers_per_address = 100_000;
-        cfg.class.max_students = 2_000;
-        let state = AppState::new(cfg).unwrap();
-        for w in state.start().await.unwrap() {
-            eprintln!("proxy: {w}");
-        }
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        println!("LISTEN {}", listener.local_addr().unwrap());
-        axum::serve(
-            redislab_proxy::nodelay(listener),
-            redislab_proxy::service(state),
-        )
-        .await
-        .unwrap();
-    });
+    let mut cfg = Config::new(redis_url);
+    cfg.max_connections = 2_000;
+    cfg.max_sessions_per_address = 2_000;
+    cfg.new_sessions_per_sec = 100_000;
+    cfg.new_sessions_burst = 100_000;
+    cfg.class.joins_per_address = 100_000;
+    cfg.class.answers_per_address = 100_000;
+    cfg.class.max_students = 2_000;
+    support::serve_bench_proxy(cfg);
 }
 
 /// A proxy process and its address.
@@ -107,14 +86,6 @@ fn spawn_proxy(redis_url: &str) -> (Child, SocketAddr) {
         .parse()
         .unwrap();
     (child, addr)
-}
-
-fn rss_kb(pid: u32) -> u64 {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    s.lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
 }
 
 fn at(slide: u32) -> View {
