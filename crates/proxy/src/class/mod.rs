@@ -24,7 +24,7 @@ pub struct ClassLimits {
     /// Joins with a code no class has, from one address in a minute: past them every join
     /// from the address is refused for the rest of the minute (code guessing).
     pub wrong_codes_per_address: u32,
-    /// Joins with one student's token in a minute (a page that reconnects in a loop).
+    /// Joins with one student's token in 10 s (a page that reconnects in a loop).
     pub joins_per_student: u32,
     /// Answers (and results) one student may send in 10 s.
     pub answers_per_student: u32,
