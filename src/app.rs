@@ -95,6 +95,7 @@ pub fn App() -> Html {
         Route::Practice { path, query } => html! {
             <crate::practice::PracticePage path={path.clone()} query={query.clone()} />
         },
+        Route::Join { query } => html! { <crate::class::slot::JoinPage query={query.clone()} /> },
         Route::NotFound(why) => html! { <NotFound why={why.clone()} /> },
     }
 }

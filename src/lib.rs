@@ -12,6 +12,7 @@
 
 pub mod app;
 pub mod catalog;
+pub mod class;
 pub mod deck;
 pub mod diagrams;
 pub mod dom;

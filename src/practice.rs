@@ -268,8 +268,8 @@ fn SingleQuestion(props: &SingleProps) -> Html {
     }
 }
 
-/// The worker's job for one question.
-fn one_job(topic: &str, kind: &str, seed: u32) -> Job {
+/// The simulation worker's job that makes one question (a quiz slide's, a class' question).
+pub fn one_job(topic: &str, kind: &str, seed: u32) -> Job {
     Job {
         lab: set::JOB_LAB.into(),
         run: String::new(),

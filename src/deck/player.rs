@@ -283,6 +283,7 @@ pub fn Player(props: &DeckViewProps) -> Html {
             if ctl.laser {
                 <div class="laser" ref={dot} aria-hidden="true"></div>
             }
+            <crate::class::slot::ClassSlot deck={deck.id.to_string()} />
             if p.overview {
                 <div class="overlay overview" role="dialog" aria-modal="true" aria-label="সব স্লাইড">
                     <div class="overlay-head">
@@ -322,6 +323,7 @@ pub fn Player(props: &DeckViewProps) -> Html {
                         <dl class="keys">
                             { for HELP.iter().map(|(k, what)| html! { <div class="key-row"><dt>{ for k.split(' ').map(|k| html! { <kbd>{k}</kbd> }) }</dt><dd>{ *what }</dd></div> }) }
                         </dl>
+                        <crate::class::slot::HelpButton />
                     </div>
                 </div>
             }
@@ -453,6 +455,11 @@ const HELP: &[(&str, &str)] = &[
         "Tab",
         "ল্যাবের বোতাম আর স্ক্রাবারে যায় — তখন ← → Space ল্যাবের; মাউসে ক্লিকের পরে কি-বোর্ড ডেকেরই থাকে",
     ),
+    (
+        "C",
+        "ক্লাস (সার্ভার মোডে): শুরু করে, তারপর যোগ দেওয়ার কার্ড দেখায় / লুকায়",
+    ),
+    ("R", "ক্লাসে প্রশ্নের উত্তর দেখান — ঠিক উত্তর, কতজন ঠিক, সাধারণ ভুল"),
     ("?", "এই সাহায্য"),
     (
         "Esc",

@@ -96,6 +96,7 @@ pub fn Speaker(props: &DeckViewProps) -> Html {
                 <span class="speaker-time" title="শুরু থেকে কত সময়">{"⏱ "}<span data-testid="elapsed">{ clock_text(elapsed) }</span></span>
                 <button class="tool" onclick={reset}>{"সময় আবার শূন্য থেকে"}</button>
                 <span class="speaker-clock" title="এখন">{ wall }</span>
+                <crate::class::slot::SpeakerCount deck={deck.id.to_string()} />
             </header>
             <main class="speaker-main">
                 <section class="speaker-now" aria-label="এখনকার স্লাইড">

@@ -16,6 +16,8 @@ macro_rules! dispatch {
                 "console" => html! { <crate::live::console::ConsoleView /> },
                 "practice" => html! { <crate::practice::PracticeView query={p.query} /> },
                 "quiz" => html! { <crate::practice::QuizView query={p.query} /> },
+                "class" => html! { <crate::class::teach::Teach query={p.query} /> },
+                "join" => html! { <crate::class::student::Join query={p.query} /> },
                 _ => return None,
             })
         }

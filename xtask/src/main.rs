@@ -7,7 +7,7 @@
 //! - `build`: release build into `dist/`
 //! - `test`: native tests, release build, end-to-end tests in headless Chromium
 //! - `bench`: size of the release app, browser timings, the simulator's and the proxy's
-//!   budgets (each against redis-benchmark in the same run), printed as figures
+//!   budgets (each against redis-benchmark in the same run), class mode's, printed as figures
 //! - `fingerprints`: hashes of the seeds' 8-word runs, for the copied-prose test
 
 mod fingerprints;
@@ -290,15 +290,20 @@ fn bench() -> Result<(), String> {
     // clients, no pipelining) as a share of redis-benchmark's, the latency it adds (p50/p99,
     // measured side by side with direct requests), its memory per idle WebSocket.
     println!("\n== proxy (crates/proxy), natively, loopback ==");
-    run(proxy_release(Command::new("cargo").args([
-        "run",
-        "--release",
-        "-q",
-        "-p",
-        "redislab-proxy",
-        "--example",
-        "proxy-bench",
-    ])))?;
+    // Then class mode (issue 31): 1,000 students over 2 proxies — a move reaching every
+    // student (p50, p99), 1,000 answers counted, proxy memory per student, Redis memory per
+    // class.
+    for example in ["proxy-bench", "class-bench"] {
+        run(proxy_release(Command::new("cargo").args([
+            "run",
+            "--release",
+            "-q",
+            "-p",
+            "redislab-proxy",
+            "--example",
+            example,
+        ])))?;
+    }
     // The hostile soak (issue 22) with the issue's figures: 300 attackers beside 50 students,
     // 60 s of attack windows, then 60 s for every session's key to go. A release-build test
     // only (crates/proxy/tests/soak.rs; about four minutes).

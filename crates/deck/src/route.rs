@@ -54,6 +54,11 @@ pub enum Route {
         /// The query after `?`, as typed.
         query: String,
     },
+    /// Class mode's student page: `#/join`, `#/join?code=482917` (the QR code's).
+    Join {
+        /// The query after `?`, as typed (the page reads its code).
+        query: String,
+    },
     /// Nothing lives here; the reason says why, in Bengali.
     NotFound(String),
 }
@@ -71,6 +76,11 @@ pub fn parse<D: Shape>(hash: &str, decks: &[D]) -> Route {
     let parts: Vec<&str> = path.trim_end_matches('/').split('/').collect();
     if parts == ["console"] {
         return Route::Console;
+    }
+    if parts == ["join"] {
+        return Route::Join {
+            query: query.to_string(),
+        };
     }
     if parts[0] == "practice" {
         return if parts.len() <= 3 {

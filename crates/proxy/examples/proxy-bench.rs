@@ -33,11 +33,11 @@
 mod support;
 
 use futures_util::{SinkExt, StreamExt};
-use redislab_proxy::{AppState, Config};
+use redislab_proxy::Config;
 use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{RedisServer, Ws};
+use support::{rss_kb, RedisServer, Ws};
 
 const CLIENTS: usize = 50;
 /// Turns each contestant takes.
@@ -72,55 +72,20 @@ fn main() {
 /// The proxy as a child process: defaults, except the per-connection rate limit (a benchmark
 /// client sends thousands a second) and room for the idle-connection count.
 fn serve(redis_url: &str) {
-    let mut rt = tokio::runtime::Builder::new_multi_thread();
-    if let Some(n) = std::env::var("BENCH_PROXY_THREADS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-    {
-        rt.worker_threads(n);
+    let mut cfg = Config::new(redis_url);
+    cfg.rate_per_sec = 1_000_000;
+    cfg.burst = 1_000_000;
+    cfg.max_connections = 2_000;
+    // Every client is on loopback: one address.
+    cfg.max_sessions_per_address = 2_000;
+    cfg.address_rate = 10_000_000;
+    cfg.address_burst = 10_000_000;
+    cfg.new_sessions_per_sec = 100_000;
+    cfg.new_sessions_burst = 100_000;
+    if let Some(w) = cfg.fit_descriptors() {
+        eprintln!("proxy: {w}");
     }
-    // The benchmark holds this process' stdin: when it closes (the benchmark is done, or died
-    // without cleaning up), the proxy exits normally (so a `perf stat` around it reports).
-    std::thread::spawn(|| {
-        let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
-        std::process::exit(0);
-    });
-    let rt = rt.enable_all().build().unwrap();
-    rt.block_on(async {
-        let mut cfg = Config::new(redis_url);
-        cfg.rate_per_sec = 1_000_000;
-        cfg.burst = 1_000_000;
-        cfg.max_connections = 2_000;
-        // Every client is on loopback: one address.
-        cfg.max_sessions_per_address = 2_000;
-        cfg.address_rate = 10_000_000;
-        cfg.address_burst = 10_000_000;
-        cfg.new_sessions_per_sec = 100_000;
-        cfg.new_sessions_burst = 100_000;
-        if let Some(w) = cfg.fit_descriptors() {
-            eprintln!("proxy: {w}");
-        }
-        let state = AppState::new(cfg).unwrap();
-        for w in state.start().await.unwrap() {
-            eprintln!("proxy: {w}");
-        }
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        println!("LISTEN {}", listener.local_addr().unwrap());
-        axum::serve(
-            redislab_proxy::nodelay(listener),
-            redislab_proxy::service(state),
-        )
-        .await
-        .unwrap();
-    });
-}
-
-fn rss_kb(pid: u32) -> u64 {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    s.lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
+    support::serve_bench_proxy(cfg);
 }
 
 /// CPU time (user + system) a process has used so far, in ms (`/proc/<pid>/stat`, clock

@@ -306,6 +306,25 @@ impl Backend {
         out
     }
 
+    /// A new connection for Pub/Sub (class mode's subscriber): to the Redis, or the first
+    /// seed node of a cluster that answers — a plain `SUBSCRIBE` on any node of a cluster
+    /// hears every `PUBLISH` of the cluster.
+    ///
+    /// # Errors
+    /// When no node answers.
+    pub async fn pubsub(&self) -> Result<redis::aio::PubSub, RedisError> {
+        let mut last = None;
+        for c in std::iter::once(&self.client).chain(&self.seeds) {
+            let conn = tokio::time::timeout(Duration::from_millis(1000), c.get_async_pubsub());
+            match conn.await {
+                Ok(Ok(p)) => return Ok(p),
+                Ok(Err(e)) => last = Some(e),
+                Err(_) => last = Some(RedisError::from((ErrorKind::Io, "no answer within 1 s"))),
+            }
+        }
+        Err(last.expect("at least one node"))
+    }
+
     /// The shared connection, made on first use (a failed attempt is retried by the next
     /// request).
     async fn shared(&self) -> Result<Shared, RedisError> {

@@ -7,6 +7,7 @@
 
 pub mod backend;
 pub mod budget;
+pub mod class;
 pub mod commands;
 pub mod housekeeping;
 pub mod protocol;
@@ -47,6 +48,8 @@ pub struct Config {
     /// Origins allowed besides the proxy's own (`http(s)://<Host header>`).
     pub allow_origins: Vec<String>,
     pub limits: Limits,
+    /// Class mode's bounds.
+    pub class: class::ClassLimits,
     /// Open WebSocket sessions at most; more are refused with 503.
     pub max_connections: usize,
     /// Open sessions from one client address (an IPv6 address counts by its /64); more are
@@ -129,6 +132,7 @@ impl Config {
             dist: PathBuf::from("dist"),
             allow_origins: Vec::new(),
             limits: Limits::default(),
+            class: class::ClassLimits::default(),
             max_connections: 1000,
             max_sessions_per_address: 64,
             address_rate: 1_000,
@@ -241,6 +245,8 @@ pub struct AppState {
     /// Cleanup attempts that failed (each is tried again), and sessions the sweeper cleaned.
     pub(crate) cleanup_failures: std::sync::atomic::AtomicU64,
     pub(crate) swept: std::sync::atomic::AtomicU64,
+    /// The classes this proxy has pages of (class mode).
+    pub class: class::hub::Hub,
 }
 
 impl AppState {
@@ -279,6 +285,7 @@ impl AppState {
             version: OnceLock::new(),
             cleanup_failures: Default::default(),
             swept: Default::default(),
+            class: class::hub::Hub::default(),
             config,
         }))
     }
@@ -291,6 +298,8 @@ impl AppState {
     pub async fn start(self: &Arc<Self>) -> Result<Vec<String>, String> {
         let warnings = housekeeping::check_server(self).await?;
         housekeeping::spawn(self.clone());
+        class::hub::spawn_subscriber(self.clone());
+        class::hub::spawn_ticker(self.clone());
         Ok(warnings)
     }
 
@@ -407,7 +416,7 @@ impl AppState {
 
 /// The address sessions are counted by: an IPv4 address, an IPv6 address's /64 (one
 /// machine usually has a whole /64).
-fn address_key(addr: IpAddr) -> IpAddr {
+pub(crate) fn address_key(addr: IpAddr) -> IpAddr {
     match addr {
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
             Some(v4) => IpAddr::V4(v4),
@@ -537,6 +546,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .layer(CompressionLayer::new());
     Router::new()
         .route("/ws", get(ws))
+        .route("/class", get(class_ws))
         .with_state(state)
         .fallback_service(files)
 }
@@ -547,14 +557,7 @@ async fn ws(
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, AppError> {
-    check_origin(&headers, &state.config.allow_origins)?;
-    let addr = client_address(&headers, peer, state.config.client_ip_header.as_deref());
-    let slot = state.address_slot(addr)?;
-    let permit = state
-        .conns
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| AppError::Busy)?;
+    let (slot, permit, _) = admit(&state, &headers, peer)?;
     let hard = state.config.max_message_bytes * 2;
     // tungstenite's default buffers are 128 KiB each way per socket, and the read buffer is
     // allocated at once and zeroed before every read; a 4 KiB one keeps an idle session
@@ -569,6 +572,53 @@ async fn ws(
         .max_message_size(hard)
         .max_frame_size(hard)
         .on_upgrade(move |socket| session::run(socket, state, permit, slot)))
+}
+
+/// The checks at a WebSocket's upgrade, `/ws` and `/class` alike: the Origin, a place under
+/// the client address' caps and under the proxy's.
+fn admit(
+    state: &Arc<AppState>,
+    headers: &HeaderMap,
+    peer: Option<SocketAddr>,
+) -> Result<
+    (
+        AddressSlot,
+        tokio::sync::OwnedSemaphorePermit,
+        Option<IpAddr>,
+    ),
+    AppError,
+> {
+    check_origin(headers, &state.config.allow_origins)?;
+    let addr = client_address(headers, peer, state.config.client_ip_header.as_deref());
+    let slot = state.address_slot(addr)?;
+    let permit = state
+        .conns
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| AppError::Busy)?;
+    Ok((slot, permit, addr))
+}
+
+/// Class mode's socket: the same checks at the upgrade as `/ws` (Origin, the address' and
+/// the proxy's caps), then a class connection (`class::conn`).
+async fn class_ws(
+    State(state): State<Arc<AppState>>,
+    Peer(peer): Peer,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Result<Response, AppError> {
+    let (slot, permit, addr) = admit(&state, &headers, peer)?;
+    let hard = state.config.max_message_bytes * 2;
+    // A class connection sends and receives a few small messages (a view, an answer), one
+    // at a time, each flushed: a 2 KiB read buffer and no write buffer of its own keep a
+    // phone's connection small (the budget is 20 kB of the proxy's memory a student).
+    Ok(upgrade
+        .read_buffer_size(2 * 1024)
+        .write_buffer_size(0)
+        .max_write_buffer_size(256 * 1024)
+        .max_message_size(hard)
+        .max_frame_size(hard)
+        .on_upgrade(move |socket| class::conn::run(socket, state, permit, slot, addr)))
 }
 
 /// The Origin must be the page's own (`http(s)://` + the Host header) or one allowed.

@@ -18,7 +18,8 @@ const USAGE: &str =
 [--allow-origin URL]... [--max-connections N] [--max-sessions-per-address N] [--address-rate N] [--busy-frames-per-s N] [--new-sessions-per-s N] \
 [--client-ip-header NAME] [--rate N] [--timeout-ms N] [--idle-timeout-s N] [--max-session-s N] \
 [--session-kb N] [--max-keys N] [--max-blocking N] [--reply-budget-mb N] [--session-grace-s N] \
-[--heavy-per-s N] [--heartbeat-ms N]";
+[--heavy-per-s N] [--heartbeat-ms N] [--class-max-students N] [--class-hours N] \
+[--class-joins-per-address N] [--class-answers-per-address N]";
 
 fn parse_args() -> Result<(Config, SocketAddr), String> {
     let mut cfg = Config::new("redis://127.0.0.1:6379");
@@ -94,6 +95,12 @@ fn parse_args() -> Result<(Config, SocketAddr), String> {
                 cfg.heavy_burst = cfg.heavy_per_sec.saturating_mul(2);
             }
             "--heartbeat-ms" => cfg.heartbeat = Duration::from_millis(num(&value)?.max(10)),
+            "--class-max-students" => cfg.class.max_students = (num(&value)? as u32).max(1),
+            "--class-hours" => {
+                cfg.class.max_duration = Duration::from_secs(num(&value)?.clamp(1, 24) * 3600)
+            }
+            "--class-joins-per-address" => cfg.class.joins_per_address = num(&value)? as u32,
+            "--class-answers-per-address" => cfg.class.answers_per_address = num(&value)? as u32,
             _ => return Err(format!("unknown option `{flag}`\n{USAGE}")),
         }
     }

@@ -17,7 +17,7 @@ pub struct ProxyScript {
 }
 
 impl ProxyScript {
-    const fn new(name: &'static str, source: &'static str) -> Self {
+    pub(crate) const fn new(name: &'static str, source: &'static str) -> Self {
         ProxyScript {
             name,
             source,

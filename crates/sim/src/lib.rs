@@ -10,6 +10,8 @@
 //! * [`cli`] — the small argument parser `labsim` uses.
 //! * [`bn`] — the one way to write a number for a student (Bengali digits, Indian grouping);
 //!   the deck crate re-exports it as `redislab_deck::bn`.
+//! * [`class`] — class mode's wire (the pages ↔ proxy messages) and its pure parts: join
+//!   codes, pseudonyms, the answer chart, a practice set's report.
 //! * [`practice`] — questions the simulator writes from a seed and grades (predict, then run).
 //! * [`redis`] — SimRedis, an in-memory model of the Redis 7 commands the labs use, on a
 //!   virtual clock, with RESP-typed replies and Redis' own error texts.
@@ -23,6 +25,7 @@
 #![warn(missing_docs)]
 
 pub mod bn;
+pub mod class;
 pub mod cli;
 pub mod eviction;
 pub mod jsfmt;

@@ -3,6 +3,9 @@
 //! in-process from `app(state)` on a free port, and a small WebSocket client.
 #![allow(dead_code)]
 
+pub mod class;
+pub mod cluster;
+
 use futures_util::{SinkExt, StreamExt};
 use redislab_proxy::{AppState, Config};
 use serde_json::{json, Value};
@@ -624,4 +627,46 @@ pub async fn drive_live(
             _ = tokio::time::sleep_until(wake.into()) => {}
         }
     }
+}
+
+/// A benchmark's proxy, as a process of its own (an example re-executed with `--serve`):
+/// `cfg` served on a free loopback port, printed as `LISTEN <addr>` on stdout; it exits when
+/// its stdin closes (the benchmark is done, or died without cleaning up). `BENCH_PROXY_THREADS=n`
+/// gives its runtime n worker threads.
+pub fn serve_bench_proxy(cfg: Config) {
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = std::env::var("BENCH_PROXY_THREADS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        rt.worker_threads(n);
+    }
+    std::thread::spawn(|| {
+        let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+        std::process::exit(0);
+    });
+    let rt = rt.enable_all().build().unwrap();
+    rt.block_on(async {
+        let state = AppState::new(cfg).unwrap();
+        for w in state.start().await.unwrap() {
+            eprintln!("proxy: {w}");
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        println!("LISTEN {}", listener.local_addr().unwrap());
+        axum::serve(
+            redislab_proxy::nodelay(listener),
+            redislab_proxy::service(state),
+        )
+        .await
+        .unwrap();
+    });
+}
+
+/// A process' resident memory (`/proc/<pid>/status` VmRSS), kB.
+pub fn rss_kb(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
 }
