@@ -100,7 +100,10 @@ fn every_style_sheet_closes_what_it_opens() {
         .map(|p| p.strip_prefix(&dir).unwrap_or(p).display().to_string())
         .collect();
     for want in ["style.css", "labs/kit.css", "labs/lru.css"] {
-        assert!(names.iter().any(|n| n == want), "{want} not among {names:?}");
+        assert!(
+            names.iter().any(|n| n == want),
+            "{want} not among {names:?}"
+        );
     }
 }
 
