@@ -44,6 +44,7 @@
 //! is seeded and deterministic, and in a lazily cleaned min-heap of expiry times so idle
 //! time can be skipped.
 
+pub mod args;
 mod blocking;
 pub mod cli;
 mod commands;
