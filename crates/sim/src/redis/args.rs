@@ -61,61 +61,52 @@ pub fn split_args(line: &str) -> Result<Vec<Vec<u8>>, BadLine> {
             return Ok(out);
         }
         let mut cur = Vec::new();
-        let (mut inq, mut insq) = (false, false);
+        // The open quote, if any: `"` (escapes) or `'` (only `\'`).
+        let mut quote: Option<u8> = None;
         loop {
             let c = at(i);
-            if inq {
-                if c == b'\\'
-                    && at(i + 1) == b'x'
-                    && at(i + 2).is_ascii_hexdigit()
-                    && at(i + 3).is_ascii_hexdigit()
-                {
-                    let hex = |d: u8| (d as char).to_digit(16).unwrap_or(0) as u8;
-                    cur.push(hex(at(i + 2)) * 16 + hex(at(i + 3)));
-                    i += 3;
-                } else if c == b'\\' && at(i + 1) != 0 {
-                    i += 1;
-                    cur.push(match at(i) {
-                        b'n' => b'\n',
-                        b'r' => b'\r',
-                        b't' => b'\t',
-                        b'b' => 8,
-                        b'a' => 7,
-                        other => other,
-                    });
-                } else if c == b'"' {
-                    if at(i + 1) != 0 && !blank(at(i + 1)) {
-                        return Err(BadLine::AfterQuote);
-                    }
-                    i += 1;
-                    break;
-                } else if c == 0 {
-                    return Err(BadLine::Unclosed);
-                } else {
-                    cur.push(c);
-                }
-            } else if insq {
-                if c == b'\\' && at(i + 1) == b'\'' {
-                    i += 1;
-                    cur.push(b'\'');
-                } else if c == b'\'' {
-                    if at(i + 1) != 0 && !blank(at(i + 1)) {
-                        return Err(BadLine::AfterQuote);
-                    }
-                    i += 1;
-                    break;
-                } else if c == 0 {
-                    return Err(BadLine::Unclosed);
-                } else {
-                    cur.push(c);
-                }
-            } else {
+            let Some(q) = quote else {
                 match c {
                     b' ' | b'\n' | b'\r' | b'\t' | 0 => break,
-                    b'"' => inq = true,
-                    b'\'' => insq = true,
+                    b'"' | b'\'' => quote = Some(c),
                     other => cur.push(other),
                 }
+                i += 1;
+                continue;
+            };
+            if q == b'"'
+                && c == b'\\'
+                && at(i + 1) == b'x'
+                && at(i + 2).is_ascii_hexdigit()
+                && at(i + 3).is_ascii_hexdigit()
+            {
+                let hex = |d: u8| (d as char).to_digit(16).unwrap_or(0) as u8;
+                cur.push(hex(at(i + 2)) * 16 + hex(at(i + 3)));
+                i += 3;
+            } else if q == b'"' && c == b'\\' && at(i + 1) != 0 {
+                i += 1;
+                cur.push(match at(i) {
+                    b'n' => b'\n',
+                    b'r' => b'\r',
+                    b't' => b'\t',
+                    b'b' => 8,
+                    b'a' => 7,
+                    other => other,
+                });
+            } else if q == b'\'' && c == b'\\' && at(i + 1) == b'\'' {
+                i += 1;
+                cur.push(b'\'');
+            } else if c == q {
+                // A closing quote must be followed by a blank or the end.
+                if at(i + 1) != 0 && !blank(at(i + 1)) {
+                    return Err(BadLine::AfterQuote);
+                }
+                i += 1;
+                break;
+            } else if c == 0 {
+                return Err(BadLine::Unclosed);
+            } else {
+                cur.push(c);
             }
             i += 1;
         }
