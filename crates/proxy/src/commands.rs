@@ -13,7 +13,7 @@ use crate::protocol::{Code, ErrBody, Limit};
 
 /// Where a command's keys are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Keys {
+pub enum Keys {
     /// No keys (PING).
     None,
     /// Argument 1 only.
@@ -156,6 +156,12 @@ const ALLOWED: &[Spec] = &[
         ..spec("PING", -1, Keys::None, Read)
     },
 ];
+
+/// The allowlist: each command's name, arity and where its keys are (the tests hold it to
+/// SimRedis' table, `tests/command_tables.rs`).
+pub fn table() -> impl Iterator<Item = (&'static str, i32, Keys)> {
+    ALLOWED.iter().map(|s| (s.name, s.arity, s.keys))
+}
 
 /// The allowlist's names, for the hello message and the README.
 pub fn allowed_names() -> impl Iterator<Item = &'static str> {

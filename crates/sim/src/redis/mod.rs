@@ -54,6 +54,7 @@ mod hashes;
 pub mod hll;
 mod info;
 mod keys;
+pub mod keyspec;
 mod ld;
 mod lists;
 pub mod num;
@@ -70,6 +71,7 @@ mod table;
 mod tx;
 mod zsets;
 
+pub use keyspec::{command_info, key_positions, CommandInfo};
 pub use rdb::{Loaded, Snapshot};
 pub use replica::{Node, Replicated};
 pub use reply::Reply;
