@@ -65,7 +65,7 @@ pub fn Home() -> Html {
                 {" — সিমুলেটর প্রশ্ন বানায়, আপনি আগে ভেবে উত্তর দেন, তারপর ল্যাবে চালিয়ে দেখেন কেন"}
             </p>
             <p class="home-console">
-                <a href="#/console">{"Redis কনসোল"}</a>
+                <a href={redislab_address::CONSOLE}>{"Redis কনসোল"}</a>
                 {" — প্রক্সি দিয়ে চালালে (server mode) আসল Redis-এ redis-cli-র মতো কমান্ড চালান, নিজের আলাদা জায়গায়"}
             </p>
         </main>

@@ -77,7 +77,7 @@ pub struct PracticeViewProps {
 /// the address names none.
 #[component]
 pub fn PracticeView(props: &PracticeViewProps) -> Html {
-    let (path, query) = props.query.split_once('?').unwrap_or((&props.query, ""));
+    let (path, query) = redislab_address::split_hash(&props.query);
     // A seed for an address without one, drawn once.
     let fresh = use_state(|| (js_sys::Math::random() * 4_294_967_296.0) as u32);
     match practice::place(path, query) {
@@ -638,10 +638,7 @@ pub struct QuizViewProps {
 #[component]
 pub fn QuizView(props: &QuizViewProps) -> Html {
     let get = |k: &str| {
-        props
-            .query
-            .split('&')
-            .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
+        redislab_address::value(&props.query, k)
             .unwrap_or_default()
             .to_string()
     };

@@ -2,24 +2,26 @@
 //! its words as items; the picture's shape lives here, its text stays in the deck.
 
 use crate::deck::slide::{field, Frags};
+use redislab_deck::model::Diagram;
 use redislab_deck::{bn, plain, List, Str, Text};
 use yew::prelude::*;
 
 type Items = [List<Text>];
 
-/// Draws diagram `name` with these items. Names are checked by the deck parser at build time.
-/// An item written `+ ` is a fragment: `fr` gives its part of the picture the class that
-/// reveals it step by step.
+/// Draws diagram `name` with these items. Names are checked by the deck parser at build time
+/// against [`Diagram`], the one list, and drawn here by an exhaustive match on it. An item
+/// written `+ ` is a fragment: `fr` gives its part of the picture the class that reveals it
+/// step by step.
 pub fn diagram(name: &str, args: &[Str], items: &Items, fr: Frags) -> Html {
-    let body = match name {
-        "roles" => roles(items, fr),
-        "connections" => connections(items, fr),
-        "pipeline" => pipeline(args, items, fr),
-        "authq" => authq(items, fr),
-        "flow" => flow(args, items, fr),
-        "load" => load(args, items, fr),
-        "backoff" => backoff(args, items, fr),
-        _ => Html::default(),
+    let body = match Diagram::from_name(name) {
+        Some(Diagram::Roles) => roles(items, fr),
+        Some(Diagram::Connections) => connections(items, fr),
+        Some(Diagram::Pipeline) => pipeline(args, items, fr),
+        Some(Diagram::Authq) => authq(items, fr),
+        Some(Diagram::Flow) => flow(args, items, fr),
+        Some(Diagram::Load) => load(args, items, fr),
+        Some(Diagram::Backoff) => backoff(args, items, fr),
+        None => Html::default(),
     };
     html! { <figure class={classes!("diagram", format!("dg-{name}"))} data-diagram={name.to_string()}>{ body }</figure> }
 }

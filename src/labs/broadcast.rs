@@ -690,18 +690,14 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
     let t = use_timeline(frames, TICK_MS, open_at.map_or(Open::End, Open::At));
     // The fields a slide's query names (a preset's included): what the compact view is about.
     let named: Vec<String> = if embedded {
-        let preset = lab
-            .query
-            .split(['&', ' '])
-            .find_map(|kv| kv.strip_prefix("preset="))
+        let preset = redislab_address::value(&lab.query, "preset")
             .and_then(|id| INFO.presets.iter().find(|p| p.id == id));
         preset
             .into_iter()
             .flat_map(|p| p.pairs.iter().map(|(k, _)| k.to_string()))
             .chain(
-                lab.query
-                    .split(['&', ' '])
-                    .filter_map(|kv| kv.split('=').next())
+                redislab_address::pairs(&lab.query)
+                    .map(|(k, _)| k)
                     .filter(|k| !k.is_empty() && *k != "preset")
                     .map(str::to_string),
             )

@@ -7,7 +7,8 @@
 use super::socket::{Event, Socket};
 use super::Indicator;
 use crate::dom;
-use redislab_sim::wire::{redis_cli, split_line, ErrBody, LiveStatus};
+use redislab_sim::redis::args::{split_args, utf8_args};
+use redislab_sim::wire::{redis_cli, ErrBody, LiveStatus};
 use redislab_sim::Reply;
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
@@ -15,6 +16,9 @@ use yew::prelude::*;
 
 /// Entries kept on screen.
 const KEEP: usize = 200;
+
+/// A line whose `\xHH` bytes are not UTF-8: the console's words travel as JSON text.
+const NOT_UTF8: &str = "\\xHH দিয়ে লেখা বাইটগুলো UTF-8 নয়: কনসোল শুধু UTF-8 লেখা পাঠাতে পারে";
 
 #[derive(Clone, PartialEq)]
 enum Out {
@@ -178,7 +182,11 @@ pub fn ConsoleView() -> Html {
                 }
                 h.1 = h.0.len();
             }
-            let (id, out) = match split_line(&line) {
+            // redis-cli's own rules (`split_args`); the words travel as JSON text.
+            let words = split_args(&line)
+                .map_err(|bad| bad.bengali())
+                .and_then(|args| utf8_args(args).ok_or(NOT_UTF8));
+            let (id, out) = match words {
                 Err(why) => (None, Out::Local(why.into())),
                 Ok(words) => match socket.borrow_mut().as_mut().and_then(|s| s.send(&words)) {
                     Some(id) => (Some(id), Out::Waiting),

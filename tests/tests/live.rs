@@ -416,6 +416,22 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
         data(&b, ".console-entry:nth-child(4)", "state").as_deref(),
         Some("local")
     );
+    // redis-cli refuses a closing quote glued to more text (`SET "a"b`); so does the console.
+    send("SET \"a\"b");
+    b.wait(10, "the second local message", |b| nth_out(b, 4).is_some());
+    assert_eq!(
+        data(&b, ".console-entry:nth-child(5)", "state").as_deref(),
+        Some("local")
+    );
+    let why = nth_out(&b, 4).unwrap_or_default();
+    assert!(why.contains("ফাঁকা জায়গা"), "{why}");
+    // `\xHH` in double quotes is a byte, as at redis-cli: two of them make one `é`.
+    send(r#"SET e "\xc3\xa9""#);
+    b.wait(10, "SET e's answer", |b| nth_out(b, 5).is_some());
+    send("GET e");
+    b.wait(10, "GET e's answer", |b| nth_out(b, 6).is_some());
+    let got = b.text(".console-entry:nth-child(7) [data-testid=console-out]");
+    assert_eq!(got.as_deref(), Some("\"é\""));
     let axe = b.axe_serious();
     assert!(axe.is_empty(), "accessibility: {axe:#?}");
     b.screenshot(&dir.join("console-1366x768.png"));

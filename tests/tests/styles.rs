@@ -1,10 +1,12 @@
 //! The app's style sheets are well formed: every `{` has its `}` (comments and strings
 //! aside), and no rule block is left open at the end of a file. A merge once dropped the `}`
-//! of two `@container` blocks in `static/labs.css`, so every lab's styles after them applied
-//! only inside the query; the browser tests caught it only as a slide 1,092 px too tall.
+//! of two `@container` blocks in what was then one `static/labs.css`, so every lab's styles
+//! after them applied only inside the query; the browser tests caught it only as a slide
+//! 1,092 px too tall. Every file is checked on its own (`static/*.css`, the kit and each lab's
+//! in `static/labs/`), so a slip names its file and line, not a line of the joined sheet.
 //! This needs no browser.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The line of every unmatched brace of `css`, or where a comment or string is left open.
 fn unbalanced(css: &str) -> Result<(), String> {
@@ -68,21 +70,41 @@ fn unbalanced(css: &str) -> Result<(), String> {
     }
 }
 
+/// The style sheets under `dir` and its folders, by path.
+fn style_sheets(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            out.extend(style_sheets(&path));
+        } else if path.extension().is_some_and(|e| e == "css") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
 #[test]
 fn every_style_sheet_closes_what_it_opens() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../static");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).expect("static/") {
-        let path = entry.expect("an entry").path();
-        if path.extension().is_some_and(|e| e == "css") {
-            let css = std::fs::read_to_string(&path).expect("a readable style sheet");
-            if let Err(e) = unbalanced(&css) {
-                panic!("{}: {e}", path.display());
-            }
-            seen += 1;
+    let sheets = style_sheets(&dir);
+    for path in &sheets {
+        let css = std::fs::read_to_string(path).expect("a readable style sheet");
+        if let Err(e) = unbalanced(&css) {
+            panic!("{}: {e}", path.display());
         }
     }
-    assert!(seen >= 2, "style.css and labs.css at least, found {seen}");
+    let names: Vec<String> = sheets
+        .iter()
+        .map(|p| p.strip_prefix(&dir).unwrap_or(p).display().to_string())
+        .collect();
+    for want in ["style.css", "labs/kit.css", "labs/lru.css"] {
+        assert!(
+            names.iter().any(|n| n == want),
+            "{want} not among {names:?}"
+        );
+    }
 }
 
 #[test]

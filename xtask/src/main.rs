@@ -5,7 +5,8 @@
 //! - `serve`: build the app and serve it at http://127.0.0.1:8080 (trunk serve); with
 //!   `--redis <url>`, the release app through the proxy (`crates/proxy`) instead
 //! - `build`: release build into `dist/`
-//! - `test`: native tests, release build, end-to-end tests in headless Chromium
+//! - `test`: formatting and lints (seconds), native tests, release build, end-to-end tests in
+//!   headless Chromium
 //! - `bench`: size of the release app, browser timings, the simulator's and the proxy's
 //!   budgets (each against redis-benchmark in the same run), class mode's, printed as figures
 //! - `fingerprints`: hashes of the seeds' 8-word runs, for the copied-prose test
@@ -45,7 +46,8 @@ const USAGE: &str = "usage: cargo xtask <command>
   serve   install what is missing, build, serve at http://127.0.0.1:8080
           (--redis URL: through the proxy, live mode against that Redis)
   build   release build into dist/
-  test    native tests, release build, end-to-end tests in headless Chromium
+  test    cargo fmt --check and clippy -D warnings, native tests, release build,
+          end-to-end tests in headless Chromium
   bench   release size (gzip), browser timings (first paint, key to next slide), the
           simulator's and the proxy's figures against redis-benchmark
   setup   only install the build tools
@@ -98,6 +100,7 @@ fn release_build(path: &str) -> Result<(), String> {
 }
 
 fn test(extra: &[String]) -> Result<(), String> {
+    lint()?;
     let path = tools::ensure_build_tools()?;
     let browser = tools::ensure_test_tools()?;
     println!("xtask: native tests");
@@ -141,6 +144,99 @@ fn test(extra: &[String]) -> Result<(), String> {
     total.add(&e2e);
     println!("\nxtask: {} passed, {} failed", total.passed, total.failed);
     e2e.result
+}
+
+/// `cargo fmt --check` and clippy with warnings as errors, before anything long: a slip fails
+/// in seconds, not after the browser tests. A native clippy run checks every file of the
+/// workspace: the app's binaries (the page, the labs module, the simulation worker) run only
+/// as wasm, but no code is behind a `cfg` on the target, so they compile natively too
+/// (wasm-bindgen and web-sys have native stand-ins), and `--all-targets` adds the tests. A
+/// `cfg` on the target architecture would hide wasm-only code from this run: [`target_cfgs`]
+/// refuses one.
+fn lint() -> Result<(), String> {
+    tools::ensure_lint_tools()?;
+    println!("xtask: cargo fmt --check, cargo clippy -D warnings");
+    let hidden = target_cfgs(&root());
+    if !hidden.is_empty() {
+        return Err(format!(
+            "code behind a target cfg is not linted by the native clippy run (add a \
+             `--target wasm32-unknown-unknown` run to `lint`): {}",
+            hidden.join(", ")
+        ));
+    }
+    run(Command::new("cargo").args(["fmt", "--all", "--", "--check"]))
+        .map_err(|e| format!("{e}: `cargo fmt --all` formats the tree"))?;
+    run(Command::new("cargo").args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))
+}
+
+/// The Rust files under `top` (outside `target/`) that put code behind a `cfg` on the target
+/// architecture or family.
+fn target_cfgs(top: &Path) -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.filter_map(Result::ok) {
+            let path = e.path();
+            let name = e.file_name();
+            if path.is_dir() {
+                if name != "target" && name != "dist" && !name.to_string_lossy().starts_with('.') {
+                    walk(&path, out);
+                }
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                let flat: String = text.split_whitespace().collect();
+                // `target_os` and `unix` stay: the proxy's signal handling runs natively.
+                let needles = ["target_arch", "target_family"].map(|k| format!("{k}="));
+                if needles.into_iter().any(|n| flat.contains(&n)) {
+                    out.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(top, &mut out);
+    for p in &mut out {
+        if let Some(rel) = Path::new(p)
+            .strip_prefix(top)
+            .ok()
+            .map(|r| r.display().to_string())
+        {
+            *p = rel;
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_cfg_is_found_and_the_tree_has_none() {
+        let dir = std::env::temp_dir().join(format!("xtask-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        // Spelled in two pieces so that this file is not one of them.
+        let arch = format!(
+            "#[cfg(all(test, {} = \"wasm32\"))]\nfn f() {{}}\n",
+            "target_arch"
+        );
+        let family = format!("#[cfg(not({} = \"wasm\"))]\nfn g() {{}}\n", "target_family");
+        std::fs::write(dir.join("src/a.rs"), arch).unwrap();
+        std::fs::write(dir.join("src/b.rs"), family).unwrap();
+        std::fs::write(dir.join("src/c.rs"), "#[cfg(unix)]\nfn h() {}\n").unwrap();
+        assert_eq!(target_cfgs(&dir), ["src/a.rs", "src/b.rs"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(target_cfgs(&root()), Vec::<String>::new());
+    }
 }
 
 /// Test counts summed from cargo's `test result:` lines.

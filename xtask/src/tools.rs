@@ -168,6 +168,22 @@ pub fn ensure_build_tools() -> Result<String, String> {
     Ok(path)
 }
 
+/// Installs rustfmt and clippy when `cargo fmt` or `cargo clippy` does not run.
+pub fn ensure_lint_tools() -> Result<(), String> {
+    let runs = |sub: &str| {
+        Command::new("cargo")
+            .args([sub, "--version"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !runs("fmt") || !runs("clippy") {
+        step("installing rustfmt and clippy (rustup component add)");
+        run(Command::new("rustup").args(["component", "add", "rustfmt", "clippy"]))
+            .map_err(|e| format!("could not add rustfmt and clippy: {e}"))?;
+    }
+    Ok(())
+}
+
 /// Paths of the browser and its driver.
 pub struct Browser {
     /// Chromium's executable.

@@ -166,6 +166,54 @@ pub enum Inline {
 /// A paragraph-level run of inlines.
 pub type Text = List<Inline>;
 
+macro_rules! diagrams {
+    ($($v:ident = $name:literal $(: [$($word:literal),*])?),* $(,)?) => {
+        /// A diagram the app draws (`:::diagram <name> [words]`): the one list of them.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Diagram {
+            $(#[doc = concat!("`", $name, "`")] $v),*
+        }
+
+        impl Diagram {
+            /// Every diagram, in this order.
+            pub const ALL: &'static [Diagram] = &[$(Diagram::$v),*];
+
+            /// Its name in a deck.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Diagram::$v => $name),*
+                }
+            }
+
+            /// The words it takes after its name (`:::diagram flow app redis`); `None`: any.
+            pub fn words(self) -> Option<&'static [&'static str]> {
+                match self {
+                    $(Diagram::$v => diagrams!(@words $($($word),*)?)),*
+                }
+            }
+        }
+    };
+    (@words $($word:literal),+) => { Some(&[$($word),+]) };
+    (@words) => { None };
+}
+
+diagrams! {
+    Roles = "roles",
+    Connections = "connections",
+    Pipeline = "pipeline",
+    Authq = "authq",
+    Flow = "flow": ["app", "redis", "db", "ext", "users"],
+    Load = "load": ["bad", "good"],
+    Backoff = "backoff",
+}
+
+impl Diagram {
+    /// The diagram with this name.
+    pub fn from_name(name: &str) -> Option<Diagram> {
+        Diagram::ALL.iter().copied().find(|d| d.name() == name)
+    }
+}
+
 /// The kind of a highlighted code token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Tok {
@@ -279,4 +327,23 @@ pub fn plain(text: &[Inline]) -> String {
             | Inline::Mark(s) => s.as_ref(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Diagram;
+
+    #[test]
+    fn diagrams_are_named_once() {
+        for &d in Diagram::ALL {
+            assert_eq!(Diagram::from_name(d.name()), Some(d));
+        }
+        let mut names: Vec<&str> = Diagram::ALL.iter().map(|d| d.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Diagram::ALL.len(), "two diagrams share a name");
+        assert_eq!(Diagram::from_name("nope"), None);
+        assert_eq!(Diagram::Load.words(), Some(&["bad", "good"][..]));
+        assert_eq!(Diagram::Roles.words(), None);
+    }
 }

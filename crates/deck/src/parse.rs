@@ -40,23 +40,10 @@ pub const CONTAINERS: &[&str] = &[
 /// Live labs a deck can embed (`:::lab NAME key=value …`): the simulator's registry.
 pub use redislab_sim::labs::registry::IDS as LABS;
 
-/// Diagram names the app knows how to draw (`:::diagram NAME`).
-pub const DIAGRAMS: &[&str] = &[
-    "roles",
-    "connections",
-    "pipeline",
-    "authq",
-    "flow",
-    "load",
-    "backoff",
-];
-
-/// Words a diagram takes after its name (`:::diagram flow app redis`); a diagram not listed
-/// here takes any.
-const DIAGRAM_ARGS: &[(&str, &[&str])] = &[
-    ("flow", &["app", "redis", "db", "ext", "users"]),
-    ("load", &["bad", "good"]),
-];
+/// The diagrams a deck can name (`:::diagram NAME`): the one list of them. The parser checks
+/// names against it; the app draws each with an exhaustive `match`, so a diagram added here
+/// without a drawing (or drawn without being here) does not compile.
+pub use crate::model::Diagram;
 
 /// How a correction marker starts: `! সংশোধন: …` is a [`Block::Fix`], not a note.
 pub const FIX: &str = "সংশোধন:";
@@ -383,21 +370,20 @@ fn parse_body(lines: &[(usize, &str)]) -> Result<Body> {
             }
             let args: Vec<Str> = words.map(own).collect();
             if kind == "diagram" {
-                match args.first() {
-                    None => {
-                        return err(
-                            n,
-                            format!("`:::diagram` needs a name ({})", DIAGRAMS.join(", ")),
-                        )
+                let names = || {
+                    Diagram::ALL
+                        .iter()
+                        .map(|d| d.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                match args.first().map(|d| (d, Diagram::from_name(d))) {
+                    None => return err(n, format!("`:::diagram` needs a name ({})", names())),
+                    Some((d, None)) => {
+                        return err(n, format!("unknown diagram `{d}` ({})", names()))
                     }
-                    Some(d) if !DIAGRAMS.contains(&d.as_ref()) => {
-                        return err(
-                            n,
-                            format!("unknown diagram `{d}` ({})", DIAGRAMS.join(", ")),
-                        )
-                    }
-                    Some(d) => {
-                        if let Some((_, ok)) = DIAGRAM_ARGS.iter().find(|(name, _)| name == d) {
+                    Some((d, Some(diagram))) => {
+                        if let Some(ok) = diagram.words() {
                             if let Some(bad) = args[1..].iter().find(|a| !ok.contains(&a.as_ref()))
                             {
                                 return err(

@@ -3,8 +3,16 @@
 //! slide with its first k fragments revealed; `…/speaker` after a slide is the speaker window;
 //! `#/<deck>/print` lays every slide out for printing (`?script` adds the narration).
 //! Anything else is "not found", with a reason a person can read.
+//!
+//! Every address is written by its builder in `redislab_address` (re-exported here) and its
+//! query read with that crate's syntax: this module checks an address against the decks and
+//! the labs.
 
 use crate::model::Shape;
+pub use redislab_address::{
+    lab_hash, position_text, practice_hash, print_hash, question_hash, slide_hash, speaker_hash,
+    step_hash,
+};
 
 /// Where the address points.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,8 +73,7 @@ pub enum Route {
 
 /// Parses a location hash (with or without the leading `#`) against the decks that exist.
 pub fn parse<D: Shape>(hash: &str, decks: &[D]) -> Route {
-    let h = hash.strip_prefix('#').unwrap_or(hash);
-    let (h, query) = h.split_once('?').unwrap_or((h, ""));
+    let (h, query) = redislab_address::split_hash(hash);
     if h.is_empty() || h == "/" {
         return Route::Home;
     }
@@ -174,60 +181,6 @@ pub fn slide_position<D: Shape + ?Sized>(text: &str, deck: &D) -> Result<(usize,
         Some(Err(_)) => return Err(format!("`{}` কোনো ধাপের নম্বর নয়", shorten(text))),
     };
     Ok((n - 1, step))
-}
-
-/// The address of slide `index` (0-based) of a deck: `#/production/3`.
-pub fn slide_hash(deck_id: &str, index: usize) -> String {
-    step_hash(deck_id, index, 0)
-}
-
-/// The address of slide `index` with `step` fragments revealed: `#/production/3.2`
-/// (`#/production/3` when none are).
-pub fn step_hash(deck_id: &str, index: usize, step: usize) -> String {
-    format!("#/{deck_id}/{}", position_text(index, step))
-}
-
-/// `n` or `n.k`: the slide-and-step part of an address (also what the speaker window and the
-/// audience send each other).
-pub fn position_text(index: usize, step: usize) -> String {
-    if step == 0 {
-        format!("{}", index + 1)
-    } else {
-        format!("{}.{step}", index + 1)
-    }
-}
-
-/// The speaker window's address for a slide and step.
-pub fn speaker_hash(deck_id: &str, index: usize, step: usize) -> String {
-    format!("#/{deck_id}/{}/speaker", position_text(index, step))
-}
-
-/// The handout (print) address of a deck.
-pub fn print_hash(deck_id: &str, script: bool) -> String {
-    if script {
-        format!("#/{deck_id}/print?script")
-    } else {
-        format!("#/{deck_id}/print")
-    }
-}
-
-/// The address of a lab with these parameters: `#/lab/eviction?alpha=0.9`.
-pub fn lab_hash(id: &str, query: &str) -> String {
-    if query.is_empty() {
-        format!("#/lab/{id}")
-    } else {
-        format!("#/lab/{id}?{query}")
-    }
-}
-
-/// The practice page's address: `#/practice`, or `#/practice/<path>`.
-pub fn practice_hash(path: &str, query: &str) -> String {
-    match (path.is_empty(), query.is_empty()) {
-        (true, true) => "#/practice".into(),
-        (true, false) => format!("#/practice?{query}"),
-        (false, true) => format!("#/practice/{path}"),
-        (false, false) => format!("#/practice/{path}?{query}"),
-    }
 }
 
 /// Keeps an echoed user string short and free of control characters.
@@ -474,6 +427,58 @@ mod tests {
         assert_eq!(parse("#/console", &d), Route::Console);
         assert_eq!(parse("#/console/", &d), Route::Console);
         assert!(matches!(parse("#/console/x", &d), Route::NotFound(_)));
+    }
+
+    /// Every address a builder writes, the router reads back as what was built: the decks',
+    /// the labs' (a practice question's "show me" with its `at=`), practice's.
+    #[test]
+    fn every_builder_s_address_parses() {
+        let d = decks();
+        let show = |query: &str, at| redislab_sim::practice::Show {
+            lab: "lru".into(),
+            query: query.into(),
+            step: 0,
+            at,
+        };
+        for (hash, want) in [
+            (
+                show("capacity=2", Some(3)).hash(),
+                "#/lab/lru?capacity=2&at=3",
+            ),
+            (show("", None).hash(), "#/lab/lru?at=end"),
+            (lab_hash("lru", ""), "#/lab/lru"),
+        ] {
+            assert_eq!(hash, want);
+            let query = want.split_once('?').map_or("", |(_, q)| q);
+            assert_eq!(
+                parse(&hash, &d),
+                Route::Lab {
+                    id: "lru",
+                    query: query.into()
+                }
+            );
+        }
+        let q = redislab_sim::practice::address("lru", "hits", 42);
+        assert_eq!(q, "#/practice/lru/hits?seed=42");
+        assert_eq!(q, question_hash("lru", "hits", 42));
+        assert_eq!(
+            parse(&q, &d),
+            Route::Practice {
+                path: "lru/hits".into(),
+                query: "seed=42".into()
+            }
+        );
+        assert_eq!(
+            parse(&practice_hash("", "labs=lru,lock&seed=42&n=8"), &d),
+            Route::Practice {
+                path: String::new(),
+                query: "labs=lru,lock&seed=42&n=8".into()
+            }
+        );
+        assert_eq!(speaker_hash("production", 2, 2), "#/production/3.2/speaker");
+        assert_eq!(print_hash("production", false), "#/production/print");
+        assert_eq!(parse(redislab_address::HOME, &d), Route::Home);
+        assert_eq!(parse(redislab_address::CONSOLE, &d), Route::Console);
     }
 
     #[test]

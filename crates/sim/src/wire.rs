@@ -405,50 +405,6 @@ pub fn request(id: u64, cmd: &[Vec<u8>]) -> String {
     serde_json::to_string(&req).unwrap_or_default()
 }
 
-/// Splits a console line into words the way `redis-cli` does: spaces separate, double or
-/// single quotes group (with `\"`, `\\`, `\n` in double quotes).
-///
-/// # Errors
-/// A Bengali message for an unclosed quote.
-pub fn split_line(line: &str) -> Result<Vec<String>, &'static str> {
-    let mut words = Vec::new();
-    let mut chars = line.chars().peekable();
-    loop {
-        while chars.peek().is_some_and(|c| c.is_whitespace()) {
-            chars.next();
-        }
-        let Some(&first) = chars.peek() else {
-            return Ok(words);
-        };
-        let mut w = String::new();
-        if first == '"' || first == '\'' {
-            chars.next();
-            loop {
-                match chars.next() {
-                    None => return Err("উদ্ধৃতিচিহ্ন খোলা হয়েছে কিন্তু বন্ধ হয়নি"),
-                    Some(c) if c == first => break,
-                    Some('\\') if first == '"' => match chars.next() {
-                        Some('n') => w.push('\n'),
-                        Some('t') => w.push('\t'),
-                        Some(c) => w.push(c),
-                        None => return Err("উদ্ধৃতিচিহ্ন খোলা হয়েছে কিন্তু বন্ধ হয়নি"),
-                    },
-                    Some(c) => w.push(c),
-                }
-            }
-        } else {
-            while let Some(&c) = chars.peek() {
-                if c.is_whitespace() {
-                    break;
-                }
-                w.push(c);
-                chars.next();
-            }
-        }
-        words.push(w);
-    }
-}
-
 /// A reply laid out as `redis-cli` prints it in a terminal: `"v"`, `(integer) 1`, `(nil)`,
 /// `OK`, `(error) …`, and arrays one element a line, `1) …`, nested ones indented.
 pub fn redis_cli(r: &Reply) -> String {
@@ -617,17 +573,6 @@ mod tests {
             redis_cli(&nested),
             "1) \"a\"\n2) 1) (integer) 1\n   2) (nil)"
         );
-    }
-
-    #[test]
-    fn console_lines_split_like_redis_cli() {
-        assert_eq!(split_line("  SET k v ").unwrap(), ["SET", "k", "v"]);
-        assert_eq!(
-            split_line(r#"SET "a b" 'c d' "x\"y""#).unwrap(),
-            ["SET", "a b", "c d", "x\"y"]
-        );
-        assert!(split_line(r#"SET "a"#).is_err());
-        assert!(split_line("   ").unwrap().is_empty());
     }
 
     #[test]

@@ -236,7 +236,7 @@ fn labs() -> Vec<LabCase> {
                    } else { setTimeout(poll, 5); }
                  };
                  poll();",
-                json!([if q.is_empty() { format!("#/lab/{id}") } else { format!("#/lab/{id}?{q}") }]),
+                json!([redislab_deck::route::lab_hash(id, q)]),
             );
             labs.push((
                 id,

@@ -16,7 +16,7 @@ pub mod table;
 mod tests;
 
 use options::{bound_seconds, check_sizes, is, options, xadd, xreadgroup_block, xreadgroup_keys};
-pub use table::{allowed_names, Block, Does, Keys, Spec, ALLOWED};
+pub use table::{allowed_names, table, Block, Does, Keys, Spec, ALLOWED};
 use Does::{Change, Create, Read, ReadAll};
 
 #[derive(Clone, Copy, Debug, serde::Serialize)]

@@ -153,6 +153,12 @@ pub const ALLOWED: &[Spec] = &[
     },
 ];
 
+/// The allowlist: each command's name, arity and where its keys are (the tests hold it to
+/// SimRedis' table, `tests/command_tables.rs`).
+pub fn table() -> impl Iterator<Item = (&'static str, i32, Keys)> {
+    ALLOWED.iter().map(|s| (s.name, s.arity, s.keys))
+}
+
 /// The allowlist's names, for the hello message and the README.
 pub fn allowed_names() -> impl Iterator<Item = &'static str> {
     ALLOWED.iter().map(|s| s.name)

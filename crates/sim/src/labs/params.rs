@@ -232,13 +232,8 @@ impl Params {
     pub fn from_query(lab: &'static LabInfo, query: &str) -> (Self, Vec<FieldError>) {
         Params::from_pairs(
             lab,
-            query
-                .split(['&', ' '])
-                .filter(|s| !s.is_empty())
-                .map(|pair| {
-                    let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                    (k.to_string(), decode(v))
-                }),
+            redislab_address::pairs(query)
+                .map(|(k, v)| (k.to_string(), redislab_address::decode(v))),
         )
     }
 
@@ -408,61 +403,19 @@ impl Params {
 
     /// The query that reproduces these values (`alpha=0.9&cache=300&…`).
     pub fn to_query(&self) -> String {
-        self.lab
-            .fields
-            .iter()
-            .zip(&self.values)
-            .map(|(f, v)| format!("{}={}", f.key, encode(v)))
-            .collect::<Vec<_>>()
-            .join("&")
+        redislab_address::join(
+            self.lab
+                .fields
+                .iter()
+                .zip(&self.values)
+                .map(|(f, v)| (f.key, redislab_address::encode(v))),
+        )
     }
 }
 
 /// The broken rule as [`Broken`], for a lab's rules.
 pub fn broken(key: &'static str, message: impl Into<String>) -> Broken {
     (key, message.into())
-}
-
-fn encode(v: &str) -> String {
-    v.chars()
-        .map(|c| match c {
-            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' | ',' => c.to_string(),
-            ' ' => "+".into(),
-            c => {
-                let mut b = [0; 4];
-                c.encode_utf8(&mut b)
-                    .bytes()
-                    .map(|x| format!("%{x:02X}"))
-                    .collect()
-            }
-        })
-        .collect()
-}
-
-fn decode(v: &str) -> String {
-    let bytes = v.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
-                    .ok()
-                    .and_then(|h| u8::from_str_radix(h, 16).ok());
-                match hex {
-                    Some(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

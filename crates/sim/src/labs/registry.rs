@@ -129,6 +129,42 @@ mod tests {
         assert!(info("nope").is_none() && lab("nope").is_none());
     }
 
+    /// "Has a live mode" is said once, by `LabInfo::live` (the views show the switch by it):
+    /// a lab that says so has a live driver for its defaults or one of its presets, one that
+    /// does not has none for any of them (the driver may still decline some parameters, as
+    /// broadcast's loop mode, which sends nothing to Redis).
+    #[test]
+    fn live_mode_is_said_once() {
+        let url = "ws://127.0.0.1:1/ws".to_string();
+        for (info, lab) in INFOS.iter().zip(LABS) {
+            let mut all = vec![Params::defaults(info)];
+            all.extend(
+                info.presets
+                    .iter()
+                    .filter_map(|p| Params::with_preset(info, p.id)),
+            );
+            let drivers = all
+                .iter()
+                .filter(|p| {
+                    let job = Job::new(info, p).scaled(10).live(url.clone());
+                    lab.live(&job, p).is_some()
+                })
+                .count();
+            assert_eq!(
+                info.live,
+                drivers > 0,
+                "{}: live {} but {drivers} drivers",
+                info.id,
+                info.live
+            );
+            let job = Job::new(info, &all[0]).scaled(10).live(url.clone());
+            if !info.live {
+                let e = crate::labs::work::live(&job).err().unwrap_or_default();
+                assert!(e.contains("no live mode"), "{}: {e}", info.id);
+            }
+        }
+    }
+
     /// Every lab's defaults and presets are valid values of its fields, every run of the
     /// defaults and the main run of every preset finishes and serialises.
     #[test]

@@ -136,17 +136,16 @@ impl Open {
 /// parameter of the lab (nothing in the run depends on it), so it is taken out of the query
 /// before the parameters are read. "Show me" on a practice question opens the lab at the
 /// moment that decides it this way.
-pub const OPEN_KEY: &str = "at";
+pub use redislab_address::OPEN_KEY;
 
 /// `query` without its `at=` pair, and where that pair says to open: `None` without one, a
 /// Bengali message for a bad value (the lab then opens as it would without it).
 pub fn split_open(query: &str) -> (String, Option<Result<Open, String>>) {
     let mut open = None;
     let mut rest = Vec::new();
-    for pair in query.split('&').filter(|s| !s.is_empty()) {
-        match pair.split_once('=') {
-            Some((k, v)) if k == OPEN_KEY => open = Some(parse_open(v)),
-            None if pair == OPEN_KEY => open = Some(parse_open("")),
+    for pair in redislab_address::pieces(query) {
+        match pair.split_once('=').unwrap_or((pair, "")) {
+            (k, v) if k == OPEN_KEY => open = Some(parse_open(v)),
             _ => rest.push(pair),
         }
     }

@@ -64,6 +64,11 @@ pub fn live(job: &Job) -> Result<Box<dyn LiveDriver>, String> {
     if !job.is_live() {
         return Err("not a live job".into());
     }
+    // `LabInfo::live` says whether a lab has a live mode (the views read it to show the
+    // switch); the driver answers only for the labs that say so.
+    if !lab.info().live {
+        return Err(format!("lab `{}` has no live mode", job.lab));
+    }
     lab.live(job, &p)
         .ok_or_else(|| format!("lab `{}` has no live mode", job.lab))
 }

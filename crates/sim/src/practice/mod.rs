@@ -173,11 +173,7 @@ impl Show {
     pub fn hash(&self) -> String {
         use crate::labs::ui::{Open, OPEN_KEY};
         let at = format!("{OPEN_KEY}={}", self.at.map_or(Open::End, Open::At).word());
-        if self.query.is_empty() {
-            format!("#/lab/{}?{at}", self.lab)
-        } else {
-            format!("#/lab/{}?{}&{at}", self.lab, self.query)
-        }
+        redislab_address::lab_hash(&self.lab, &redislab_address::and(&[&self.query, &at]))
     }
 }
 
@@ -255,10 +251,9 @@ pub fn find(topic_id: &str, kind: &str) -> Result<(Topic, QuestionKind), String>
     Ok((t, *k))
 }
 
-/// The practice page's address of question `kind` of `topic` with `seed`.
-pub fn address(topic: &str, kind: &str, seed: u32) -> String {
-    format!("#/practice/{topic}/{kind}?seed={seed}")
-}
+/// The practice page's address of question `kind` of `topic` with `seed`
+/// (`#/practice/lru/hits?seed=42`; the addresses' one builder).
+pub use redislab_address::question_hash as address;
 
 /// What a practice address names (the part after `#/practice`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -308,8 +303,7 @@ pub fn place(path: &str, query: &str) -> Result<Place, String> {
     };
     let (t, k) = find(t, k)?;
     let mut seed = None;
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
-        let (key, v) = pair.split_once('=').unwrap_or((pair, ""));
+    for (key, v) in redislab_address::pairs(query) {
         match key {
             "seed" => {
                 seed = Some(v.parse::<u32>().map_err(|_| {

@@ -52,8 +52,7 @@ impl Spec {
             n: DEFAULT_N,
         };
         let all: Vec<&str> = topics().iter().map(|t| t.id).collect();
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            let (key, v) = pair.split_once('=').unwrap_or((pair, ""));
+        for (key, v) in redislab_address::pairs(query) {
             match key {
                 "labs" => {
                     let mut want = Vec::new();

@@ -281,14 +281,8 @@ pub fn answers_vary(topic_id: &str) {
 
 /// `query` with `key` set to `value` (a lab's address with one parameter changed).
 pub fn with_value(query: &str, key: &str, value: &str) -> String {
-    query
-        .split('&')
-        .map(|kv| match kv.split_once('=') {
-            Some((k, _)) if k == key => format!("{key}={value}"),
-            _ => kv.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("&")
+    let pairs = redislab_address::pairs(query).map(|(k, v)| (k, if k == key { value } else { v }));
+    redislab_address::join(pairs)
 }
 
 #[test]

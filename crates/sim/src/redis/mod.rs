@@ -44,6 +44,7 @@
 //! is seeded and deterministic, and in a lazily cleaned min-heap of expiry times so idle
 //! time can be skipped.
 
+pub mod args;
 mod blocking;
 pub mod cli;
 mod commands;
@@ -53,6 +54,7 @@ mod hashes;
 pub mod hll;
 mod info;
 mod keys;
+pub mod keyspec;
 mod ld;
 mod lists;
 pub mod num;
@@ -69,6 +71,7 @@ mod table;
 mod tx;
 mod zsets;
 
+pub use keyspec::{command_info, key_positions, CommandInfo};
 pub use rdb::{Loaded, Snapshot};
 pub use replica::{Node, Replicated};
 pub use reply::Reply;

@@ -4,7 +4,7 @@
 use super::*;
 
 pub(super) fn r(s: &mut SimRedis, line: &str) -> Reply {
-    let a = cli::split_args(line).expect("valid line");
+    let a = args::split_args(line).expect("valid line");
     let a: Vec<&[u8]> = a.iter().map(Vec::as_slice).collect();
     s.call(&a)
 }

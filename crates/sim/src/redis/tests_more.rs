@@ -302,7 +302,7 @@ fn hyperloglog_small() {
 fn transactions() {
     let mut s = SimRedis::new(1);
     let mut c = |client: u64, line: &str| {
-        let a = cli::split_args(line).unwrap();
+        let a = args::split_args(line).unwrap();
         match s.execute(client, &a) {
             Exec::Reply(x) => x,
             Exec::Blocked => panic!("blocked"),
@@ -336,7 +336,8 @@ fn transactions() {
     c(2, "SET e v PX 10");
     c(1, "WATCH e");
     s.advance(11);
-    let mut c = |client: u64, line: &str| match s.execute(client, &cli::split_args(line).unwrap()) {
+    let mut c = |client: u64, line: &str| match s.execute(client, &args::split_args(line).unwrap())
+    {
         Exec::Reply(x) => x,
         Exec::Blocked => panic!("blocked"),
     };
@@ -507,7 +508,7 @@ fn watching_an_already_expired_key() {
     ] {
         let mut s = SimRedis::new(1);
         let mut c =
-            |client: u64, line: &str| match s.execute(client, &cli::split_args(line).unwrap()) {
+            |client: u64, line: &str| match s.execute(client, &args::split_args(line).unwrap()) {
                 Exec::Reply(x) => x,
                 Exec::Blocked => panic!("blocked"),
             };
@@ -515,7 +516,7 @@ fn watching_an_already_expired_key() {
         c(1, "SET k v PX 1");
         s.advance(10);
         let mut c =
-            |client: u64, line: &str| match s.execute(client, &cli::split_args(line).unwrap()) {
+            |client: u64, line: &str| match s.execute(client, &args::split_args(line).unwrap()) {
                 Exec::Reply(x) => x,
                 Exec::Blocked => panic!("blocked"),
             };

@@ -101,7 +101,7 @@ fn a_replica_follows_with_a_lag_and_loses_what_promotion_cut_off() {
     let exec = |pair: &mut Replicated, n: Node, line: &str| match pair.execute(
         n,
         1,
-        &cli::split_args(line).unwrap(),
+        &args::split_args(line).unwrap(),
     ) {
         Exec::Reply(x) => x,
         Exec::Blocked => panic!("blocked"),

@@ -9,7 +9,7 @@
 use super::*;
 
 fn r(s: &mut SimRedis, line: &str) -> Reply {
-    let a = cli::split_args(line).expect("valid line");
+    let a = args::split_args(line).expect("valid line");
     let a: Vec<&[u8]> = a.iter().map(Vec::as_slice).collect();
     match s.dispatch(&a, Some(1)).into_exec() {
         Exec::Reply(r) => r,
@@ -18,7 +18,7 @@ fn r(s: &mut SimRedis, line: &str) -> Reply {
 }
 
 fn x(s: &mut SimRedis, client: ClientId, line: &str) -> Exec {
-    let a = cli::split_args(line).expect("valid line");
+    let a = args::split_args(line).expect("valid line");
     s.execute(client, &a)
 }
 
@@ -643,7 +643,7 @@ fn compact_stream_reads_are_their_rendered_trees() {
                 s.advance(1);
                 twin.advance(1);
             }
-            let words = cli::split_args(&line).expect("valid line");
+            let words = args::split_args(&line).expect("valid line");
             let client = 1 + u64::from(g.below(4));
             let raw = s.execute_raw(client, &words);
             let want = twin.execute(client, &words);

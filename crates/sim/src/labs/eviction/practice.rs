@@ -336,9 +336,7 @@ mod tests {
     }
 
     fn query_value<'a>(q: &'a str, key: &str) -> &'a str {
-        q.split('&')
-            .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
-            .unwrap_or_default()
+        redislab_address::value(q, key).unwrap_or_default()
     }
 
     /// What the lab's own runs say the answer is.

@@ -478,7 +478,7 @@ mod tests {
             let cmd = rest.trim().split_once(": ").expect("who: command").1;
             r.advance(t - now);
             now = t;
-            let args = crate::redis::cli::split_args(cmd).expect("a command");
+            let args = crate::redis::args::split_args(cmd).expect("a command");
             let args: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
             last = r.call(&args);
         }
