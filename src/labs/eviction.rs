@@ -9,7 +9,7 @@ use super::kit::{
     failed_or_progress, open_full, pct, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps,
     ParamForm, RunState,
 };
-use super::widgets::{hbars, line_chart, Axes, Bar, Series};
+use super::kit::charts::{hbars, line_chart, Axes, Bar, Series};
 use redislab_deck::bn;
 use redislab_sim::eviction::{Access, TraceKind};
 use redislab_sim::jsfmt::to_fixed;

@@ -13,7 +13,7 @@ use super::kit::{
     Open,
     failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
 };
-use super::widgets::{histogram, num, Axes};
+use super::kit::charts::{histogram, num, Axes};
 use redislab_deck::bn;
 use redislab_sim::jsfmt::to_fixed;
 use redislab_sim::labs::jitter::{

@@ -11,7 +11,6 @@
 pub mod host;
 pub mod kit;
 pub mod views;
-pub mod widgets;
 pub mod worker;
 
 /// One view module per lab, named by its id (the simulator's registry: `for_each_lab`).

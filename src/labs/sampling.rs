@@ -10,7 +10,7 @@ use super::kit::{
     Open,
     failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
 };
-use super::widgets::{line_chart, Axes, Series};
+use super::kit::charts::{line_chart, Axes, Series};
 use redislab_deck::bn;
 use redislab_sim::eviction::sampling::SamplingPoint;
 use redislab_sim::labs::sampling::{SamplingParams, INFO};

@@ -14,7 +14,7 @@ use super::kit::{
     Open,
     failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
 };
-use super::widgets::num;
+use super::kit::charts::num;
 use redislab_deck::bn;
 use redislab_sim::jsfmt::js_string;
 use redislab_sim::labs::stampede::{
