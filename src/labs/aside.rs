@@ -15,7 +15,7 @@
 
 use super::kit::{
     Open,
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, CmdLog, Controls,
+    failed_or_progress, live_panel, stat, use_lab, use_sim_live_untyped, use_timeline, CmdLog, Controls,
     LabFrame, LabProps,
 };
 use redislab_deck::bn;
@@ -429,7 +429,7 @@ fn compare(sim: &AsideResult, real: &AsideResult, done: bool) -> Html {
 #[component]
 pub fn AsideLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let sl = use_sim_live::<AsideResult>(&lab, true, true);
+    let sl = use_sim_live_untyped::<AsideResult>(&lab, true, true);
     let busy = sl.busy();
     let real = sl.real();
     let result = sl.shown();

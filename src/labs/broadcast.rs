@@ -19,7 +19,7 @@
 
 use super::kit::{
     Open,
-    failed_or_progress, live_panel, open_full, stat, CmdLog, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
+    failed_or_progress, live_panel, open_full, stat, CmdLog, use_lab, use_sim_live_untyped, use_timeline, Controls, LabFrame,
     LabProps,
 };
 use crate::live::bar::{counts_table, CountRow};
@@ -674,7 +674,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
     // The naive loop never speaks Redis: nothing to run live. The queue runs live scaled
     // down; the simulation of the same scaled-down run is its prediction.
     let queue = typed.mode == "queue";
-    let sl = use_sim_live::<BroadcastResult>(&lab, queue, true);
+    let sl = use_sim_live_untyped::<BroadcastResult>(&lab, queue, true);
     let busy = sl.busy();
     let predicted = sl.predicted();
     let real = sl.real();

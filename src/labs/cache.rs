@@ -18,7 +18,7 @@
 
 use super::kit::{
     Open,
-    failed_or_progress, live_panel, open_full, use_lab, use_sim_live, use_timeline, CmdLog,
+    failed_or_progress, live_panel, open_full, use_lab, use_sim_live_untyped, use_timeline, CmdLog,
     Controls, LabFrame, LabProps, ParamForm, TimeAction,
 };
 use crate::live::bar::{counts_table, CountRow};
@@ -280,7 +280,7 @@ pub fn CacheLab(props: &LabProps) -> Html {
     let asked = typed.config();
     // Live: the chosen layers' instances against a real Redis, scaled down; the live run
     // carries the simulation of the same config beside itself.
-    let sl = use_sim_live::<CacheView>(&lab, true, false);
+    let sl = use_sim_live_untyped::<CacheView>(&lab, true, false);
     let live_cfg = asked.for_live(*sl.switch.scale);
     let real = sl.real();
     let busy = sl.busy();

@@ -17,7 +17,7 @@
 
 use super::kit::{
     Open,
-    failed_or_progress, live_panel, stat, CmdLog, use_lab, use_sim_live, use_timeline, Controls, LabFrame,
+    failed_or_progress, live_panel, stat, CmdLog, use_lab, use_sim_live_untyped, use_timeline, Controls, LabFrame,
     LabProps,
 };
 use redislab_deck::bn;
@@ -348,7 +348,7 @@ pub fn LockLab(props: &LabProps) -> Html {
     let typed: LockParams = lab.typed();
     // Live mode: the same race against a real Redis, slowed `scale` times; the simulation
     // of the slowed parameters is its prediction.
-    let sl = use_sim_live::<LockResult>(&lab, true, true);
+    let sl = use_sim_live_untyped::<LockResult>(&lab, true, true);
     let busy = sl.busy();
     let predicted = sl.predicted();
     let real = sl.real();

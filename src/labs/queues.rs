@@ -14,7 +14,7 @@
 
 use super::kit::{
     Open,
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, CmdLog, Controls,
+    failed_or_progress, live_panel, stat, use_lab, use_sim_live_untyped, use_timeline, CmdLog, Controls,
     LabFrame, LabProps,
 };
 use redislab_deck::bn;
@@ -368,7 +368,7 @@ fn compare(sim: &QueuesResult, real: &QueuesResult, done: bool) -> Html {
 #[component]
 pub fn QueuesLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let sl = use_sim_live::<QueuesResult>(&lab, true, true);
+    let sl = use_sim_live_untyped::<QueuesResult>(&lab, true, true);
     let busy = sl.busy();
     let real = sl.real();
     let result = sl.shown();

@@ -17,7 +17,7 @@
 
 use super::kit::{
     Open,
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, CmdLog, Controls,
+    failed_or_progress, live_panel, stat, use_lab, use_sim_live_untyped, use_timeline, CmdLog, Controls,
     LabFrame, LabProps,
 };
 use crate::live::bar::{counts_table, CountRow};
@@ -326,7 +326,7 @@ fn live_note(p: &RateParams) -> String {
 pub fn RateLimitLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
     let typed: RateParams = lab.typed();
-    let sl = use_sim_live::<RateResult>(&lab, typed.redis(), true);
+    let sl = use_sim_live_untyped::<RateResult>(&lab, typed.redis(), true);
     let busy = sl.busy();
     let predicted = sl.predicted();
     let real = sl.real();

@@ -17,7 +17,7 @@
 
 use super::kit::{
     Open,
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_timeline, CmdLog, Controls,
+    failed_or_progress, live_panel, stat, use_lab, use_sim_live_untyped, use_timeline, CmdLog, Controls,
     LabFrame, LabProps,
 };
 use crate::live::bar::{counts_table, CountRow};
@@ -199,7 +199,7 @@ pub fn StreamsLab(props: &LabProps) -> Html {
     let typed: StreamsParams = lab.typed();
     // Live: the same producers and workers against a real Redis, scaled down; the
     // simulation of the same scaled-down run is the prediction.
-    let sl = use_sim_live::<StreamsResult>(&lab, true, true);
+    let sl = use_sim_live_untyped::<StreamsResult>(&lab, true, true);
     let busy = sl.busy();
     let predicted = sl.predicted();
     // A live run shows itself from its first sample of Redis' XLEN and XPENDING on.

@@ -115,9 +115,9 @@ pub fn share(r: f64, places: usize) -> String {
 /// A unit, written one way everywhere.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
-    /// Milliseconds: `২০০ms`.
+    /// Milliseconds: `২০০ ms`.
     Ms,
-    /// Seconds: `৭২০s`.
+    /// Seconds: `৭২০ s`.
     S,
     /// Minutes: `১০ মিনিট`.
     Min,
@@ -134,12 +134,12 @@ pub enum Unit {
 }
 
 impl Unit {
-    /// How the unit follows its number: `ms`, `s` and `/s` right after it, words and byte
-    /// sizes after a space.
+    /// How the unit follows its number: `/s` right after it, every other unit after a space
+    /// (`৯১৭ ms`, `৩.৫ s`, `১০ মিনিট`) — the one way a lab writes a time.
     pub fn suffix(self) -> &'static str {
         match self {
-            Unit::Ms => "ms",
-            Unit::S => "s",
+            Unit::Ms => " ms",
+            Unit::S => " s",
             Unit::Min => " মিনিট",
             Unit::Hour => " ঘণ্টা",
             Unit::Byte => " বাইট",
@@ -150,16 +150,16 @@ impl Unit {
     }
 }
 
-/// A quantity with its unit (`qty(720.0, 0, Unit::S)` → `৭২০s`, `qty(12.0, 0, Unit::Kb)` →
+/// A quantity with its unit (`qty(720.0, 0, Unit::S)` → `৭২০ s`, `qty(12.0, 0, Unit::Kb)` →
 /// `১২ KB`).
 pub fn qty(x: f64, places: usize, unit: Unit) -> String {
     format!("{}{}", dec(x, places), unit.suffix())
 }
 
 /// A length of time for a person, in the largest unit that keeps it readable: under a second
-/// in ms (`৪০ms`), under a minute in seconds with a tenth when there is one (`১২.৫ সেকেন্ড`),
-/// under three hours in minutes and seconds (`১০ মিনিট ৪২ সেকেন্ড`), beyond that in hours
-/// with one decimal (`২৭.৮ ঘণ্টা`).
+/// in ms (`৪০ ms`), under a minute in seconds with a tenth when there is one (`১২.৫ s`),
+/// under three hours in minutes and seconds (`১০ মিনিট ৪২ s`), beyond that in hours with one
+/// decimal (`২৭.৮ ঘণ্টা`). Every lab writes a time so (with [`qty`] for a moment on an axis).
 pub fn duration(ms: u64) -> String {
     if ms < 1000 {
         return qty(ms as f64, 0, Unit::Ms);
@@ -179,9 +179,9 @@ pub fn duration(ms: u64) -> String {
         text(&(s % 60).to_string())
     };
     if s >= 60 {
-        format!("{} মিনিট {} সেকেন্ড", int((s / 60) as i64), sec)
+        format!("{} মিনিট {} s", int((s / 60) as i64), sec)
     } else {
-        format!("{sec} সেকেন্ড")
+        format!("{sec} s")
     }
 }
 
@@ -289,20 +289,20 @@ mod tests {
 
     #[test]
     fn units_are_spelled_one_way() {
-        assert_eq!(qty(200.0, 0, Unit::Ms), "২০০ms");
-        assert_eq!(qty(1500.0, 0, Unit::Ms), "১,৫০০ms");
-        assert_eq!(qty(720.0, 0, Unit::S), "৭২০s");
-        assert_eq!(qty(0.05, 2, Unit::S), "০.০৫s");
+        assert_eq!(qty(200.0, 0, Unit::Ms), "২০০ ms");
+        assert_eq!(qty(1500.0, 0, Unit::Ms), "১,৫০০ ms");
+        assert_eq!(qty(720.0, 0, Unit::S), "৭২০ s");
+        assert_eq!(qty(0.05, 2, Unit::S), "০.০৫ s");
         assert_eq!(qty(10.0, 0, Unit::Min), "১০ মিনিট");
         assert_eq!(qty(12.0, 0, Unit::Kb), "১২ KB");
         assert_eq!(qty(12_304.0, 0, Unit::Byte), "১২,৩০৪ বাইট");
         assert_eq!(qty(12.0, 0, Unit::Mb), "১২ MB");
         assert_eq!(qty(5000.0, 0, Unit::PerSec), "৫,০০০/s");
-        assert_eq!(duration(40), "৪০ms");
-        assert_eq!(duration(30_000), "৩০ সেকেন্ড");
-        assert_eq!(duration(12_500), "১২.৫ সেকেন্ড");
-        assert_eq!(duration(642_000), "১০ মিনিট ৪২ সেকেন্ড");
-        assert_eq!(duration(100_000), "১ মিনিট ৪০ সেকেন্ড");
+        assert_eq!(duration(40), "৪০ ms");
+        assert_eq!(duration(30_000), "৩০ s");
+        assert_eq!(duration(12_500), "১২.৫ s");
+        assert_eq!(duration(642_000), "১০ মিনিট ৪২ s");
+        assert_eq!(duration(100_000), "১ মিনিট ৪০ s");
         // 5,00,000 calls × 200 ms: the same 27.8 h wherever it is shown.
         assert_eq!(duration(500_000 * 200), "২৭.৮ ঘণ্টা");
     }

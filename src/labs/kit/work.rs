@@ -218,12 +218,43 @@ impl<O> SimLive<O> {
     }
 }
 
-/// [`SimLive`] for `lab`: `live_ok` says whether these parameters speak Redis at all (the
+/// [`SimLive`] for `lab`'s run `R` (`redislab_sim::labs::def::RunDef`, the compiler's check of
+/// the view against the simulator): `live_ok` says whether these parameters speak Redis at all
+/// (the broadcast lab's naive loop does not); `predict_scaled` runs the simulation on the live
+/// run's scaled parameters while live (off for a lab whose live output carries its own
+/// prediction). A live run that could not start leaves the lab simulating its own numbers.
+#[hook]
+pub fn use_sim_live<R>(lab: &LabState, live_ok: bool, predict_scaled: bool) -> SimLive<R::Output>
+where
+    R: RunDef<Part = ()>,
+    R::Output: PartialEq,
+{
+    let switch = use_live_switch();
+    let on = *switch.on && !lab.embedded && lab.info.live && live_ok;
+    let job = lab.job().run(R::NAME);
+    let scaled = job.clone().scaled(*switch.scale);
+    let live = use_live::<R::Output>(on.then(|| scaled.clone().live(ws_url())), *switch.attempt);
+    let sim_job = if on && predict_scaled && (live.failed.is_none() || live.got) {
+        scaled
+    } else {
+        job
+    };
+    let sim = use_work::<(), R::Output>(Some(sim_job));
+    SimLive {
+        switch,
+        on,
+        sim,
+        live,
+    }
+}
+
+/// [`use_sim_live`] before a lab names its runs by type (the lab redesign moves every lab to
+/// the typed hook): `live_ok` says whether these parameters speak Redis at all (the
 /// broadcast lab's naive loop does not); `predict_scaled` runs the simulation on the live
 /// run's scaled parameters while live (off for a lab whose live output carries its own
 /// prediction). A live run that could not start leaves the lab simulating its own numbers.
 #[hook]
-pub fn use_sim_live<O>(lab: &LabState, live_ok: bool, predict_scaled: bool) -> SimLive<O>
+pub fn use_sim_live_untyped<O>(lab: &LabState, live_ok: bool, predict_scaled: bool) -> SimLive<O>
 where
     O: DeserializeOwned + PartialEq + 'static,
 {
