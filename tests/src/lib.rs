@@ -12,6 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+pub mod net;
+
 /// A required environment variable (set by `cargo xtask test`).
 fn env_path(name: &str) -> PathBuf {
     std::env::var_os(name).map(PathBuf::from).unwrap_or_else(|| {
@@ -39,9 +41,17 @@ pub struct Served {
     pub url: String,
     /// Every response sent so far, with when its request arrived.
     pub sent: std::sync::Arc<std::sync::Mutex<Vec<Sent>>>,
+    root: std::sync::Arc<std::sync::Mutex<PathBuf>>,
 }
 
 impl Served {
+    /// From the next request on, serves `dir` instead.
+    pub fn set_root(&self, dir: PathBuf) {
+        if let Ok(mut r) = self.root.lock() {
+            *r = dir;
+        }
+    }
+
     /// Every path answered so far, in order.
     pub fn requests(&self) -> Vec<String> {
         self.sent
@@ -69,6 +79,11 @@ pub fn serve_dist(prefix: &'static str) -> Served {
     serve_dist_as(prefix, false)
 }
 
+/// The built `dist/` (`REDISLAB_DIST`).
+pub fn dist_dir() -> PathBuf {
+    env_path("REDISLAB_DIST")
+}
+
 /// [`serve_dist`], and with `gzip` the text files (HTML, JS, wasm, CSS, JSON, SVG) go
 /// `Content-Encoding: gzip` (`gzip -9`, made once per file) to a browser that accepts it, as
 /// a static host serves them; fonts are already compressed and go as they are.
@@ -79,21 +94,32 @@ pub fn serve_dist_as(prefix: &'static str, gzip: bool) -> Served {
         "{}/index.html is missing: build the app first",
         dist.display()
     );
+    serve_dir(dist, prefix, gzip)
+}
+
+/// [`serve_dist_as`] of any folder; [`Served::set_root`] swaps the folder under a running
+/// server (a new build published over an old one).
+pub fn serve_dir(dir: PathBuf, prefix: &'static str, gzip: bool) -> Served {
+    let root = std::sync::Arc::new(std::sync::Mutex::new(dir));
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind the static server");
     let url = format!(
         "http://127.0.0.1:{}{prefix}",
         listener.local_addr().unwrap().port()
     );
     let sent = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let log = sent.clone();
+    let (log, served_root) = (sent.clone(), root.clone());
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            let dist = dist.clone();
+            let dist = root.lock().map(|d| d.clone()).unwrap_or_default();
             let log = log.clone();
             std::thread::spawn(move || serve_one(stream, &dist, prefix, gzip, &log));
         }
     });
-    Served { url, sent }
+    Served {
+        url,
+        sent,
+        root: served_root,
+    }
 }
 
 fn content_type(path: &Path) -> &'static str {

@@ -9,129 +9,19 @@
 //! completed and failed sets); and with no proxy (the harness' static server) the switch
 //! says so and the lab keeps simulating.
 
-use redislab_e2e::{assert_no_console_errors, free_port, key, screenshot_dir, Browser};
+use redislab_e2e::net::Live;
+use redislab_e2e::{assert_no_console_errors, key, screenshot_dir, Browser};
 use redislab_sim::labs::lock::{run, LockResult, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn native(query: &str) -> LockResult {
     let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
     run(&p.typed())
-}
-
-/// Waits until `port` answers a `PING` with `+PONG` (Redis) or accepts (anything else).
-fn wait_port(port: u16, redis: bool, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
-            if !redis {
-                return;
-            }
-            s.set_read_timeout(Some(Duration::from_secs(2))).ok();
-            let mut buf = [0u8; 7];
-            if s.write_all(b"PING\r\n").is_ok()
-                && s.read_exact(&mut buf).is_ok()
-                && &buf == b"+PONG\r\n"
-            {
-                return;
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what} did not start on port {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// The proxy binary: `REDISLAB_PROXY` (set by `cargo xtask test`), or built here.
-fn proxy_binary() -> PathBuf {
-    if let Some(p) = std::env::var_os("REDISLAB_PROXY") {
-        return p.into();
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "redislab-proxy",
-            "--bin",
-            "redislab-proxy",
-        ])
-        .current_dir(&root)
-        .status()
-        .expect("cargo build the proxy");
-    assert!(status.success(), "building the proxy failed");
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), PathBuf::from);
-    target.join("debug/redislab-proxy")
-}
-
-/// A real `redis-server` and the proxy in front of it serving `dist/`; both stopped on drop.
-struct Live {
-    url: String,
-    rport: u16,
-    redis: Child,
-    proxy: Child,
-}
-
-impl Live {
-    fn start() -> Live {
-        let rport = free_port();
-        let redis = Command::new("redis-server")
-            .args([
-                "--port",
-                &rport.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server (apt-get install redis-server)");
-        wait_port(rport, true, "redis-server");
-        let pport = free_port();
-        let dist = std::env::var("REDISLAB_DIST").expect("REDISLAB_DIST");
-        let proxy = Command::new(proxy_binary())
-            .args([
-                "--redis",
-                &format!("redis://127.0.0.1:{rport}"),
-                "--listen",
-                &format!("127.0.0.1:{pport}"),
-                "--dist",
-                &dist,
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the proxy");
-        wait_port(pport, false, "the proxy");
-        Live {
-            url: format!("http://127.0.0.1:{pport}/"),
-            rport,
-            redis,
-            proxy,
-        }
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        let _ = self.proxy.kill();
-        let _ = self.proxy.wait();
-        let _ = self.redis.kill();
-        let _ = self.redis.wait();
-    }
 }
 
 /// A RESP reply, as far as these tests read them.

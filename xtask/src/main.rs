@@ -268,7 +268,10 @@ fn bench() -> Result<(), String> {
         ])
         .env("REDISLAB_DIST", &dist)
         .env("REDISLAB_CHROMIUM", &browser.chromium)
-        .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver))?;
+        .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver)
+        // The phone with Noto on the device (REDISLAB_DIST_BEFORE, when set, is passed on:
+        // another build's dist/ measured beside this one).
+        .env("REDISLAB_NOTO", tools::ensure_noto_fonts()?))?;
     // The simulator's own budgets, natively: SimRedis against redis-benchmark in the same run,
     // the cache engine's 6-instance, 10,000-request run, the streams lab's 1,000,000
     // entries through a group of 4 and the 5,00,000-token broadcast.
