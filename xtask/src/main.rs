@@ -8,6 +8,8 @@
 //! - `test`: native tests, release build, end-to-end tests in headless Chromium
 //! - `bench`: size of the release app, browser timings, the simulator's and the proxy's
 //!   budgets (each against redis-benchmark in the same run), printed as figures
+//! - `noto`: Debian's Noto fonts in the cache, as fontconfig files for a browser "with the
+//!   fonts installed" (`browser-bench phone`, the fit tests)
 //! - `fingerprints`: hashes of the seeds' 8-word runs, for the copied-prose test
 
 mod fingerprints;
@@ -24,6 +26,11 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("bench") => bench(),
         Some("setup") => tools::ensure_build_tools().map(|_| ()),
+        Some("noto") => tools::ensure_noto_fonts().map(|dir| {
+            for set in ["android", "all"] {
+                println!("{}", dir.join(set).join("fonts.conf").display());
+            }
+        }),
         Some("fingerprints") => fingerprints::fingerprints(&args[1..]),
         None | Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
@@ -49,6 +56,9 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench   release size (gzip), browser timings (first paint, key to next slide), the
           simulator's and the proxy's figures against redis-benchmark
   setup   only install the build tools
+  noto    fetch Debian's Noto fonts into the cache (never installed) and print the two
+          fontconfig files that give a browser Android's (Noto Sans Bengali) or every face:
+          FONTCONFIG_FILE=<file> runs a browser test or bench with those fonts on the device
   fingerprints [SEEDS_DIR]  hash the seeds' 8-word runs for the copied-prose test";
 
 /// The workspace root (the parent of `xtask/`).
@@ -219,7 +229,7 @@ fn bench() -> Result<(), String> {
     // The first load is the app's wasm and its JS glue; the labs module (labs.js,
     // labs_bg.wasm) comes the first time a lab is shown, and the simulator's worker (worker.js,
     // worker_bg.wasm, worker_loader.js) when a lab first needs a run.
-    let (mut wasm, mut js, mut worker, mut labs) = (0, 0, 0, 0);
+    let (mut wasm, mut js, mut worker, mut labs, mut sw) = (0, 0, 0, 0, 0);
     for entry in std::fs::read_dir(&dist).map_err(|e| format!("dist/: {e}"))? {
         let p = entry.map_err(|e| e.to_string())?.path();
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
@@ -230,6 +240,11 @@ fn bench() -> Result<(), String> {
         }
         if name.starts_with("labs") && matches!(ext, Some("wasm" | "js")) {
             labs += gzip_len(&p)?;
+            continue;
+        }
+        // The service worker: registered once the page is idle after its first slide.
+        if name == "sw.js" {
+            sw += gzip_len(&p)?;
             continue;
         }
         match ext {
@@ -255,6 +270,10 @@ fn bench() -> Result<(), String> {
     println!(
         "simulator worker         {:>8.1} KB   (wasm + js + loader, started when a lab is shown)",
         kb(worker)
+    );
+    println!(
+        "service worker           {:>8.1} KB   (sw.js with the release's file list, once the page is idle)",
+        kb(sw)
     );
     run(Command::new("cargo")
         .args([

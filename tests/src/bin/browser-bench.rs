@@ -29,8 +29,11 @@ fn main() {
         }
         // `browser-bench cold`: only the seed's eviction table opened cold.
         Some("cold") => return cold_table(),
-        // `browser-bench labs`: only the labs' long tasks.
-        Some("labs") => return print_labs(&labs()),
+        // `browser-bench labs [id…]`: only the labs' long tasks (only these labs).
+        Some("labs") => {
+            let only: Vec<String> = std::env::args().skip(2).collect();
+            return print_labs(&labs(&only));
+        }
         // `browser-bench practice`: only "next" → the next question on the emulated phone.
         Some("practice") => return practice(),
         _ => {}
@@ -91,7 +94,7 @@ fn main() {
         .unwrap_or_default();
     let worst = keys.iter().copied().fold(0.0, f64::max);
 
-    let labs = labs();
+    let labs = labs(&[]);
 
     println!("\n== browser (headless Chromium, localhost) ==");
     println!("first contentful paint #/production/1   median {:>6.0} ms of {} runs  (budget 500 ms)  runs: {:?}",
@@ -207,9 +210,9 @@ fn practice() {
 /// One lab's case: id, "seed" or "largest", ms to done, the longest task ≥ 50 ms, how many.
 type LabCase = (&'static str, &'static str, f64, f64, usize);
 
-/// Every lab at the seed's and at its largest parameters, each opened from a light page of
-/// the app in a fresh browser.
-fn labs() -> Vec<LabCase> {
+/// Every lab (or those in `only`, when it names some) at the seed's and at its largest
+/// parameters, each opened from a light page of the app in a fresh browser.
+fn labs(only: &[String]) -> Vec<LabCase> {
     // Labs: time from opening a lab (from another page of the app) to all its numbers on screen
     // (`aria-busy` cleared), and the longest main-thread task meanwhile (PerformanceObserver
     // 'longtask' reports tasks of 50 ms or more), at the seed's parameters and at the largest
@@ -217,6 +220,7 @@ fn labs() -> Vec<LabCase> {
     let heavy: Vec<(&str, &str)> = redislab_sim::labs::registry::LABS
         .iter()
         .map(|l| (l.info().id, l.heaviest()))
+        .filter(|(id, _)| only.is_empty() || only.iter().any(|o| o == id))
         .collect();
     let mut labs = Vec::new();
     for (id, big) in heavy {
