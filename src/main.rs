@@ -11,9 +11,6 @@ fn main() {
 }
 
 fn start() {
-    // Before the first render: an app opened from the home screen moves to the last deck
-    // here, and the service worker is registered once the page is idle (`src/offline.rs`).
-    redislab::offline::start();
     // The first slide written into the page at build time (`redislab_deck::shell`) gives way
     // to the app in this same task, so no frame shows both or neither.
     let doc = redislab::dom::document();

@@ -1,7 +1,7 @@
 // Redis Lab's service worker: the app offline after the first visit, one release at a time.
 // The build writes `RELEASE`, `FILES` (every file of the release → its SHA-256) and `CORE` above
 // this line (crates/deck/src/release.rs); the page registers it and talks to it
-// (src/offline.rs). Plain JavaScript with no imports: it is the one file a browser fetches
+// (static/offline.js, loaded by src/offline.rs). Plain JavaScript with no imports: it is the one file a browser fetches
 // before it knows anything else.
 //
 // - It answers only for the release's own files (and a navigation to the app's folder, which

@@ -71,6 +71,15 @@ fn every_deck_lab_question_and_handout_opens_offline_after_the_first_visit() {
     b.wait_counter("০১ / ২২");
     wait_until_kept(&b);
     b.screenshot(&dir.join("kept-412x915.png"));
+    // Opened from the home screen (the manifest's start_url), the app goes to the last slide
+    // the student was on.
+    go(&b, "#/patterns/3");
+    b.wait_counter("০৩ / ২৬");
+    b.open_url(&format!("{}?launch=app", cable.url));
+    b.wait_counter("০৩ / ২৬");
+    assert!(b.url().ends_with("?launch=app#/patterns/3"), "{}", b.url());
+    go(&b, "#/production/1");
+    b.wait_counter("০১ / ২২");
 
     // The network goes.
     cable.cut();
@@ -224,6 +233,21 @@ fn a_new_release_is_offered_and_after_the_reload_every_file_is_its_own_at_a_sub_
     b.wait_counter("০১ / ২২");
     wait_until_kept(&b);
     assert_eq!(page_release(&b).as_deref(), Some(ida.as_str()));
+    // Installable: the browser reads the manifest without errors and finds nothing missing.
+    let manifest = b.cdp("Page.getAppManifest", json!({}));
+    assert_eq!(manifest["errors"], json!([]), "{manifest}");
+    assert!(
+        manifest["data"]
+            .as_str()
+            .is_some_and(|d| d.contains("\"display\": \"standalone\"")),
+        "{manifest}"
+    );
+    let installable = b.cdp("Page.getInstallabilityErrors", json!({}));
+    assert_eq!(
+        installable["installabilityErrors"],
+        json!([]),
+        "{installable}"
+    );
     assert_eq!(
         b.js(
             "return navigator.serviceWorker.controller && navigator.serviceWorker.controller.scriptURL",

@@ -9,8 +9,8 @@
 //!   or fetched later, when the page is idle). The worker never serves one file of another
 //!   release: a file fetched from the network whose SHA-256 is not this release's is refused.
 //!   The cache is named after the release, so two releases never share one.
-//! - `<meta name="redislab-release" content="<id>">` in `index.html`: the app registers the
-//!   worker only when its page says which release it is (`src/offline.rs`).
+//! - `<meta name="redislab-release" content="<id>">` in `index.html`: the page registers the
+//!   worker only when it says which release it is (`static/offline.js`).
 //!
 //! A development build (`trunk serve`, or any debug build) gets an `sw.js` whose `RELEASE` is
 //! `null`, and no meta: the app registers nothing, and a worker left by an earlier release
