@@ -886,6 +886,17 @@ pub fn decks() -> Vec<redislab_deck::Deck> {
         .0
 }
 
+/// `data-<key>` of the first element matching `css` (`key` in camelCase, as `dataset` names
+/// it), or None.
+pub fn data(b: &Browser, css: &str, key: &str) -> Option<String> {
+    b.js(
+        "const e = document.querySelector(arguments[0]); return e ? e.dataset[arguments[1]] : null;",
+        json!([css, key]),
+    )
+    .as_str()
+    .map(str::to_string)
+}
+
 /// Fails with the page's console errors, if it logged any.
 pub fn assert_no_console_errors(b: &Browser) {
     let errors = b.console_errors();

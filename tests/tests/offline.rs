@@ -10,7 +10,7 @@
 
 use redislab_deck::release;
 use redislab_e2e::net::{Cable, Live};
-use redislab_e2e::{decks, dist_dir, key, screenshot_dir, serve_dir, Browser};
+use redislab_e2e::{data, decks, dist_dir, key, screenshot_dir, serve_dir, Browser};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -42,15 +42,6 @@ fn page_release(b: &Browser) -> Option<String> {
     b.js(
         "const m = document.querySelector('meta[name=redislab-release]'); return m ? m.content : null",
         json!([]),
-    )
-    .as_str()
-    .map(str::to_string)
-}
-
-fn data(b: &Browser, css: &str, key: &str) -> Option<String> {
-    b.js(
-        "const e = document.querySelector(arguments[0]); return e ? e.dataset[arguments[1]] : null;",
-        json!([css, key]),
     )
     .as_str()
     .map(str::to_string)
