@@ -67,7 +67,8 @@ pub struct Live {
     pub pport: u16,
     /// The Redis' port (for direct connections).
     pub rport: u16,
-    redis: Child,
+    /// The Redis process (a test may stop it: Redis down behind the proxy).
+    pub redis: Child,
     proxy: Child,
 }
 

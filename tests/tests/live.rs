@@ -14,9 +14,9 @@ use redislab_e2e::{assert_no_console_errors, data, key, screenshot_dir, Browser}
 use redislab_sim::labs::lock::{run, LockResult, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn native(query: &str) -> LockResult {
     let (p, errs) = Params::from_query(&INFO, query);
