@@ -12,6 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+pub mod net;
+
 /// A required environment variable (set by `cargo xtask test`).
 fn env_path(name: &str) -> PathBuf {
     std::env::var_os(name).map(PathBuf::from).unwrap_or_else(|| {
@@ -39,9 +41,17 @@ pub struct Served {
     pub url: String,
     /// Every response sent so far, with when its request arrived.
     pub sent: std::sync::Arc<std::sync::Mutex<Vec<Sent>>>,
+    root: std::sync::Arc<std::sync::Mutex<PathBuf>>,
 }
 
 impl Served {
+    /// From the next request on, serves `dir` instead.
+    pub fn set_root(&self, dir: PathBuf) {
+        if let Ok(mut r) = self.root.lock() {
+            *r = dir;
+        }
+    }
+
     /// Every path answered so far, in order.
     pub fn requests(&self) -> Vec<String> {
         self.sent
@@ -69,6 +79,11 @@ pub fn serve_dist(prefix: &'static str) -> Served {
     serve_dist_as(prefix, false)
 }
 
+/// The built `dist/` (`REDISLAB_DIST`).
+pub fn dist_dir() -> PathBuf {
+    env_path("REDISLAB_DIST")
+}
+
 /// [`serve_dist`], and with `gzip` the text files (HTML, JS, wasm, CSS, JSON, SVG) go
 /// `Content-Encoding: gzip` (`gzip -9`, made once per file) to a browser that accepts it, as
 /// a static host serves them; fonts are already compressed and go as they are.
@@ -79,21 +94,32 @@ pub fn serve_dist_as(prefix: &'static str, gzip: bool) -> Served {
         "{}/index.html is missing: build the app first",
         dist.display()
     );
+    serve_dir(dist, prefix, gzip)
+}
+
+/// [`serve_dist_as`] of any folder; [`Served::set_root`] swaps the folder under a running
+/// server (a new build published over an old one).
+pub fn serve_dir(dir: PathBuf, prefix: &'static str, gzip: bool) -> Served {
+    let root = std::sync::Arc::new(std::sync::Mutex::new(dir));
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind the static server");
     let url = format!(
         "http://127.0.0.1:{}{prefix}",
         listener.local_addr().unwrap().port()
     );
     let sent = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let log = sent.clone();
+    let (log, served_root) = (sent.clone(), root.clone());
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            let dist = dist.clone();
+            let dist = root.lock().map(|d| d.clone()).unwrap_or_default();
             let log = log.clone();
             std::thread::spawn(move || serve_one(stream, &dist, prefix, gzip, &log));
         }
     });
-    Served { url, sent }
+    Served {
+        url,
+        sent,
+        root: served_root,
+    }
 }
 
 fn content_type(path: &Path) -> &'static str {
@@ -917,6 +943,17 @@ pub fn decks() -> Vec<redislab_deck::Deck> {
         .0
 }
 
+/// `data-<key>` of the first element matching `css` (`key` in camelCase, as `dataset` names
+/// it), or None.
+pub fn data(b: &Browser, css: &str, key: &str) -> Option<String> {
+    b.js(
+        "const e = document.querySelector(arguments[0]); return e ? e.dataset[arguments[1]] : null;",
+        json!([css, key]),
+    )
+    .as_str()
+    .map(str::to_string)
+}
+
 /// Fails with the page's console errors, if it logged any.
 pub fn assert_no_console_errors(b: &Browser) {
     let errors = b.console_errors();
@@ -965,140 +1002,7 @@ fn base64_decode(s: &str) -> Vec<u8> {
     out
 }
 
-// ---- server mode: a real Redis and the proxy binary ----
-
-/// Waits until `port` answers a `PING` with `+PONG` (Redis) or accepts (anything else).
-pub fn wait_port(port: u16, redis: bool, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
-            if !redis {
-                return;
-            }
-            s.set_read_timeout(Some(Duration::from_secs(2))).ok();
-            let mut buf = [0u8; 7];
-            if s.write_all(b"PING\r\n").is_ok()
-                && s.read_exact(&mut buf).is_ok()
-                && &buf == b"+PONG\r\n"
-            {
-                return;
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what} did not start on port {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// The proxy binary: `REDISLAB_PROXY` (set by `cargo xtask test`), or built here.
-pub fn proxy_binary() -> PathBuf {
-    if let Some(p) = std::env::var_os("REDISLAB_PROXY") {
-        return p.into();
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "redislab-proxy",
-            "--bin",
-            "redislab-proxy",
-        ])
-        .current_dir(&root)
-        .status()
-        .expect("cargo build the proxy");
-    assert!(status.success(), "building the proxy failed");
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), PathBuf::from);
-    target.join("debug/redislab-proxy")
-}
-
-/// A real `redis-server` and the proxy in front of it serving `dist/`; both stopped on drop.
-pub struct Live {
-    /// The app's address through the proxy (`http://127.0.0.1:<port>/`).
-    pub url: String,
-    /// Redis' port.
-    pub rport: u16,
-    /// The proxy's port.
-    pub pport: u16,
-    /// The `redis-server` process.
-    pub redis: Child,
-    /// The proxy process.
-    pub proxy: Child,
-}
-
-impl Live {
-    /// Redis and the proxy, started.
-    pub fn start() -> Live {
-        let rport = free_port();
-        let redis = Command::new("redis-server")
-            .args([
-                "--port",
-                &rport.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server (apt-get install redis-server)");
-        wait_port(rport, true, "redis-server");
-        let pport = free_port();
-        let proxy = Self::proxy_on(rport, pport);
-        Live {
-            url: format!("http://127.0.0.1:{pport}/"),
-            rport,
-            pport,
-            redis,
-            proxy,
-        }
-    }
-
-    fn proxy_on(rport: u16, pport: u16) -> Child {
-        let dist = std::env::var("REDISLAB_DIST").expect("REDISLAB_DIST");
-        let proxy = Command::new(proxy_binary())
-            .args([
-                "--redis",
-                &format!("redis://127.0.0.1:{rport}"),
-                "--listen",
-                &format!("127.0.0.1:{pport}"),
-                "--dist",
-                &dist,
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the proxy");
-        wait_port(pport, false, "the proxy");
-        proxy
-    }
-
-    /// SIGKILLs the proxy (its pages lose their sockets at once).
-    pub fn kill_proxy(&mut self) {
-        let _ = self.proxy.kill();
-        let _ = self.proxy.wait();
-    }
-
-    /// A new proxy on the same port (as a load balancer sends a page to another proxy).
-    pub fn start_proxy(&mut self) {
-        self.proxy = Self::proxy_on(self.rport, self.pport);
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        let _ = self.proxy.kill();
-        let _ = self.proxy.wait();
-        let _ = self.redis.kill();
-        let _ = self.redis.wait();
-    }
-}
+pub use net::{proxy_binary, wait_port, Live};
 
 #[cfg(test)]
 mod tests {

@@ -9,13 +9,13 @@
 //! completed and failed sets); and with no proxy (the harness' static server) the switch
 //! says so and the lab keeps simulating.
 
-use redislab_e2e::{assert_no_console_errors, key, screenshot_dir, Browser, Live};
+use redislab_e2e::net::Live;
+use redislab_e2e::{assert_no_console_errors, data, key, screenshot_dir, Browser};
 use redislab_sim::labs::lock::{run, LockResult, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
 use std::io::Write;
 use std::net::TcpStream;
-
 use std::time::Duration;
 
 fn native(query: &str) -> LockResult {
@@ -207,15 +207,6 @@ fn round_trips(b: &Browser, css: &str) -> Vec<f64> {
             .unwrap()
     })
     .collect()
-}
-
-fn data(b: &Browser, css: &str, key: &str) -> Option<String> {
-    b.js(
-        "const e = document.querySelector(arguments[0]); return e ? e.dataset[arguments[1]] : null;",
-        json!([css, key]),
-    )
-    .as_str()
-    .map(str::to_string)
 }
 
 fn counter(b: &Browser, k: &str) -> u64 {
