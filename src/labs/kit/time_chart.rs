@@ -218,19 +218,26 @@ fn step_ms(span_ms: f64) -> f64 {
         })
 }
 
-/// A moment on an axis whose ticks are `step` apart: ms under a second's steps, seconds up to
-/// minute steps, minutes beyond.
-pub fn axis_time(ms: f64, step: f64) -> String {
-    if step < 1_000.0 {
-        bn::qty(ms, 0, bn::Unit::Ms)
-    } else if step < 60_000.0 || ms % 60_000.0 != 0.0 {
-        bn::qty(ms / 1000.0, 0, bn::Unit::S)
+/// A moment on an axis whose ticks are `step` apart, in the axis' unit: ms under a second's
+/// steps, seconds up to minute steps, minutes beyond. `unit`: written after the number (the
+/// axis' last tick; the others are bare numbers, so a phone's narrow axis stays legible).
+pub fn axis_time(ms: f64, step: f64, unit: bool) -> String {
+    let (v, u) = if step < 1_000.0 {
+        (ms, bn::Unit::Ms)
+    } else if step < 60_000.0 {
+        (ms / 1000.0, bn::Unit::S)
     } else {
-        bn::qty(ms / 60_000.0, 0, bn::Unit::Min)
+        (ms / 60_000.0, bn::Unit::Min)
+    };
+    if unit {
+        bn::qty(v, 0, u)
+    } else {
+        bn::grouped(v.round() as i64)
     }
 }
 
-/// The time axis of `span_ms`: tick labels at round moments, placed along the width.
+/// The time axis of `span_ms`: tick labels at round moments, placed along the width, the unit
+/// after the last.
 pub fn time_axis(span_ms: f64) -> Html {
     let span = span_ms.max(1.0);
     let step = step_ms(span);
@@ -242,7 +249,7 @@ pub fn time_axis(span_ms: f64) -> Html {
                 let x = t / span * 100.0;
                 // The last label leans left so it stays inside the chart.
                 let cls = if x > 92.0 { "end" } else if i == 0 { "start" } else { "mid" };
-                html! { <span class={classes!("tc-tick", cls)} style={format!("left: {x:.2}%")}>{ axis_time(t, step) }</span> }
+                html! { <span class={classes!("tc-tick", cls)} style={format!("left: {x:.2}%")}>{ axis_time(t, step, i == n) }</span> }
             }) }
         </div>
     }
@@ -279,7 +286,7 @@ fn legend(c: &TimeChart) -> Html {
     html! {
         <div class="tc-legend">
             { for seen.iter().map(|k| {
-                let shape = match k.shape { Shape::Box => "box", Shape::Dash => "dash", Shape::Band => "band", Shape::Tick => "tick" };
+                let shape = match k.shape { Shape::Box => "k-box", Shape::Dash => "k-dash", Shape::Band => "k-band", Shape::Tick => "k-tick" };
                 html! { <span class={classes!("tc-key", shape, k.tone.class())}>{ k.label.clone() }</span> }
             }) }
         </div>
