@@ -246,7 +246,7 @@ pub fn ConsoleView() -> Html {
                 if online && matches!(state.status, Some(LiveStatus::RedisDown)) {
                     <p class="live-msg" role="alert" data-testid="live-msg">{"প্রক্সি আছে, কিন্তু তার পেছনের Redis সাড়া দিচ্ছে না।"}</p>
                 }
-                <ol class="console-log" aria-label="কমান্ড আর উত্তর" aria-live="polite" data-testid="console-log">
+                <ol class="console-log" tabindex="0" aria-label="কমান্ড আর উত্তর" aria-live="polite" data-testid="console-log">
                     { for state.entries.iter().map(entry) }
                 </ol>
                 <form class="console-form" {onsubmit}>

@@ -226,29 +226,6 @@ fn target_cfgs(top: &Path) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_target_cfg_is_found_and_the_tree_has_none() {
-        let dir = std::env::temp_dir().join(format!("xtask-cfg-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("src")).unwrap();
-        // Spelled in two pieces so that this file is not one of them.
-        let arch = format!(
-            "#[cfg(all(test, {} = \"wasm32\"))]\nfn f() {{}}\n",
-            "target_arch"
-        );
-        let family = format!("#[cfg(not({} = \"wasm\"))]\nfn g() {{}}\n", "target_family");
-        std::fs::write(dir.join("src/a.rs"), arch).unwrap();
-        std::fs::write(dir.join("src/b.rs"), family).unwrap();
-        std::fs::write(dir.join("src/c.rs"), "#[cfg(unix)]\nfn h() {}\n").unwrap();
-        assert_eq!(target_cfgs(&dir), ["src/a.rs", "src/b.rs"]);
-        std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(target_cfgs(&root()), Vec::<String>::new());
-    }
-}
-
 /// Test counts summed from cargo's `test result:` lines.
 struct Counts {
     passed: u64,
@@ -476,4 +453,27 @@ fn serve_with_redis(path: &str, extra: &[String]) -> Result<(), String> {
             .args(extra)
             .env("PATH", path),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_cfg_is_found_and_the_tree_has_none() {
+        let dir = std::env::temp_dir().join(format!("xtask-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        // Spelled in two pieces so that this file is not one of them.
+        let arch = format!(
+            "#[cfg(all(test, {} = \"wasm32\"))]\nfn f() {{}}\n",
+            "target_arch"
+        );
+        let family = format!("#[cfg(not({} = \"wasm\"))]\nfn g() {{}}\n", "target_family");
+        std::fs::write(dir.join("src/a.rs"), arch).unwrap();
+        std::fs::write(dir.join("src/b.rs"), family).unwrap();
+        std::fs::write(dir.join("src/c.rs"), "#[cfg(unix)]\nfn h() {}\n").unwrap();
+        assert_eq!(target_cfgs(&dir), ["src/a.rs", "src/b.rs"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(target_cfgs(&root()), Vec::<String>::new());
+    }
 }
