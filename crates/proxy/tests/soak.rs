@@ -22,9 +22,9 @@
 //! `hostile.rs`).
 #![cfg(not(debug_assertions))]
 
-mod support;
 #[path = "soak/attacks.rs"]
 mod attacks;
+mod support;
 use attacks::{attacker, Attack};
 
 use redislab_sim::labs::lock::{self, LockParams, INFO};

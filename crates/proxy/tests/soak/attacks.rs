@@ -3,10 +3,10 @@
 //! and what the proxy answered.
 
 use super::support::{code, Ws};
+use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, SocketAddr};
-use futures_util::{SinkExt, StreamExt};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -204,7 +204,12 @@ fn attack_commands(kind: usize, round: u64) -> Vec<Value> {
 /// The attackers' phase: 0 waiting, 1 attacking, 2 done.
 pub(crate) type Phase = tokio::sync::watch::Receiver<u8>;
 
-pub(crate) async fn attacker(proxy: SocketAddr, from: Ipv4Addr, kind: usize, mut phase: Phase) -> Attack {
+pub(crate) async fn attacker(
+    proxy: SocketAddr,
+    from: Ipv4Addr,
+    kind: usize,
+    mut phase: Phase,
+) -> Attack {
     let origin = format!("http://{proxy}");
     let mut a = Attack::default();
     let mut hogs = Vec::new();
