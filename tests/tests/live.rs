@@ -729,16 +729,16 @@ fn zcard(port: u16, set: &str) -> u64 {
 
 #[test]
 fn the_queue_lab_runs_on_a_real_redis() {
-    use redislab_sim::labs::broadcast::{self, BroadcastParams, INFO as BINFO};
+    use redislab_sim::labs::broadcast::{self, BroadcastConfig, BroadcastParams, INFO as BINFO};
     let live = Live::start();
     let b = Browser::new(1366, 768);
     let dir = screenshot_dir().join("live");
-    let shaped = |id: &str| -> BroadcastParams {
+    let shaped = |id: &str, k: u64| -> BroadcastConfig {
         let q = format!("preset={id}");
         Params::from_query(&BINFO, &q)
             .0
-            .typed::<BroadcastParams>()
-            .for_live(1)
+            .read::<BroadcastParams>()
+            .for_live(k)
     };
     let ready = ".lab-broadcast[aria-busy=false] [data-testid=bc-delivered]";
 
@@ -765,8 +765,7 @@ fn the_queue_lab_runs_on_a_real_redis() {
     b.wait(90, "the live queue run to end", |b| {
         b.exists(".lab-broadcast[aria-busy=false] [data-testid=live-verdict]")
     });
-    let p = shaped("no-retry");
-    let sim = broadcast::run(&p);
+    let sim = broadcast::sim(&shaped("no-retry", 1)).finish();
     assert_eq!(compared(&b, "completed", "sim"), sim.completed());
     assert_eq!(compared(&b, "failed", "sim"), sim.counters.failed_jobs);
     // The real counts on the page are Redis' own: its completed and failed sets.
@@ -778,7 +777,7 @@ fn the_queue_lab_runs_on_a_real_redis() {
         (sim.completed(), sim.counters.failed_jobs),
         "the real run: {:?}\nthe prediction:\n{}",
         b.text("[data-testid=bc-incidents]"),
-        sim.text()
+        broadcast::text(&sim)
     );
     assert!(failed > 0);
     assert_eq!(
@@ -836,13 +835,8 @@ fn the_queue_lab_runs_on_a_real_redis() {
     b.wait(120, "the slowed live run to end", |b| {
         b.exists(".lab-broadcast[aria-busy=false] [data-testid=live-verdict]")
     });
-    let p = shaped("outage");
-    let slow = broadcast::run(
-        &Params::from_query(&BINFO, "preset=outage")
-            .0
-            .typed::<BroadcastParams>()
-            .for_live(2),
-    );
+    let p = shaped("outage", 1).p;
+    let slow = broadcast::sim(&shaped("outage", 2)).finish();
     assert_eq!(p.backoff * 2, slow.params.backoff);
     assert_eq!(compared(&b, "retries", "sim"), slow.counters.retries);
     assert_eq!(compared(&b, "retries", "real"), slow.counters.retries);

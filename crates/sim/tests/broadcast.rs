@@ -2,7 +2,7 @@
 //! crash, outage and click schedules, and `labsim broadcast --json`.
 
 use redislab_sim::labs::broadcast::{
-    is_dead, run, BroadcastConfig, BroadcastParams, BroadcastRun, BroadcastScenario, End, INFO,
+    is_dead, run, BroadcastConfig, BroadcastParams, BroadcastScenario, BroadcastSim, End, INFO,
 };
 use redislab_sim::labs::params::Params;
 use redislab_sim::queue::Life;
@@ -12,7 +12,7 @@ use std::process::Command;
 fn preset(query: &str) -> BroadcastParams {
     let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{query}: {errs:?}");
-    p.typed()
+    p.read()
 }
 
 /// 5,00,000 tokens with the defaults: 1,000 FCM calls (500 each), 10 a second → 100 s, plus
@@ -42,7 +42,7 @@ fn golden_defaults() {
         (r.end_ms, 500_000, 1000)
     );
     // The command log shows BullMQ's keys.
-    let log: Vec<String> = r.commands.iter().map(|c| c.cmd_text()).collect();
+    let log: Vec<String> = r.log().iter().map(|c| c.cmd_text()).collect();
     for want in [
         "SET bcast:dedup:campaign:42 1 NX EX 900",
         "INCR bull:push:id",
@@ -140,9 +140,10 @@ fn golden_presets() {
     assert!(l.moments.iter().any(|m| m.kind == "oom" && m.n == 600));
     // Offset paging: the last page is the slowest; cursor pages are all the same.
     let r = run(&preset("preset=paging"));
-    let last = r.page_costs.last().unwrap();
+    let costs = r.page_costs();
+    let last = costs.last().unwrap();
     assert_eq!(
-        (r.page_costs[0].offset_ms, last.offset_ms, last.cursor_ms),
+        (costs[0].offset_ms, last.offset_ms, last.cursor_ms),
         (40, 535, 40)
     );
     assert_eq!(r.pages.last().unwrap().ms, 535);
@@ -191,7 +192,12 @@ fn random(s: u32) -> BroadcastConfig {
         let a = pick(0, 8_000);
         outages.push((a, a + pick(500, 8_000)));
     }
-    BroadcastConfig { p, life, outages }
+    BroadcastConfig {
+        pace: p.config().pace,
+        p,
+        life,
+        outages,
+    }
 }
 
 /// Over random crash and outage schedules: a burst of clicks makes one job; every token is
@@ -203,7 +209,7 @@ fn properties_over_random_crash_and_outage_schedules() {
     for s in 0..40u32 {
         let cfg = random(s);
         let p = cfg.p.clone();
-        let mut run = BroadcastRun::new(BroadcastScenario::new(&cfg), p.seed);
+        let mut run = BroadcastSim::new(BroadcastScenario::new(&cfg), p.seed);
         run.steps(usize::MAX);
         let r = run.output();
         let sends = run.scenario().sends();
@@ -225,8 +231,8 @@ fn properties_over_random_crash_and_outage_schedules() {
         assert_eq!(c.delivered + c.lost + dead, u64::from(p.tokens), "seed {s}");
         // Tokens of failed batches are the only ones that may be missing.
         let failed: Vec<u32> = r
-            .attempts
-            .iter()
+            .runs()
+            .into_iter()
             .filter(|a| a.end == End::Failed)
             .filter_map(|a| a.batch)
             .chain(

@@ -2,7 +2,16 @@
 //! [`Bcast`], everything outside Redis — FCM, Postgres, the page cursor — and the record of
 //! what each token got, the queue's processor.
 
-use super::*;
+use super::super::output::{Attempt, Counters, End, Moment, Page, Response, Why};
+use super::super::params::{BroadcastConfig, BroadcastParams, Paging};
+use super::super::{DEDUP_KEY, QUEUE};
+use crate::labs::params::Switch;
+use crate::queue::{Keys, Outcome, Processor, Running, Step};
+use crate::redis::Reply;
+use crate::world::{cmd, Action, Actor, Ctx, Input};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::rc::Rc;
 
 // ---------------------------------------------------------------------------------------
 // The world: Postgres, FCM and the tokens, outside Redis.
@@ -30,6 +39,8 @@ pub(super) enum JobKind {
 /// Everything outside Redis, and the record: the world's processor.
 pub(super) struct Bcast {
     pub(super) p: BroadcastParams,
+    /// The window of FCM's quota, ms.
+    pub(super) window_ms: u64,
     pub(super) outages: Vec<(u64, u64)>,
     pub(super) keys: Keys,
     pub(super) jobs: BTreeMap<String, JobKind>,
@@ -60,6 +71,7 @@ impl Bcast {
         let p = cfg.p.clone();
         let n = p.tokens as usize + 1;
         Bcast {
+            window_ms: cfg.pace.window,
             outages: cfg.outages.clone(),
             keys: Keys::new(QUEUE),
             jobs: BTreeMap::new(),
@@ -126,7 +138,7 @@ impl Bcast {
     fn page_ms(&self, n: u64) -> u64 {
         let skip = n * u64::from(self.p.page);
         self.p.page_ms
-            + if self.p.paging == "offset" {
+            + if self.p.paging == Paging::Offset {
                 skip * self.p.skip_ns / 1_000_000
             } else {
                 0
@@ -175,7 +187,7 @@ impl Bcast {
         loop {
             match run.stage {
                 0 => {
-                    if self.p.paging == "all" {
+                    if self.p.paging == Paging::All {
                         run.stage = 10;
                         let ms = self.pages() * self.p.page_ms;
                         return Step::Work {
@@ -197,7 +209,7 @@ impl Bcast {
                     self.pages.push(Page {
                         n: n as u32,
                         at_ms: now,
-                        skip: if self.p.paging == "offset" {
+                        skip: if self.p.paging == Paging::Offset {
                             n * u64::from(self.p.page)
                         } else {
                             0
@@ -207,7 +219,7 @@ impl Bcast {
                     self.enqueue_page(run, from, to);
                     run.pos += 1;
                     run.stage = 2;
-                    let what = if self.p.paging == "offset" {
+                    let what = if self.p.paging == Paging::Offset {
                         format!(
                             "SELECT id … OFFSET {} LIMIT {}",
                             n * u64::from(self.p.page),
@@ -313,7 +325,7 @@ impl Bcast {
                 while self
                     .window
                     .front()
-                    .is_some_and(|&(t, _)| t + self.p.window <= now)
+                    .is_some_and(|&(t, _)| t + self.window_ms <= now)
                 {
                     let (_, k) = self.window.pop_front().expect("front");
                     self.window_sum -= u64::from(k);
@@ -356,7 +368,7 @@ impl Bcast {
                 }
                 self.snap(now);
                 run.pos = u64::from(dead);
-                run.stage = if dead > 0 && self.p.mark_dead == "on" {
+                run.stage = if dead > 0 && self.p.mark_dead == Switch::On {
                     2
                 } else {
                     3
@@ -515,7 +527,7 @@ impl Api {
         self.b
             .borrow_mut()
             .moment(now, "click", u64::from(self.click));
-        if self.p.dedup == "on" {
+        if self.p.dedup == Switch::On {
             self.stage = 1;
             let ex = self.p.dedup_ex.to_string();
             Action::Send {
