@@ -7,12 +7,12 @@
 //! phone sizes under target/screenshots/labs/.
 
 use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
-use redislab_sim::labs::buffer::{run, BufferOutput, INFO};
-use redislab_sim::labs::params::Params;
+use redislab_sim::labs::buffer::{BufferOutput, BufferRun, INFO};
 use serde_json::json;
 
+/// The native run for `query`, as the worker computes it.
 fn native(query: &str) -> BufferOutput {
-    run(&Params::from_query(&INFO, query).0.read())
+    super::native::<BufferRun>(&INFO, query)
 }
 
 /// The flushes: (second, rows, queries, failed).
@@ -41,8 +41,7 @@ fn wait_idle(b: &Browser) {
 #[test]
 fn the_lab_page_shows_the_native_run_side_by_side() {
     let b = Browser::new(1366, 768);
-    b.open("#/lab/buffer");
-    wait_idle(&b);
+    super::open_lab(&b, "buffer", "");
     let r = native("");
     // The numbers, per second: 50,000 commands direct, 167 in one round trip.
     let per = |key: &str, design: &str| {
