@@ -6,12 +6,12 @@
 //! Screenshots at laptop and phone sizes under target/screenshots/labs/.
 
 use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
-use redislab_sim::labs::failure::{run, FailureOutput, Level, INFO};
-use redislab_sim::labs::params::Params;
+use redislab_sim::labs::failure::{FailureOutput, FailureRun, Level, INFO};
 use serde_json::json;
 
+/// The native run for `query`, as the worker computes it.
 fn native(query: &str) -> FailureOutput {
-    run(&Params::from_query(&INFO, query).0.read())
+    super::native::<FailureRun>(&INFO, query)
 }
 
 fn wait_idle(b: &Browser, scope: &str) {
