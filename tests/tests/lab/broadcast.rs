@@ -8,12 +8,12 @@
 //! preset's long-task check is in `longtasks.rs`, the live run in `live.rs`.
 
 use redislab_e2e::{screenshot_dir, Browser};
-use redislab_sim::labs::broadcast::{run, BroadcastOutput, INFO};
-use redislab_sim::labs::params::Params;
+use redislab_sim::labs::broadcast::{BroadcastOutput, BroadcastRun, INFO};
 use serde_json::json;
 
+/// The native run for `query`, as the worker computes it.
 fn native(query: &str) -> BroadcastOutput {
-    run(&Params::from_query(&INFO, query).0.read())
+    super::native::<BroadcastRun>(&INFO, query)
 }
 
 fn wait_idle(b: &Browser, scope: &str) {
