@@ -13,8 +13,8 @@ fn why_text(w: Why) -> &'static str {
     match w {
         Why::DbTimeout => "Postgres-এ কানেকশন মেলেনি (টাইমআউট)",
         Why::TooMany => "FCM পুরো কল ফিরিয়ে দিল: ৫০০-র বেশি টোকেন",
-        Why::Unavailable => "FCM সাড়া দেয়নি (আউটেজ)",
-        Why::Quota => "FCM: 429, কোটা পেরিয়েছে",
+        Why::Unavailable => "FCM আউটেজ: টোকেনগুলো server-unavailable, ওয়ার্কার শুধু সেগুলো রেখে ছুড়ল",
+        Why::Quota => "FCM: 429 message-rate-exceeded (মিনিটের কোটা শেষ, retry-after)",
     }
 }
 

@@ -18,15 +18,24 @@
 //!   per page) and adds one `batch` job per `chunk` ids, each with its own job id
 //!   (`<broadcast id>-<n>`, added once: a rerun of the broadcast job adds nothing twice).
 //!   Each batch job queries its tokens (a Postgres pool of `db_pool` connections, `db_ms` a
-//!   query, `db_timeout` at most waiting), calls FCM once (`call_ms`; FCM rejects a call of more
-//!   than `fcm_max` tokens whole, answers 429 past `quota` tokens a second, and nothing during
-//!   an outage), and marks the dead tokens it reported (`token-not-registered`,
-//!   `invalid-token`; a seeded `dead` percent of them) `isValid = false` with one
-//!   `updateMany` — never deleting them. The queue's limiter (`throttle` jobs a second; 0 = no
-//!   limiter: everything at once) paces the batches; a failed batch is retried after 10 s,
-//!   20 s, … (`attempts`, `backoff`) and lands in the failed set, with its reason, after the
-//!   last. A worker crash (`crash_at`, back after `restart`) leaves its jobs active; the
-//!   stalled check takes them back once their locks expire, and they run again.
+//!   query, `db_timeout` at most waiting) and calls `sendEachForMulticast` once (`call_ms`).
+//!   As in firebase-admin (`src/messaging/messaging.ts`), a list of more than `fcm_max`
+//!   tokens throws before anything is sent; otherwise the call settles every token's request
+//!   and resolves with one response each — it does not throw when tokens fail. During an
+//!   outage every token answers `messaging/server-unavailable`; FCM's quota is one bucket of
+//!   `quota` messages a minute per project (6,00,000), and the tokens past it answer 429
+//!   `messaging/message-rate-exceeded` with a `retry-after` to the next minute; a dead token
+//!   (a seeded `dead` percent) answers `registration-token-not-registered`.
+//!   What the batch does with the answers is `responses`: `ignore` completes the job whatever
+//!   they say (the failed tokens are lost without a trace, the dead ones never marked);
+//!   `retry` — the fix — marks the dead tokens `isValid = false` with one `updateMany` (never
+//!   deleting them, never retrying them), writes the tokens that failed with a retryable code
+//!   into the job's data (`job.updateData`) and throws, so BullMQ retries the job for them
+//!   only: nothing lost, nothing sent twice. The queue's limiter (`throttle` jobs a second;
+//!   0 = no limiter: everything at once) paces the batches; a failed batch is retried after
+//!   10 s, 20 s, … (`attempts`, `backoff`) and lands in the failed set, with its reason,
+//!   after the last. A worker crash (`crash_at`, back after `restart`) leaves its jobs
+//!   active; the stalled check takes them back once their locks expire, and they run again.
 //!
 //! Every token is counted exactly: a per-token send counter (a byte each), so "delivered",
 //! "sent twice", "lost" (a valid token never delivered) and "dead" are exact totals, while the
@@ -51,7 +60,7 @@ pub use model::{
     LIVE_BLOCK_MS, LIVE_CONCURRENCY, LIVE_TOKENS,
 };
 pub use output::*;
-pub use params::{BroadcastConfig, BroadcastParams, Mode, Pace, Paging, MAX_JOBS};
+pub use params::{BroadcastConfig, BroadcastParams, Mode, Pace, Paging, Responses, MAX_JOBS};
 
 use super::def::{rules_of, Figure, RunDef};
 use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};

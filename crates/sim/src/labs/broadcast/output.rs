@@ -42,9 +42,9 @@ pub enum Why {
     DbTimeout,
     /// More tokens than FCM takes in one call: rejected whole.
     TooMany,
-    /// FCM was down.
+    /// FCM was down: its tokens answered `messaging/server-unavailable`.
     Unavailable,
-    /// Over FCM's quota: 429.
+    /// Over FCM's quota bucket: its tokens answered 429 `messaging/message-rate-exceeded`.
     Quota,
 }
 
@@ -56,8 +56,8 @@ impl Why {
             Why::TooMany => format!(
                 "messaging/invalid-argument: tokens list must not contain more than {fcm_max} items"
             ),
-            Why::Unavailable => "messaging/unavailable".into(),
-            Why::Quota => "429 messaging/quota-exceeded".into(),
+            Why::Unavailable => "messaging/server-unavailable".into(),
+            Why::Quota => "429 messaging/message-rate-exceeded".into(),
         }
     }
 }
@@ -178,13 +178,13 @@ pub struct Counters {
     pub dead_marked: u64,
     /// FCM calls made.
     pub fcm_calls: u64,
-    /// Calls FCM took.
+    /// Calls whose every token FCM took.
     pub calls_ok: u64,
-    /// Calls answered 429.
+    /// Calls with tokens answered 429 (past the minute's quota bucket).
     pub calls_429: u64,
-    /// Calls rejected for size.
+    /// Calls rejected for size (firebase-admin throws before sending).
     pub calls_rejected: u64,
-    /// Calls during an outage.
+    /// Calls during an outage (every token answered unavailable).
     pub calls_unavailable: u64,
     /// Token queries that timed out waiting for a connection.
     pub db_timeouts: u64,

@@ -33,6 +33,18 @@ crate::choices! {
     }
 }
 
+crate::choices! {
+    /// What a batch job does with FCM's answer (`sendEachForMulticast` resolves with one
+    /// response a token; it does not throw when tokens fail).
+    pub enum Responses {
+        /// Does not look at them: every batch completes, failed tokens are lost unseen.
+        Ignore = "ignore" / "উত্তর দেখে না",
+        /// Reads `responses[i]`: marks the dead tokens, keeps the retryable failures in the
+        /// job's data and throws, so only they are retried.
+        Retry = "retry" / "ব্যর্থ টোকেনই আবার",
+    }
+}
+
 crate::params! {
     /// The broadcast lab's parameters.
     #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -71,14 +83,16 @@ crate::params! {
         pub throttle: u32 = int(10, 0..=1_000, "সেকেন্ডে ব্যাচ (০ = সব একসাথে)"),
         /// Worker slots.
         pub concurrency: u32 = int(10, 1..=1_000, "ওয়ার্কারের concurrency"),
-        /// FCM's quota, tokens per second.
-        pub quota: u32 = int(10000, 1..=100_000_000, "FCM কোটা (টোকেন/s)"),
+        /// FCM's quota, messages a minute per project (one bucket a minute).
+        pub quota: u32 = int(600000, 1..=100_000_000, "FCM কোটা (মেসেজ/মিনিট)"),
         /// Postgres connections.
         pub db_pool: u32 = int(10, 1..=1_000, "Postgres কানেকশন"),
         /// A batch's token query, ms.
         pub db_ms: u64 = int(50, 1..=10_000, "ব্যাচের কোয়েরি (ms)"),
         /// Longest wait for a connection, ms.
         pub db_timeout: u64 = int(2000, 10..=600_000, "কোয়েরির টাইমআউট (ms)"),
+        /// What a batch does with FCM's per-token answers.
+        pub responses: Responses = choice(Responses::Retry, "FCM-এর উত্তর"),
         /// Runs per job.
         pub attempts: u32 = int(3, 1..=10, "attempts"),
         /// Backoff base, ms.
@@ -176,8 +190,8 @@ impl BroadcastParams {
 /// slowed `k` times stretches. The lab's own runs take [`Pace::default`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Pace {
-    /// The window of the queue's limiter and of FCM's quota, ms (1000; a live run slowed ×k
-    /// stretches it to k seconds, so `throttle` and `quota` keep their counts).
+    /// The window of the queue's limiter, ms (1000; a live run slowed ×k stretches it to k
+    /// seconds, so `throttle` keeps its count); FCM's quota bucket is 60 of them (a minute).
     pub window: u64,
     /// The longest an idle worker slot blocks on the wait list, ms (5000; a live run blocks
     /// briefly, since the proxy runs a session's blocking reads one at a time).
@@ -281,13 +295,13 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "all-at-once",
         label: "সব একসাথে",
-        about: "থ্রটল নেই — ১,০০০ ব্যাচ একসাথে: FCM 429 দেয়, Postgres-এর কানেকশন ফুরায়",
+        about: "থ্রটল নেই — ১,০০০ ব্যাচ পেজ আসামাত্র: ৫ লাখের ঢেউ মিনিটে ৬ লাখ মেসেজের কোটায় এঁটে যায়, 429 আসে না",
         pairs: &[("mode", "queue"), ("throttle", "0"), ("concurrency", "1000")],
     },
     Preset {
         id: "throttle",
         label: "থ্রটল ১০/s",
-        about: "সেকেন্ডে ১০ ব্যাচ = ৫,০০০ টোকেন — ৫ লাখ ~১০০ সেকেন্ডে, একটাও 429 নয়",
+        about: "সেকেন্ডে ১০ ব্যাচ = ৫,০০০ টোকেন — মিনিটে ৩ লাখ, কোটার অর্ধেক; ৫ লাখ ~১০০ সেকেন্ডে",
         pairs: &[("mode", "queue"), ("throttle", "10"), ("concurrency", "10")],
     },
     Preset {
@@ -304,14 +318,14 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "no-retry",
-        label: "আউটেজ, রিট্রাই নেই",
-        about: "FCM ২৫ সেকেন্ড ডাউন, attempts 1 — ওই সময়ের ব্যাচগুলো failed set-এ, তাদের টোকেন পৌঁছায় না",
-        pairs: &[("mode", "queue"), ("outage", "25"), ("attempts", "1")],
+        label: "উত্তর না দেখা",
+        about: "FCM ২৫ সেকেন্ড ডাউন, কিন্তু sendEachForMulticast ছোড়ে না — ওয়ার্কার উত্তর দেখে না, প্রতিটা ব্যাচ completed, রিট্রাই হয়ই না, ওই সময়ের টোকেন চুপচাপ হারায়",
+        pairs: &[("mode", "queue"), ("outage", "25"), ("responses", "ignore")],
     },
     Preset {
         id: "outage",
         label: "আউটেজ, ৩ attempts",
-        about: "একই আউটেজ, attempts 3, backoff ১০s → ২০s — ফেল করা ব্যাচ পরে আবার চলে, কেউ বাদ নেই",
+        about: "একই আউটেজ, উত্তর পড়ে শুধু ব্যর্থ টোকেন job-এর ডেটায় রেখে ছোড়ে, attempts 3, backoff ১০s → ২০s — কেউ বাদ নেই, কেউ দুবার নয়",
         pairs: &[("mode", "queue"), ("outage", "25"), ("attempts", "3")],
     },
     Preset {

@@ -371,7 +371,7 @@ fn failed_where(seed: u32) -> Draft {
         let tries: Vec<String> = runs.iter().map(|ms| secs(*ms)).collect();
         return Draft {
             text: format!(
-                "FCM ডাউন {} সেকেন্ড থেকে {} সেকেন্ড পর্যন্ত (messaging/unavailable)। কিউর জবে attempts {}, backoff {} ms (exponential: প্রতিবার দ্বিগুণ)। নিচের ব্যাচ জবটার প্রথম চেষ্টা শুরু হয় {} সেকেন্ডে, {} ms Postgres-এর পরে FCM কলে ব্যর্থ হয়। সব শেষ হলে এই জবটা কোথায়?",
+                "FCM ডাউন {} সেকেন্ড থেকে {} সেকেন্ড পর্যন্ত (প্রতিটা টোকেনের উত্তর messaging/server-unavailable; ওয়ার্কার উত্তর পড়ে ছোড়ে)। কিউর জবে attempts {}, backoff {} ms (exponential: প্রতিবার দ্বিগুণ)। নিচের ব্যাচ জবটার প্রথম চেষ্টা শুরু হয় {} সেকেন্ডে, {} ms Postgres-এর পরে FCM কলে ব্যর্থ হয়। সব শেষ হলে এই জবটা কোথায়?",
                 int(i64::from(outage_at)),
                 int(i64::from(outage_at + outage)),
                 int(i64::from(attempts)),
@@ -392,7 +392,7 @@ fn failed_where(seed: u32) -> Draft {
                 if right == 0 {
                     "শেষ চেষ্টাটা তার পরে, তাই সফল: completed সেটে।"
                 } else {
-                    "সব চেষ্টাই তার আগে, attempts ফুরিয়েছে: failed সেটে, failedReason messaging/unavailable।"
+                    "সব চেষ্টাই তার আগে, attempts ফুরিয়েছে: failed সেটে, failedReason messaging/server-unavailable।"
                 }
             ),
             show: show_end(&p),
