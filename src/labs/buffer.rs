@@ -12,11 +12,12 @@
 //! proxy's 256 arguments).
 
 use super::kit::{
-    failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame, LabProps,
+    failed_or_progress, stat, use_lab, use_run, use_steps, CmdLog, Controls, LabFrame, LabProps,
     Open,
 };
 use redislab_deck::bn;
-use redislab_sim::labs::buffer::{BufferResult, Flush, SampleDesign, Totals, INFO};
+use redislab_sim::labs::buffer::output::{cell_key, chart_rows, sample_keys};
+use redislab_sim::labs::buffer::{BufferOutput, BufferRun, Flush, Requeue, SampleDesign, INFO};
 use redislab_sim::labs::log::CmdLine;
 use yew::prelude::*;
 
@@ -36,49 +37,22 @@ fn per(v: f64) -> String {
     }
 }
 
-/// One row of the chart: what it counts, and its total in each design.
-struct Row {
-    key: &'static str,
-    label: &'static str,
-    direct: u64,
-    buffered: u64,
-}
-
-fn rows(d: &Totals, b: &Totals) -> [Row; 4] {
-    [
-        Row {
-            key: "cmds",
-            label: "Redis কমান্ড",
-            direct: d.redis_cmds,
-            buffered: b.redis_cmds,
-        },
-        Row {
-            key: "trips",
-            label: "রাউন্ড-ট্রিপ",
-            direct: d.round_trips,
-            buffered: b.round_trips,
-        },
-        Row {
-            key: "rows",
-            label: "DB-তে রো",
-            direct: d.db_rows,
-            buffered: b.db_rows,
-        },
-        Row {
-            key: "queries",
-            label: "DB কোয়েরি",
-            direct: d.db_queries,
-            buffered: b.db_queries,
-        },
-    ]
+/// The chart's row labels, by key.
+fn row_label(key: &str) -> &'static str {
+    match key {
+        "cmds" => "Redis কমান্ড",
+        "trips" => "রাউন্ড-ট্রিপ",
+        "rows" => "DB-তে রো",
+        _ => "DB কোয়েরি",
+    }
 }
 
 /// The bars: per second (averaged over the run), both designs, on a log scale.
-fn chart(r: &BufferResult) -> Html {
-    let rows = rows(&r.direct, &r.buffered);
+fn chart(r: &BufferOutput) -> Html {
+    let rows = chart_rows(&r.direct, &r.buffered);
     let top = rows
         .iter()
-        .map(|x| r.per_s(x.direct).max(r.per_s(x.buffered)))
+        .map(|&(_, d, b)| r.per_s(d).max(r.per_s(b)))
         .fold(1.0f64, f64::max);
     let width = |v: f64| {
         if v <= 0.0 {
@@ -88,10 +62,11 @@ fn chart(r: &BufferResult) -> Html {
             ((1.0 + v).log10() / (1.0 + top).log10() * 100.0).max(1.5)
         }
     };
-    let cell = |design: &'static str, total: u64| {
+    let cell = |row: &str, buffered: bool, total: u64| {
         let v = r.per_s(total);
+        let design = if buffered { "buffered" } else { "direct" };
         html! {
-            <td class={classes!("buf-cell", design)} data-design={design} data-n={total.to_string()}>
+            <td class={classes!("buf-cell", design)} data-design={design} data-figure={cell_key(row, buffered)} data-n={total.to_string()}>
                 <span class="buf-track" aria-hidden="true">
                     <span class="buf-fill" style={format!("width: {:.2}%", width(v))}></span>
                 </span>
@@ -110,11 +85,11 @@ fn chart(r: &BufferResult) -> Html {
                 </tr>
             </thead>
             <tbody>
-                { for rows.iter().map(|x| html! {
-                    <tr data-key={x.key}>
-                        <th scope="row">{ x.label }</th>
-                        { cell("direct", x.direct) }
-                        { cell("buffered", x.buffered) }
+                { for rows.iter().map(|&(key, d, b)| html! {
+                    <tr data-key={key}>
+                        <th scope="row">{ row_label(key) }</th>
+                        { cell(key, false, d) }
+                        { cell(key, true, b) }
                     </tr>
                 }) }
             </tbody>
@@ -123,25 +98,24 @@ fn chart(r: &BufferResult) -> Html {
 }
 
 /// What the savings are, in one sentence.
-fn now_line(r: &BufferResult) -> Html {
+fn now_line(r: &BufferOutput) -> Html {
     let p = &r.params;
     let c = &r.check;
-    let failed = r.flushes.iter().find(|f| !f.ok);
-    let (say, bad) = match failed {
+    let (say, bad) = match r.failed() {
         Some(f) if c.behind > 0 => (
             format!(
-                "{} s-এর ফ্লাশ ফেল; {} — শেষে {} জনের প্রোগ্রেস পিছিয়ে",
-                n(u64::from(f.at_s)),
-                requeue_said(p.requeue.as_str(), f),
+                "{}-এর ফ্লাশ ফেল; {} — শেষে {} জনের প্রোগ্রেস পিছিয়ে",
+                at(f),
+                requeue_said(p.requeue, f),
                 n(c.behind)
             ),
             true,
         ),
         Some(f) => (
             format!(
-                "{} s-এর ফ্লাশ ফেল; {} — শেষে সবার সর্বশেষ প্রোগ্রেস ঠিক, কিছুই হারায়নি",
-                n(u64::from(f.at_s)),
-                requeue_said(p.requeue.as_str(), f)
+                "{}-এর ফ্লাশ ফেল; {} — শেষে সবার সর্বশেষ প্রোগ্রেস ঠিক, কিছুই হারায়নি",
+                at(f),
+                requeue_said(p.requeue, f)
             ),
             false,
         ),
@@ -162,15 +136,20 @@ fn now_line(r: &BufferResult) -> Html {
     }
 }
 
-fn requeue_said(requeue: &str, f: &Flush) -> String {
+/// When flush `f` ran (`৬০ s`).
+fn at(f: &Flush) -> String {
+    bn::qty(f64::from(f.at_s), 0, bn::Unit::S)
+}
+
+fn requeue_said(requeue: Requeue, f: &Flush) -> String {
     match requeue {
-        "drop" => format!("{} রো ফেলে দেওয়া হলো", n(f.dropped)),
-        "blind" => format!(
+        Requeue::Drop => format!("{} রো ফেলে দেওয়া হলো", n(f.dropped)),
+        Requeue::Blind => format!(
             "{} রো ফেরত, তার {}টা নতুনটার ওপর বসল",
             n(f.requeued),
             n(f.overwrote_newer)
         ),
-        _ => format!(
+        Requeue::NewerWins => format!(
             "{} রো ফেরত, {}টায় নতুনটাই থাকল",
             n(f.requeued),
             n(f.kept_newer)
@@ -178,15 +157,14 @@ fn requeue_said(requeue: &str, f: &Flush) -> String {
     }
 }
 
-/// The progress flushes in a row.
 /// The progress flushes, the first `k` done (the timeline's cursor), the rest still to come.
-fn flushes(r: &BufferResult, k: usize) -> Html {
+fn flushes(r: &BufferOutput, k: usize) -> Html {
     html! {
         <ol class="buf-flushes" aria-label="প্রোগ্রেস ফ্লাশ, একটার পর একটা" data-testid="buffer-flushes">
             { for r.flushes.iter().enumerate().map(|(i, f)| html! {
                 <li class={classes!("buf-flush", (!f.ok).then_some("failed"), (i >= k).then_some("later"))} data-s={f.at_s.to_string()}
                     data-rows={f.rows.to_string()} data-queries={f.queries.to_string()}>
-                    <span class="buf-flush-t">{ format!("{} s", n(u64::from(f.at_s))) }</span>
+                    <span class="buf-flush-t">{ at(f) }</span>
                     if f.ok {
                         <span>{ format!("{} রো · {} কোয়েরি", n(f.rows), n(f.queries)) }</span>
                     } else {
@@ -198,13 +176,9 @@ fn flushes(r: &BufferResult, k: usize) -> Html {
     }
 }
 
-fn stats(r: &BufferResult, embedded: bool) -> Html {
-    let per_trip = r
-        .buffered
-        .redis_cmds
-        .checked_div(r.buffered.round_trips)
-        .unwrap_or(0);
-    let f = r.flushes.iter().find(|f| !f.ok).copied().unwrap_or_default();
+fn stats(r: &BufferOutput, embedded: bool) -> Html {
+    let per_trip = r.per_trip();
+    let f = r.failed().copied().unwrap_or_default();
     html! {
         <dl class="lab-stats buf-stats">
             { stat("buffer", "per-trip", "এক pipeline-এ কমান্ড", per_trip, false) }
@@ -222,22 +196,28 @@ fn stats(r: &BufferResult, embedded: bool) -> Html {
     }
 }
 
-fn sample_log(what: &'static str, d: &SampleDesign) -> Html {
+fn sample_log(what: &'static str, buffered: bool, d: &SampleDesign) -> Html {
     let lines: Vec<(CmdLine, Classes)> = d
         .log
         .iter()
         .map(|l| (l.clone(), classes!("buf-cmd")))
         .collect();
+    let [cmds, trips, zcard] = sample_keys(buffered);
     html! {
         <div class="buf-sample-side">
-            <p class="lab-caption">{ format!("{what}: {} কমান্ড, {} রাউন্ড-ট্রিপ, শেষে ZCARD {}", n(d.cmds), n(d.round_trips), n(d.zcard.max(0) as u64)) }</p>
+            <p class="lab-caption">{ what }</p>
+            <dl class="lab-stats buf-sample-stats">
+                { stat("buffer", cmds, "কমান্ড", d.cmds, false) }
+                { stat("buffer", trips, "রাউন্ড-ট্রিপ", d.round_trips, false) }
+                { stat("buffer", zcard, "শেষে ZCARD", d.zcard.max(0) as u64, false) }
+            </dl>
             <CmdLog {lines} lab="buffer" class={classes!("buf-log")} />
         </div>
     }
 }
 
 /// The SimRedis sample: the first commands of both designs.
-fn sample(r: &BufferResult) -> Html {
+fn sample(r: &BufferOutput) -> Html {
     let s = &r.sample;
     html! {
         <section class="buf-sample" data-testid="buffer-sample"
@@ -245,8 +225,8 @@ fn sample(r: &BufferResult) -> Html {
             data-buffered-trips={s.buffered.round_trips.to_string()}>
             <h3 class="lab-caption">{ format!("SimRedis-এ আসল কমান্ড: প্রথম {} দর্শক, {} সেকেন্ড", n(u64::from(s.viewers)), n(u64::from(s.seconds))) }</h3>
             <div class="buf-sample-two">
-                { sample_log("সরাসরি", &s.direct) }
-                { sample_log("বাফারে", &s.buffered) }
+                { sample_log("সরাসরি", false, &s.direct) }
+                { sample_log("বাফারে", true, &s.buffered) }
             </div>
         </section>
     }
@@ -256,16 +236,16 @@ fn sample(r: &BufferResult) -> Html {
 #[component]
 pub fn BufferLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let run = use_work::<(), BufferResult>(Some(lab.job()));
+    let run = use_run::<BufferRun>(&lab, true);
     let embedded = props.embedded;
-    // The transport steps through the progress flushes; the per-second figures are the run's.
-    let frames = run.result().map_or(1, |r| r.flushes.len() + 1);
-    let t = use_timeline(frames, 500, Open::End);
+    // The transport steps through the progress flushes (position k: the first k done); the
+    // per-second figures are the run's.
+    let t = use_steps(run.result(), 500, Open::End);
     let view = match run.result() {
         None => failed_or_progress(&run),
         Some(r) => html! {
             <>
-                <Controls timeline={t.clone()} label={format!("ফ্লাশ {} / {}", bn::int(t.cursor.min(frames - 1) as i64), bn::int((frames - 1) as i64))} />
+                <Controls timeline={t.clone()} label={format!("ফ্লাশ {} / {}", bn::int(t.cursor.min(r.flushes.len()) as i64), bn::int(r.flushes.len() as i64))} />
                 { chart(r) }
                 <div class="lab-status">
                     { now_line(r) }

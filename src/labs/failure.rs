@@ -11,12 +11,15 @@
 //! simulation worker. No live mode (see the simulator module).
 
 use super::kit::{
-    failed_or_progress, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame, LabProps, Open,
+    failed_or_progress, stat_f, use_lab, use_run, use_steps, CmdLog, Controls, LabFrame, LabProps,
+    Open,
 };
 use redislab_deck::bn;
+use redislab_sim::labs::failure::output::{card_keys, BIN_KEYS};
 use redislab_sim::labs::failure::{
-    FailureOutput, Level, LevelResult, BUCKETS, COMMAND_TIMEOUT_MS, INFO,
+    FailureLevel, FailureOutput, FailureRun, Level, BUCKETS, COMMAND_TIMEOUT_MS, INFO,
 };
+use redislab_sim::labs::def::Steps;
 use yew::prelude::*;
 
 /// The lab's view, by the name the dispatch uses.
@@ -27,6 +30,10 @@ const SCALE_MS: f64 = 2_000.0;
 
 fn n(v: u64) -> String {
     bn::grouped(i64::try_from(v).unwrap_or(i64::MAX))
+}
+
+fn ms(v: u64) -> String {
+    bn::qty(v as f64, 0, bn::Unit::Ms)
 }
 
 fn title(l: Level) -> &'static str {
@@ -120,23 +127,14 @@ fn what_stops(level: Level) -> Html {
     }
 }
 
-/// A number with its value in `data-n`, keyed by the level.
-fn stat(level: Level, key: &str, label: &str, v: String, shown: String) -> Html {
-    html! {
-        <div class={classes!("lab-stat", key.to_string())}>
-            <dt>{ label.to_string() }</dt>
-            <dd data-testid={format!("failure-{}-{key}", level.name())} data-n={v}>{ shown }</dd>
-        </div>
-    }
-}
-
 /// One level's card: latency, database load, features.
-fn card(r: &LevelResult, focus: bool) -> Html {
+fn card(r: &FailureLevel, focus: bool) -> Html {
     let w = |ms: u64| (ms as f64 / SCALE_MS * 100.0).clamp(0.5, 100.0);
     let timeout = COMMAND_TIMEOUT_MS as f64 / SCALE_MS * 100.0;
+    let [p50, p99, qps] = card_keys(r.level);
     html! {
-        <section class={classes!("fl-card", r.level.name(), focus.then_some("shown"))}
-            data-testid={format!("failure-card-{}", r.level.name())}
+        <section class={classes!("fl-card", r.level.word(), focus.then_some("shown"))}
+            data-testid={format!("failure-card-{}", r.level.word())}
             aria-label={title(r.level)}>
             <h3 class="fl-h">{ title(r.level) }</h3>
             <div class="fl-bar" aria-hidden="true">
@@ -145,9 +143,9 @@ fn card(r: &LevelResult, focus: bool) -> Html {
                 <span class="fl-timeout" style={format!("left: {timeout:.1}%")}></span>
             </div>
             <dl class="lab-stats fl-stats">
-                { stat(r.level, "p50", "p50", r.p50_ms.to_string(), format!("{} ms", n(r.p50_ms))) }
-                { stat(r.level, "p99", "p99", r.p99_ms.to_string(), format!("{} ms", n(r.p99_ms))) }
-                { stat(r.level, "dbqps", "DB কোয়েরি/s", format!("{:.1}", r.db_qps), bn::dec(r.db_qps, 1)) }
+                { stat_f("failure", p50, "p50", r.p50_ms as f64, ms(r.p50_ms)) }
+                { stat_f("failure", p99, "p99", r.p99_ms as f64, ms(r.p99_ms)) }
+                { stat_f("failure", qps, "DB কোয়েরি/s", r.db_qps, bn::dec(r.db_qps, 1)) }
             </dl>
             <ul class="fl-chips" aria-label="ফিচার">
                 { for FEATURES.iter().enumerate().map(|(i, (key, name))| {
@@ -166,7 +164,7 @@ fn card(r: &LevelResult, focus: bool) -> Html {
 /// The focused level in a sentence.
 fn now_line(o: &FailureOutput) -> Html {
     let r = o.shown();
-    let db = n(o.db_ms);
+    let db = ms(o.db_ms);
     let say = match r.level {
         Level::Healthy => format!(
             "Redis সুস্থ: {}টা রিকোয়েস্টের {}টা ক্যাশে পেল (২ ms); মেয়াদ ফুরোনো {}টা key-র জন্য ডেটাবেসে গেল — সেকেন্ডে {} কোয়েরি",
@@ -176,20 +174,20 @@ fn now_line(o: &FailureOutput) -> Html {
             bn::dec(r.db_qps, 1)
         ),
         Level::Slow => format!(
-            "Redis ধীর: প্রতিটা GET ১,৫০০ ms-এ Command timed out, আবার পাঠানো হয় না; তারপর {db} ms-এর কোয়েরি — p50 {} ms, আর প্রতিটা রিকোয়েস্ট ডেটাবেসে (সেকেন্ডে {})",
-            n(r.p50_ms),
+            "Redis ধীর: প্রতিটা GET ১,৫০০ ms-এ Command timed out, আবার পাঠানো হয় না; তারপর {db}-এর কোয়েরি — p50 {}, আর প্রতিটা রিকোয়েস্ট ডেটাবেসে (সেকেন্ডে {})",
+            ms(r.p50_ms),
             bn::dec(r.db_qps, 1)
         ),
         Level::Down if r.rejected > 0 => format!(
-            "Redis ডাউন, offline queue বন্ধ: GET সাথে সাথে error, শুধু {db} ms-এর কোয়েরি — p50 {} ms; সেকেন্ডে {} কোয়েরি",
-            n(r.p50_ms),
+            "Redis ডাউন, offline queue বন্ধ: GET সাথে সাথে error, শুধু {db}-এর কোয়েরি — p50 {}; সেকেন্ডে {} কোয়েরি",
+            ms(r.p50_ms),
             bn::dec(r.db_qps, 1)
         ),
         Level::Down => format!(
-            "Redis ডাউন: GET offline queue-তে বসে থাকে — {}টা ১,৫০০ ms-এ timed out, {}টা আগেই MaxRetriesPerRequestError-এ; p50 {} ms, সেকেন্ডে {} কোয়েরি",
+            "Redis ডাউন: GET offline queue-তে বসে থাকে — {}টা ১,৫০০ ms-এ timed out, {}টা আগেই MaxRetriesPerRequestError-এ; p50 {}, সেকেন্ডে {} কোয়েরি",
             n(u64::from(r.timed_out)),
             n(u64::from(r.flushed)),
-            n(r.p50_ms),
+            ms(r.p50_ms),
             bn::dec(r.db_qps, 1)
         ),
     };
@@ -197,7 +195,7 @@ fn now_line(o: &FailureOutput) -> Html {
 }
 
 /// The focused level's latency histogram.
-fn histogram(r: &LevelResult) -> Html {
+fn histogram(r: &FailureLevel) -> Html {
     let top = r.hist.iter().copied().max().unwrap_or(1).max(1) as f64;
     let label = |i: usize| -> String {
         if i == 0 {
@@ -214,7 +212,7 @@ fn histogram(r: &LevelResult) -> Html {
             <div class="fl-hist">
                 { for r.hist.iter().enumerate().map(|(i, &c)| html! {
                     <div class="fl-bin">
-                        <span class="fl-bin-n" data-n={c.to_string()}>{ n(u64::from(c)) }</span>
+                        <span class="fl-bin-n" data-figure={BIN_KEYS.get(i).copied()} data-n={c.to_string()}>{ n(u64::from(c)) }</span>
                         <span class="fl-bin-bar" style={format!("height: {:.1}%", f64::from(c) / top * 100.0)}></span>
                         <span class="fl-bin-k">{ label(i) }</span>
                     </div>
@@ -225,7 +223,7 @@ fn histogram(r: &LevelResult) -> Html {
 }
 
 /// The focused level's commands up to the timeline's cursor (`k` lines).
-fn log(r: &LevelResult, k: usize) -> Html {
+fn log(r: &FailureLevel, k: usize) -> Html {
     let lines: Vec<(redislab_sim::labs::log::CmdLine, Classes)> = r
         .log
         .iter()
@@ -245,20 +243,16 @@ fn log(r: &LevelResult, k: usize) -> Html {
 #[component]
 pub fn FailureLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let run = use_work::<(), FailureOutput>(Some(lab.job()));
-    // The transport steps through the focused level's commands (the log below); the
-    // levels' figures are the whole run's.
-    let frames = run
-        .result()
-        .filter(|o| o.levels.len() >= 3)
-        .map_or(1, |o| o.shown().log.len() + 1);
-    let t = use_timeline(frames, 250, Open::End);
+    let run = use_run::<FailureRun>(&lab, true);
+    // The transport steps through the focused level's commands (the log below: position k
+    // shows its first k); the levels' figures are the whole run's.
+    let t = use_steps(run.result(), 250, Open::End);
     let view = match run.result() {
         None => failed_or_progress(&run),
         Some(o) if o.levels.len() < 3 => Html::default(),
         Some(o) => html! {
             <>
-                <Controls timeline={t.clone()} label={format!("কমান্ড {} / {}", bn::int(t.cursor.min(frames - 1) as i64), bn::int((frames - 1) as i64))} />
+                <Controls timeline={t.clone()} label={format!("কমান্ড {} / {}", bn::int(t.cursor.min(o.steps()) as i64), bn::int(o.steps() as i64))} />
                 <div class="lab-status">{ now_line(o) }</div>
                 <div class="fl-cards">
                     { for o.levels.iter().map(|r| card(r, r.level == o.focus)) }

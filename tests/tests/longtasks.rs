@@ -46,10 +46,10 @@ fn wait_labs_idle(b: &Browser) {
 }
 
 /// What the simulator computes natively for the broadcast lab's address query.
-fn broadcast_native(query: &str) -> broadcast::BroadcastResult {
+fn broadcast_native(query: &str) -> broadcast::BroadcastOutput {
     let (p, errs) = Params::from_query(&broadcast::INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
-    broadcast::run(&p.typed())
+    broadcast::run(&p.read())
 }
 
 /// What the simulator computes natively for the lock lab's address query.

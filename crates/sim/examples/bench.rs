@@ -182,7 +182,7 @@ fn broadcast() {
         r.counters.sent_twice,
         r.counters.lost
     );
-    let heavy: BroadcastParams = Params::from_query(&INFO, "preset=all-at-once").0.typed();
+    let heavy: BroadcastParams = Params::from_query(&INFO, "preset=all-at-once").0.read();
     let (t, r) = best_of(3, || run(&heavy));
     println!(
         "    all at once (1,000 worker slots, no throttle): {:.1} ms ({} FCM calls, {} Redis commands)",

@@ -180,7 +180,7 @@ fn the_streams_lab_live_saves_everything_and_samples_redis() {
 fn broadcast_preset(id: &str) -> BroadcastParams {
     let (p, e) = Params::from_query(&broadcast::INFO, &format!("preset={id}"));
     assert!(e.is_empty(), "{e:?}");
-    p.typed()
+    p.read()
 }
 
 /// The queue live, fed by SimRedis (2 ms round trips, no simulated network): the same API and
@@ -189,18 +189,19 @@ fn broadcast_preset(id: &str) -> BroadcastParams {
 /// at every time scale.
 #[test]
 fn the_queue_live_ends_as_its_simulation_for_every_preset() {
-    for pr in broadcast::PRESETS.iter().filter(|p| p.id != "naive") {
+    for pr in broadcast::INFO.presets.iter().filter(|p| p.id != "naive") {
         for k in [1, 2] {
             let id = pr.id;
-            let p = broadcast_preset(id).for_live(k);
+            let cfg = broadcast_preset(id).for_live(k);
+            let p = &cfg.p;
             assert!(
                 p.tokens <= broadcast::LIVE_TOKENS
                     && p.concurrency <= broadcast::LIVE_CONCURRENCY
-                    && p.block == broadcast::LIVE_BLOCK_MS
+                    && cfg.pace.block == broadcast::LIVE_BLOCK_MS
             );
-            let mut live = broadcast::live(&p);
+            let mut live = broadcast::live_run(&cfg);
             let sent = drive(&mut live, p.seed);
-            let (real, sim) = (live.output(), broadcast::run(&p));
+            let (real, sim) = (live.output(), broadcast::sim(&cfg).finish());
             let (a, b) = (real.counters, sim.counters);
             let what = |c: &broadcast::Counters| {
                 (
@@ -220,12 +221,12 @@ fn the_queue_live_ends_as_its_simulation_for_every_preset() {
                 (what(&a), real.completed(), real.batches_completed()),
                 (what(&b), sim.completed(), sim.batches_completed()),
                 "{id} ×{k}:\nlive {}\nsim  {}",
-                real.text(),
-                sim.text()
+                broadcast::text(&real),
+                broadcast::text(&sim)
             );
             // Every command went out and came back, with its round trip.
             assert_eq!(a.commands as usize, sent, "{id}");
-            assert!(real.commands.iter().all(|c| c.rtt_us == Some(2000)), "{id}");
+            assert!(real.log().iter().all(|c| c.rtt_us == Some(2000)), "{id}");
             // It finishes well within a minute at ×1 (a live run's deadline is 90 s).
             assert!(real.end_ms < 60_000 * k, "{id} ×{k}: {} ms", real.end_ms);
         }
@@ -248,11 +249,11 @@ fn the_queue_live_holds_its_numbers_across_round_trips() {
         ("dedup", &[1, 9, 40]),
         ("crash", &[1, 4]),
     ] {
-        let p = broadcast_preset(id).for_live(1);
-        let sim = broadcast::run(&p);
+        let cfg = broadcast_preset(id).for_live(1);
+        let sim = broadcast::sim(&cfg).finish();
         for &rtt in rtts {
-            let mut live = broadcast::live(&p);
-            drive_rtt(&mut live, p.seed, rtt);
+            let mut live = broadcast::live_run(&cfg);
+            drive_rtt(&mut live, cfg.p.seed, rtt);
             let real = live.output();
             let (a, b) = (real.counters, sim.counters);
             assert_eq!(
@@ -271,8 +272,8 @@ fn the_queue_live_holds_its_numbers_across_round_trips() {
                     sim.completed()
                 ),
                 "{id}, {rtt} ms:\nlive {}\nsim  {}",
-                real.text(),
-                sim.text()
+                broadcast::text(&real),
+                broadcast::text(&sim)
             );
         }
     }

@@ -1,19 +1,17 @@
-//! The failure lab in a real headless Chromium: the page computes the three levels in the
-//! worker and shows the native simulator's numbers (browser = wasm, native =
-//! `redislab_sim::labs::failure::run`) — each level's p50, p99 and database queries per
-//! second — with the seed's golden figures (slow: 1,500 ms + the query for every request);
-//! a preset comes from the address; the embedded lab on production slide 19. Screenshots at
-//! laptop and phone sizes under target/screenshots/labs/.
+//! The failure lab in a real headless Chromium, what is special to it (every preset's
+//! figures, a bad parameter and the timeline are `every_lab`'s): the seed's golden figures as
+//! the page writes them (slow: 1,500 ms + the query for every request), what stops and the
+//! focused level's first commands; down without the offline queue on a phone; the embedded
+//! lab on production slide 19 with the native run's figures (`redislab_sim::labs::failure`).
+//! Screenshots at laptop and phone sizes under target/screenshots/labs/.
 
 use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
-use redislab_sim::labs::failure::{run, FailureOutput, FailureParams, Level, INFO};
-use redislab_sim::labs::params::Params;
+use redislab_sim::labs::failure::{FailureOutput, FailureRun, Level, INFO};
 use serde_json::json;
 
+/// The native run for `query`, as the worker computes it.
 fn native(query: &str) -> FailureOutput {
-    let (p, errs) = Params::from_query(&INFO, query);
-    assert!(errs.is_empty(), "{errs:?}");
-    run(&p.typed::<FailureParams>())
+    super::native::<FailureRun>(&INFO, query)
 }
 
 fn wait_idle(b: &Browser, scope: &str) {
@@ -33,16 +31,17 @@ fn data_n(b: &Browser, css: &str) -> String {
     .to_string()
 }
 
-/// The page's numbers against the native run, level by level.
+/// The page's numbers against the native run, level by level (the slide's; the page's are
+/// `every_lab`'s).
 fn check_levels(b: &Browser, scope: &str, out: &FailureOutput) {
     for r in &out.levels {
-        let l = r.level.name();
+        let l = r.level.word();
         let sel = |k: &str| format!("{scope} [data-testid=failure-{l}-{k}]");
         assert_eq!(b.counter(&sel("p50")), r.p50_ms, "{l} p50");
         assert_eq!(b.counter(&sel("p99")), r.p99_ms, "{l} p99");
         assert_eq!(
-            data_n(b, &sel("dbqps")),
-            format!("{:.1}", r.db_qps),
+            data_n(b, &sel("dbqps")).parse::<f64>().ok(),
+            Some(r.db_qps),
             "{l} db q/s"
         );
     }
@@ -53,18 +52,22 @@ fn the_lab_page_shows_the_native_run_and_the_goldens() {
     let b = Browser::new(1366, 768);
     b.open("#/lab/failure?preset=slow");
     wait_idle(&b, "");
-    let out = native("preset=slow");
-    check_levels(&b, "", &out);
     // The seed's figures: slow = 1,500 ms + the 40 ms query, every request to the database.
-    assert_eq!(b.counter("[data-testid=failure-slow-p50]"), 1_540);
+    assert_eq!(
+        b.text("[data-testid=failure-slow-p50]").as_deref(),
+        Some("১,৫৪০ ms")
+    );
     assert_eq!(b.counter("[data-testid=failure-slow-p99]"), 1_540);
-    assert_eq!(data_n(&b, "[data-testid=failure-slow-dbqps]"), "50.0");
+    assert_eq!(data_n(&b, "[data-testid=failure-slow-dbqps]"), "50");
     // Healthy: the cache answers in 2 ms, the database nearly idle.
     assert_eq!(b.counter("[data-testid=failure-healthy-p50]"), 2);
     assert_eq!(data_n(&b, "[data-testid=failure-healthy-dbqps]"), "1.1");
     // Down: the offline queue holds the GET — p50 as slow, every request to the database.
     assert_eq!(b.counter("[data-testid=failure-down-p50]"), 1_540);
-    assert_eq!(data_n(&b, "[data-testid=failure-down-dbqps]"), "50.0");
+    assert_eq!(
+        b.text("[data-testid=failure-down-dbqps]").as_deref(),
+        Some("৫০.০")
+    );
     assert!(b.exists("[data-testid=failure-card-slow].shown"));
     assert!(!b.exists("[data-testid=failure-card-down].shown"));
     // What stops, and the slow level's first commands: timed out, then the loader.
@@ -88,7 +91,6 @@ fn down_without_the_offline_queue_fails_fast_on_a_phone() {
     phone.open(&format!("#/lab/failure?{q}"));
     wait_idle(&phone, "");
     let out = native(q);
-    check_levels(&phone, "", &out);
     assert_eq!(out.levels[Level::Down.index()].p50_ms, 40);
     assert_eq!(phone.counter("[data-testid=failure-down-p50]"), 40);
     let stops = phone

@@ -18,15 +18,24 @@
 //!   per page) and adds one `batch` job per `chunk` ids, each with its own job id
 //!   (`<broadcast id>-<n>`, added once: a rerun of the broadcast job adds nothing twice).
 //!   Each batch job queries its tokens (a Postgres pool of `db_pool` connections, `db_ms` a
-//!   query, `db_timeout` at most waiting), calls FCM once (`call_ms`; FCM rejects a call of more
-//!   than `fcm_max` tokens whole, answers 429 past `quota` tokens a second, and nothing during
-//!   an outage), and marks the dead tokens it reported (`token-not-registered`,
-//!   `invalid-token`; a seeded `dead` percent of them) `isValid = false` with one
-//!   `updateMany` — never deleting them. The queue's limiter (`throttle` jobs a second; 0 = no
-//!   limiter: everything at once) paces the batches; a failed batch is retried after 10 s,
-//!   20 s, … (`attempts`, `backoff`) and lands in the failed set, with its reason, after the
-//!   last. A worker crash (`crash_at`, back after `restart`) leaves its jobs active; the
-//!   stalled check takes them back once their locks expire, and they run again.
+//!   query, `db_timeout` at most waiting) and calls `sendEachForMulticast` once (`call_ms`).
+//!   As in firebase-admin (`src/messaging/messaging.ts`), a list of more than `fcm_max`
+//!   tokens throws before anything is sent; otherwise the call settles every token's request
+//!   and resolves with one response each — it does not throw when tokens fail. During an
+//!   outage every token answers `messaging/server-unavailable`; FCM's quota is one bucket of
+//!   `quota` messages a minute per project (6,00,000), and the tokens past it answer 429
+//!   `messaging/message-rate-exceeded` with a `retry-after` to the next minute; a dead token
+//!   (a seeded `dead` percent) answers `registration-token-not-registered`.
+//!   What the batch does with the answers is `responses`: `ignore` completes the job whatever
+//!   they say (the failed tokens are lost without a trace, the dead ones never marked);
+//!   `retry` — the fix — marks the dead tokens `isValid = false` with one `updateMany` (never
+//!   deleting them, never retrying them), writes the tokens that failed with a retryable code
+//!   into the job's data (`job.updateData`) and throws, so BullMQ retries the job for them
+//!   only: nothing lost, nothing sent twice. The queue's limiter (`throttle` jobs a second;
+//!   0 = no limiter: everything at once) paces the batches; a failed batch is retried after
+//!   10 s, 20 s, … (`attempts`, `backoff`) and lands in the failed set, with its reason,
+//!   after the last. A worker crash (`crash_at`, back after `restart`) leaves its jobs
+//!   active; the stalled check takes them back once their locks expire, and they run again.
 //!
 //! Every token is counted exactly: a per-token send counter (a byte each), so "delivered",
 //! "sent twice", "lost" (a valid token never delivered) and "dead" are exact totals, while the
@@ -34,398 +43,60 @@
 //! deliver a call it accepted even when the worker dies before hearing the answer: the batch
 //! then runs again and those tokens get it twice — at-least-once, shown as it is.
 //!
-//! [`BroadcastRun`] steps the world one event at a time; [`run`] runs it to the end, and a run
-//! stepped in slices gives the same result (tested below and in `tests/broadcast.rs`).
+//! [`BroadcastSim`] steps the world one event at a time; [`run`] runs it to the end, and a run
+//! stepped in slices gives the same result (tested in `tests.rs` and `tests/broadcast.rs`).
 
 /// Its practice questions.
 pub mod practice;
 
-mod actors;
-mod live;
-mod result;
-mod scenario;
+pub mod model;
+pub mod output;
+pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use actors::is_dead;
-pub use live::{LIVE_BLOCK_MS, LIVE_CONCURRENCY, LIVE_TOKENS};
-pub use result::*;
-pub use scenario::{live, naive_result, run, sim, BroadcastLive, BroadcastRun, BroadcastScenario};
-use actors::{Api, Bcast};
+pub use model::{
+    is_dead, live_run, naive_result, run, sim, BroadcastLive, BroadcastScenario, BroadcastSim,
+    LIVE_BLOCK_MS, LIVE_CONCURRENCY, LIVE_TOKENS,
+};
+pub use output::*;
+pub use params::{BroadcastConfig, BroadcastParams, Mode, Pace, Paging, Responses, MAX_JOBS};
 
-use super::lab::{erase, AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
+use super::params::{Params, Switch};
 use crate::cli::{Args, CliError};
-use super::params::{broken, choice, int, Field, Params};
-use super::preset::Preset;
-use crate::queue::{
-    Keys, Life, Outcome, Processor, QueueConfig, Running, Slot, StalledCheck, Step,
-};
-use crate::redis::Reply;
-use crate::world::{
-    cmd, Action, Actor, Actors, Backend, Command, Ctx, Hop, Input, What, World,
-};
-use serde::{Deserialize, Serialize};
-use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::rc::Rc;
+
+crate::run_def! {
+    /// The lab's one run: the broadcast, event by event (live: the same, against a real Redis).
+    pub struct BroadcastRun = "run", () => BroadcastOutput;
+}
 
 /// The queue's name (`bull:push:…`).
 pub const QUEUE: &str = "push";
 /// The dedup key the API takes before enqueueing.
 pub const DEDUP_KEY: &str = "bcast:dedup:campaign:42";
-/// Most jobs a run may make (batches × broadcast jobs): keeps a run within a second or two.
-pub const MAX_JOBS: u64 = 5_000;
 /// Guard against a run that never ends.
 pub const MAX_STEPS: usize = 3_000_000;
-
-const ON_OFF: &[&str] = &["off", "on"];
-
-fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
-    *n == T::default()
-}
-
-/// The lab's fields: the seed's numbers as defaults (the fixed configuration).
-pub const FIELDS: &[Field] = &[
-    choice("mode", "পাঠানোর ধরন", &["naive", "queue"], "queue"),
-    int("tokens", "টোকেন (ডিভাইস)", 1_000, 2_000_000, "500000"),
-    int("call_ms", "একটা FCM কল (ms)", 1, 10_000, "200"),
-    int("proxy_timeout", "প্রক্সির টাইমআউট (s)", 1, 3_600, "30"),
-    int(
-        "dies_at",
-        "লুপের প্রসেস মরে (ms)",
-        1_000,
-        100_000_000,
-        "642800",
-    ),
-    choice("rerun", "আবার চালানো", ON_OFF, "off"),
-    int("log_ms", "লগ রো লেখা (ms)", 0, 10_000, "32"),
-    choice("paging", "টোকেন আনা", &["all", "offset", "cursor"], "cursor"),
-    int("page", "পেজে টোকেন (take)", 100, 100_000, "5000"),
-    int("page_ms", "এক পেজের কোয়েরি (ms)", 1, 10_000, "40"),
-    int("skip_ns", "skip-এ প্রতি রো (ns)", 0, 100_000, "1000"),
-    int("row_bytes", "মেমোরিতে এক রো (বাইট)", 1, 100_000, "1200"),
-    int("heap_mb", "প্রসেসের মেমোরি (MB)", 16, 65_536, "512"),
-    int("chunk", "এক কলে টোকেন (chunk)", 1, 100_000, "500"),
-    int("fcm_max", "FCM-এর সীমা / কল", 1, 100_000, "500"),
-    int("throttle", "সেকেন্ডে ব্যাচ (০ = সব একসাথে)", 0, 1_000, "10"),
-    int("concurrency", "ওয়ার্কারের concurrency", 1, 1_000, "10"),
-    int("quota", "FCM কোটা (টোকেন/s)", 1, 100_000_000, "10000"),
-    int("db_pool", "Postgres কানেকশন", 1, 1_000, "10"),
-    int("db_ms", "ব্যাচের কোয়েরি (ms)", 1, 10_000, "50"),
-    int("db_timeout", "কোয়েরির টাইমআউট (ms)", 10, 600_000, "2000"),
-    int("attempts", "attempts", 1, 10, "3"),
-    int("backoff", "backoff (ms)", 0, 600_000, "10000"),
-    int("outage_at", "FCM আউটেজ শুরু (s)", 0, 100_000, "30"),
-    int("outage", "আউটেজের দৈর্ঘ্য (s, ০ = নেই)", 0, 100_000, "0"),
-    int("dead", "মরা টোকেন (%)", 0, 100, "0"),
-    choice("mark_dead", "মরা টোকেন নেভানো", ON_OFF, "on"),
-    int("clicks", "ক্লিক", 1, 10, "1"),
-    int("click_gap", "ক্লিকের ফাঁক (ms)", 0, 600_000, "300"),
-    choice("dedup", "dedup (SET NX)", ON_OFF, "on"),
-    int("dedup_ex", "dedup EX (s)", 1, 86_400, "900"),
-    int("crash_at", "ওয়ার্কার ক্র্যাশ (ms, ০ = নেই)", 0, 100_000_000, "0"),
-    int("restart", "ফিরে আসে (ms)", 0, 600_000, "5000"),
-    int("lock", "জবের লক (ms)", 100, 600_000, "30000"),
-    int("stalled", "stalled চেক (ms)", 100, 600_000, "30000"),
-    int("seed", "seed", 0, u32::MAX as i64, "4"),
-];
-
-/// The lab's parameters, typed (field by field as [`FIELDS`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct BroadcastParams {
-    /// `naive` or `queue`.
-    pub mode: String,
-    /// Devices (FCM tokens).
-    pub tokens: u32,
-    /// One FCM call, ms.
-    pub call_ms: u64,
-    /// The proxy's timeout, s.
-    pub proxy_timeout: u64,
-    /// When the naive loop's process dies, ms.
-    pub dies_at: u64,
-    /// `on`: the admin runs the naive loop again after it died.
-    pub rerun: String,
-    /// The API's log row, ms.
-    pub log_ms: u64,
-    /// `all`, `offset` or `cursor`.
-    pub paging: String,
-    /// Tokens per page.
-    pub page: u32,
-    /// One cursor page query, ms.
-    pub page_ms: u64,
-    /// Offset paging: extra time per skipped row, ns.
-    pub skip_ns: u64,
-    /// Memory per loaded row, bytes.
-    pub row_bytes: u64,
-    /// The worker process's memory, MB.
-    pub heap_mb: u64,
-    /// Tokens per FCM call.
-    pub chunk: u32,
-    /// FCM's limit per call.
-    pub fcm_max: u32,
-    /// Batches per second (0: no limiter).
-    pub throttle: u32,
-    /// Worker slots.
-    pub concurrency: u32,
-    /// FCM's quota, tokens per second.
-    pub quota: u32,
-    /// Postgres connections.
-    pub db_pool: u32,
-    /// A batch's token query, ms.
-    pub db_ms: u64,
-    /// Longest wait for a connection, ms.
-    pub db_timeout: u64,
-    /// Runs per job.
-    pub attempts: u32,
-    /// Backoff base, ms.
-    pub backoff: u64,
-    /// FCM outage start, s.
-    pub outage_at: u64,
-    /// Its length, s (0: none).
-    pub outage: u64,
-    /// Dead tokens, percent.
-    pub dead: u32,
-    /// `on`: mark them `isValid = false`.
-    pub mark_dead: String,
-    /// Clicks on "send".
-    pub clicks: u32,
-    /// Between clicks, ms.
-    pub click_gap: u64,
-    /// `on`: `SET … NX EX` before enqueueing.
-    pub dedup: String,
-    /// The dedup key's EX, s.
-    pub dedup_ex: u64,
-    /// Worker crash, ms (0: none).
-    pub crash_at: u64,
-    /// Down for, ms.
-    pub restart: u64,
-    /// Job lock, ms.
-    pub lock: u64,
-    /// Stalled check interval, ms.
-    pub stalled: u64,
-    /// Seed.
-    pub seed: u32,
-    /// Not a field: the window of the queue's limiter and of FCM's quota, ms (1000; a live
-    /// run slowed ×k stretches it to k seconds, so `throttle` and `quota` keep their counts).
-    #[serde(default = "second", skip_serializing_if = "is_second")]
-    pub window: u64,
-    /// Not a field: the longest an idle worker slot blocks on the wait list, ms (5000; a live
-    /// run blocks briefly, since the proxy runs a session's blocking reads one at a time).
-    #[serde(default = "drain", skip_serializing_if = "is_drain")]
-    pub block: u64,
-    /// Not a field: the outage starts and ends this many ms before its whole seconds (0; a
-    /// live run: half a second, so that it falls between two batches' FCM calls, which the
-    /// limiter starts a few ms after whole seconds, and a real network cannot move a batch
-    /// in or out of it).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub outage_lead: u64,
-}
-
-fn second() -> u64 {
-    1000
-}
-fn is_second(v: &u64) -> bool {
-    *v == second()
-}
-fn drain() -> u64 {
-    5000
-}
-fn is_drain(v: &u64) -> bool {
-    *v == drain()
-}
-
-impl Default for BroadcastParams {
-    fn default() -> Self {
-        super::params::Params::defaults(&INFO).typed()
-    }
-}
-
-impl BroadcastParams {
-    /// Batches per broadcast job.
-    pub fn batches(&self) -> u64 {
-        let per_page = u64::from(self.chunk.min(self.page).max(1));
-        let pages = u64::from(self.tokens).div_ceil(u64::from(self.page));
-        let full = u64::from(self.page).div_ceil(per_page);
-        let last = u64::from(self.tokens) - (pages - 1) * u64::from(self.page);
-        (pages - 1) * full + last.div_ceil(per_page)
-    }
-
-    /// The token ids (1-based, inclusive) of batch `n`.
-    pub fn batch_range(&self, n: u32) -> (u32, u32) {
-        let page = u64::from(self.page);
-        let size = u64::from(self.chunk.min(self.page).max(1));
-        let per_page = page.div_ceil(size);
-        let (pg, k) = (u64::from(n) / per_page, u64::from(n) % per_page);
-        let from = pg * page + k * size + 1;
-        let to = (from + size - 1)
-            .min((pg + 1) * page)
-            .min(u64::from(self.tokens));
-        (from as u32, to as u32)
-    }
-
-    /// The run these parameters describe.
-    pub fn config(&self) -> BroadcastConfig {
-        let mut life = Life::default();
-        if self.crash_at > 0 {
-            life.crash(self.crash_at, self.restart);
-        }
-        let outages = if self.outage > 0 {
-            let lead = |s: u64| (s * 1000).saturating_sub(self.outage_lead);
-            vec![(lead(self.outage_at), lead(self.outage_at + self.outage))]
-        } else {
-            Vec::new()
-        };
-        BroadcastConfig {
-            p: self.clone(),
-            life,
-            outages,
-        }
-    }
-}
-
-/// A run's setup: the parameters, plus crash and outage schedules (the property tests give
-/// several of each).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BroadcastConfig {
-    /// The parameters.
-    pub p: BroadcastParams,
-    /// When the worker process is down.
-    pub life: Life,
-    /// FCM outages: (from, to) ms.
-    pub outages: Vec<(u64, u64)>,
-}
-
-/// The lab's presets: the deck's embeds name them.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        id: "fixed",
-        label: "সব মেরামত",
-        about: "কিউ, cursor, ৫০০-র ব্যাচ, সেকেন্ডে ১০ ব্যাচ, dedup, রিট্রাই — ১,০০০ কল, ~১০০ সেকেন্ড, কেউ বাদ নেই, কেউ দুবার নয়",
-        pairs: &[("mode", "queue")],
-    },
-    Preset {
-        id: "naive",
-        label: "API-র ভেতরে লুপ",
-        about: "প্রতি টোকেনে একটা কল, রিকোয়েস্টের ভেতরেই — ৩০ সেকেন্ডে কানেকশন কাটে, লুপ চলতে থাকে, প্রসেস মরলে হিসাব নেই; আবার চালালে আগের সবাই দুবার",
-        pairs: &[("mode", "naive"), ("rerun", "on")],
-    },
-    Preset {
-        id: "queue",
-        label: "কিউতে রেখে উত্তর",
-        about: "API শুধু জব রাখে আর ~৪০ms-এ উত্তর দেয়; পাঠায় আলাদা ওয়ার্কার",
-        pairs: &[("mode", "queue"), ("clicks", "1")],
-    },
-    Preset {
-        id: "load-all",
-        label: "সব রো একসাথে",
-        about: "findMany() — ৫ লাখ রো একসাথে মেমোরিতে: OUT OF MEMORY, প্রসেস মরে, জব stalled",
-        pairs: &[("mode", "queue"), ("paging", "all")],
-    },
-    Preset {
-        id: "paging",
-        label: "offset পেজিং",
-        about: "skip যত বাড়ে, পেজ তত ধীর; cursor-এ প্রতিটা পেজ সমান দ্রুত — দুটোই পাশাপাশি",
-        pairs: &[("mode", "queue"), ("paging", "offset")],
-    },
-    Preset {
-        id: "no-chunks",
-        label: "৫০০০-এর এক কল",
-        about: "পুরো পেজ এক কলে — FCM ৫০০-র বেশি নেয় না, গোটা কলটাই বাতিল",
-        pairs: &[("mode", "queue"), ("chunk", "5000")],
-    },
-    Preset {
-        id: "chunks",
-        label: "৫০০ করে ভাগ",
-        about: "chunk(tokens, 500) — পুরো ৫ লাখে ঠিক ১,০০০ কল",
-        pairs: &[("mode", "queue"), ("chunk", "500")],
-    },
-    Preset {
-        id: "all-at-once",
-        label: "সব একসাথে",
-        about: "থ্রটল নেই — ১,০০০ ব্যাচ একসাথে: FCM 429 দেয়, Postgres-এর কানেকশন ফুরায়",
-        pairs: &[("mode", "queue"), ("throttle", "0"), ("concurrency", "1000")],
-    },
-    Preset {
-        id: "throttle",
-        label: "থ্রটল ১০/s",
-        about: "সেকেন্ডে ১০ ব্যাচ = ৫,০০০ টোকেন — ৫ লাখ ~১০০ সেকেন্ডে, একটাও 429 নয়",
-        pairs: &[("mode", "queue"), ("throttle", "10"), ("concurrency", "10")],
-    },
-    Preset {
-        id: "double-click",
-        label: "দুবার ক্লিক",
-        about: "dedup ছাড়া দুই ক্লিক — দুটো জব, সবাই দুবার পায়",
-        pairs: &[("mode", "queue"), ("clicks", "2"), ("dedup", "off")],
-    },
-    Preset {
-        id: "dedup",
-        label: "SET NX dedup",
-        about: "তিনটা ক্লিক, একটাই OK — একটাই জব",
-        pairs: &[("mode", "queue"), ("clicks", "3"), ("dedup", "on")],
-    },
-    Preset {
-        id: "no-retry",
-        label: "আউটেজ, রিট্রাই নেই",
-        about: "FCM ২৫ সেকেন্ড ডাউন, attempts 1 — ওই সময়ের ব্যাচগুলো failed set-এ, তাদের টোকেন পৌঁছায় না",
-        pairs: &[("mode", "queue"), ("outage", "25"), ("attempts", "1")],
-    },
-    Preset {
-        id: "outage",
-        label: "আউটেজ, ৩ attempts",
-        about: "একই আউটেজ, attempts 3, backoff ১০s → ২০s — ফেল করা ব্যাচ পরে আবার চলে, কেউ বাদ নেই",
-        pairs: &[("mode", "queue"), ("outage", "25"), ("attempts", "3")],
-    },
-    Preset {
-        id: "crash",
-        label: "ওয়ার্কার ক্র্যাশ",
-        about: "৪১.৫ সেকেন্ডে ওয়ার্কার মরে — হাতের জবগুলো লকের মেয়াদ শেষে stalled চেকে ফেরে, আবার চলে; FCM যেগুলো আগেই নিয়েছিল, সেই টোকেনগুলো দুবার পায়",
-        pairs: &[("mode", "queue"), ("crash_at", "41500")],
-    },
-    Preset {
-        id: "dead-tokens",
-        label: "মরা টোকেন",
-        about: "২০% টোকেন মরা — FCM জানায়, প্রতি ব্যাচে এক updateMany-তে isValid = false",
-        pairs: &[("mode", "queue"), ("dead", "20"), ("mark_dead", "on")],
-    },
-];
-
-
-// --- the lab -------------------------------------------------------------------------------
 
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "broadcast",
     title: "এক ক্লিকে ৫ লাখ ডিভাইস — কিউ, ব্যাচ, রিট্রাই",
     blurb: "API-র ভেতরে লুপ বনাম BullMQ-র মতো কিউ: cursor, ৫০০-র ব্যাচ, থ্রটল, dedup, backoff-এ রিট্রাই, মরা টোকেন, ওয়ার্কার ক্র্যাশ — কে পেল, কে দুবার, কে বাদ",
-    fields: FIELDS,
-    presets: PRESETS,
-    rules,
-    runs: &["run"],
+    fields: BroadcastParams::FIELDS,
+    presets: params::PRESETS,
+    rules: rules_of::<BroadcastParams>,
+    runs: &[BroadcastRun::NAME],
     live: true,
 };
 
-/// Batch jobs (× broadcast jobs without dedup) within [`MAX_JOBS`].
-fn rules(p: &Params) -> Result<(), super::lab::Broken> {
-    let num = |k: &str| u64::try_from(p.int(k)).unwrap_or(1).max(1);
-    let per = num("chunk").min(num("page"));
-    let copies = if p.get("dedup") == "off" { num("clicks") } else { 1 };
-    if num("tokens").div_ceil(per) * copies > MAX_JOBS {
-        return Err(broken(
-            "chunk",
-            format!(
-                "ব্যাচ (টোকেন ÷ chunk, ক্লিক ধরে) {MAX_JOBS}-এর বেশি হলে হিসাব অনেক লম্বা — chunk বাড়ান বা টোকেন কমান"
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// The parameters of `job`: scaled down for a live run when it asks.
-fn shaped(job: &Job, p: &Params) -> BroadcastParams {
-    let p: BroadcastParams = p.typed();
+/// The run `job` asks for: scaled down for a live run when it asks.
+fn shaped(job: &Job, p: &Params) -> BroadcastConfig {
+    let p: BroadcastParams = p.read();
     match job.live_scale {
         Some(k) => p.for_live(k),
-        None => p,
+        None => p.config(),
     }
 }
 
@@ -445,12 +116,18 @@ impl Lab for BroadcastLab {
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        Ok(erase(sim(&shaped(job, p))))
+        Ok(BroadcastRun::erase(sim(&shaped(job, p))))
     }
 
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
-        let p = shaped(job, p);
-        (p.mode == "queue").then(|| Box::new(live(&p)) as Box<dyn LiveDriver>)
+        let cfg = shaped(job, p);
+        cfg.p
+            .queued()
+            .then(|| Box::new(live_run(&cfg)) as Box<dyn LiveDriver>)
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<BroadcastRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -465,22 +142,126 @@ impl Lab for BroadcastLab {
                       throttle, dedup, retries with backoff, dead tokens, a worker crash)",
             skip: &[],
             more: &[],
-            switches: &["trace"],
-            usage: &["[--trace] (every event)"],
+            switches: &["trace", "full"],
+            usage: &[
+                "[--trace] (every event)",
+                "[--full] (with --json: every run of every batch and the command log, as the page receives them)",
+            ],
         }
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let mut run = sim(&p.typed());
+        let mut run = sim(&p.read::<BroadcastParams>().config());
         run.steps(usize::MAX);
         let r = run.output();
-        let mut text = if a.flag("trace") {
+        let mut s = if a.flag("trace") {
             run.world().trace_text()
         } else {
             String::new()
         };
-        text.push_str(&r.text());
-        Ok(crate::cli::emit(a, text, || r.to_json()))
+        s.push_str(&text(&r));
+        let out = r.for_cli(a.flag("full"));
+        Ok(crate::cli::emit(a, s, || {
+            serde_json::to_value(&out).unwrap_or_default()
+        }))
     }
 }
 
+/// The summary as text (`labsim broadcast`).
+pub fn text(o: &BroadcastOutput) -> String {
+    let p = &o.params;
+    let c = &o.counters;
+    let mut s = String::new();
+    if p.mode == Mode::Naive {
+        let n = &o.naive;
+        s.push_str(&format!(
+            "naive loop: {} tokens x {} ms = {} s ({:.1} h)\n",
+            p.tokens,
+            p.call_ms,
+            n.total_ms / 1000,
+            n.total_ms as f64 / 3_600_000.0
+        ));
+        s.push_str(&format!(
+            "proxy timeout at {} s: {} sent, the admin gets a 504; the loop goes on unobserved\n",
+            p.proxy_timeout, n.at_timeout
+        ));
+        s.push_str(&format!(
+            "process dies at {} ms: {} sent, no record of who ({} ms / {} ms; at {} whole seconds it would read {})\n",
+            p.dies_at,
+            n.at_death,
+            p.dies_at,
+            p.call_ms,
+            p.dies_at / 1000,
+            n.whole_seconds
+        ));
+        if p.rerun == Switch::On {
+            s.push_str(&format!(
+                "rerun from the first token: {} tokens get it twice\n",
+                c.sent_twice
+            ));
+        }
+    } else {
+        for r in &o.responses {
+            s.push_str(&format!(
+                "click {} at {} ms: answered in {} ms, {}\n",
+                r.click,
+                r.at_ms,
+                r.ms,
+                if r.queued {
+                    "job added"
+                } else {
+                    "dedup key taken, no job"
+                }
+            ));
+        }
+        for a in o.attempts.iter().filter(|a| a.notable()) {
+            let what = match a.batch {
+                Some(n) => format!("batch {n}"),
+                None => "broadcast".into(),
+            };
+            s.push_str(&format!(
+                "{:>9} ms  {what} (job {}) run {} on w{}: {:?}{}{}\n",
+                a.from_ms,
+                a.job,
+                a.attempt,
+                a.slot + 1,
+                a.end,
+                a.why
+                    .map(|w| format!(" ({})", w.reason(p.fcm_max)))
+                    .unwrap_or_default(),
+                a.due_ms
+                    .map(|d| format!(", next run at {d} ms"))
+                    .unwrap_or_default(),
+            ));
+        }
+        for m in o
+            .moments
+            .iter()
+            .filter(|m| m.kind != "click" && m.kind != "failed")
+        {
+            s.push_str(&format!("{:>9} ms  {} {}\n", m.at_ms, m.kind, m.n));
+        }
+    }
+    s.push_str(&format!(
+        "delivered {}, sent twice {}, lost {}, dead {} (marked {}), FCM calls {} (ok {}, 429 {}, rejected {}, unavailable {}), db timeouts {}, jobs {}, retries {}, failed set {}, stalled {}, dedup refused {}, commands {}, end {} ms\n",
+        c.delivered,
+        c.sent_twice,
+        c.lost,
+        c.dead,
+        c.dead_marked,
+        c.fcm_calls,
+        c.calls_ok,
+        c.calls_429,
+        c.calls_rejected,
+        c.calls_unavailable,
+        c.db_timeouts,
+        c.jobs,
+        c.retries,
+        c.failed_jobs,
+        c.stalled,
+        c.dedup_refused,
+        c.commands,
+        o.end_ms
+    ));
+    s
+}

@@ -4,11 +4,11 @@
 //! moment (multiple choice: it depends on whether the crash falls inside an FCM call), and
 //! where a batch whose first run failed in an FCM outage ends (completed or the failed set,
 //! against the places a student might think of). Every answer is read off the lab's own run
-//! ([`BroadcastResult`]) of the question's parameters.
+//! ([`BroadcastOutput`]) of the question's parameters.
 
 use crate::practice::pick::{int, Draw};
 use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
-use crate::labs::broadcast::{run, BroadcastParams, BroadcastResult, End, Why, INFO};
+use crate::labs::broadcast::{run, BroadcastOutput, BroadcastParams, End, Why, INFO};
 use crate::labs::params::Params;
 
 /// The broadcast lab's question kinds.
@@ -45,8 +45,8 @@ fn lab(pairs: &[(&str, String)]) -> Params {
     params(&INFO, &all)
 }
 
-fn result(p: &Params) -> BroadcastResult {
-    run(&p.typed::<BroadcastParams>())
+fn result(p: &Params) -> BroadcastOutput {
+    run(&p.read::<BroadcastParams>())
 }
 
 /// `ms` as seconds, in Bengali (`১২.৩৪৫`), or whole seconds when it is whole.
@@ -90,7 +90,7 @@ fn tokens_option(n: i64) -> String {
 // --- how long -----------------------------------------------------------------------------
 
 /// The run's end, in whole seconds (rounded): what the duration question asks.
-pub(crate) fn whole_seconds(r: &BroadcastResult) -> i64 {
+pub(crate) fn whole_seconds(r: &BroadcastOutput) -> i64 {
     ((r.end_ms + 500) / 1000) as i64
 }
 
@@ -162,15 +162,15 @@ fn duration(seed: u32) -> Draft {
 // --- a crash ------------------------------------------------------------------------------
 
 /// Tokens that got it twice: what the crash question asks.
-pub(crate) fn twice(r: &BroadcastResult) -> i64 {
+pub(crate) fn twice(r: &BroadcastOutput) -> i64 {
     r.counters.sent_twice as i64
 }
 
 /// Whether `crash` is clearly inside or outside every batch's FCM call (not within 25 ms of
 /// one's start or end), so that the text's timings decide it.
-fn clear_cut(r: &BroadcastResult, crash: u64) -> bool {
-    r.attempts
-        .iter()
+fn clear_cut(r: &BroadcastOutput, crash: u64) -> bool {
+    r.runs()
+        .into_iter()
         .filter(|a| a.batch.is_some() && a.from_ms <= crash && crash <= a.to_ms.max(a.from_ms))
         .all(|a| {
             let into = crash - a.from_ms;
@@ -275,10 +275,10 @@ const PLACES: [&str; 4] = [
 ];
 
 /// Where batch `b` ended: 0 completed, 1 failed (`None`: neither, e.g. still running).
-pub(crate) fn place_of(r: &BroadcastResult, b: u32) -> Option<usize> {
+pub(crate) fn place_of(r: &BroadcastOutput, b: u32) -> Option<usize> {
     let last = r
-        .attempts
-        .iter()
+        .runs()
+        .into_iter()
         .filter(|a| a.batch == Some(b))
         .max_by_key(|a| a.attempt)?;
     match last.end {
@@ -342,16 +342,16 @@ fn failed_where(seed: u32) -> Draft {
         }
         let nominal = nominal.unwrap_or(1);
         let runs_clear = r
-            .attempts
-            .iter()
+            .runs()
+            .into_iter()
             .filter(|a| a.batch == Some(b))
             .all(|a| (a.from_ms + DB_MS).abs_diff(back) > 800);
         if nominal != right || !clear || !runs_clear {
             continue;
         }
         let runs: Vec<_> = r
-            .attempts
-            .iter()
+            .runs()
+            .into_iter()
             .filter(|a| a.batch == Some(b))
             .map(|a| a.from_ms)
             .collect();
@@ -371,7 +371,7 @@ fn failed_where(seed: u32) -> Draft {
         let tries: Vec<String> = runs.iter().map(|ms| secs(*ms)).collect();
         return Draft {
             text: format!(
-                "FCM ডাউন {} সেকেন্ড থেকে {} সেকেন্ড পর্যন্ত (messaging/unavailable)। কিউর জবে attempts {}, backoff {} ms (exponential: প্রতিবার দ্বিগুণ)। নিচের ব্যাচ জবটার প্রথম চেষ্টা শুরু হয় {} সেকেন্ডে, {} ms Postgres-এর পরে FCM কলে ব্যর্থ হয়। সব শেষ হলে এই জবটা কোথায়?",
+                "FCM ডাউন {} সেকেন্ড থেকে {} সেকেন্ড পর্যন্ত (প্রতিটা টোকেনের উত্তর messaging/server-unavailable; ওয়ার্কার উত্তর পড়ে ছোড়ে)। কিউর জবে attempts {}, backoff {} ms (exponential: প্রতিবার দ্বিগুণ)। নিচের ব্যাচ জবটার প্রথম চেষ্টা শুরু হয় {} সেকেন্ডে, {} ms Postgres-এর পরে FCM কলে ব্যর্থ হয়। সব শেষ হলে এই জবটা কোথায়?",
                 int(i64::from(outage_at)),
                 int(i64::from(outage_at + outage)),
                 int(i64::from(attempts)),
@@ -392,7 +392,7 @@ fn failed_where(seed: u32) -> Draft {
                 if right == 0 {
                     "শেষ চেষ্টাটা তার পরে, তাই সফল: completed সেটে।"
                 } else {
-                    "সব চেষ্টাই তার আগে, attempts ফুরিয়েছে: failed সেটে, failedReason messaging/unavailable।"
+                    "সব চেষ্টাই তার আগে, attempts ফুরিয়েছে: failed সেটে, failedReason messaging/server-unavailable।"
                 }
             ),
             show: show_end(&p),
@@ -410,7 +410,7 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let out: BroadcastResult = lab_output(show);
+        let out: BroadcastOutput = lab_output(show);
         match q.kind.as_str() {
             "duration" => Truth::Choice(seconds_option(whole_seconds(&out))),
             "crash-twice" => Truth::Choice(tokens_option(twice(&out))),

@@ -24,7 +24,7 @@
 //!
 //! The numbers for the whole audience are arithmetic on the seeded schedule (per user, per
 //! flush: no per-event loop), so 50,000 viewers run in milliseconds. The commands themselves
-//! are spoken to a SimRedis by a sample of viewers for three seconds ([`sample`]), both
+//! are spoken to a SimRedis by a sample of viewers for three seconds ([`model::sample`]), both
 //! designs, and counted the same way: the sample's counts equal the arithmetic's for the
 //! sample's size (a test holds them to it).
 //!
@@ -36,19 +36,25 @@
 /// Its practice questions.
 pub mod practice;
 
-mod model;
-pub mod sample;
+pub mod model;
+pub mod output;
+pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use model::{run, text, BufferResult, Check, Flush, Totals};
-pub use sample::{Sample, SampleDesign};
+pub use model::{run, sample};
+pub use output::{BufferOutput, Check, Flush, Sample, SampleDesign, Totals};
+pub use params::{BufferParams, Requeue};
 
-use super::lab::{erase, Broken, CliSpec, Job, Lab, LabInfo, Ready};
-use super::params::{broken, choice, int, seed, Field, Params};
-use super::preset::Preset;
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::params::Params;
 use crate::cli::{Args, CliError};
-use serde::{Deserialize, Serialize};
+
+crate::run_def! {
+    /// The lab's one run: both designs over the whole audience, and the SimRedis sample.
+    pub struct BufferRun = "run", () => BufferOutput;
+}
 
 /// The room's sorted set (as in the presence lab).
 pub const ROOM: &str = "presence:room:42";
@@ -56,119 +62,16 @@ pub const ROOM: &str = "presence:room:42";
 pub const PRESENCE_MS: u64 = 1_000;
 /// Seconds the SimRedis sample runs.
 pub const SAMPLE_S: u32 = 3;
-/// The requeue ways, as the `requeue` field names them.
-pub const REQUEUES: &[&str] = &["newer-wins", "blind", "drop"];
-
-/// The lab's fields.
-pub const FIELDS: &[Field] = &[
-    int("viewers", "দর্শক", 1, 100_000, "50000"),
-    int("seconds", "কত সেকেন্ড চলবে", 10, 300, "120"),
-    int("chunk", "এক ZADD-এ সর্বোচ্চ সদস্য", 1, 1_000, "300"),
-    int("progress_s", "প্রোগ্রেস ফ্লাশের ফাঁক (s)", 5, 120, "30"),
-    int("batch", "এক কোয়েরিতে রো", 1, 10_000, "1000"),
-    int("leave", "চালানোর মাঝে চলে যায় (%)", 0, 100, "0"),
-    int("fail", "কত নম্বর ফ্লাশ ফেল করে (0 = কোনোটা না)", 0, 60, "0"),
-    int("db_ms", "ফেল টের পেতে লাগে (ms)", 1, 10_000, "2000"),
-    choice("requeue", "ফেল হলে রো-গুলো", REQUEUES, "newer-wins"),
-    int("sample", "SimRedis-এ যত দর্শক চলে", 1, 2_000, "600"),
-    seed("0"),
-];
-
-/// The lab's parameters, typed (field by field as [`FIELDS`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BufferParams {
-    /// Viewers, each a heartbeat and a progress event a second.
-    pub viewers: u32,
-    /// The run's length, s.
-    pub seconds: u32,
-    /// Most members in one `ZADD` of the presence flush.
-    pub chunk: u32,
-    /// Seconds between two progress flushes.
-    pub progress_s: u32,
-    /// Rows in one database query.
-    pub batch: u32,
-    /// Percent of viewers that leave at a seeded moment of the run.
-    pub leave: u32,
-    /// The progress flush (1-based) whose first query fails; 0: none.
-    pub fail: u32,
-    /// How long the failing query takes to fail, ms.
-    pub db_ms: u32,
-    /// What a failed flush does with its rows (`newer-wins`, `blind`, `drop`).
-    pub requeue: String,
-    /// Viewers the SimRedis sample runs.
-    pub sample: u32,
-    /// Seed of the moments in the second and of who leaves when.
-    pub seed: u32,
-}
-
-impl Default for BufferParams {
-    fn default() -> Self {
-        Params::defaults(&INFO).typed()
-    }
-}
-
-impl BufferParams {
-    /// Progress flushes in the run.
-    pub fn flushes(&self) -> u32 {
-        self.seconds / self.progress_s.max(1)
-    }
-}
-
-fn rules(p: &Params) -> Result<(), Broken> {
-    let n = |k: &str| p.int(k).max(0);
-    if n("fail") > n("seconds") / n("progress_s").max(1) {
-        return Err(broken(
-            "fail",
-            "এই সময়ে এতগুলো ফ্লাশ হয় না — সেকেন্ড ÷ ফ্লাশের ফাঁকের বেশি নয়",
-        ));
-    }
-    if n("db_ms") >= n("progress_s") * 1_000 {
-        return Err(broken(
-            "db_ms",
-            "ফেল টের পাওয়ার আগেই পরের ফ্লাশ এসে যায় — ফ্লাশের ফাঁকের চেয়ে কম দিন",
-        ));
-    }
-    Ok(())
-}
-
-/// The presets: a failed flush and what each requeue does with it; a pipeline without
-/// chunks.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        id: "db-fails",
-        label: "ফ্লাশ ফেল",
-        about: "দ্বিতীয় ফ্লাশ ফেল করে, রো-গুলো Map-এ ফেরে — তবে নতুনটা থাকলে সেটাই জেতে; কারও প্রোগ্রেস হারায় না",
-        pairs: &[("fail", "2"), ("leave", "30")],
-    },
-    Preset {
-        id: "blind-requeue",
-        label: "অন্ধ requeue",
-        about: "ফেরত রো নতুনটার ওপর বসে যায়: ফেলের ফাঁকে নতুন ইভেন্ট পাঠিয়ে চলে গেছে যারা, তাদের পুরোনো প্রোগ্রেস লেখা হয়",
-        pairs: &[("fail", "2"), ("leave", "30"), ("requeue", "blind")],
-    },
-    Preset {
-        id: "no-requeue",
-        label: "requeue নেই",
-        about: "ফেল করা রো ফেলে দিলে, যারা এর মধ্যে চলে গেছে তাদের শেষ প্রোগ্রেস আর কখনো লেখা হয় না",
-        pairs: &[("fail", "2"), ("leave", "30"), ("requeue", "drop")],
-    },
-    Preset {
-        id: "no-chunks",
-        label: "চাঙ্ক ছাড়া pipeline",
-        about: "chunk=1: প্রতি হার্টবিট আলাদা ZADD, তবু এক pipeline-এ — রাউন্ড-ট্রিপ এক, কমান্ড ৫০,০০০-ই",
-        pairs: &[("chunk", "1")],
-    },
-];
 
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "buffer",
     title: "বাফার: Redis-কেও রক্ষা করা",
     blurb: "৫০ হাজার দর্শকের হার্টবিট আর প্রোগ্রেস — সরাসরি লিখলে আর বাফারে জমিয়ে লিখলে সেকেন্ডে কত কমান্ড, রাউন্ড-ট্রিপ, DB-তে রো; ফ্লাশ ফেল হলে requeue",
-    fields: FIELDS,
-    presets: PRESETS,
-    rules,
-    runs: &["run"],
+    fields: BufferParams::FIELDS,
+    presets: params::PRESETS,
+    rules: rules_of::<BufferParams>,
+    runs: &[BufferRun::NAME],
     live: false,
 };
 
@@ -187,8 +90,12 @@ impl Lab for BufferLab {
         practice::KINDS
     }
 
-    fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn super::lab::AnyRun>, String> {
-        Ok(erase(Ready::new(run(&p.typed()))))
+    fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        Ok(BufferRun::ready(run(&p.read())))
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<BufferRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -210,9 +117,107 @@ impl Lab for BufferLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let r = run(&p.typed());
+        let r = run(&p.read());
         Ok(crate::cli::emit(a, text(&r), || {
             serde_json::to_value(&r).expect("serialises")
         }))
     }
+}
+
+fn num(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The table `labsim buffer` prints.
+pub fn text(r: &BufferOutput) -> String {
+    let p = &r.params;
+    let mut out = format!(
+        "{} viewers for {} s (a heartbeat and a progress event each a second); presence \
+         buffered 1 s in ZADDs of at most {}; progress flushed every {} s in queries of {} rows\n\n",
+        num(u64::from(p.viewers)),
+        p.seconds,
+        p.chunk,
+        p.progress_s,
+        p.batch
+    );
+    out.push_str(&format!(
+        "{:<22} {:>14} {:>14}\n",
+        "per second (average)", "direct", "buffered"
+    ));
+    let row = |name: &str, d: u64, b: u64| {
+        format!(
+            "{:<22} {:>14} {:>14}\n",
+            name,
+            format!("{:.2}", r.per_s(d)),
+            format!("{:.2}", r.per_s(b))
+        )
+    };
+    out.push_str(&row("Redis commands", r.direct.redis_cmds, r.buffered.redis_cmds));
+    out.push_str(&row("round trips", r.direct.round_trips, r.buffered.round_trips));
+    out.push_str(&row("ZSET members written", r.direct.members, r.buffered.members));
+    out.push_str(&row("DB rows", r.direct.db_rows, r.buffered.db_rows));
+    out.push_str(&row("DB queries", r.direct.db_queries, r.buffered.db_queries));
+    out.push_str(&format!(
+        "\nwhole run: Redis commands {} vs {}, round trips {} vs {}, DB rows {} vs {}, DB queries {} vs {}\n",
+        num(r.direct.redis_cmds),
+        num(r.buffered.redis_cmds),
+        num(r.direct.round_trips),
+        num(r.buffered.round_trips),
+        num(r.direct.db_rows),
+        num(r.buffered.db_rows),
+        num(r.direct.db_queries),
+        num(r.buffered.db_queries)
+    ));
+    out.push_str("\nprogress flushes:\n");
+    for f in &r.flushes {
+        if f.ok {
+            out.push_str(&format!(
+                "  {:>4} s  {} rows in {} queries\n",
+                f.at_s,
+                num(f.rows),
+                num(f.queries)
+            ));
+        } else {
+            out.push_str(&format!(
+                "  {:>4} s  FAILED ({} rows, requeue {}): put back {}, newer kept {}, newer overwritten {}, dropped {}\n",
+                f.at_s,
+                num(f.rows),
+                p.requeue,
+                num(f.requeued),
+                num(f.kept_newer),
+                num(f.overwrote_newer),
+                num(f.dropped)
+            ));
+        }
+    }
+    let c = &r.check;
+    out.push_str(&format!(
+        "\nat the end: {} users; latest progress written {}, waiting in the Map {}, behind {}\n",
+        num(c.users),
+        num(c.written),
+        num(c.pending),
+        num(c.behind)
+    ));
+    let s = &r.sample;
+    out.push_str(&format!(
+        "\nSimRedis sample: {} viewers for {} s — direct {} commands in {} round trips, \
+         buffered {} commands in {} round trips; ZCARD {} / {}\n",
+        s.viewers,
+        s.seconds,
+        num(s.direct.cmds),
+        num(s.direct.round_trips),
+        num(s.buffered.cmds),
+        num(s.buffered.round_trips),
+        s.direct.zcard,
+        s.buffered.zcard
+    ));
+    out
 }

@@ -1,102 +1,26 @@
-//! The whole audience in aggregate: each viewer's seeded moment in the second and leaving
-//! time, the presence counts per second (arithmetic on who is still there) and the progress
-//! Map per user, moment by moment (each flush, the failed flush's requeue, the end).
+//! The buffering lab's simulation: the whole audience in aggregate — each viewer's seeded
+//! moment in the second and leaving time, the presence counts per second (arithmetic on who
+//! is still there) and the progress Map per user, moment by moment (each flush, the failed
+//! flush's requeue, the end) — and the commands themselves, spoken to a SimRedis by a sample
+//! of viewers for [`SAMPLE_S`] seconds in each design ([`sample`]). Direct: every viewer's
+//! heartbeat is a timer and its own `ZADD presence:room:42 <ms> user:<i>`. Buffered: the
+//! heartbeat only joins the buffer; at every second the buffer is cut into `ZADD`s of at
+//! most `chunk` members, all sent at once (one pipeline, one round trip). An observer reads
+//! `ZCARD` at the end.
 
-use super::sample::{self, Sample};
-use super::{BufferParams, PRESENCE_MS};
+use super::output::{BufferOutput, Check, Flush, Sample, SampleDesign, Totals};
+use super::params::{BufferParams, Requeue};
+use super::{PRESENCE_MS, ROOM, SAMPLE_S};
+use crate::labs::log::{CmdLine, NoReply};
+use crate::labs::scenario::{Scenario, SimRun};
+use crate::redis::EPOCH_MS;
 use crate::rng::Mulberry32;
-use serde::{Deserialize, Serialize};
+use crate::world::{cmd, ActorId, Backend, Command, Hop, Io, Logged, Model, OpId, Outcome, World};
 
-/// One design's counts over the whole run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Totals {
-    /// Redis commands.
-    pub redis_cmds: u64,
-    /// Round trips to Redis (a pipeline is one).
-    pub round_trips: u64,
-    /// Sorted-set members Redis wrote (the same in both designs).
-    pub members: u64,
-    /// Rows written to the database.
-    pub db_rows: u64,
-    /// Database queries sent (a failed one included).
-    pub db_queries: u64,
-}
-
-/// One progress flush of the buffered design.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Flush {
-    /// When, s.
-    pub at_s: u32,
-    /// Rows in the Map it took (written when `ok`).
-    pub rows: u64,
-    /// Queries it sent (a failed flush: its first, which failed).
-    pub queries: u64,
-    /// It was written.
-    pub ok: bool,
-    /// A failed flush: rows put back in the Map.
-    pub requeued: u64,
-    /// A failed flush (`newer-wins`): rows not put back, the user's newer event being there.
-    pub kept_newer: u64,
-    /// A failed flush (`blind`): rows put back over the user's newer event.
-    pub overwrote_newer: u64,
-    /// A failed flush (`drop`): rows thrown away.
-    pub dropped: u64,
-}
-
-/// Per user at the end: does the database (or the Map, not yet flushed) hold the latest
-/// progress?
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Check {
-    /// Users with at least one event.
-    pub users: u64,
-    /// The database holds their latest event.
-    pub written: u64,
-    /// The Map holds their latest event, for the next flush.
-    pub pending: u64,
-    /// Neither: their progress in the database is older than their latest event (or none).
-    pub behind: u64,
-}
-
-impl Check {
-    /// Every user's latest progress is written or waiting in the Map.
-    pub fn all_kept(&self) -> bool {
-        self.behind == 0 && self.written + self.pending == self.users
-    }
-}
-
-/// The run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BufferResult {
-    /// The parameters.
-    pub params: BufferParams,
-    /// Viewers still there in each second (each sends one heartbeat and one progress event
-    /// in it).
-    pub active: Vec<u32>,
-    /// Direct writes.
-    pub direct: Totals,
-    /// Buffered.
-    pub buffered: Totals,
-    /// Every progress flush.
-    pub flushes: Vec<Flush>,
-    /// When the failed flush's rows went back, ms (none without a failure).
-    pub requeue_at_ms: Option<u64>,
-    /// The buffered design's progress at the end.
-    pub check: Check,
-    /// The commands themselves, spoken to a SimRedis by a sample of viewers.
-    pub sample: Sample,
-}
-
-impl BufferResult {
-    /// `v` per second of the run.
-    pub fn per_s(&self, v: u64) -> f64 {
-        v as f64 / f64::from(self.params.seconds.max(1))
-    }
-
-    /// Commands the buffered presence flush sends in second `s` (`⌈active / chunk⌉`).
-    pub fn buffered_cmds_at(&self, s: usize) -> u64 {
-        u64::from(self.active.get(s).copied().unwrap_or(0)).div_ceil(u64::from(self.params.chunk.max(1)))
-    }
-}
+/// Log lines kept per design.
+pub const LOG: usize = 8;
+/// Words of a command the log keeps (a 300-member `ZADD` has 602).
+const WORDS: usize = 6;
 
 /// Viewer `i`'s schedule: its moment in the second (ms) and its events (one a second from
 /// that moment, while it stays).
@@ -154,7 +78,7 @@ enum Moment {
 }
 
 /// The run of `p`.
-pub fn run(p: &BufferParams) -> BufferResult {
+pub fn run(p: &BufferParams) -> BufferOutput {
     let vs = viewers(p, p.viewers);
     let secs = p.seconds as usize;
     let chunk = u64::from(p.chunk.max(1));
@@ -245,16 +169,16 @@ pub fn run(p: &BufferParams) -> BufferResult {
                     if v == 0 {
                         continue;
                     }
-                    match p.requeue.as_str() {
-                        "drop" => failed.dropped += 1,
-                        "blind" => {
+                    match p.requeue {
+                        Requeue::Drop => failed.dropped += 1,
+                        Requeue::Blind => {
                             if map[i] > 0 {
                                 failed.overwrote_newer += 1;
                             }
                             map[i] = v;
                             failed.requeued += 1;
                         }
-                        _ => {
+                        Requeue::NewerWins => {
                             if map[i] > 0 {
                                 failed.kept_newer += 1;
                             } else {
@@ -286,7 +210,7 @@ pub fn run(p: &BufferParams) -> BufferResult {
             check.behind += 1;
         }
     }
-    BufferResult {
+    BufferOutput {
         params: p.clone(),
         active,
         direct,
@@ -294,104 +218,197 @@ pub fn run(p: &BufferParams) -> BufferResult {
         flushes,
         requeue_at_ms,
         check,
-        sample: sample::run(p),
+        sample: sample(p),
     }
 }
 
-fn num(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
+// --- the SimRedis sample --------------------------------------------------------------
+
+/// The model's timers.
+#[derive(Clone, Copy, Debug)]
+pub enum Tick {
+    /// Viewer `.0`'s heartbeat.
+    Beat(usize),
+    /// The buffer's flush.
+    Flush,
+    /// The observer reads the room.
+    Read,
+}
+
+/// The sample's viewers, buffer and observer, in one design.
+pub struct Viewers {
+    buffered: bool,
+    chunk: usize,
+    n: usize,
+    /// Heartbeats waiting: (viewer, ms).
+    buffer: Vec<(usize, u64)>,
+    out: SampleDesign,
+}
+
+impl Viewers {
+    fn member(i: usize) -> String {
+        format!("user:{}", i + 1)
+    }
+}
+
+impl Model for Viewers {
+    type Timer = Tick;
+
+    fn on_timer(&mut self, t: Tick, io: &mut Io<Tick>) {
+        let now = io.now();
+        match t {
+            Tick::Beat(i) => {
+                if now < u64::from(SAMPLE_S) * PRESENCE_MS {
+                    io.after(PRESENCE_MS, Tick::Beat(i));
+                } else {
+                    return;
+                }
+                if self.buffered {
+                    self.buffer.push((i, now));
+                } else {
+                    let score = (EPOCH_MS + now as i64).to_string();
+                    io.send(i, cmd(&["ZADD", ROOM, &score, &Self::member(i)]));
+                    self.out.cmds += 1;
+                    self.out.round_trips += 1;
+                    self.out.members += 1;
+                }
+            }
+            Tick::Flush => {
+                if now < u64::from(SAMPLE_S) * PRESENCE_MS {
+                    io.after(PRESENCE_MS, Tick::Flush);
+                }
+                let beats = std::mem::take(&mut self.buffer);
+                for part in beats.chunks(self.chunk) {
+                    let mut k: Command = cmd(&["ZADD", ROOM]);
+                    for &(i, at) in part {
+                        k.push((EPOCH_MS + at as i64).to_string().into_bytes());
+                        k.push(Self::member(i).into_bytes());
+                    }
+                    io.send(self.n, k);
+                    self.out.cmds += 1;
+                    self.out.members += part.len() as u64;
+                }
+                if !beats.is_empty() {
+                    self.out.round_trips += 1;
+                }
+            }
+            Tick::Read => {
+                io.send(self.n + 1, cmd(&["ZCARD", ROOM]));
+            }
         }
-        out.push(c);
     }
-    out
-}
 
-/// The table `labsim buffer` prints.
-pub fn text(r: &BufferResult) -> String {
-    let p = &r.params;
-    let mut out = format!(
-        "{} viewers for {} s (a heartbeat and a progress event each a second); presence \
-         buffered 1 s in ZADDs of at most {}; progress flushed every {} s in queries of {} rows\n\n",
-        num(u64::from(p.viewers)),
-        p.seconds,
-        p.chunk,
-        p.progress_s,
-        p.batch
-    );
-    out.push_str(&format!(
-        "{:<22} {:>14} {:>14}\n",
-        "per second (average)", "direct", "buffered"
-    ));
-    let row = |name: &str, d: u64, b: u64| {
-        format!(
-            "{:<22} {:>14} {:>14}\n",
-            name,
-            format!("{:.2}", r.per_s(d)),
-            format!("{:.2}", r.per_s(b))
-        )
-    };
-    out.push_str(&row("Redis commands", r.direct.redis_cmds, r.buffered.redis_cmds));
-    out.push_str(&row("round trips", r.direct.round_trips, r.buffered.round_trips));
-    out.push_str(&row("ZSET members written", r.direct.members, r.buffered.members));
-    out.push_str(&row("DB rows", r.direct.db_rows, r.buffered.db_rows));
-    out.push_str(&row("DB queries", r.direct.db_queries, r.buffered.db_queries));
-    out.push_str(&format!(
-        "\nwhole run: Redis commands {} vs {}, round trips {} vs {}, DB rows {} vs {}, DB queries {} vs {}\n",
-        num(r.direct.redis_cmds),
-        num(r.buffered.redis_cmds),
-        num(r.direct.round_trips),
-        num(r.buffered.round_trips),
-        num(r.direct.db_rows),
-        num(r.buffered.db_rows),
-        num(r.direct.db_queries),
-        num(r.buffered.db_queries)
-    ));
-    out.push_str("\nprogress flushes:\n");
-    for f in &r.flushes {
-        if f.ok {
-            out.push_str(&format!(
-                "  {:>4} s  {} rows in {} queries\n",
-                f.at_s,
-                num(f.rows),
-                num(f.queries)
-            ));
+    fn on_reply(&mut self, _op: OpId, actor: ActorId, outcome: Outcome, _io: &mut Io<Tick>) {
+        if actor == self.n + 1 {
+            if let Outcome::Reply(r) = outcome {
+                self.out.zcard = r.as_int().unwrap_or(-1);
+            }
+        }
+    }
+
+    fn on_logged(
+        &mut self,
+        _op: OpId,
+        actor: ActorId,
+        cmd: &Command,
+        what: Logged<'_>,
+        at_ms: u64,
+    ) {
+        let observer = actor == self.n + 1;
+        if self.out.log.len() >= LOG && !observer {
+            return;
+        }
+        let reply = match what {
+            Logged::Reply(r) => Ok(r.to_reply()),
+            Logged::Refused => Err(NoReply::Refused),
+            Logged::TimedOut(ms) => Err(NoReply::TimedOut(ms)),
+        };
+        let mut line = CmdLine::new(at_ms, self.actor_name(actor), cmd, reply);
+        if line.cmd.len() > WORDS + 1 {
+            let members = (line.cmd.len() - 2) / 2;
+            line.note = format!("{members} জন, {} শব্দ", line.cmd.len());
+            line.cmd.truncate(WORDS);
+            line.cmd.push(format!("… (আরও {} জন)", members - (WORDS - 2) / 2));
+        }
+        self.out.log.push(line);
+    }
+
+    fn actor_name(&self, actor: ActorId) -> String {
+        if actor == self.n {
+            "বাফার".into()
+        } else if actor == self.n + 1 {
+            "পাঠক".into()
         } else {
-            out.push_str(&format!(
-                "  {:>4} s  FAILED ({} rows, requeue {}): put back {}, newer kept {}, newer overwritten {}, dropped {}\n",
-                f.at_s,
-                num(f.rows),
-                p.requeue,
-                num(f.requeued),
-                num(f.kept_newer),
-                num(f.overwrote_newer),
-                num(f.dropped)
-            ));
+            Self::member(actor)
         }
     }
-    let c = &r.check;
-    out.push_str(&format!(
-        "\nat the end: {} users; latest progress written {}, waiting in the Map {}, behind {}\n",
-        num(c.users),
-        num(c.written),
-        num(c.pending),
-        num(c.behind)
-    ));
-    let s = &r.sample;
-    out.push_str(&format!(
-        "\nSimRedis sample: {} viewers for {} s — direct {} commands in {} round trips, \
-         buffered {} commands in {} round trips; ZCARD {} / {}\n",
-        s.viewers,
-        s.seconds,
-        num(s.direct.cmds),
-        num(s.direct.round_trips),
-        num(s.buffered.cmds),
-        num(s.buffered.round_trips),
-        s.direct.zcard,
-        s.buffered.zcard
-    ));
-    out
+}
+
+/// One design of the sample as a [`Scenario`].
+pub struct SampleScenario {
+    buffered: bool,
+    p: BufferParams,
+}
+
+impl Scenario for SampleScenario {
+    type Model = Viewers;
+    type Output = SampleDesign;
+
+    fn world<B: Backend>(&mut self, backend: B, _live: bool) -> World<B, Viewers> {
+        let n = self.p.sample.min(self.p.viewers) as usize;
+        let model = Viewers {
+            buffered: self.buffered,
+            chunk: self.p.chunk.max(1) as usize,
+            n,
+            buffer: Vec::new(),
+            out: SampleDesign::default(),
+        };
+        let offsets: Vec<u64> = viewers(&self.p, n as u32)
+            .iter()
+            .map(|v| u64::from(v.offset))
+            .collect();
+        let buffered = self.buffered;
+        let mut world = World::with_model(self.p.seed, backend, model);
+        world.start(|_, io| {
+            for (i, &o) in offsets.iter().enumerate() {
+                io.set_hop(i, Hop::symmetric(1));
+                io.at(o, Tick::Beat(i));
+            }
+            io.set_hop(n, Hop::symmetric(1));
+            io.set_hop(n + 1, Hop::symmetric(1));
+            if buffered {
+                io.at(PRESENCE_MS, Tick::Flush);
+            }
+            io.at(u64::from(SAMPLE_S) * PRESENCE_MS + 10, Tick::Read);
+        });
+        world
+    }
+
+    fn progress<B: Backend>(&self, world: &World<B, Viewers>) -> f64 {
+        (world.now_ms() as f64 / (f64::from(SAMPLE_S) * PRESENCE_MS as f64)).min(1.0)
+    }
+
+    fn output<B: Backend>(&self, world: &World<B, Viewers>, _live: Option<&[u32]>) -> SampleDesign {
+        world.model().out.clone()
+    }
+}
+
+/// The sample of `p`: both designs.
+pub fn sample(p: &BufferParams) -> Sample {
+    let design = |buffered| {
+        SimRun::new(
+            SampleScenario {
+                buffered,
+                p: p.clone(),
+            },
+            p.seed,
+        )
+        .finish()
+    };
+    Sample {
+        viewers: p.sample.min(p.viewers),
+        seconds: SAMPLE_S,
+        direct: design(false),
+        buffered: design(true),
+    }
 }

@@ -4,12 +4,12 @@
 //! round trip a second), how many database rows or queries one progress flush writes (rows
 //! are users, not events: the Map keeps one row per user), and, when a flush fails, how many
 //! users end without their latest progress under each requeue (newer-wins, blind, drop).
-//! Every answer is read off the lab's own run ([`BufferResult`]) of the question's
+//! Every answer is read off the lab's own run ([`BufferOutput`]) of the question's
 //! parameters.
 
 use crate::practice::pick::{counts, int, only_wrong, until, Draw};
 use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
-use crate::labs::buffer::{run, BufferParams, BufferResult, INFO, REQUEUES, ROOM};
+use crate::labs::buffer::{run, BufferOutput, BufferParams, Requeue, INFO, ROOM};
 use crate::labs::params::Params;
 
 /// The buffering lab's question kinds.
@@ -45,8 +45,8 @@ fn lab(pairs: &[(&str, String)]) -> Params {
     params(&INFO, &all)
 }
 
-fn run_of(p: &Params) -> BufferResult {
-    run(&p.typed::<BufferParams>())
+fn run_of(p: &Params) -> BufferOutput {
+    run(&p.read::<BufferParams>())
 }
 
 /// The question asks the whole run's round trips (else a second's commands).
@@ -282,22 +282,22 @@ fn flush(seed: u32) -> Draft {
         ],
         answer,
         why,
-        show: show(&p, k as usize),
+        show: show(&p, r.after_flush(k as usize)),
     }
 }
 
 /// How each requeue is told.
-fn requeue_told(requeue: &str) -> &'static str {
+fn requeue_told(requeue: Requeue) -> &'static str {
     match requeue {
-        "blind" => "সব রো Map-এ ফেরত যায়, ইউজারের যা-ই থাকুক তার ওপর (অন্ধ requeue)",
-        "drop" => "রো-গুলো ফেলে দেওয়া হয় (requeue নেই)",
-        _ => "রো-গুলো Map-এ ফেরত যায়, তবে ইউজারের নতুন ইভেন্ট এর মধ্যে Map-এ এসে থাকলে নতুনটাই থাকে (newer-wins)",
+        Requeue::Blind => "সব রো Map-এ ফেরত যায়, ইউজারের যা-ই থাকুক তার ওপর (অন্ধ requeue)",
+        Requeue::Drop => "রো-গুলো ফেলে দেওয়া হয় (requeue নেই)",
+        Requeue::NewerWins => "রো-গুলো Map-এ ফেরত যায়, তবে ইউজারের নতুন ইভেন্ট এর মধ্যে Map-এ এসে থাকলে নতুনটাই থাকে (newer-wins)",
     }
 }
 
 fn requeue(seed: u32) -> Draft {
     let (asked, p, behind, failed_rows, r) = until(seed, 133, 100, |d| {
-        let asked = d.one(REQUEUES);
+        let asked = d.one(Requeue::ALL);
         let viewers = d.int(2_000, 20_000);
         let progress_s = d.one(&[10, 15, 20, 30]);
         let flushes = d.int(3, 6);
@@ -306,7 +306,7 @@ fn requeue(seed: u32) -> Draft {
         let leave = d.int(20, 60);
         let lab_seed = d.int(0, 99_999);
         // The same audience and failure under each requeue: the options are their figures.
-        let mut runs: Vec<(Params, BufferResult)> = REQUEUES
+        let mut runs: Vec<(Params, BufferOutput)> = Requeue::ALL
             .iter()
             .map(|q| {
                 let p = lab(&[
@@ -317,7 +317,7 @@ fn requeue(seed: u32) -> Draft {
                     ("leave", leave.to_string()),
                     ("fail", fail.to_string()),
                     ("db_ms", db_ms.to_string()),
-                    ("requeue", (*q).into()),
+                    ("requeue", q.word().into()),
                     ("seed", lab_seed.to_string()),
                 ]);
                 let r = run_of(&p);
@@ -327,7 +327,7 @@ fn requeue(seed: u32) -> Draft {
         let behind: Vec<i64> = runs.iter().map(|(_, r)| r.check.behind as i64).collect();
         // newer-wins keeps everyone; blind loses some, drop more.
         let fits = behind[0] == 0 && behind[1] > 0 && behind[2] > behind[1];
-        let i = REQUEUES
+        let i = Requeue::ALL
             .iter()
             .position(|q| *q == asked)
             .expect("a requeue");
@@ -376,19 +376,19 @@ fn requeue(seed: u32) -> Draft {
     );
     let f = r.flushes[fail as usize - 1];
     let why = match asked {
-        "blind" => format!(
+        Requeue::Blind => format!(
             "অন্ধ requeue {}টা রো ফেরত দেয়, তার {}টা ইউজারের নতুন ইভেন্টের ওপর বসে; যারা এরপর আর কিছু পাঠায়নি (চলে গেছে), সেই {} জনের DB-তে যায় পুরোনো প্রোগ্রেস।",
             int(f.requeued as i64),
             int(f.overwrote_newer as i64),
             int(right)
         ),
-        "drop" => format!(
+        Requeue::Drop => format!(
             "{}টা রো ফেলে দেওয়া হয়; যারা তখনো আছে তাদের নতুন ইভেন্ট পরের ফ্লাশে যায়, কিন্তু ফেল করা ফ্লাশের আগের {} সেকেন্ডে শেষ ইভেন্ট পাঠিয়ে যারা চলে গেছে, সেই {} জনের শেষ প্রোগ্রেস হারায়।",
             int(f.dropped as i64),
             int(ps),
             int(right)
         ),
-        _ => format!(
+        Requeue::NewerWins => format!(
             "newer-wins {}টা রো ফেরত দেয়, আর {}টায় নতুন ইভেন্টটাই থাকে — কারও সর্বশেষ প্রোগ্রেস হারায় না, পিছিয়েও থাকে না।",
             int(f.requeued as i64),
             int(f.kept_newer as i64)
@@ -399,9 +399,9 @@ fn requeue(seed: u32) -> Draft {
         code: vec![
             format!("flush #{fail}: INSERT … → error after {db_ms} ms"),
             match asked {
-                "blind" => "for (row of rows) progress.set(row.userId, row)".into(),
-                "drop" => "// rows dropped".into(),
-                _ => {
+                Requeue::Blind => "for (row of rows) progress.set(row.userId, row)".into(),
+                Requeue::Drop => "// rows dropped".into(),
+                Requeue::NewerWins => {
                     "for (row of rows) if (!progress.has(row.userId)) progress.set(row.userId, row)"
                         .into()
                 }
@@ -409,7 +409,7 @@ fn requeue(seed: u32) -> Draft {
         ],
         answer: counts(right, wrong),
         why,
-        show: show(&p, fail as usize),
+        show: show(&p, r.after_flush(fail as usize)),
     }
 }
 
@@ -422,7 +422,7 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let out: BufferResult = lab_output(show);
+        let out: BufferOutput = lab_output(show);
         match q.kind.as_str() {
             "pipeline" => {
                 let secs = u64::from(out.params.seconds);

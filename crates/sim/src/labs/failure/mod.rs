@@ -34,115 +34,38 @@
 /// Its practice questions.
 pub mod practice;
 
-mod model;
+pub mod model;
+pub mod output;
+pub mod params;
 #[cfg(test)]
 mod tests;
 
 pub use model::{
-    requests, run, run_level, FailureOutput, FailureRun, Level, LevelResult, BUCKETS,
-    COMMAND_TIMEOUT_MS, LEVELS, MAX_RETRIES_PER_REQUEST, RETRY_CAP_MS, SLOW_MS,
+    requests, run, run_level, BUCKETS, COMMAND_TIMEOUT_MS, MAX_RETRIES_PER_REQUEST,
+    RETRY_CAP_MS, SLOW_MS,
 };
+pub use output::{FailureLevel, FailureOutput};
+pub use params::{FailureParams, Level};
 
-use super::lab::{erase, no_rules, AnyRun, CliSpec, Job, Lab, LabInfo};
-use super::params::{choice, int, seed, Field, Params, ON_OFF};
-use super::preset::Preset;
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::params::Params;
 use crate::cli::{Args, CliError};
-use serde::{Deserialize, Serialize};
 
-/// The levels' parameter words.
-pub const LEVEL_NAMES: &[&str] = &["healthy", "slow", "down"];
-
-/// The lab's fields.
-pub const FIELDS: &[Field] = &[
-    choice("redis", "কোন অবস্থা বিস্তারে", LEVEL_NAMES, "healthy"),
-    int("rate", "প্রতি সেকেন্ডে রিকোয়েস্ট", 1, 500, "50"),
-    int("seconds", "কত সেকেন্ড", 1, 120, "20"),
-    int("db", "ডেটাবেস কোয়েরি (ms)", 1, 1_000, "40"),
-    int("keys", "ক্যাশের key", 1, 10_000, "500"),
-    int("ttl", "TTL (s)", 1, 3_600, "300"),
-    choice("offline_queue", "enableOfflineQueue", ON_OFF, "on"),
-    seed("1"),
-];
-
-/// The lab's parameters, typed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FailureParams {
-    /// The level shown in detail: `healthy` / `slow` / `down`.
-    pub redis: String,
-    /// Requests per second.
-    pub rate: u32,
-    /// How long, s (the run has `rate × seconds` requests).
-    pub seconds: u32,
-    /// One database query, ms.
-    pub db: u64,
-    /// Distinct cached keys.
-    pub keys: u32,
-    /// The cache's TTL, s.
-    pub ttl: u64,
-    /// ioredis' `enableOfflineQueue`: `on` / `off`.
-    pub offline_queue: String,
-    /// Seed of the arrivals, the keys and the starting TTLs.
-    pub seed: u32,
+crate::run_def! {
+    /// The lab's one run: the three levels on the same requests.
+    pub struct FailureRun = "run", () => FailureOutput;
 }
-
-impl Default for FailureParams {
-    fn default() -> Self {
-        Params::defaults(&INFO).typed()
-    }
-}
-
-impl FailureParams {
-    /// The level shown in detail.
-    pub fn focus(&self) -> Level {
-        Level::parse(&self.redis)
-    }
-    /// Requests in one level's run.
-    pub fn requests(&self) -> usize {
-        self.rate as usize * self.seconds as usize
-    }
-    /// `enableOfflineQueue`.
-    pub fn offline_queue(&self) -> bool {
-        self.offline_queue != "off"
-    }
-}
-
-/// The presets.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        id: "healthy",
-        label: "Redis সুস্থ",
-        about: "ক্যাশ থেকে ২ ms-এ উত্তর; ডেটাবেসে যায় শুধু মেয়াদ ফুরোনো key",
-        pairs: &[("redis", "healthy")],
-    },
-    Preset {
-        id: "slow",
-        label: "Redis ধীর",
-        about: "২–৩ s দেরি: ১,৫০০ ms-এ Command timed out, আবার পাঠানো নেই, তারপর loader() — প্রতিটা রিকোয়েস্ট ডেটাবেসে",
-        pairs: &[("redis", "slow")],
-    },
-    Preset {
-        id: "down",
-        label: "Redis ডাউন",
-        about: "সংযোগ refused: GET offline queue-তে ১,৫০০ ms পর্যন্ত বসে থাকে (বা MaxRetriesPerRequestError), তারপর loader()",
-        pairs: &[("redis", "down")],
-    },
-    Preset {
-        id: "down-no-queue",
-        label: "ডাউন, offline queue বন্ধ",
-        about: "enableOfflineQueue: false — ডাউন হলে GET সাথে সাথে বাতিল, দেরি শুধু কোয়েরির",
-        pairs: &[("redis", "down"), ("offline_queue", "off")],
-    },
-];
 
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "failure",
     title: "Redis মরে গেলে — ক্যাশ টেকে, বাকিরা নয়",
     blurb: "একই রিকোয়েস্টের স্রোত তিনবার: Redis সুস্থ, ধীর, ডাউন — ioredis-এর টাইমআউট আর offline queue-তে লেটেন্সি কত, ডেটাবেসে কত কোয়েরি, কোন ফিচার থামে",
-    fields: FIELDS,
-    presets: PRESETS,
-    rules: no_rules,
-    runs: &["run"],
+    fields: FailureParams::FIELDS,
+    presets: params::PRESETS,
+    rules: rules_of::<FailureParams>,
+    runs: &[FailureRun::NAME],
     live: false,
 };
 
@@ -162,7 +85,11 @@ impl Lab for FailureLab {
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        Ok(erase(FailureRun::new(&p.typed::<FailureParams>())))
+        Ok(FailureRun::erase(model::Levels::new(&p.read())))
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<FailureRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -183,7 +110,7 @@ impl Lab for FailureLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let out = run(&p.typed::<FailureParams>());
+        let out = run(&p.read());
         Ok(crate::cli::emit(a, text(&out), || {
             serde_json::to_value(&out).unwrap_or_default()
         }))
@@ -208,7 +135,7 @@ pub fn text(out: &FailureOutput) -> String {
     for l in &out.levels {
         s.push_str(&format!(
             "{:<8} {:>7} {:>7} {:>8.1} {:>7} {:>5} {:>7} {:>10} {:>8} {:>9} {:>11} {:>7.1}\n",
-            l.level.name(),
+            l.level.word(),
             l.p50_ms,
             l.p99_ms,
             l.mean_ms,

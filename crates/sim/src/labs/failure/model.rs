@@ -1,16 +1,16 @@
-//! One level's run: the requests as a [`world::Model`](crate::world::Model) on the engine
-//! (the cache connection is actor 0, its reconnection attempts actor 1), and the three
-//! levels one after another ([`FailureRun`]).
+//! The failure lab's simulation: one level's run — the requests as a
+//! [`world::Model`](crate::world::Model) on the engine (the cache connection is actor 0, its
+//! reconnection attempts actor 1) — and the three levels one after another ([`Levels`]).
 
-use super::super::lab::Run;
-use super::super::log::{CmdLine, NoReply};
-use super::super::scenario::{Scenario, SimRun};
-use super::FailureParams;
+use super::output::{FailureLevel, FailureOutput};
+use super::params::{FailureParams, Level};
 use crate::bn;
+use crate::labs::lab::Run;
+use crate::labs::log::{CmdLine, NoReply};
+use crate::labs::scenario::{Scenario, SimRun};
 use crate::redis::Reply;
 use crate::rng::Mulberry32;
 use crate::world::{Backend, Command, Health, Hop, Io, Model, OpId, Outcome, World};
-use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 
 /// ioredis `commandTimeout` of the cache connection, ms.
@@ -31,112 +31,15 @@ pub const BUCKETS: [u64; 6] = [10, 100, 500, 1_000, 1_500, 2_000];
 const LOG_KIND: usize = 5;
 const LOG_MAX: usize = 16;
 
-/// Redis' state in one run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Level {
-    /// Answers in a millisecond.
-    Healthy,
-    /// Answers 2–3 s late.
-    Slow,
-    /// Refuses connections.
-    Down,
-}
-
-/// The three levels, in order.
-pub const LEVELS: [Level; 3] = [Level::Healthy, Level::Slow, Level::Down];
-
-impl Level {
-    /// Parameter word.
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::Healthy => "healthy",
-            Level::Slow => "slow",
-            Level::Down => "down",
-        }
-    }
-    /// From its word (anything else is healthy).
-    pub fn parse(s: &str) -> Self {
-        match s {
-            "slow" => Level::Slow,
-            "down" => Level::Down,
-            _ => Level::Healthy,
-        }
-    }
-    /// Position in [`LEVELS`].
-    pub fn index(self) -> usize {
-        self as usize
-    }
-    fn link(self) -> Health {
-        match self {
-            Level::Healthy => Health::Healthy,
-            Level::Slow => Health::Slow {
-                min_ms: SLOW_MS.0,
-                max_ms: SLOW_MS.1,
-            },
-            Level::Down => Health::Down,
-        }
-    }
-}
-
-/// What one level's run left.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LevelResult {
-    /// The level.
-    pub level: Level,
-    /// Requests answered.
-    pub requests: u32,
-    /// `GET` found the value.
-    pub hits: u32,
-    /// `GET` answered nil (loaded, then `SET … EX`).
-    pub misses: u32,
-    /// "Command timed out" (the 1,500 ms ran out).
-    pub timed_out: u32,
-    /// `MaxRetriesPerRequestError` (the offline queue flushed).
-    pub flushed: u32,
-    /// Rejected at once (the offline queue off).
-    pub rejected: u32,
-    /// Database queries (each `loader()` call).
-    pub db_queries: u32,
-    /// Database queries per second of the run.
-    pub db_qps: f64,
-    /// Reconnection attempts during the run (down only).
-    pub reconnects: u32,
-    /// Median request latency, ms (nearest rank).
-    pub p50_ms: u64,
-    /// 99th percentile, ms (nearest rank).
-    pub p99_ms: u64,
-    /// Mean, ms.
-    pub mean_ms: f64,
-    /// Slowest, ms.
-    pub max_ms: u64,
-    /// Requests per [`BUCKETS`] bucket (7 counts).
-    pub hist: Vec<u32>,
-    /// The first commands.
-    pub log: Vec<CmdLine>,
-}
-
-/// The lab's output: the three levels on the same requests.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FailureOutput {
-    /// The level shown in detail.
-    pub focus: Level,
-    /// Requests per level.
-    pub requests: u32,
-    /// The run's length, s.
-    pub seconds: u32,
-    /// One query, ms.
-    pub db_ms: u64,
-    /// `enableOfflineQueue`.
-    pub offline_queue: bool,
-    /// Healthy, slow, down.
-    pub levels: Vec<LevelResult>,
-}
-
-impl FailureOutput {
-    /// The focused level's result.
-    pub fn shown(&self) -> &LevelResult {
-        &self.levels[self.focus.index()]
+/// The link to Redis at `level`.
+fn link(level: Level) -> Health {
+    match level {
+        Level::Healthy => Health::Healthy,
+        Level::Slow => Health::Slow {
+            min_ms: SLOW_MS.0,
+            max_ms: SLOW_MS.1,
+        },
+        Level::Down => Health::Down,
     }
 }
 
@@ -185,7 +88,7 @@ pub struct FailureModel {
     answered: usize,
     /// Lines in the log per kind.
     logged: HashMap<&'static str, usize>,
-    r: LevelResult,
+    r: FailureLevel,
 }
 
 fn key(k: u32) -> Vec<u8> {
@@ -212,7 +115,7 @@ impl FailureModel {
             attempts: START_ATTEMPTS,
             answered: 0,
             logged: HashMap::new(),
-            r: LevelResult {
+            r: FailureLevel {
                 level,
                 requests: 0,
                 hits: 0,
@@ -346,7 +249,7 @@ impl FailureModel {
         }
     }
 
-    fn result(&self, seconds: u32) -> LevelResult {
+    fn result(&self, seconds: u32) -> FailureLevel {
         let mut r = self.r.clone();
         let mut lat: Vec<u64> = (0..self.reqs.len())
             .filter(|&i| self.step[i] == Step::Done)
@@ -549,7 +452,7 @@ pub struct LevelScenario {
 
 impl Scenario for LevelScenario {
     type Model = FailureModel;
-    type Output = LevelResult;
+    type Output = FailureLevel;
     const EVENTS: usize = 8_192;
 
     fn world<B: Backend>(&mut self, mut backend: B, _live: bool) -> World<B, FailureModel> {
@@ -570,7 +473,7 @@ impl Scenario for LevelScenario {
         let model = FailureModel::new(self.level, p, requests(p));
         let mut world = World::with_model(p.seed, backend, model);
         world.set_trace(false);
-        world.set_health(self.level.link());
+        world.set_health(link(self.level));
         world.io_mut().set_hop(0, Hop::symmetric(1));
         world.io_mut().set_hop(1, Hop::symmetric(1));
         world.start(|m, io| m.start(io));
@@ -586,19 +489,19 @@ impl Scenario for LevelScenario {
         }
     }
 
-    fn output<B: Backend>(&self, world: &World<B, FailureModel>, _live: Option<&[u32]>) -> LevelResult {
+    fn output<B: Backend>(&self, world: &World<B, FailureModel>, _live: Option<&[u32]>) -> FailureLevel {
         world.model().result(self.p.seconds)
     }
 }
 
 /// One level's run of `p` to the end.
-pub fn run_level(p: &FailureParams, level: Level) -> LevelResult {
+pub fn run_level(p: &FailureParams, level: Level) -> FailureLevel {
     SimRun::new(LevelScenario { level, p: p.clone() }, p.seed).finish()
 }
 
 /// The three levels of `p`.
 pub fn run(p: &FailureParams) -> FailureOutput {
-    let mut r = FailureRun::new(p);
+    let mut r = Levels::new(p);
     while !r.is_done() {
         r.step();
     }
@@ -606,16 +509,16 @@ pub fn run(p: &FailureParams) -> FailureOutput {
 }
 
 /// The three levels one after another, a slice of events at a time (the worker's run).
-pub struct FailureRun {
+pub struct Levels {
     p: FailureParams,
     current: Option<SimRun<LevelScenario>>,
-    done: Vec<LevelResult>,
+    done: Vec<FailureLevel>,
 }
 
-impl FailureRun {
+impl Levels {
     /// Starts the healthy level.
     pub fn new(p: &FailureParams) -> Self {
-        FailureRun {
+        Levels {
             p: p.clone(),
             current: Some(SimRun::new(
                 LevelScenario {
@@ -629,7 +532,7 @@ impl FailureRun {
     }
 }
 
-impl Run for FailureRun {
+impl Run for Levels {
     type Part = ();
     type Output = FailureOutput;
 
@@ -637,7 +540,7 @@ impl Run for FailureRun {
         let cur = self.current.as_mut()?;
         if cur.steps(LevelScenario::EVENTS) {
             self.done.push(cur.output());
-            self.current = LEVELS.get(self.done.len()).map(|&level| {
+            self.current = Level::ALL.get(self.done.len()).map(|&level| {
                 SimRun::new(
                     LevelScenario {
                         level,
@@ -659,7 +562,7 @@ impl Run for FailureRun {
             .current
             .as_ref()
             .map_or(0.0, Run::progress);
-        (self.done.len() as f64 + part) / LEVELS.len() as f64
+        (self.done.len() as f64 + part) / Level::ALL.len() as f64
     }
 
     fn output(&mut self) -> FailureOutput {

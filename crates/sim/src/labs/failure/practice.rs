@@ -11,7 +11,7 @@
 use crate::practice::pick::{counts, int, only_wrong, until, Draw};
 use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::failure::{
-    run, FailureOutput, FailureParams, COMMAND_TIMEOUT_MS, INFO, RETRY_CAP_MS,
+    run, FailureOutput, FailureParams, Level, COMMAND_TIMEOUT_MS, INFO, RETRY_CAP_MS,
 };
 use crate::labs::params::Params;
 
@@ -45,7 +45,7 @@ const FIRST_TRY_MS: i64 = RETRY_CAP_MS as i64 + 2;
 /// The run's setting as a question draws it (inside the lab's ranges, a few hundred
 /// requests, so the three levels run in milliseconds).
 struct Setup {
-    level: &'static str,
+    level: Level,
     rate: u32,
     seconds: u32,
     db: u32,
@@ -60,7 +60,7 @@ impl Setup {
         params(
             &INFO,
             &[
-                ("redis", self.level.into()),
+                ("redis", self.level.word().into()),
                 ("rate", self.rate.to_string()),
                 ("seconds", self.seconds.to_string()),
                 ("db", self.db.to_string()),
@@ -92,9 +92,9 @@ impl Setup {
             int(self.ttl.into()),
             if self.queue { "চালু (default)" } else { "বন্ধ" },
             match self.level {
-                "healthy" => "Redis সুস্থ: প্রতিটা কমান্ডের উত্তর আসে ১ ms যেতে, ১ ms ফিরতে।",
-                "slow" => "Redis ধীর: সংযোগ আছে, কিন্তু প্রতিটা কমান্ডের উত্তর দেয় ২,০০০–৩,০০০ ms দেরিতে।",
-                _ => "Redis অনেকক্ষণ ধরে পুরো ডাউন: সংযোগ refused, ioredis প্রতি ২,০০০ ms পরপর আবার সংযোগের চেষ্টা করে।",
+                Level::Healthy => "Redis সুস্থ: প্রতিটা কমান্ডের উত্তর আসে ১ ms যেতে, ১ ms ফিরতে।",
+                Level::Slow => "Redis ধীর: সংযোগ আছে, কিন্তু প্রতিটা কমান্ডের উত্তর দেয় ২,০০০–৩,০০০ ms দেরিতে।",
+                Level::Down => "Redis অনেকক্ষণ ধরে পুরো ডাউন: সংযোগ refused, ioredis প্রতি ২,০০০ ms পরপর আবার সংযোগের চেষ্টা করে।",
             }
         )
     }
@@ -111,7 +111,7 @@ impl Setup {
 }
 
 fn run_of(p: &Params) -> FailureOutput {
-    run(&p.typed::<FailureParams>())
+    run(&p.read::<FailureParams>())
 }
 
 fn p50(seed: u32) -> Draft {
@@ -119,7 +119,7 @@ fn p50(seed: u32) -> Draft {
     // GETs are flushed early when Redis is down).
     let (s, p, right) = until(seed, 135, 100, |d| {
         let s = Setup {
-            level: d.one(&["healthy", "slow", "down"]),
+            level: d.one(&[Level::Healthy, Level::Slow, Level::Down]),
             rate: d.int(5, 40),
             seconds: d.int(8, 12),
             db: d.int(2, 80) * 5,
@@ -132,14 +132,14 @@ fn p50(seed: u32) -> Draft {
         let right = run_of(&p).shown().p50_ms as i64;
         let db = i64::from(s.db);
         let story = match (s.level, s.queue) {
-            ("healthy", _) => 2,
-            ("down", false) => db,
+            (Level::Healthy, _) => 2,
+            (Level::Down, false) => db,
             _ => TIMEOUT + db,
         };
         (right == story).then_some((s, p, right))
     });
     let db = i64::from(s.db);
-    let healthy = s.level == "healthy";
+    let healthy = s.level == Level::Healthy;
     let wrong = vec![
         (
             2,
@@ -149,7 +149,7 @@ fn p50(seed: u32) -> Draft {
             db,
             if healthy {
                 "ডেটাবেসে যায় শুধু মেয়াদ ফুরোনো key — বেশিরভাগ রিকোয়েস্ট ক্যাশেই পায়।".to_string()
-            } else if s.level == "slow" {
+            } else if s.level == Level::Slow {
                 "সংযোগ আছে, Redis শুধু দেরি করে — `GET` সাথে সাথে ব্যর্থ হয় না, `commandTimeout`-এর ১,৫০০ ms পর্যন্ত অপেক্ষা, তারপর কোয়েরি।".to_string()
             } else {
                 "শুধু কোয়েরির সময় লাগত `enableOfflineQueue` বন্ধ থাকলে — চালু থাকায় `GET` offline queue-তে ১,৫০০ ms পর্যন্ত বসে থাকে: ডাউন মানে সাথে সাথে ব্যর্থ নয়।".to_string()
@@ -180,13 +180,13 @@ fn p50(seed: u32) -> Draft {
         ),
     ];
     let why = match (s.level, s.queue) {
-        ("healthy", _) => "Redis সুস্থ: গরম ক্যাশে প্রায় সব `GET` হিট — যেতে ১ ms, ফিরতে ১ ms; মেয়াদ ফুরোনো অল্প কয়েকটা key-ই ডেটাবেসে যায়, মিডিয়ানে পড়ে না।".to_string(),
-        ("slow", _) => format!(
+        (Level::Healthy, _) => "Redis সুস্থ: গরম ক্যাশে প্রায় সব `GET` হিট — যেতে ১ ms, ফিরতে ১ ms; মেয়াদ ফুরোনো অল্প কয়েকটা key-ই ডেটাবেসে যায়, মিডিয়ানে পড়ে না।".to_string(),
+        (Level::Slow, _) => format!(
             "Redis ধীর: প্রতিটা `GET` ১,৫০০ ms-এ Command timed out, আবার পাঠানো হয় না, তারপর {} ms-এর কোয়েরি — প্রায় সবার {} ms (offline queue এখানে কিছু বদলায় না, সংযোগ তো আছে)।",
             int(db),
             int(right)
         ),
-        ("down", true) => format!(
+        (Level::Down, true) => format!(
             "Redis ডাউন: `GET` offline queue-তে বসে, বেশিরভাগের ১,৫০০ ms-এর টাইমার ফুরোয় (কিছু আগে ছাড়া পায় flush-এ), তারপর {} ms-এর কোয়েরি — মিডিয়ান {} ms, ধীরের সমান।",
             int(db),
             int(right)
@@ -207,7 +207,7 @@ fn p50(seed: u32) -> Draft {
 
 fn queries(seed: u32) -> Draft {
     let (s, p, out) = until(seed, 136, 100, |d| {
-        let level = d.one(&["healthy", "slow", "slow", "down", "down"]);
+        let level = d.one(&[Level::Healthy, Level::Slow, Level::Slow, Level::Down, Level::Down]);
         let seconds = d.int(2, 12);
         let s = Setup {
             level,
@@ -224,14 +224,14 @@ fn queries(seed: u32) -> Draft {
         let right = i64::from(out.shown().db_queries);
         // Healthy: some keys expire, not all, and not every request loads.
         let fits =
-            level != "healthy" || (right > 0 && right < i64::from(s.keys) && right < s.requests());
+            level != Level::Healthy || (right > 0 && right < i64::from(s.keys) && right < s.requests());
         fits.then_some((s, p, out))
     });
     let n = s.requests();
     let right = i64::from(out.shown().db_queries);
     let healthy = i64::from(out.levels[0].db_queries);
     let text = format!("{} পুরো সময়ে ডেটাবেসে কয়টা কোয়েরি যায়?", s.scene());
-    if s.level == "healthy" {
+    if s.level == Level::Healthy {
         let wrong = vec![
             (
                 n,
@@ -268,7 +268,7 @@ fn queries(seed: u32) -> Draft {
             healthy,
             format!(
                 "এটা Redis সুস্থ থাকলে: শুধু মেয়াদ ফুরোনো key ডেটাবেসে যায়। {} Redis-এ কোনো `GET` হিট হয় না, তাই প্রতিটা রিকোয়েস্টই `loader()`।",
-                if s.level == "slow" { "ধীর" } else { "ডাউন" }
+                if s.level == Level::Slow { "ধীর" } else { "ডাউন" }
             ),
         ),
         (
@@ -294,8 +294,8 @@ fn queries(seed: u32) -> Draft {
         why: format!(
             "{}, catch থেকে `loader()` — {}টা রিকোয়েস্টে {}টা কোয়েরি, সেকেন্ডে {}টা (সুস্থ Redis-এ হতো মোটে {}টা)।",
             match (s.level, s.queue) {
-                ("slow", _) => "Redis ধীর: প্রতিটা `GET` ১,৫০০ ms-এ টাইমআউট হয়",
-                ("down", true) => "Redis ডাউন: প্রতিটা `GET` offline queue থেকে টাইমআউটে বা flush-এ ব্যর্থ হয়",
+                (Level::Slow, _) => "Redis ধীর: প্রতিটা `GET` ১,৫০০ ms-এ টাইমআউট হয়",
+                (Level::Down, true) => "Redis ডাউন: প্রতিটা `GET` offline queue থেকে টাইমআউটে বা flush-এ ব্যর্থ হয়",
                 _ => "Redis ডাউন, offline queue বন্ধ: প্রতিটা `GET` সাথে সাথে ব্যর্থ হয়",
             },
             int(n),
@@ -328,7 +328,7 @@ fn next_flush(ms: i64) -> i64 {
 fn offline(seed: u32) -> Draft {
     let mut d = Draw::new(seed, 137);
     let s = Setup {
-        level: "down",
+        level: Level::Down,
         rate: d.int(2, 30),
         seconds: d.int(3, 10),
         db: d.int(2, 80) * 5,
@@ -339,7 +339,7 @@ fn offline(seed: u32) -> Draft {
     };
     let p0 = s.lab();
     let out = run_of(&p0);
-    let arrivals = crate::labs::failure::requests(&p0.typed::<FailureParams>());
+    let arrivals = crate::labs::failure::requests(&p0.read::<FailureParams>());
     // A request's line of the log, drawn: its index in the log is the timeline's step.
     let lines: Vec<(usize, usize)> = out
         .shown()
@@ -433,14 +433,14 @@ fn offline(seed: u32) -> Draft {
             hints: only_wrong(wrong, right),
         },
         why,
-        show: show(&p0, k + 1),
+        show: show(&p0, out.after_line(k)),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labs::failure::{requests, Level};
+    use crate::labs::failure::requests;
     use crate::labs::params::Params as P;
     use crate::practice::tests::{every_seed, lab_output, Truth};
     use crate::practice::Question;
@@ -467,7 +467,7 @@ mod tests {
                     .parse()
                     .expect("a request's line");
                 let (p, _) = P::from_query(&INFO, &show.query);
-                let arrived = requests(&p.typed())[i].0;
+                let arrived = requests(&p.read())[i].0;
                 Truth::Count((line.at_ms - arrived) as i64)
             }
             k => panic!("no rerun for {k}"),
@@ -489,7 +489,7 @@ mod tests {
     #[test]
     fn the_told_reconnections_are_the_labs() {
         let (p, _) = P::from_query(&INFO, "redis=down&seconds=30&rate=1");
-        let out = run(&p.typed());
+        let out = run(&p.read());
         let tries: Vec<(u64, bool)> = out
             .shown()
             .log

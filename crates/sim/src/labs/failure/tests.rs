@@ -1,13 +1,14 @@
 use super::*;
+use crate::labs::def::{Figures, Steps};
 use crate::labs::lab::Lab;
 
 fn params(q: &str) -> FailureParams {
     let (p, errors) = Params::from_query(&INFO, q);
     assert!(errors.is_empty(), "{errors:?}");
-    p.typed()
+    p.read()
 }
 
-fn level(out: &FailureOutput, l: Level) -> &LevelResult {
+fn level(out: &FailureOutput, l: Level) -> &FailureLevel {
     &out.levels[l.index()]
 }
 
@@ -37,6 +38,15 @@ fn defaults_golden() {
     assert_eq!((d.p50_ms, d.p99_ms), (1_540, 1_540));
     assert_eq!(d.mean_ms, 1_242.535);
     assert_eq!(d.hits + d.misses, 0);
+    // The page's figures: each card's three, the focused level's seven bins.
+    let f = out.figures();
+    let of = |k: &str| f.iter().find(|x| x.key == k).map(|x| x.value);
+    assert_eq!(f.len(), 3 * 3 + 7);
+    assert_eq!((of("slow-p50"), of("healthy-dbqps")), (Some(1_540.0), Some(1.1)));
+    assert_eq!(of("bin-0"), Some(978.0));
+    // The timeline walks the healthy level's log.
+    assert_eq!(out.steps(), out.levels[0].log.len());
+    assert_eq!(out.after_line(0), 1);
 }
 
 #[test]
@@ -80,7 +90,7 @@ fn presets_set_the_focus_only() {
 fn heaviest_parses_and_runs() {
     let (p, errors) = Params::from_query(&INFO, LAB.heaviest());
     assert!(errors.is_empty(), "{errors:?}");
-    let p: FailureParams = p.typed();
+    let p: FailureParams = p.read();
     assert_eq!(p.requests(), 60_000);
     let out = run(&p);
     assert!(out.levels.iter().all(|l| l.requests == 60_000));

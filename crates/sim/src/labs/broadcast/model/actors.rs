@@ -2,7 +2,16 @@
 //! [`Bcast`], everything outside Redis — FCM, Postgres, the page cursor — and the record of
 //! what each token got, the queue's processor.
 
-use super::*;
+use super::super::output::{Attempt, Counters, End, Moment, Page, Response, Why};
+use super::super::params::{BroadcastConfig, BroadcastParams, Paging, Responses};
+use super::super::{DEDUP_KEY, QUEUE};
+use crate::labs::params::Switch;
+use crate::queue::{Keys, Outcome, Processor, Running, Step};
+use crate::redis::Reply;
+use crate::world::{cmd, Action, Actor, Ctx, Input};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 // ---------------------------------------------------------------------------------------
 // The world: Postgres, FCM and the tokens, outside Redis.
@@ -30,6 +39,8 @@ pub(super) enum JobKind {
 /// Everything outside Redis, and the record: the world's processor.
 pub(super) struct Bcast {
     pub(super) p: BroadcastParams,
+    /// The length of FCM's quota bucket, ms (a minute at the lab's pace).
+    pub(super) bucket_ms: u64,
     pub(super) outages: Vec<(u64, u64)>,
     pub(super) keys: Keys,
     pub(super) jobs: BTreeMap<String, JobKind>,
@@ -38,11 +49,17 @@ pub(super) struct Bcast {
     pub(super) api_done: bool,
     pub(super) sends: Vec<u8>,
     pub(super) marked: Vec<bool>,
-    pub(super) window: VecDeque<(u64, u32)>,
-    pub(super) window_sum: u64,
+    /// FCM's quota bucket: which minute, and the messages it took in it.
+    pub(super) bucket: (u64, u64),
     pub(super) db_free: Vec<u64>,
-    /// Per slot: why its current batch fails, and how much it delivered.
-    pub(super) why: BTreeMap<usize, Why>,
+    /// Per slot: the error its current batch throws.
+    pub(super) why: BTreeMap<usize, String>,
+    /// Per batch job: the tokens its last call failed with a retryable code, to write into
+    /// the job's data before it throws (`job.updateData`).
+    pub(super) failing: BTreeMap<String, Vec<u32>>,
+    /// Per batch job: the tokens its data holds after an `updateData` (a retry sends only
+    /// these; absent: the whole range).
+    pub(super) left: BTreeMap<String, Vec<u32>>,
     pub(super) attempts: Vec<Attempt>,
     pub(super) open: BTreeMap<String, usize>,
     pub(super) pages: Vec<Page>,
@@ -60,6 +77,7 @@ impl Bcast {
         let p = cfg.p.clone();
         let n = p.tokens as usize + 1;
         Bcast {
+            bucket_ms: cfg.pace.window * 60,
             outages: cfg.outages.clone(),
             keys: Keys::new(QUEUE),
             jobs: BTreeMap::new(),
@@ -67,10 +85,11 @@ impl Bcast {
             api_done: false,
             sends: vec![0; n],
             marked: vec![false; n],
-            window: VecDeque::new(),
-            window_sum: 0,
+            bucket: (0, 0),
             db_free: vec![0; p.db_pool as usize],
             why: BTreeMap::new(),
+            failing: BTreeMap::new(),
+            left: BTreeMap::new(),
             attempts: Vec::new(),
             open: BTreeMap::new(),
             pages: Vec::new(),
@@ -126,7 +145,7 @@ impl Bcast {
     fn page_ms(&self, n: u64) -> u64 {
         let skip = n * u64::from(self.p.page);
         self.p.page_ms
-            + if self.p.paging == "offset" {
+            + if self.p.paging == Paging::Offset {
                 skip * self.p.skip_ns / 1_000_000
             } else {
                 0
@@ -175,7 +194,7 @@ impl Bcast {
         loop {
             match run.stage {
                 0 => {
-                    if self.p.paging == "all" {
+                    if self.p.paging == Paging::All {
                         run.stage = 10;
                         let ms = self.pages() * self.p.page_ms;
                         return Step::Work {
@@ -197,7 +216,7 @@ impl Bcast {
                     self.pages.push(Page {
                         n: n as u32,
                         at_ms: now,
-                        skip: if self.p.paging == "offset" {
+                        skip: if self.p.paging == Paging::Offset {
                             n * u64::from(self.p.page)
                         } else {
                             0
@@ -207,7 +226,7 @@ impl Bcast {
                     self.enqueue_page(run, from, to);
                     run.pos += 1;
                     run.stage = 2;
-                    let what = if self.p.paging == "offset" {
+                    let what = if self.p.paging == Paging::Offset {
                         format!(
                             "SELECT id … OFFSET {} LIMIT {}",
                             n * u64::from(self.p.page),
@@ -258,6 +277,109 @@ impl Bcast {
         }
     }
 
+    /// A batch's `sendEachForMulticast`: the tokens its job still holds (the whole range, or
+    /// what the last run left in its data). More than `fcm_max` tokens: firebase-admin throws
+    /// before sending. Otherwise the call resolves and every token gets its own answer: during
+    /// an outage `messaging/server-unavailable`; past the minute's quota bucket (`quota`
+    /// messages a minute per project) 429 `messaging/message-rate-exceeded` with a
+    /// `retry-after` to the next minute; a dead token `registration-token-not-registered`;
+    /// the rest delivered. A worker that ignores the answers completes the job whatever they
+    /// say (the failed tokens are lost, and nobody marks the dead ones); the fixed worker
+    /// marks the dead ones and throws for the retryable failures, after writing them into the
+    /// job's data.
+    fn call_fcm(&mut self, run: &mut Running, now: u64, from: u32, to: u32) -> Step {
+        let slot = run.slot;
+        let ids: Vec<u32> = match self.left.get(&run.id) {
+            Some(ids) => ids.clone(),
+            None => (from..=to).collect(),
+        };
+        self.failing.remove(&run.id);
+        let n = ids.len();
+        self.c.fcm_calls += 1;
+        let what = format!("sendEachForMulticast({n})");
+        if n > self.p.fcm_max as usize {
+            self.c.calls_rejected += 1;
+            self.why.insert(slot, Why::TooMany.reason(self.p.fcm_max));
+            self.snap(now);
+            run.stage = 9;
+            return Step::Work {
+                ms: (self.p.call_ms / 4).max(1),
+                what,
+            };
+        }
+        let (taken, failed) = if self.down(now) {
+            self.c.calls_unavailable += 1;
+            (0, format!("messaging/server-unavailable: {n} of {n} tokens"))
+        } else {
+            let minute = now / self.bucket_ms.max(1);
+            if self.bucket.0 != minute {
+                self.bucket = (minute, 0);
+            }
+            let room = u64::from(self.p.quota).saturating_sub(self.bucket.1);
+            let taken = (n as u64).min(room) as usize;
+            self.bucket.1 += taken as u64;
+            let after = ((minute + 1) * self.bucket_ms - now).div_ceil(1000);
+            if taken < n {
+                self.c.calls_429 += 1;
+            }
+            let k = n - taken;
+            (
+                taken,
+                format!(
+                    "429 messaging/message-rate-exceeded: {k} of {n} tokens, retry-after {after} s"
+                ),
+            )
+        };
+        if taken == n {
+            self.c.calls_ok += 1;
+        }
+        // FCM has the call: it delivers what it took, whatever happens to the worker next.
+        let (mut got, mut twice, mut dead) = (0, 0, 0);
+        for &id in &ids[..taken] {
+            if is_dead(self.p.seed, self.p.dead, id) {
+                dead += 1;
+                if self.sends[id as usize] == 0 {
+                    self.c.dead += 1;
+                }
+                self.sends[id as usize] = self.sends[id as usize].saturating_add(1);
+                continue;
+            }
+            let s = &mut self.sends[id as usize];
+            *s = s.saturating_add(1);
+            got += 1;
+            match *s {
+                1 => self.c.delivered += 1,
+                2 => {
+                    self.c.sent_twice += 1;
+                    twice += 1;
+                }
+                _ => twice += 1,
+            }
+        }
+        if let Some(&i) = self.open.get(&run.id) {
+            let a = &mut self.attempts[i];
+            a.delivered = got;
+            a.twice = twice;
+            a.dead = dead;
+        }
+        self.snap(now);
+        run.pos = u64::from(dead);
+        let reads = self.p.responses == Responses::Retry;
+        if reads && taken < n {
+            self.why.insert(slot, failed);
+            self.failing.insert(run.id.clone(), ids[taken..].to_vec());
+        }
+        run.stage = if reads && dead > 0 && self.p.mark_dead == Switch::On {
+            2
+        } else {
+            3
+        };
+        Step::Work {
+            ms: self.p.call_ms,
+            what,
+        }
+    }
+
     fn batch_step(&mut self, run: &mut Running, now: u64, from: u32, to: u32) -> Step {
         let slot = run.slot;
         match run.stage {
@@ -275,7 +397,8 @@ impl Bcast {
                 if wait >= self.p.db_timeout {
                     self.c.db_timeouts += 1;
                     self.c.db_wait_max_ms = self.c.db_wait_max_ms.max(self.p.db_timeout);
-                    self.why.insert(slot, Why::DbTimeout);
+                    self.why
+                        .insert(slot, Why::DbTimeout.reason(self.p.fcm_max));
                     run.stage = 9;
                     return Step::Work {
                         ms: self.p.db_timeout,
@@ -290,85 +413,15 @@ impl Bcast {
                     what: format!("SELECT token … WHERE id BETWEEN {from} AND {to}"),
                 }
             }
-            1 => {
-                let n = to - from + 1;
-                self.c.fcm_calls += 1;
-                run.stage = 9;
-                let fail = |s: &mut Self, why: Why, ms: u64| {
-                    s.why.insert(slot, why);
-                    s.snap(now);
-                    Step::Work {
-                        ms,
-                        what: format!("sendEachForMulticast({n})"),
-                    }
-                };
-                if n > self.p.fcm_max {
-                    self.c.calls_rejected += 1;
-                    return fail(self, Why::TooMany, (self.p.call_ms / 4).max(1));
-                }
-                if self.down(now) {
-                    self.c.calls_unavailable += 1;
-                    return fail(self, Why::Unavailable, self.p.call_ms);
-                }
-                while self
-                    .window
-                    .front()
-                    .is_some_and(|&(t, _)| t + self.p.window <= now)
-                {
-                    let (_, k) = self.window.pop_front().expect("front");
-                    self.window_sum -= u64::from(k);
-                }
-                if self.window_sum + u64::from(n) > u64::from(self.p.quota) {
-                    self.c.calls_429 += 1;
-                    return fail(self, Why::Quota, (self.p.call_ms / 4).max(1));
-                }
-                self.window.push_back((now, n));
-                self.window_sum += u64::from(n);
-                self.c.calls_ok += 1;
-                // FCM has the call: it delivers, whatever happens to the worker next.
-                let (mut got, mut twice, mut dead) = (0, 0, 0);
-                for id in from..=to {
-                    if is_dead(self.p.seed, self.p.dead, id) {
-                        dead += 1;
-                        if self.sends[id as usize] == 0 {
-                            self.c.dead += 1;
-                        }
-                        self.sends[id as usize] = self.sends[id as usize].saturating_add(1);
-                        continue;
-                    }
-                    let s = &mut self.sends[id as usize];
-                    *s = s.saturating_add(1);
-                    got += 1;
-                    match *s {
-                        1 => self.c.delivered += 1,
-                        2 => {
-                            self.c.sent_twice += 1;
-                            twice += 1;
-                        }
-                        _ => twice += 1,
-                    }
-                }
-                if let Some(&i) = self.open.get(&run.id) {
-                    let a = &mut self.attempts[i];
-                    a.delivered = got;
-                    a.twice = twice;
-                    a.dead = dead;
-                }
-                self.snap(now);
-                run.pos = u64::from(dead);
-                run.stage = if dead > 0 && self.p.mark_dead == "on" {
-                    2
-                } else {
-                    3
-                };
-                Step::Work {
-                    ms: self.p.call_ms,
-                    what: format!("sendEachForMulticast({n})"),
-                }
-            }
+            1 => self.call_fcm(run, now, from, to),
             2 => {
+                // One updateMany for the tokens FCM answered "not registered": never deleted,
+                // never retried.
                 for id in from..=to {
-                    if is_dead(self.p.seed, self.p.dead, id) && !self.marked[id as usize] {
+                    if is_dead(self.p.seed, self.p.dead, id)
+                        && self.sends[id as usize] > 0
+                        && !self.marked[id as usize]
+                    {
                         self.marked[id as usize] = true;
                         self.c.dead_marked += 1;
                     }
@@ -380,9 +433,22 @@ impl Bcast {
                     what: format!("updateMany({} টোকেন, isValid = false)", run.pos),
                 }
             }
+            3 => match self.failing.remove(&run.id) {
+                // The fixed worker keeps the tokens that failed with a retryable code in the
+                // job's data and throws: BullMQ retries the job, with backoff, for them only.
+                Some(ids) => {
+                    let data = format!(r#"{{"from":{from},"to":{to},"left":{}}}"#, ids.len());
+                    self.left.insert(run.id.clone(), ids);
+                    run.stage = 9;
+                    Step::Send(cmd(&["HSET", &self.keys.job(&run.id), "data", &data]))
+                }
+                None => Step::Finish(Ok(())),
+            },
             9 => {
-                let why = self.why.remove(&slot).unwrap_or(Why::Unavailable);
-                Step::Finish(Err(why.reason(self.p.fcm_max)))
+                let why = self.why.remove(&slot);
+                Step::Finish(Err(
+                    why.unwrap_or_else(|| Why::Unavailable.reason(self.p.fcm_max))
+                ))
             }
             _ => Step::Finish(Ok(())),
         }
@@ -515,7 +581,7 @@ impl Api {
         self.b
             .borrow_mut()
             .moment(now, "click", u64::from(self.click));
-        if self.p.dedup == "on" {
+        if self.p.dedup == Switch::On {
             self.stage = 1;
             let ex = self.p.dedup_ex.to_string();
             Action::Send {

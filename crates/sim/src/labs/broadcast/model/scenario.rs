@@ -2,10 +2,22 @@
 //! on any backend (the simulation and a live run build the same actors), the naive loop's
 //! closed form, and the analysis of a world's trace into what the lab shows.
 
-use super::*;
+use super::super::output::{
+    BroadcastOutput, Counters, End, Frame, Moment, Naive, Response,
+};
+use super::super::params::{BroadcastConfig, BroadcastParams, Mode};
+use super::super::{MAX_STEPS, QUEUE};
+use super::actors::{is_dead, Api, Bcast};
+use super::live;
 use crate::labs::log::{CmdLine, NoReply};
+use crate::labs::params::Switch;
 use crate::labs::scenario::{LiveRun, Scenario, SimRun};
-use std::cell::Cell;
+use crate::queue::{Keys, Life, QueueConfig, Slot, StalledCheck};
+use crate::redis::Reply;
+use crate::world::{Actors, Backend, Command, Hop, What, World};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 // ---------------------------------------------------------------------------------------
 // The run.
@@ -14,11 +26,12 @@ use std::cell::Cell;
 /// `hop` (the simulation and a live run build the same actors).
 pub(super) fn populate<B: Backend>(
     world: &mut World<B>,
-    p: &BroadcastParams,
+    cfg: &BroadcastConfig,
     b: &Rc<RefCell<Bcast>>,
     life: &Rc<RefCell<Life>>,
     hop: Hop,
 ) {
+    let p = &cfg.p;
     world.add(
         Box::new(Api {
             p: p.clone(),
@@ -38,8 +51,8 @@ pub(super) fn populate<B: Backend>(
         stalled_ms: p.stalled,
         max_stalled: 1,
         limit_max: p.throttle,
-        limit_ms: p.window,
-        block_ms: p.block,
+        limit_ms: cfg.pace.window,
+        block_ms: cfg.pace.block,
     };
     for s in 0..p.concurrency as usize {
         world.add(
@@ -100,19 +113,19 @@ impl BroadcastScenario {
 
 impl Scenario for BroadcastScenario {
     type Model = Actors;
-    type Output = BroadcastResult;
+    type Output = BroadcastOutput;
     const EVENTS: usize = 8_192;
 
     fn world<B: Backend>(&mut self, backend: B, live: bool) -> World<B> {
         let p = &self.cfg.p;
         let mut world = World::new(p.seed, backend);
         if live {
-            self.deadline = Some(live::LIVE_DEADLINE_MS * (p.window / 1000).max(1));
+            self.deadline = Some(live::LIVE_DEADLINE_MS * (self.cfg.pace.window / 1000).max(1));
         }
         // The naive loop never speaks Redis: no actors, the closed form is its result.
-        if p.mode != "naive" {
+        if p.mode != Mode::Naive {
             let hop = if live { Hop::default() } else { Hop::symmetric(1) };
-            populate(&mut world, p, &self.b, &self.life, hop);
+            populate(&mut world, &self.cfg, &self.b, &self.life, hop);
         }
         world
     }
@@ -137,9 +150,9 @@ impl Scenario for BroadcastScenario {
         b.c.delivered as f64 / total as f64
     }
 
-    fn output<B: Backend>(&self, world: &World<B>, live: Option<&[u32]>) -> BroadcastResult {
+    fn output<B: Backend>(&self, world: &World<B>, live: Option<&[u32]>) -> BroadcastOutput {
         let p = &self.cfg.p;
-        if p.mode == "naive" {
+        if p.mode == Mode::Naive {
             return naive_result(p);
         }
         analyse(&self.b.borrow(), world, &self.life.borrow(), live)
@@ -147,24 +160,24 @@ impl Scenario for BroadcastScenario {
 }
 
 /// A step-able run of the broadcast (the naive mode is closed-form: [`naive_result`]).
-pub type BroadcastRun = SimRun<BroadcastScenario>;
+pub type BroadcastSim = SimRun<BroadcastScenario>;
 
 /// The queue against a real Redis (live mode; see the module [`super::live`]).
 pub type BroadcastLive = LiveRun<BroadcastScenario>;
 
-/// The simulated broadcast of `p` (nothing happened yet).
-pub fn sim(p: &BroadcastParams) -> BroadcastRun {
-    SimRun::new(BroadcastScenario::new(&p.config()), p.seed)
+/// The simulated broadcast of `cfg` (nothing happened yet).
+pub fn sim(cfg: &BroadcastConfig) -> BroadcastSim {
+    SimRun::new(BroadcastScenario::new(cfg), cfg.p.seed)
 }
 
-/// The live broadcast of `p` (nothing sent yet).
-pub fn live(p: &BroadcastParams) -> BroadcastLive {
-    LiveRun::new(BroadcastScenario::new(&p.config()))
+/// The live broadcast of `cfg` (nothing sent yet).
+pub fn live_run(cfg: &BroadcastConfig) -> BroadcastLive {
+    LiveRun::new(BroadcastScenario::new(cfg))
 }
 
-/// Runs `p` to the end.
-pub fn run(p: &BroadcastParams) -> BroadcastResult {
-    sim(p).finish()
+/// Runs `p` to the end, at the lab's pace.
+pub fn run(p: &BroadcastParams) -> BroadcastOutput {
+    sim(&p.config()).finish()
 }
 
 pub(super) fn naive(p: &BroadcastParams) -> Naive {
@@ -177,16 +190,6 @@ pub(super) fn naive(p: &BroadcastParams) -> Naive {
     }
 }
 
-pub(super) fn page_costs(p: &BroadcastParams) -> Vec<PageCost> {
-    let pages = u64::from(p.tokens).div_ceil(u64::from(p.page));
-    (0..pages)
-        .map(|n| PageCost {
-            offset_ms: p.page_ms + n * u64::from(p.page) * p.skip_ns / 1_000_000,
-            cursor_ms: p.page_ms,
-        })
-        .collect()
-}
-
 pub(super) fn memory(p: &BroadcastParams) -> (u64, u64) {
     (
         u64::from(p.tokens) * p.row_bytes / 1_000_000,
@@ -195,7 +198,7 @@ pub(super) fn memory(p: &BroadcastParams) -> (u64, u64) {
 }
 
 /// The naive loop, closed form: one send per `call_ms`, the proxy's cut, the death, the rerun.
-pub fn naive_result(p: &BroadcastParams) -> BroadcastResult {
+pub fn naive_result(p: &BroadcastParams) -> BroadcastOutput {
     let nv = naive(p);
     let tokens = u64::from(p.tokens);
     let dead_upto = |k: u64| {
@@ -226,7 +229,7 @@ pub fn naive_result(p: &BroadcastParams) -> BroadcastResult {
             job: None,
         },
     ];
-    let rerun = p.rerun == "on";
+    let rerun = p.rerun == Switch::On;
     let end_ms = if rerun {
         p.dies_at + nv.total_ms
     } else {
@@ -283,11 +286,11 @@ pub fn naive_result(p: &BroadcastParams) -> BroadcastResult {
             });
         }
     }
-    BroadcastResult {
+    BroadcastOutput {
         params: p.clone(),
         end_ms,
         counters,
-        batches: p.clone().batches(),
+        batches: p.batches(),
         naive: nv,
         responses: vec![Response {
             click: 1,
@@ -296,12 +299,12 @@ pub fn naive_result(p: &BroadcastParams) -> BroadcastResult {
             queued: false,
         }],
         pages: Vec::new(),
-        page_costs: page_costs(p),
         memory_mb: memory(p),
         attempts: Vec::new(),
+        routine: Some(Vec::new()),
         moments,
         frames,
-        commands: Vec::new(),
+        commands: Some(Vec::new()),
     }
 }
 
@@ -316,7 +319,7 @@ pub(super) fn analyse<B: Backend>(
     w: &World<B>,
     life: &Life,
     rtts: Option<&[u32]>,
-) -> BroadcastResult {
+) -> BroadcastOutput {
     let p = &b.p;
     let trace = w.trace();
     // Jobs worth their commands in the log: the broadcast jobs, the first two batches, and
@@ -463,7 +466,8 @@ pub(super) fn analyse<B: Backend>(
         });
     }
     moments.sort_by_key(|m| m.at_ms);
-    BroadcastResult {
+    let (attempts, routine) = attempts.into_iter().partition(|a| a.notable());
+    BroadcastOutput {
         params: p.clone(),
         end_ms,
         counters: c,
@@ -471,11 +475,11 @@ pub(super) fn analyse<B: Backend>(
         naive: naive(p),
         responses: b.responses.clone(),
         pages: b.pages.clone(),
-        page_costs: page_costs(p),
         memory_mb: memory(p),
         attempts,
+        routine: Some(routine),
         moments,
         frames,
-        commands,
+        commands: Some(commands),
     }
 }

@@ -16,7 +16,7 @@
 //! take turns, and one may wait at most the proxy's request timeout (2 s) for its turn. The
 //! simulation of the same shaped parameters is the prediction.
 
-use super::BroadcastParams;
+use super::super::params::{BroadcastConfig, BroadcastParams, Pace};
 
 /// A live run sends at most this many tokens (10 batches of 500 with the lab's chunk).
 pub const LIVE_TOKENS: u32 = 5_000;
@@ -38,12 +38,12 @@ impl BroadcastParams {
     /// tokens (so loading them all still runs out of it); then everything `k` times slower
     /// (every duration and the limiter's and quota's window). The queue mode only: the naive
     /// loop never speaks Redis.
-    pub fn for_live(&self, k: u64) -> BroadcastParams {
+    pub fn for_live(&self, k: u64) -> BroadcastConfig {
         let k = k.max(1);
         let tokens = self.tokens.min(LIVE_TOKENS);
         let tenth = |ms: u64| ms / LIVE_TIME_DIV * k;
         let rate = |n: u32| n.div_ceil(LIVE_TIME_DIV as u32).max(1);
-        BroadcastParams {
+        let p = BroadcastParams {
             tokens,
             heap_mb: (self.heap_mb * u64::from(tokens) / u64::from(self.tokens.max(1))).max(1),
             throttle: if self.throttle == 0 {
@@ -66,10 +66,15 @@ impl BroadcastParams {
             db_ms: self.db_ms * k,
             db_timeout: self.db_timeout * k,
             click_gap: self.click_gap * k,
-            window: 1000 * k,
-            block: LIVE_BLOCK_MS,
-            outage_lead: 500 * k,
             ..self.clone()
-        }
+        };
+        BroadcastConfig::paced(
+            &p,
+            Pace {
+                window: 1000 * k,
+                block: LIVE_BLOCK_MS,
+                outage_lead: 500 * k,
+            },
+        )
     }
 }

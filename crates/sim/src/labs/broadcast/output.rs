@@ -1,10 +1,20 @@
-//! What the broadcast lab shows: its counters, frames, attempts, incidents and log.
+//! What the broadcast lab's run gives the view and `labsim --json` alike: the counters, the
+//! animation's frames, every run of every job, the incidents and the command log. Its
+//! timeline walks the frames: position `k` is frame `k` (frame 0 at 0 ms, before anything;
+//! the last, the run's end).
+//!
+//! `labsim broadcast --json` prints this type's JSON without the two parts only the page
+//! draws (`routine`, `commands`: `None`, so absent); `--full` prints them too — exactly what
+//! the simulation worker sends the view.
 
-use super::*;
+use super::params::{BroadcastParams, Mode};
+use crate::labs::def::{Figure, Figures, Steps};
 use crate::labs::log::CmdLine;
+use serde::{Deserialize, Serialize};
 
-// ---------------------------------------------------------------------------------------
-// What the run records.
+fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
+}
 
 /// How one run of a job ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,9 +42,9 @@ pub enum Why {
     DbTimeout,
     /// More tokens than FCM takes in one call: rejected whole.
     TooMany,
-    /// FCM was down.
+    /// FCM was down: its tokens answered `messaging/server-unavailable`.
     Unavailable,
-    /// Over FCM's quota: 429.
+    /// Over FCM's quota bucket: its tokens answered 429 `messaging/message-rate-exceeded`.
     Quota,
 }
 
@@ -46,8 +56,8 @@ impl Why {
             Why::TooMany => format!(
                 "messaging/invalid-argument: tokens list must not contain more than {fcm_max} items"
             ),
-            Why::Unavailable => "messaging/unavailable".into(),
-            Why::Quota => "429 messaging/quota-exceeded".into(),
+            Why::Unavailable => "messaging/server-unavailable".into(),
+            Why::Quota => "429 messaging/message-rate-exceeded".into(),
         }
     }
 }
@@ -98,7 +108,6 @@ pub struct Attempt {
     #[serde(rename = "k")]
     pub dead: u32,
 }
-
 
 /// One page read from Postgres by the broadcast job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -169,13 +178,13 @@ pub struct Counters {
     pub dead_marked: u64,
     /// FCM calls made.
     pub fcm_calls: u64,
-    /// Calls FCM took.
+    /// Calls whose every token FCM took.
     pub calls_ok: u64,
-    /// Calls answered 429.
+    /// Calls with tokens answered 429 (past the minute's quota bucket).
     pub calls_429: u64,
-    /// Calls rejected for size.
+    /// Calls rejected for size (firebase-admin throws before sending).
     pub calls_rejected: u64,
-    /// Calls during an outage.
+    /// Calls during an outage (every token answered unavailable).
     pub calls_unavailable: u64,
     /// Token queries that timed out waiting for a connection.
     pub db_timeouts: u64,
@@ -231,11 +240,10 @@ pub struct Frame {
     pub marked: u64,
 }
 
-
 /// A finished (or prefix) run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct BroadcastResult {
+pub struct BroadcastOutput {
     /// The parameters.
     pub params: BroadcastParams,
     /// When the run ended (the last batch finished), ms.
@@ -250,27 +258,54 @@ pub struct BroadcastResult {
     pub responses: Vec<Response>,
     /// Pages read, as read.
     pub pages: Vec<Page>,
-    /// Every page's cost both ways.
-    pub page_costs: Vec<PageCost>,
     /// Memory for all rows at once, MB (and the page's).
     pub memory_mb: (u64, u64),
-    /// Every run of every job.
+    /// The runs worth a line: every broadcast job's, and every batch's that failed, crashed,
+    /// lost its lock or was not its first.
     pub attempts: Vec<Attempt>,
+    /// The other runs (a batch's first, completed), for the page's grid (`None`: left out,
+    /// as `labsim --json` leaves it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routine: Option<Vec<Attempt>>,
     /// The moments.
     pub moments: Vec<Moment>,
     /// The animation's frames.
     pub frames: Vec<Frame>,
     /// The command log (the broadcast job's, the first batches', every retried, crashed or
-    /// failed batch's, the API's and the stalled check's commands).
-    pub commands: Vec<CmdLine>,
+    /// failed batch's, the API's and the stalled check's commands; `None`: left out, as
+    /// `labsim --json` leaves it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commands: Option<Vec<CmdLine>>,
 }
 
+impl Attempt {
+    /// A run worth a line of its own (see [`BroadcastOutput::attempts`]).
+    pub fn notable(&self) -> bool {
+        self.batch.is_none() || self.attempt > 1 || self.end != End::Completed
+    }
+}
 
-impl BroadcastResult {
+impl BroadcastOutput {
+    /// Every run of every job, in the order they started.
+    pub fn runs(&self) -> Vec<&Attempt> {
+        let mut all: Vec<&Attempt> = self
+            .attempts
+            .iter()
+            .chain(self.routine.iter().flatten())
+            .collect();
+        all.sort_by_key(|a| a.from_ms);
+        all
+    }
+
+    /// The command log (empty when left out).
+    pub fn log(&self) -> &[CmdLine] {
+        self.commands.as_deref().unwrap_or_default()
+    }
+
     /// Jobs that completed (the broadcast jobs and the batches): what `ZCARD
     /// bull:push:completed` counts.
     pub fn completed(&self) -> u64 {
-        self.attempts
+        self.runs()
             .iter()
             .filter(|a| a.end == End::Completed)
             .count() as u64
@@ -278,7 +313,7 @@ impl BroadcastResult {
 
     /// Batches that completed.
     pub fn batches_completed(&self) -> u64 {
-        self.attempts
+        self.runs()
             .iter()
             .filter(|a| a.end == End::Completed && a.batch.is_some())
             .count() as u64
@@ -290,123 +325,61 @@ impl BroadcastResult {
         self.frames[..i].last().copied().unwrap_or_default()
     }
 
-    /// The JSON `labsim broadcast --json` prints.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "params": self.params,
-            "endMs": self.end_ms,
-            "counters": self.counters,
-            "batches": self.batches,
-            "naive": self.naive,
-            "responses": self.responses,
-            "pages": self.pages,
-            "memoryMb": self.memory_mb,
-            "attempts": self.attempts.iter().filter(|a| a.batch.is_none() || a.attempt > 1 || a.end != End::Completed).collect::<Vec<_>>(),
-            "moments": self.moments,
-            "frames": self.frames,
-        })
+    /// Every page's cost both ways (for the chart, whatever the chosen paging).
+    pub fn page_costs(&self) -> Vec<PageCost> {
+        page_costs(&self.params)
     }
 
-    /// The summary as text (`labsim broadcast`).
-    pub fn text(&self) -> String {
-        let p = &self.params;
-        let c = &self.counters;
-        let mut s = String::new();
-        if p.mode == "naive" {
-            let n = &self.naive;
-            s.push_str(&format!(
-                "naive loop: {} tokens x {} ms = {} s ({:.1} h)\n",
-                p.tokens,
-                p.call_ms,
-                n.total_ms / 1000,
-                n.total_ms as f64 / 3_600_000.0
-            ));
-            s.push_str(&format!(
-                "proxy timeout at {} s: {} sent, the admin gets a 504; the loop goes on unobserved\n",
-                p.proxy_timeout, n.at_timeout
-            ));
-            s.push_str(&format!(
-                "process dies at {} ms: {} sent, no record of who ({} ms / {} ms; at {} whole seconds it would read {})\n",
-                p.dies_at,
-                n.at_death,
-                p.dies_at,
-                p.call_ms,
-                p.dies_at / 1000,
-                n.whole_seconds
-            ));
-            if p.rerun == "on" {
-                s.push_str(&format!(
-                    "rerun from the first token: {} tokens get it twice\n",
-                    c.sent_twice
-                ));
-            }
-        } else {
-            for r in &self.responses {
-                s.push_str(&format!(
-                    "click {} at {} ms: answered in {} ms, {}\n",
-                    r.click,
-                    r.at_ms,
-                    r.ms,
-                    if r.queued {
-                        "job added"
-                    } else {
-                        "dedup key taken, no job"
-                    }
-                ));
-            }
-            for a in self
-                .attempts
-                .iter()
-                .filter(|a| a.end != End::Completed || a.attempt > 1 || a.batch.is_none())
-            {
-                let what = match a.batch {
-                    Some(n) => format!("batch {n}"),
-                    None => "broadcast".into(),
-                };
-                s.push_str(&format!(
-                    "{:>9} ms  {what} (job {}) run {} on w{}: {:?}{}{}\n",
-                    a.from_ms,
-                    a.job,
-                    a.attempt,
-                    a.slot + 1,
-                    a.end,
-                    a.why
-                        .map(|w| format!(" ({})", w.reason(p.fcm_max)))
-                        .unwrap_or_default(),
-                    a.due_ms
-                        .map(|d| format!(", next run at {d} ms"))
-                        .unwrap_or_default(),
-                ));
-            }
-            for m in self
-                .moments
-                .iter()
-                .filter(|m| m.kind != "click" && m.kind != "failed")
-            {
-                s.push_str(&format!("{:>9} ms  {} {}\n", m.at_ms, m.kind, m.n));
-            }
+    /// The output as `labsim broadcast --json` prints it: without the parts only the page
+    /// draws, unless `full`.
+    pub fn for_cli(mut self, full: bool) -> Self {
+        if !full {
+            self.routine = None;
+            self.commands = None;
         }
-        s.push_str(&format!(
-            "delivered {}, sent twice {}, lost {}, dead {} (marked {}), FCM calls {} (ok {}, 429 {}, rejected {}, unavailable {}), db timeouts {}, jobs {}, retries {}, failed set {}, stalled {}, dedup refused {}, commands {}, end {} ms\n",
-            c.delivered,
-            c.sent_twice,
-            c.lost,
-            c.dead,
-            c.dead_marked,
-            c.fcm_calls,
-            c.calls_ok,
-            c.calls_429,
-            c.calls_rejected,
-            c.calls_unavailable,
-            c.db_timeouts,
-            c.jobs,
-            c.retries,
-            c.failed_jobs,
-            c.stalled,
-            c.dedup_refused,
-            c.commands,
-            self.end_ms
-        ));
-        s
+        self
+    }
+}
+
+/// Every page's cost both ways: offset paging grows with the rows it skips, cursor paging
+/// stays flat.
+pub fn page_costs(p: &BroadcastParams) -> Vec<PageCost> {
+    let pages = u64::from(p.tokens).div_ceil(u64::from(p.page));
+    (0..pages)
+        .map(|n| PageCost {
+            offset_ms: p.page_ms + n * u64::from(p.page) * p.skip_ns / 1_000_000,
+            cursor_ms: p.page_ms,
+        })
+        .collect()
+}
+
+impl Steps for BroadcastOutput {
+    /// The frames after the first (frame 0 is the start).
+    fn steps(&self) -> usize {
+        self.frames.len().saturating_sub(1)
+    }
+}
+
+impl Figures for BroadcastOutput {
+    fn figures(&self) -> Vec<Figure> {
+        let f = self.frames.last().copied().unwrap_or_default();
+        let c = &self.counters;
+        let mut out = vec![
+            Figure::count("delivered", f.delivered),
+            Figure::count("twice", f.twice),
+            Figure::count("lost", c.lost),
+            Figure::count("calls", f.calls),
+        ];
+        if self.params.mode == Mode::Queue {
+            out.extend([
+                Figure::count("retries", f.retries),
+                Figure::count("failed", f.failed),
+                Figure::count("dead", f.marked),
+                Figure::count("429", c.calls_429),
+                Figure::count("stalled", c.stalled),
+                Figure::count("commands", c.commands),
+            ]);
+        }
+        out
     }
 }
