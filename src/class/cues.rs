@@ -83,9 +83,7 @@ pub fn Cues(props: &CuesProps) -> Html {
                 return;
             }
             let (Some(count), Some(s)) = (number(&n), number(&seed)) else {
-                said.set(Some(Err(
-                    "প্রশ্নের সংখ্যা আর seed — দুটোই পূর্ণসংখ্যা দিন।".into()
-                )));
+                said.set(Some(Err("প্রশ্নের সংখ্যা আর seed — দুটোই পূর্ণসংখ্যা দিন।".into())));
                 return;
             };
             let spec = SetSpec::new(labs, count, s, all.len());

@@ -6,8 +6,8 @@
 
 pub mod cues;
 pub mod parts;
-pub mod results;
 pub mod qr;
+pub mod results;
 pub mod slot;
 pub mod socket;
 pub mod student;

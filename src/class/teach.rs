@@ -330,7 +330,8 @@ fn Class(props: &ClassProps) -> Html {
             }
         });
     }
-    // The speaker window hears how many are connected.
+    // The speaker window hears how many are connected: at every change, and every 2 s for a
+    // speaker window opened since.
     {
         let deck_id = deck.id.to_string();
         let text = state
@@ -338,10 +339,17 @@ fn Class(props: &ClassProps) -> Html {
             .as_ref()
             .map(|_| format!("ক্লাসে {} জন", bn::int(i64::from(state.present))));
         use_effect_with(text, move |t| {
-            if let Ok(p) = web_sys::BroadcastChannel::new(&super::slot::channel_name(&deck_id)) {
-                let _ = p.post_message(&t.clone().unwrap_or_default().into());
-                p.close();
-            }
+            let t = t.clone().unwrap_or_default();
+            let post = move || {
+                if let Ok(p) = web_sys::BroadcastChannel::new(&super::slot::channel_name(&deck_id))
+                {
+                    let _ = p.post_message(&t.as_str().into());
+                    p.close();
+                }
+            };
+            post();
+            let again = gloo_timers::callback::Interval::new(2_000, post);
+            move || drop(again)
         });
     }
     let tally = question
@@ -381,7 +389,10 @@ fn Class(props: &ClassProps) -> Html {
                         .and_then(|t| Cue::parse(&t));
                     match cue {
                         Some(Cue::Give { set }) => {
-                            tab_store(&set_key(&deck_id), serde_json::to_string(&set).ok().as_deref());
+                            tab_store(
+                                &set_key(&deck_id),
+                                serde_json::to_string(&set).ok().as_deref(),
+                            );
                             given.set(Some(set));
                             results_open.set(true);
                         }

@@ -47,7 +47,11 @@ impl SetSpec {
     /// kept within 1..=[`MAX_N`], the seed.
     pub fn new(labs: Vec<String>, n: u32, seed: u32, every: usize) -> SetSpec {
         SetSpec {
-            labs: if labs.len() >= every { Vec::new() } else { labs },
+            labs: if labs.len() >= every {
+                Vec::new()
+            } else {
+                labs
+            },
             n: n.clamp(1, MAX_N),
             seed,
         }
