@@ -49,27 +49,31 @@ fn join(url: &str, width: u32, height: u32, code: &str, typed: &str, name: &str)
     b
 }
 
+/// The instructor opens the eviction deck and starts a class with C; the class' code.
+fn start_class(t: &Browser, url: &str) -> String {
+    t.open_url(&format!("{url}#/eviction/1"));
+    t.wait_counter("০১ / ২৯");
+    t.press("c");
+    t.wait(20, "the join card", |b| {
+        b.exists("[data-testid=class-code]")
+    });
+    t.js(
+        "return document.querySelector('[data-testid=class-code]').dataset.code",
+        json!([]),
+    )
+    .as_str()
+    .unwrap()
+    .to_string()
+}
+
 #[test]
 fn a_class_follows_the_instructor_answers_and_sees_the_reveal() {
     let mut live = Live::start();
     let url = live.url.clone();
     let dir = screenshot_dir().join("class");
     let t = Browser::new(1366, 768);
-    t.open_url(&format!("{url}#/eviction/1"));
-    t.wait_counter("০১ / ২৯");
     // C starts the class: the join card, with its code and QR code.
-    t.press("c");
-    t.wait(20, "the join card", |b| {
-        b.exists("[data-testid=class-code]")
-    });
-    let code = t
-        .js(
-            "return document.querySelector('[data-testid=class-code]').dataset.code",
-            json!([]),
-        )
-        .as_str()
-        .unwrap()
-        .to_string();
+    let code = start_class(&t, &url);
     assert_eq!(code.len(), 6);
     let qr = t.rect(".class-card .class-qr").expect("a QR code");
     assert!(
@@ -358,20 +362,7 @@ fn a_set_and_any_kind_are_given_from_the_speaker_window() {
     let dir = screenshot_dir().join("class");
     let t = Browser::new(1366, 768);
     let stage = t.window_handle();
-    t.open_url(&format!("{url}#/eviction/1"));
-    t.wait_counter("০১ / ২৯");
-    t.press("c");
-    t.wait(20, "the join card", |b| {
-        b.exists("[data-testid=class-code]")
-    });
-    let code = t
-        .js(
-            "return document.querySelector('[data-testid=class-code]').dataset.code",
-            json!([]),
-        )
-        .as_str()
-        .unwrap()
-        .to_string();
+    let code = start_class(&t, &url);
     t.press("c");
     let phone = join(&url, 360, 740, &code, &code, "রিয়া");
     let other = join(&url, 1024, 768, &code, &code, "");
