@@ -435,13 +435,16 @@ fn Answering(p: &AnsweringProps) -> Html {
     }
 }
 
+/// The practice set's answers last sent: (set number, answers).
+type SentSet = Rc<std::cell::RefCell<Option<(u64, Vec<String>)>>>;
+
 #[derive(Properties)]
 struct GivenSetProps {
     set_no: u64,
     spec: class::SetSpec,
     socket: Option<ClassSocket>,
     /// Where the answers last sent are kept (sent again after a reconnect).
-    sent: Rc<std::cell::RefCell<Option<(u64, Vec<String>)>>>,
+    sent: SentSet,
 }
 
 impl PartialEq for GivenSetProps {
