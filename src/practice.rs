@@ -281,11 +281,26 @@ pub fn one_job(topic: &str, kind: &str, seed: u32) -> Job {
 
 /// Props of [`SetView`].
 #[derive(Properties, PartialEq)]
-struct SetProps {
-    spec: Spec,
-    seed: u32,
+pub struct SetProps {
+    /// The set.
+    pub spec: Spec,
+    /// Its seed.
+    pub seed: u32,
     /// The address had no seed: write this one into it (it is then the class link).
-    fresh: bool,
+    #[prop_or_default]
+    pub fresh: bool,
+    /// Hears the answers so far (each in the grader's canonical form, empty where none yet),
+    /// after every answer and once at the start: a class' phone sends them to the instructor.
+    #[prop_or_default]
+    pub on_answers: Callback<Vec<String>>,
+}
+
+/// The canonical answers of a set so far (empty where none yet).
+fn canon(verdicts: &[Option<Verdict>]) -> Vec<String> {
+    verdicts
+        .iter()
+        .map(|v| v.as_ref().map(|v| v.canon.clone()).unwrap_or_default())
+        .collect()
 }
 
 /// Where a student is in a set, kept in the browser per set.
@@ -298,9 +313,9 @@ struct SetPlace {
 }
 
 /// A set of questions, one at a time, made in the simulation worker; then the score and the
-/// result code.
+/// result code. A class' phone draws it too, for the set the instructor gave.
 #[component]
-fn SetView(props: &SetProps) -> Html {
+pub fn SetView(props: &SetProps) -> Html {
     let n = props.spec.n as usize;
     let key = props.spec.storage_key(props.seed);
     let place = {
@@ -332,11 +347,23 @@ fn SetView(props: &SetProps) -> Html {
         live_url: None,
     };
     let run = crate::labs::kit::use_work::<Question, Vec<Question>>(Some(job));
+    {
+        // What was answered before (a reload, a rejoin) is told once at the start.
+        let (on_answers, verdicts) = (props.on_answers.clone(), place.verdicts.clone());
+        use_effect_with((), move |_| {
+            if verdicts.iter().any(Option::is_some) {
+                on_answers.emit(canon(&verdicts));
+            }
+        });
+    }
     let save = {
-        let (place, key) = (place.clone(), key.clone());
+        let (place, key, on_answers) = (place.clone(), key.clone(), props.on_answers.clone());
         Callback::from(move |p: SetPlace| {
             if let Ok(j) = serde_json::to_string(&p) {
                 dom::store(&key, &j);
+            }
+            if p.verdicts != place.verdicts {
+                on_answers.emit(canon(&p.verdicts));
             }
             place.set(p);
         })

@@ -4,8 +4,10 @@
 //! by the labs module (`LabHost` ids `class` and `join`), so the first load carries only the
 //! slot: the key, the help's button, the join page's frame and the speaker window's count.
 
+pub mod cues;
 pub mod parts;
 pub mod qr;
+pub mod results;
 pub mod slot;
 pub mod socket;
 pub mod student;

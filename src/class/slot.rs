@@ -25,6 +25,12 @@ pub fn channel_name(deck: &str) -> String {
     format!("redislab-class:{deck}")
 }
 
+/// The BroadcastChannel on which the speaker window cues the player's class
+/// (`redislab_sim::class::Cue`: give a set, ask a kind, reveal).
+pub fn cue_channel(deck: &str) -> String {
+    format!("redislab-class-cue:{deck}")
+}
+
 fn fire(kind: &str) {
     if let Ok(e) = web_sys::Event::new(kind) {
         let _ = dom::window().dispatch_event(&e);
@@ -135,10 +141,13 @@ pub struct SpeakerCountProps {
 }
 
 /// The speaker window's line about the class: how many students are connected (the
-/// player's class tells it over a BroadcastChannel); nothing while no class runs.
+/// player's class tells it over a BroadcastChannel), and a button that opens the class'
+/// controls (a practice set, any question now: the labs module draws them); nothing while
+/// no class runs.
 #[component]
 pub fn SpeakerCount(props: &SpeakerCountProps) -> Html {
     let said = use_state_eq(|| None::<String>);
+    let cues = use_state_eq(|| false);
     {
         let said = said.clone();
         use_effect_with(props.deck.clone(), move |deck| {
@@ -160,10 +169,24 @@ pub fn SpeakerCount(props: &SpeakerCountProps) -> Html {
             }
         });
     }
-    match &*said {
-        Some(t) => {
-            html! { <span class="speaker-class" data-testid="class-count">{ t.clone() }</span> }
-        }
-        None => Html::default(),
+    let Some(t) = &*said else {
+        return Html::default();
+    };
+    let toggle = {
+        let cues = cues.clone();
+        Callback::from(move |_: MouseEvent| cues.set(!*cues))
+    };
+    html! {
+        <>
+            <span class="speaker-class" data-testid="class-count">{ t.clone() }</span>
+            <button type="button" class="tool" data-testid="class-cues" aria-expanded={cues.to_string()} onclick={toggle}>
+                { if *cues { "ক্লাসের প্রশ্ন ✕" } else { "ক্লাসে প্রশ্ন / সেট" } }
+            </button>
+            if *cues {
+                <div class="speaker-cues" role="region" aria-label="ক্লাসের প্রশ্ন আর অনুশীলন সেট">
+                    <LabHost id="class" query={format!("deck={}&cues=1", props.deck)} embedded={true} />
+                </div>
+            }
+        </>
     }
 }

@@ -30,6 +30,8 @@ struct State {
     redis_down: bool,
     /// (seq, question number, open, view).
     view: Option<(u64, u64, bool, Rc<View>)>,
+    /// The practice set's number (0: none given).
+    set_no: u64,
     /// Browsing: the slide and step shown instead of the class'.
     own: Option<Position>,
     /// The answer sent to question `q`, and whether the proxy took it.
@@ -88,8 +90,13 @@ impl Reducible for State {
                     s.joining = false;
                 }
                 Down::View {
-                    seq, q, open, view, ..
+                    seq,
+                    q,
+                    open,
+                    set,
+                    view,
                 } if s.view.as_ref().is_none_or(|v| v.0 < seq) => {
+                    s.set_no = set;
                     // A new question: the earlier answer is not this one's.
                     if s.answer.as_ref().is_some_and(|a| a.0 != q) {
                         s.answer = None;
@@ -135,6 +142,10 @@ pub fn Join(props: &JoinProps) -> Html {
         .unwrap_or_default();
     let state = use_reducer(State::default);
     let socket = use_mut_ref(|| None::<ClassSocket>);
+    // The practice set's answers last sent (set number, answers), and whether they go again
+    // (after a reconnect, once the class' view says the set is still the same).
+    let sent_set = use_mut_ref(|| None::<(u64, Vec<String>)>);
+    let resend = use_mut_ref(|| false);
     // The join (again) whenever the socket (re)opens.
     let join_op = {
         let s = state.clone();
@@ -149,10 +160,12 @@ pub fn Join(props: &JoinProps) -> Html {
     };
     let on_event = {
         let (d, socket, state) = (state.dispatcher(), socket.clone(), state.clone());
+        let (sent_set, resend) = (sent_set.clone(), resend.clone());
         let join_op = Rc::new(join_op);
         Callback::from(move |e: Event| match e {
             Event::Link(l) => {
                 if l == Link::Open {
+                    *resend.borrow_mut() = sent_set.borrow().is_some();
                     if let Some(s) = socket.borrow().as_ref() {
                         s.send(join_op());
                     }
@@ -161,6 +174,15 @@ pub fn Join(props: &JoinProps) -> Html {
                 d.dispatch(Msg::Link(l));
             }
             Event::Down(down) => {
+                if let Down::View { set, .. } = &down {
+                    let again = sent_set.borrow().clone().filter(|(n, _)| n == set);
+                    if let (true, Some((set, answers))) = (*resend.borrow(), again) {
+                        if let Some(s) = socket.borrow().as_ref() {
+                            s.send(Op::Results { set, answers });
+                        }
+                    }
+                    *resend.borrow_mut() = false;
+                }
                 let last = matches!(down, Down::Ended { .. });
                 d.dispatch(Msg::Down(down));
                 if last {
@@ -247,6 +269,9 @@ pub fn Join(props: &JoinProps) -> Html {
                 <button type="button" class="button" onclick={browse(-1)} aria-label="আগের স্লাইড">{"← আগে"}</button>
                 <button type="button" class="button" onclick={browse(1)} aria-label="পরের স্লাইড">{"পরে →"}</button>
             </nav>
+            if let (Some(spec), true) = (&view.set, state.set_no > 0) {
+                <GivenSet key={state.set_no.to_string()} set_no={state.set_no} spec={spec.clone()} socket={socket.borrow().clone()} sent={sent_set.clone()} />
+            }
             if let Some(a) = &view.question {
                 <Answering q={q} open={open} asked={a.clone()} view={view.clone()} answer={state.answer.clone()} error={state.error.clone()} socket={socket.borrow().clone()} on_sent={d.to_callback().reform(|(q, v)| Msg::Sent(q, v))} />
             }
@@ -406,6 +431,55 @@ fn Answering(p: &AnsweringProps) -> Html {
                 if let Some(e) = &p.error { <p class="class-error" role="alert">{ e.clone() }</p> }
             }
             { verdict.unwrap_or_default() }
+        </section>
+    }
+}
+
+/// The practice set's answers last sent: (set number, answers).
+type SentSet = Rc<std::cell::RefCell<Option<(u64, Vec<String>)>>>;
+
+#[derive(Properties)]
+struct GivenSetProps {
+    set_no: u64,
+    spec: class::SetSpec,
+    socket: Option<ClassSocket>,
+    /// Where the answers last sent are kept (sent again after a reconnect).
+    sent: SentSet,
+}
+
+impl PartialEq for GivenSetProps {
+    fn eq(&self, o: &Self) -> bool {
+        self.set_no == o.set_no && self.spec == o.spec && self.socket == o.socket
+    }
+}
+
+/// The practice set the instructor gave: the practice page's own question flow (made in the
+/// simulation worker, graded here), each answer sent to the instructor as it is given.
+#[component]
+fn GivenSet(p: &GivenSetProps) -> Html {
+    let node = use_node_ref();
+    {
+        let node = node.clone();
+        use_effect_with(p.set_no, move |_| {
+            if let Some(el) = node.cast::<web_sys::Element>() {
+                el.scroll_into_view();
+            }
+        });
+    }
+    let on_answers = {
+        let (socket, sent, set) = (p.socket.clone(), p.sent.clone(), p.set_no);
+        Callback::from(move |answers: Vec<String>| {
+            *sent.borrow_mut() = Some((set, answers.clone()));
+            if let Some(s) = &socket {
+                s.send(Op::Results { set, answers });
+            }
+        })
+    };
+    html! {
+        <section class="class-set" ref={node} aria-labelledby="class-set-h" data-set={p.set_no.to_string()}>
+            <h2 id="class-set-h">{"শিক্ষকের দেওয়া অনুশীলন সেট"}</h2>
+            <p class="class-set-note">{"একটা একটা করে উত্তর দিন — প্রতিটা উত্তর শিক্ষকের কাছে যাচ্ছে।"}</p>
+            <crate::practice::SetView spec={p.spec.practice()} seed={p.spec.seed} {on_answers} />
         </section>
     }
 }

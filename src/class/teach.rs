@@ -7,12 +7,15 @@
 
 use super::parts::{self, deck_index};
 use super::qr::Qr;
+use super::results::SetResults;
 use super::socket::{random_id, tab_store, tab_stored, ClassSocket, Event, Link};
 use crate::catalog::{DeckRef, WithDeck, DECK_INDEX};
 use crate::dom;
 use redislab_deck::route::{self, Route};
 use redislab_deck::{bn, Deck};
-use redislab_sim::class::{self as class, Asked, Down, Ending, Op, Position, Reveal, Tally, View};
+use redislab_sim::class::{
+    self as class, Asked, Cue, Down, Ending, Member, Op, Position, Reveal, SetSpec, Tally, View,
+};
 use redislab_sim::practice::Question;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -23,7 +26,13 @@ fn keep_key(deck: &str) -> String {
     format!("redislab.class.teach.{deck}")
 }
 
-/// Props: `deck=<id>`.
+/// Where this tab keeps the practice set it gave its class of a deck (JSON): a reload gives
+/// the same one, never a new set.
+fn set_key(deck: &str) -> String {
+    format!("redislab.class.set.{deck}")
+}
+
+/// Props: `deck=<id>` (`&cues=1`: the speaker window's controls instead).
 #[derive(Properties, PartialEq)]
 pub struct TeachProps {
     /// `deck=<id>`.
@@ -39,6 +48,10 @@ pub fn Teach(props: &TeachProps) -> Html {
         .find_map(|kv| kv.strip_prefix("deck="))
         .unwrap_or_default()
         .to_string();
+    if props.query.split('&').any(|kv| kv == "cues=1") {
+        // The speaker window's controls: they cue this deck's class panel.
+        return html! { <super::cues::Cues deck={id} /> };
+    }
     let Some(i) = deck_index(&id) else {
         return Html::default();
     };
@@ -52,6 +65,11 @@ struct State {
     code: Option<String>,
     present: u32,
     joined: u32,
+    /// Every student so far, by number (their names for the set's results).
+    members: Rc<BTreeMap<u32, Member>>,
+    /// The practice set's number and each student's answers to it.
+    set_no: u64,
+    results: Rc<BTreeMap<u32, Vec<String>>>,
     /// The open question's number and each student's last answer.
     q: u64,
     answers: BTreeMap<u32, String>,
@@ -91,11 +109,24 @@ impl Reducible for State {
                 }
                 Down::Taught { .. } => s.taken = true,
                 Down::Present { n } => s.present = n,
-                Down::Roster { students } => s.joined = students.len() as u32,
-                Down::Student { .. } => s.joined += 1,
-                Down::View { q, .. } if q != s.q => {
-                    s.q = q;
-                    s.answers.clear();
+                Down::Roster { students } => {
+                    s.joined = students.len() as u32;
+                    s.members = Rc::new(students.into_iter().map(|m| (m.who, m)).collect());
+                }
+                Down::Student { member } => {
+                    s.joined += 1;
+                    Rc::make_mut(&mut s.members).insert(member.who, member);
+                }
+                Down::View { q, set, .. } => {
+                    if q != s.q {
+                        s.q = q;
+                        s.answers.clear();
+                    }
+                    s.new_set(set);
+                }
+                Down::Results { set, who, answers } if set >= s.set_no => {
+                    s.new_set(set);
+                    Rc::make_mut(&mut s.results).insert(who, answers);
                 }
                 Down::Answers { q, all } if q == s.q => s.answers = all.into_iter().collect(),
                 Down::Answer { q, who, value } if q == s.q => {
@@ -109,6 +140,16 @@ impl Reducible for State {
             },
         }
         Rc::new(s)
+    }
+}
+
+impl State {
+    /// The set numbered `set` is the class' now: a newer one starts with no results.
+    fn new_set(&mut self, set: u64) {
+        if set > self.set_no {
+            self.set_no = set;
+            self.results = Rc::default();
+        }
     }
 }
 
@@ -138,6 +179,12 @@ fn Class(props: &ClassProps) -> Html {
     // What is asked, revealed, shown: the instructor's own state of the class.
     let revealed = use_state_eq(|| None::<Rc<Reveal>>);
     let show = use_state_eq(|| false);
+    // From the speaker window: the practice set given, and a kind asked (on this slide).
+    let given = use_state_eq(|| {
+        tab_stored(&set_key(&deck.id)).and_then(|j| serde_json::from_str::<SetSpec>(&j).ok())
+    });
+    let results_open = use_state_eq(|| true);
+    let picked = use_state_eq(|| None::<(String, String, u32)>);
     let tab = use_memo((), |_| {
         tab_stored("redislab.class.tab").unwrap_or_else(|| {
             let t = random_id();
@@ -158,18 +205,19 @@ fn Class(props: &ClassProps) -> Html {
         });
     }
     let slide = &deck.slides[at.0.min(deck.slides.len() - 1)];
-    let quiz = parts::quiz_of(slide);
+    let quiz = (*picked).clone().or_else(|| parts::quiz_of(slide));
     let job = quiz
         .as_ref()
         .map(|(t, k, s)| crate::practice::one_job(t, k, *s));
     let made = crate::labs::kit::use_work::<Question, Vec<Question>>(job);
     let question: Option<Rc<Question>> = made.parts.first().cloned().map(Rc::new);
-    // A new slide: the reveal and "show me" are over.
+    // A new slide: the reveal, "show me" and a kind asked from the speaker window are over.
     {
-        let (revealed, show) = (revealed.clone(), show.clone());
+        let (revealed, show, picked) = (revealed.clone(), show.clone(), picked.clone());
         use_effect_with(at.0, move |_| {
             revealed.set(None);
             show.set(false);
+            picked.set(None);
         });
     }
     let view = View {
@@ -185,7 +233,7 @@ fn Class(props: &ClassProps) -> Html {
         } else {
             None
         },
-        set: None,
+        set: (*given).clone(),
     };
     // The socket: made once; on every (re)open the class is made or taken back.
     let on_event = {
@@ -223,6 +271,7 @@ fn Class(props: &ClassProps) -> Html {
                     }
                     Down::Ended { .. } => {
                         tab_store(&keep_key(&deck_id), None);
+                        tab_store(&set_key(&deck_id), None);
                         if let Some(s) = socket.borrow_mut().take() {
                             s.close();
                         }
@@ -281,7 +330,8 @@ fn Class(props: &ClassProps) -> Html {
             }
         });
     }
-    // The speaker window hears how many are connected.
+    // The speaker window hears how many are connected: at every change, and every 2 s for a
+    // speaker window opened since.
     {
         let deck_id = deck.id.to_string();
         let text = state
@@ -289,31 +339,92 @@ fn Class(props: &ClassProps) -> Html {
             .as_ref()
             .map(|_| format!("ক্লাসে {} জন", bn::int(i64::from(state.present))));
         use_effect_with(text, move |t| {
-            if let Ok(p) = web_sys::BroadcastChannel::new(&super::slot::channel_name(&deck_id)) {
-                let _ = p.post_message(&t.clone().unwrap_or_default().into());
-                p.close();
-            }
+            let t = t.clone().unwrap_or_default();
+            let post = move || {
+                if let Ok(p) = web_sys::BroadcastChannel::new(&super::slot::channel_name(&deck_id))
+                {
+                    let _ = p.post_message(&t.as_str().into());
+                    p.close();
+                }
+            };
+            post();
+            let again = gloo_timers::callback::Interval::new(2_000, post);
+            move || drop(again)
         });
     }
     let tally = question
         .as_ref()
         .map(|q| Tally::count(q, state.answers.values().map(String::as_str)));
+    // R (here, or from the speaker window): the reveal of the question open now.
+    let reveal_latest = use_mut_ref(|| None::<Rc<dyn Fn()>>);
+    {
+        let (revealed, question, tally) = (revealed.clone(), question.clone(), tally.clone());
+        *reveal_latest.borrow_mut() = Some(Rc::new(move || {
+            if let (Some(q), Some(t)) = (&question, &tally) {
+                revealed.set(Some(Rc::new(Reveal {
+                    question: (**q).clone(),
+                    tally: t.clone(),
+                })));
+            }
+        }));
+    }
+    // The speaker window's cues: a practice set, a kind asked now, the reveal.
+    {
+        let (given, picked, revealed, show, results_open) = (
+            given.clone(),
+            picked.clone(),
+            revealed.clone(),
+            show.clone(),
+            results_open.clone(),
+        );
+        let (reveal, deck_id) = (reveal_latest.clone(), deck.id.to_string());
+        use_effect_with((), move |_| {
+            let port = web_sys::BroadcastChannel::new(&super::slot::cue_channel(&deck_id)).ok();
+            let l = port.as_ref().map(|p| {
+                dom::Listener::new(p, "message", move |e: web_sys::Event| {
+                    use wasm_bindgen::JsCast;
+                    let cue = e
+                        .dyn_ref::<web_sys::MessageEvent>()
+                        .and_then(|m| m.data().as_string())
+                        .and_then(|t| Cue::parse(&t));
+                    match cue {
+                        Some(Cue::Give { set }) => {
+                            tab_store(
+                                &set_key(&deck_id),
+                                serde_json::to_string(&set).ok().as_deref(),
+                            );
+                            given.set(Some(set));
+                            results_open.set(true);
+                        }
+                        Some(Cue::Ask { topic, kind, seed }) => {
+                            revealed.set(None);
+                            show.set(false);
+                            picked.set(Some((topic, kind, seed)));
+                        }
+                        Some(Cue::Reveal) => {
+                            let r = reveal.borrow().clone();
+                            if let Some(r) = r {
+                                r();
+                            }
+                        }
+                        None => {}
+                    }
+                })
+            });
+            move || {
+                drop(l);
+                if let Some(p) = port {
+                    p.close();
+                }
+            }
+        });
+    }
     // Keys: C the join card, R the reveal.
     {
         let d = state.dispatcher();
         let card = state.card;
-        let reveal = {
-            let (revealed, question, tally) = (revealed.clone(), question.clone(), tally.clone());
-            move || {
-                if let (Some(q), Some(t)) = (&question, &tally) {
-                    revealed.set(Some(Rc::new(Reveal {
-                        question: (**q).clone(),
-                        tally: t.clone(),
-                    })));
-                }
-            }
-        };
-        use_effect_with((card, tally.clone(), question.clone()), move |_| {
+        let reveal = reveal_latest.clone();
+        use_effect_with(card, move |_| {
             let l = dom::Listener::new(&dom::document(), "keydown", move |e: web_sys::Event| {
                 use wasm_bindgen::JsCast;
                 let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
@@ -324,7 +435,12 @@ fn Class(props: &ClassProps) -> Html {
                 }
                 match k.key().as_str() {
                     "c" | "C" => d.dispatch(Msg::Card(!card)),
-                    "r" | "R" => reveal(),
+                    "r" | "R" => {
+                        let r = reveal.borrow().clone();
+                        if let Some(r) = r {
+                            r();
+                        }
+                    }
                     _ => {}
                 }
             });
@@ -383,6 +499,12 @@ fn Class(props: &ClassProps) -> Html {
                 if state.redis_down { <span class="class-strip-away">{ class::Refusal::Unavailable.bn() }</span> }
                 if let Some(e) = &state.error { <span class="class-strip-away">{ e.clone() }</span> }
                 <button type="button" class="tool" onclick={d.to_callback().reform(move |_| Msg::Card(true))} title="যোগ দেওয়ার কার্ড (C)">{"কোড (C)"}</button>
+                if given.is_some() {
+                    <button type="button" class="tool" data-testid="class-results-toggle" aria-expanded={results_open.to_string()}
+                        onclick={{ let o = results_open.clone(); Callback::from(move |_: MouseEvent| o.set(!*o)) }}>
+                        { format!("সেটের ফল ({})", bn::int(state.results.len() as i64)) }
+                    </button>
+                }
                 <button type="button" class="tool" data-testid="class-end" onclick={end}>{"ক্লাস শেষ"}</button>
             </div>
             if state.card && !code.is_empty() {
@@ -419,6 +541,10 @@ fn Class(props: &ClassProps) -> Html {
                         { parts::chart(t, false) }
                     }
                 </div>
+            }
+            if let (Some(spec), true) = ((*given).clone(), *results_open) {
+                <SetResults {spec} code={code.clone()} members={state.members.clone()} results={state.results.clone()}
+                    on_close={{ let o = results_open.clone(); Callback::from(move |_| o.set(false)) }} />
             }
             if let (true, Some(s)) = (*show, question.as_ref().and_then(|q| q.draft.show.clone())) {
                 <div class="class-show-stage">{ parts::show_me(&s) }</div>

@@ -7,6 +7,7 @@
 //! 1366×768, a phone's question and verdict.
 
 use redislab_e2e::{app_url, assert_no_console_errors, key, screenshot_dir, Browser, Live};
+use redislab_sim::practice::{self, Answer, Question};
 use serde_json::json;
 
 /// Sets a form field's value (as typing would) by its CSS selector.
@@ -48,27 +49,31 @@ fn join(url: &str, width: u32, height: u32, code: &str, typed: &str, name: &str)
     b
 }
 
+/// The instructor opens the eviction deck and starts a class with C; the class' code.
+fn start_class(t: &Browser, url: &str) -> String {
+    t.open_url(&format!("{url}#/eviction/1"));
+    t.wait_counter("০১ / ২৯");
+    t.press("c");
+    t.wait(20, "the join card", |b| {
+        b.exists("[data-testid=class-code]")
+    });
+    t.js(
+        "return document.querySelector('[data-testid=class-code]').dataset.code",
+        json!([]),
+    )
+    .as_str()
+    .unwrap()
+    .to_string()
+}
+
 #[test]
 fn a_class_follows_the_instructor_answers_and_sees_the_reveal() {
     let mut live = Live::start();
     let url = live.url.clone();
     let dir = screenshot_dir().join("class");
     let t = Browser::new(1366, 768);
-    t.open_url(&format!("{url}#/eviction/1"));
-    t.wait_counter("০১ / ২৯");
     // C starts the class: the join card, with its code and QR code.
-    t.press("c");
-    t.wait(20, "the join card", |b| {
-        b.exists("[data-testid=class-code]")
-    });
-    let code = t
-        .js(
-            "return document.querySelector('[data-testid=class-code]').dataset.code",
-            json!([]),
-        )
-        .as_str()
-        .unwrap()
-        .to_string();
+    let code = start_class(&t, &url);
     assert_eq!(code.len(), 6);
     let qr = t.rect(".class-card .class-qr").expect("a QR code");
     assert!(
@@ -281,4 +286,279 @@ fn without_a_proxy_the_class_controls_say_what_class_mode_needs() {
         b.exists("[data-testid=class-noproxy]")
     });
     p.screenshot(&screenshot_dir().join("class/phone-noproxy-360x740.png"));
+}
+
+/// What a student types for `q`: the right answer, or a wrong one the grader still reads.
+enum Typed {
+    Field(String),
+    Choice(usize),
+}
+
+fn typed(q: &Question, right: bool) -> Typed {
+    let t = match &q.draft.answer {
+        Answer::Key { key, .. } if right => Typed::Field(key.clone()),
+        Answer::Key { key, .. } => Typed::Field(if key == "Q" { "Z" } else { "Q" }.into()),
+        Answer::Keys { keys, .. } if right => Typed::Field(keys.join(" ")),
+        Answer::Keys { keys, .. } => Typed::Field(format!("{} QQ", keys.join(" "))),
+        Answer::Count { n, .. } => Typed::Field((n + i64::from(!right)).to_string()),
+        Answer::Choice {
+            right: r, options, ..
+        } => Typed::Choice(if right { *r } else { (r + 1) % options.len() }),
+        Answer::Percent { value, .. } if right => Typed::Field(format!("{value:.1}")),
+        Answer::Percent { value, .. } => Typed::Field(format!(
+            "{:.1}",
+            if *value > 50.0 {
+                value - 40.0
+            } else {
+                value + 40.0
+            }
+        )),
+    };
+    let said = match &t {
+        Typed::Field(s) => s.clone(),
+        Typed::Choice(i) => (i + 1).to_string(),
+    };
+    assert_eq!(
+        practice::grade(q, &said).map(|v| v.right),
+        Ok(right),
+        "the test's answer {said} to {}/{}",
+        q.topic,
+        q.kind
+    );
+    t
+}
+
+/// Clicks by the page's own `click()`: on a phone the "ready offline" note may sit over the
+/// button a moment.
+fn press(b: &Browser, css: &str) {
+    b.js("document.querySelector(arguments[0]).click()", json!([css]));
+}
+
+/// Answers the question on `b` inside `scope` (the set's card, or the class question).
+fn answer_set_question(b: &Browser, q: &Question, right: bool) {
+    let card = format!(
+        ".class-set .practice-question[data-kind={}][data-seed='{}']",
+        q.kind, q.seed
+    );
+    b.wait(
+        30,
+        &format!("the set's question {}/{}", q.topic, q.kind),
+        |b| b.exists(&card),
+    );
+    match typed(q, right) {
+        Typed::Field(s) => fill(b, &format!("{card} #practice-answer"), &s),
+        Typed::Choice(i) => {
+            b.js(
+                "document.getElementById(arguments[0]).click()",
+                json!([format!("practice-choice-{i}")]),
+            );
+        }
+    }
+    press(b, &format!("{card} .practice-form button[type=submit]"));
+    b.wait(10, "the verdict", |b| {
+        b.exists(&format!("{card} .practice-result"))
+    });
+    press(b, &format!("{card} .practice-next"));
+}
+
+#[test]
+fn a_set_and_any_kind_are_given_from_the_speaker_window() {
+    let live = Live::start();
+    let url = live.url.clone();
+    let dir = screenshot_dir().join("class");
+    let t = Browser::new(1366, 768);
+    let stage = t.window_handle();
+    let code = start_class(&t, &url);
+    t.press("c");
+    let phone = join(&url, 360, 740, &code, &code, "রিয়া");
+    let other = join(&url, 1024, 768, &code, &code, "");
+    t.wait(20, "two present", |b| {
+        b.text("[data-testid=class-present]")
+            .is_some_and(|s| s.contains('২'))
+    });
+
+    // S: the speaker window, with the class' count and its controls.
+    t.press("s");
+    t.wait(10, "a second window", |b| b.handles().len() == 2);
+    let speaker = t.handles().into_iter().find(|h| *h != stage).unwrap();
+    t.switch_to(&speaker);
+    t.set_viewport(1366, 768);
+    t.wait(20, "the class in the speaker window", |b| {
+        b.text("[data-testid=class-count]")
+            .is_some_and(|s| s.contains("ক্লাসে ২ জন"))
+    });
+    t.click("[data-testid=class-cues]");
+    t.wait(30, "the class' controls", |b| b.exists("#cue-n"));
+    // A set of three LRU questions, seed 42.
+    t.js(
+        "for (const b of document.querySelectorAll('input[name=cue-labs]')) b.checked = b.value === 'lru'",
+        json!([]),
+    );
+    fill(&t, "#cue-n", "3");
+    fill(&t, "#cue-seed", "42");
+    t.click("[data-testid=cue-set]");
+    t.wait(10, "the set given", |b| {
+        b.text("[data-testid=cue-said]")
+            .is_some_and(|s| s.contains("সেট দেওয়া হলো"))
+    });
+    t.screenshot(&dir.join("speaker-cues-1366x768.png"));
+
+    // The same questions, made here: the phone gets all right, the other student one.
+    let spec = practice::set::Spec {
+        labs: vec!["lru".into()],
+        seed: Some(42),
+        n: 3,
+    };
+    let qs: Vec<Question> = practice::set::picks(&spec, 42)
+        .into_iter()
+        .map(|(tp, k, s)| practice::generate(&tp, &k, s).unwrap())
+        .collect();
+    for (i, q) in qs.iter().enumerate() {
+        answer_set_question(&phone, q, true);
+        answer_set_question(&other, q, i == 0);
+        if i == 0 {
+            phone.screenshot(&dir.join("phone-set-360x740.png"));
+        }
+    }
+    // Each phone's own score, as the practice page shows it (with its result code).
+    for (b, n) in [(&phone, "3"), (&other, "1")] {
+        b.wait(20, "the phone's score", |b| {
+            redislab_e2e::data(b, ".class-set .practice-score-n", "n").as_deref() == Some(n)
+        });
+    }
+
+    // On the stage: per student the score and the kinds wrong, per kind the share, the CSV.
+    t.switch_to(&stage);
+    t.wait(30, "both results graded", |b| {
+        b.js(
+            "return [...document.querySelectorAll('[data-testid=class-results-students] tr[data-who]')].map(r => r.dataset.who + ':' + r.dataset.right + '/' + r.dataset.answered).join(' ')",
+            json!([]),
+        ) == json!("1:3/3 2:1/3")
+    });
+    let table = t.text("[data-testid=class-results-students]").unwrap();
+    let pseudonym = redislab_sim::class::pseudonym(2);
+    assert!(
+        table.contains("রিয়া") && table.contains(&pseudonym) && table.contains("৩ / ৩"),
+        "{table}"
+    );
+    let wrong: Vec<String> = qs[1..]
+        .iter()
+        .map(|q| format!("{}/{}", q.topic, q.kind))
+        .fold(Vec::new(), |mut v, k| {
+            if !v.contains(&k) {
+                v.push(k);
+            }
+            v
+        });
+    for k in &wrong {
+        let title = practice::topic("lru")
+            .unwrap()
+            .kinds
+            .iter()
+            .find(|x| format!("lru/{}", x.id) == *k)
+            .unwrap()
+            .title;
+        assert!(table.contains(title), "{k} wrong: {table}");
+    }
+    // Per kind: answered by both, right by the phone (and the other student on the first).
+    for k in qs.iter().map(|q| &q.kind) {
+        let of_kind: Vec<usize> = (0..qs.len()).filter(|&i| qs[i].kind == *k).collect();
+        let row = t.js(
+            "const r = document.querySelector(`[data-testid=class-results-kinds] tr[data-kind='${arguments[0]}']`); return r && [r.dataset.asked, r.dataset.right]",
+            json!([format!("lru/{k}")]),
+        );
+        let right = of_kind.len() + usize::from(of_kind.contains(&0));
+        assert_eq!(
+            row,
+            json!([(2 * of_kind.len()).to_string(), right.to_string()]),
+            "lru/{k}"
+        );
+    }
+    let csv = t
+        .js(
+            "const h = document.querySelector('[data-testid=class-csv]').href; return decodeURIComponent(h.slice(h.indexOf(',') + 1))",
+            json!([]),
+        )
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        csv.trim_start_matches('\u{feff}'),
+        format!(
+            "number,name,answered,right,out_of,kinds_wrong\r\n1,রিয়া,3,3,3,\r\n2,{pseudonym},3,1,3,{}\r\n",
+            wrong.join(" ")
+        )
+    );
+    t.screenshot(&dir.join("set-results-1366x768.png"));
+
+    // Any kind, asked from the speaker window: on every phone, charted, revealed.
+    t.click("[data-testid=class-results-toggle]");
+    t.wait(10, "the results put away", |b| {
+        !b.exists("[data-testid=class-results]")
+    });
+    t.switch_to(&speaker);
+    t.js(
+        "const s = document.getElementById('cue-lab'); s.value = 'lru'; s.dispatchEvent(new Event('change', {bubbles: true}))",
+        json!([]),
+    );
+    t.wait(10, "the LRU's kinds", |b| {
+        b.exists("#cue-kind option[value=evicted]")
+    });
+    t.js(
+        "document.getElementById('cue-kind').value = 'evicted'",
+        json!([]),
+    );
+    fill(&t, "#cue-ask-seed", "7");
+    t.click("[data-testid=cue-ask]");
+    let q = practice::generate("lru", "evicted", 7).unwrap();
+    for b in [&phone, &other] {
+        b.wait(30, "the picked question on the phone", |b| {
+            b.exists(".class-question[data-open=true]")
+        });
+    }
+    for (b, right) in [(&phone, true), (&other, false)] {
+        match typed(&q, right) {
+            Typed::Field(s) => {
+                fill(b, ".class-answer-form input", &s);
+                press(b, ".class-answer-form button");
+            }
+            Typed::Choice(i) => press(b, &format!(".class-options li:nth-child({}) button", i + 1)),
+        }
+        b.wait(10, "the answer taken", |b| {
+            b.text("[data-testid=class-sent]")
+                .is_some_and(|s| s.contains("পাঠানো হয়েছে"))
+        });
+    }
+    t.switch_to(&stage);
+    t.wait(20, "two answers charted", |b| {
+        b.js(
+            "const e = document.querySelector('[data-testid=class-answers]'); return e && e.dataset.answered",
+            json!([]),
+        ) == json!("2")
+    });
+    assert!(!t.text("[data-testid=class-answers]").unwrap().contains('✓'));
+    // The speaker window's reveal, as R on the stage.
+    t.switch_to(&speaker);
+    t.click("[data-testid=cue-reveal]");
+    t.switch_to(&stage);
+    t.wait(20, "the reveal", |b| b.exists(".class-answers.revealed"));
+    let head = t.text(".class-answers-head").unwrap();
+    assert!(
+        head.contains(&q.draft.answer.right_text()) && head.contains("২ জনের ১ জন ঠিক"),
+        "{head}"
+    );
+    phone.wait(20, "the phone's verdict", |b| {
+        b.text("[data-testid=class-verdict]")
+            .is_some_and(|s| s.contains("ঠিক!"))
+    });
+    other.wait(20, "the other's verdict", |b| {
+        b.text("[data-testid=class-verdict]")
+            .is_some_and(|s| s.contains("হয়নি"))
+    });
+    t.screenshot(&dir.join("picked-reveal-1366x768.png"));
+    phone.screenshot(&dir.join("phone-picked-verdict-360x740.png"));
+    for b in [&phone, &other] {
+        assert_no_console_errors(b);
+    }
+    assert_no_console_errors(&t);
 }

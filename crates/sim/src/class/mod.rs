@@ -10,6 +10,9 @@
 //! Plain data and serde, like [`crate::wire`]: the app and the proxy (and its tests) read the
 //! same types.
 
+mod cue;
+pub use cue::Cue;
+
 use crate::bn;
 use crate::practice::{grade, Answer, Question, Show};
 use serde::{Deserialize, Serialize};

@@ -195,3 +195,58 @@ fn a_set_report_grades_what_was_sent_not_what_was_claimed() {
         "number,name,answered,right,out_of,kinds_wrong\r\n1,\"রিয়া, দাস\",2,2,2,\r\n2,টিয়া ২,2,1,2,lru/evicted\r\n"
     );
 }
+
+#[test]
+fn the_speakers_cues_round_trip_and_refuse_what_is_not_one() {
+    let give = Cue::Give {
+        set: SetSpec::new(vec!["lru".into()], 99, 42, 5),
+    };
+    assert_eq!(
+        give,
+        Cue::Give {
+            set: SetSpec {
+                labs: vec!["lru".into()],
+                n: crate::practice::set::MAX_N,
+                seed: 42
+            }
+        },
+        "the count is kept within the set's bound"
+    );
+    let ask = Cue::Ask {
+        topic: "lru".into(),
+        kind: "evicted".into(),
+        seed: 7,
+    };
+    for c in [give, ask, Cue::Reveal] {
+        assert_eq!(Cue::parse(&c.to_text()), Some(c));
+    }
+    assert_eq!(
+        Cue::parse(r#"{"do":"reveal"}"#),
+        Some(Cue::Reveal),
+        "{}",
+        Cue::Reveal.to_text()
+    );
+    // The count the player posts on the same channel, and anything else, is not a cue.
+    assert_eq!(Cue::parse("ক্লাসে ৩ জন"), None);
+    assert_eq!(Cue::parse(r#"{"do":"end"}"#), None);
+    assert_eq!(
+        Cue::parse(r#"{"do":"ask","topic":"lru","kind":"evicted","seed":1,"who":3}"#),
+        None
+    );
+}
+
+#[test]
+fn a_given_set_is_the_practice_pages_set() {
+    // Every lab ticked is "all"; zero questions is one.
+    let all = SetSpec::new(vec!["a".into(), "b".into()], 0, 5, 2);
+    assert_eq!((all.labs.len(), all.n), (0, 1));
+    assert_eq!(all.query(), "labs=all&seed=5&n=1");
+    let s = SetSpec::new(vec!["lru".into()], 4, 42, 5);
+    let p = s.practice();
+    assert_eq!(p.query(42), s.query(), "the same questions");
+    assert_eq!(
+        crate::practice::set::Spec::parse(&s.query()),
+        Ok(p),
+        "the phones read it as the practice page does"
+    );
+}
