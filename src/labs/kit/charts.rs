@@ -158,15 +158,12 @@ fn f(v: f64) -> String {
     format!("{v:.1}")
 }
 
-/// A short number for a tick: 1200 → "1.2k", 0.5 → "0.5".
+/// A number for a tick, in Bengali digits (issue 35 item 16: every number a lab draws, axes
+/// included): whole numbers grouped (`১,২০০`), others with one decimal (`০.৫`).
 pub fn num(v: f64) -> String {
-    if v.abs() >= 10_000.0 {
-        format!("{:.0}k", v / 1000.0)
-    } else if v.abs() >= 1000.0 {
-        format!("{:.1}k", v / 1000.0)
-    } else if v.fract() == 0.0 {
-        format!("{v:.0}")
+    if v.fract() == 0.0 {
+        redislab_deck::bn::int(v as i64)
     } else {
-        format!("{v:.1}")
+        redislab_deck::bn::dec(v, 1)
     }
 }
