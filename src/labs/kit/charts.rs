@@ -1,6 +1,7 @@
 //! Charts the labs share, drawn as HTML and SVG: horizontal bars, line charts, histograms.
 //! They take plain numbers; they know nothing of Redis.
 
+use redislab_deck::bn;
 use yew::prelude::*;
 
 /// One horizontal bar.
@@ -158,12 +159,12 @@ fn f(v: f64) -> String {
     format!("{v:.1}")
 }
 
-/// A number for a tick, in Bengali digits (issue 35 item 16: every number a lab draws, axes
-/// included): whole numbers grouped (`১,২০০`), others with one decimal (`০.৫`).
+/// A number for a tick, in Bengali digits: whole numbers grouped (`১০,০০০`), others with one
+/// decimal (`০.৫`).
 pub fn num(v: f64) -> String {
-    if v.fract() == 0.0 {
-        redislab_deck::bn::int(v as i64)
+    if v.fract() == 0.0 || v.abs() >= 100.0 {
+        bn::grouped(v.round() as i64)
     } else {
-        redislab_deck::bn::dec(v, 1)
+        bn::dec(v, 1)
     }
 }
