@@ -5,7 +5,7 @@
 //! (`tests/tests/lab/`: `every_lab` and a module per lab); the long-task checks are in
 //! `longtasks.rs`.
 
-use redislab_e2e::{screenshot_dir, serve_dist, Browser};
+use redislab_e2e::{serve_dist, Browser};
 use serde_json::json;
 
 fn laptop() -> Browser {
@@ -46,10 +46,7 @@ fn the_app_works_from_a_sub_path() {
     });
     b.open_url(&format!("{}#/lab/eviction", served.url));
     let table = wait_text(&b, "[data-testid=eviction-table]");
-    assert!(
-        table.contains("৩৯.১%"),
-        "{table}"
-    );
+    assert!(table.contains("৩৯.১%"), "{table}");
     // The fonts came from the sub-path too.
     b.wait(10, "the Bengali font", |b| {
         b.js(
@@ -158,10 +155,7 @@ fn a_lab_loads_without_the_compile_worker() {
     );
     b.js("location.hash = '#/lab/eviction'", json!([]));
     let table = wait_text(&b, "[data-testid=eviction-table]");
-    assert!(
-        table.contains("৩৯.১%"),
-        "{table}"
-    );
+    assert!(table.contains("৩৯.১%"), "{table}");
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }
 

@@ -169,7 +169,11 @@ mod tests {
             .unwrap()
             .run_to_end();
         let out: EvictionOutput = done(&msgs);
-        let lru = out.rows.iter().find(|r| r.policy == "LRU").expect("LRU's row");
+        let lru = out
+            .rows
+            .iter()
+            .find(|r| r.policy == "LRU")
+            .expect("LRU's row");
         assert_eq!(format!("{:.1}", lru.results[0].hit_percent), "39.1");
         let rows = msgs
             .iter()
