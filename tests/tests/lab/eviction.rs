@@ -5,17 +5,13 @@
 //! table's numbers. Screenshots under target/screenshots/labs/.
 
 use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
-use redislab_sim::eviction_table;
 use redislab_sim::labs::def::Figures;
-use redislab_sim::labs::eviction::{EvictionOutput, EvictionParams, INFO};
-use redislab_sim::labs::params::Params;
+use redislab_sim::labs::eviction::{EvictionOutput, EvictionTable, INFO};
 use serde_json::json;
 
-/// The native table of a query, as `labsim eviction --json` gives it.
+/// The native table of a query (what the worker sends the page).
 fn native(query: &str) -> EvictionOutput {
-    let (p, errs) = Params::from_query(&INFO, query);
-    assert!(errs.is_empty(), "{errs:?}");
-    EvictionOutput::of(&eviction_table(&p.read::<EvictionParams>().config()).unwrap())
+    super::native::<EvictionTable>(&INFO, query)
 }
 
 /// The table's cells as the page shows them: (figure, value, text).
