@@ -1,21 +1,21 @@
 //! The policy race of seed 001 §৪: FIFO, RANDOM, LRU, LFU and Belady's OPT (or any registry
 //! policies) on the seed's three traces — Zipf, Zipf + scan, shifting popularity — with the
-//! seed's table to the last digit, the race replayed step by step on one trace, "why was this
-//! key evicted" for one chosen policy, and hit ratio against cache size with OPT as the ceiling.
-//! All numbers come from `redislab-sim`, computed in the simulation worker.
+//! seed's table to the last digit, the race replayed step by step on one trace (position `k`
+//! after the first `k` of its parts), "why was this key evicted" for one chosen policy, and hit
+//! ratio against cache size with OPT as the ceiling. All numbers come from
+//! `redislab_sim::labs::eviction`, computed in the simulation worker.
 
-use super::kit::{
-    Open,
-    failed_or_progress, open_full, pct, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps,
-    ParamForm, RunState,
-};
 use super::kit::charts::{hbars, line_chart, Axes, Bar, Series};
+use super::kit::{
+    failed_or_progress, open_full, pct, use_lab, use_run, use_steps, Controls, LabFrame,
+    LabProps, Open, ParamForm, RunState,
+};
 use redislab_deck::bn;
-use redislab_sim::eviction::{Access, TraceKind};
-use redislab_sim::jsfmt::to_fixed;
+use redislab_sim::eviction::Access;
+use redislab_sim::labs::eviction::model::curve_policies;
 use redislab_sim::labs::eviction::{
-    curve_policies, CurvePoint, CurveSeries, EvictionParams, Logged, Race, TableRow, FRAMES,
-    INFO, LOG,
+    CurvePoint, CurveSeries, EvictionCurve, EvictionOutput, EvictionParams, EvictionRace,
+    EvictionRow, EvictionTable, Logged, TraceName, INFO, LOG,
 };
 use yew::prelude::*;
 
@@ -53,38 +53,57 @@ fn curves(run: &RunState<CurvePoint, Vec<CurveSeries>>, p: &EvictionParams) -> V
     from(&list)
 }
 
-/// The table's rows that have arrived, in the seed's layout (the whole table replaces them).
-fn rows_so_far(run: &RunState<TableRow, String>) -> String {
-    run.parts
-        .iter()
-        .map(|r| {
-            format!(
-                "{:<8}{}",
-                r.name,
-                r.stats
-                    .iter()
-                    .map(|s| format!("{:>10}", format!("{}%", to_fixed(s.hit_percent(), 1))))
-                    .collect::<String>()
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+/// The seed's table: a row per policy, a cell per trace, each cell the figure of its hit
+/// ratio (`lru-zipf`). `rows` so far while it runs (`out` once done).
+fn table(rows: &[EvictionRow], out: Option<&EvictionOutput>, p: &EvictionParams) -> Html {
+    let traces: Vec<TraceName> = out.map_or_else(|| TraceName::ALL.to_vec(), |o| o.traces.clone());
+    let caption = format!(
+        "মোট key {}, Zipf α {}, ক্যাশ {} key, {} রিকোয়েস্ট (প্রথম {} warm-up, গোনা হয় না) — সারিতে policy, কলামে trace, ঘরে hit ratio",
+        bn::int(i64::from(p.keys)),
+        bn::dec(p.alpha, 1),
+        bn::int(i64::from(p.cache)),
+        bn::int(i64::from(p.requests)),
+        bn::int(i64::from(p.warmup))
+    );
+    html! {
+        <table class={classes!("ev-table", out.is_none().then_some("partial"))}
+            data-testid={if out.is_some() { "eviction-table" } else { "eviction-rows" }}>
+            <caption>{ caption }</caption>
+            <thead><tr>
+                <th scope="col">{"policy"}</th>
+                { for traces.iter().map(|t| html! { <th scope="col">{ t.label() }</th> }) }
+            </tr></thead>
+            <tbody>
+                { for rows.iter().map(|r| html! {
+                    <tr>
+                        <th scope="row">{ r.policy.clone() }</th>
+                        { for traces.iter().zip(&r.results).map(|(&t, c)| html! {
+                            <td data-figure={EvictionOutput::key(&r.policy, t)} data-n={c.hit_percent.to_string()}>{ bn::pct(c.hit_percent, 1) }</td>
+                        }) }
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+    }
 }
 
 fn access_text(step: &Logged, rule: &str) -> Html {
+    let key = |k: u32| bn::digits(k as usize, 1);
     let (class, what) = match step.access {
         Access::Hit => ("hit", "hit — আগে থেকেই ক্যাশে".to_string()),
         Access::Miss { evicted: Some(e) } if e == step.key => (
             "bypass",
             "miss — নতুন key-টাকেই রাখা হলো না (admission)".to_string(),
         ),
-        Access::Miss { evicted: Some(e) } => ("evict", format!("miss → key {e} বেরোল: {rule}")),
+        Access::Miss { evicted: Some(e) } => {
+            ("evict", format!("miss → key {} বেরোল: {rule}", key(e)))
+        }
         Access::Miss { evicted: None } => ("miss", "miss — জায়গা ছিল, কাউকে সরাতে হয়নি".to_string()),
     };
     html! {
         <li class={classes!("why-row", class)}>
-            <span class="why-idx">{ format!("#{}", step.index + 1) }</span>
-            <span class="why-key">{ format!("key {}", step.key) }</span>
+            <span class="why-idx">{ format!("#{}", bn::int(step.index as i64 + 1)) }</span>
+            <span class="why-key">{ format!("key {}", key(step.key)) }</span>
             <span class="why-what">{ what }</span>
         </li>
     }
@@ -94,56 +113,44 @@ fn access_text(step: &Logged, rule: &str) -> Html {
 #[component]
 pub fn EvictionLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let typed: EvictionParams = lab.typed();
+    let p: EvictionParams = lab.params().read();
     // Three runs, queued in this order in the worker: the table first (the seed's numbers),
     // then the race replay for the timeline, then the curve. Inside a slide only the race is
     // drawn, so only the race runs.
     let full = !props.embedded;
-    let table = use_work::<TableRow, String>(full.then(|| lab.job().run("table")));
-    let race = use_work::<(), Race>(Some(lab.job().run("race")));
-    let curve_run = use_work::<CurvePoint, Vec<CurveSeries>>(full.then(|| lab.job().run("curve")));
-    let busy = table.busy() || race.busy() || curve_run.busy();
+    let table_run = use_run::<EvictionTable>(&lab, full);
+    let race = use_run::<EvictionRace>(&lab, true);
+    let curve_run = use_run::<EvictionCurve>(&lab, full);
+    let busy = table_run.busy() || race.busy() || curve_run.busy();
     // Inside a slide the race opens where the slide's bullets are: its final numbers (the
     // seed's table); play from the start with ⏮. The lab page opens at the start.
-    let t = use_timeline(
-        FRAMES,
+    let t = use_steps(
+        race.result(),
         250,
         if props.embedded { Open::End } else { Open::Start },
     );
-    let kind = typed.kind();
-    // The seed's (and the slides') labels for the three traces.
-    let kind_label = match kind {
-        TraceKind::Zipf => "(ক) Zipf",
-        TraceKind::Scan => "(খ) + scan",
-        TraceKind::Shift => "(গ) shift",
-    };
+    let kind_label = p.trace.label();
 
-    let table_view = match table.result() {
-        Some(text) => html! {
-            <div class="race-table">
-                <p class="lab-caption">{ format!("তিন trace-এ পুরো ফল (seed-এর টেবিলের বিন্যাসে) · এই ব্রাউজারে হিসাব লাগল {} ms", bn::digits(table.millis.round() as usize, 1)) }</p>
-                <pre class="lab-table" tabindex="0" data-testid="eviction-table" data-ms={format!("{:.1}", table.millis)}>{ text.clone() }</pre>
-            </div>
-        },
-        _ => html! {
-            <div class="race-table">
-                { failed_or_progress(&table) }
-                if !table.parts.is_empty() {
-                    <pre class="lab-table partial" tabindex="0" data-testid="eviction-rows">{ rows_so_far(&table) }</pre>
-                }
-            </div>
-        },
+    let table_view = html! {
+        <div class="race-table">
+            if let Some(o) = table_run.result() {
+                <p class="lab-caption">{ format!("তিন trace-এ পুরো ফল (seed-এর টেবিল) · এই ব্রাউজারে হিসাব লাগল {}", bn::qty(table_run.millis.round(), 0, bn::Unit::Ms)) }</p>
+                { table(&o.rows, Some(o), &p) }
+            } else {
+                { failed_or_progress(&table_run) }
+                if !table_run.parts.is_empty() { { table(&table_run.parts, None, &p) } }
+            }
+        </div>
     };
     let race_view = match race.result() {
         Some(r) => {
-            let f = t.cursor.min(FRAMES - 1);
-            let pos = r.positions.get(f).copied().unwrap_or(0);
+            let k = t.cursor;
             let bars: Vec<Bar> = r
                 .names
                 .iter()
                 .enumerate()
                 .map(|(i, name)| {
-                    let s = r.frames[f].get(i).copied().unwrap_or_default();
+                    let s = r.stats(k, i);
                     // During warm-up nothing is scored yet: show all requests, marked as such.
                     let warm = s.scored_requests == 0;
                     let v = if warm {
@@ -154,7 +161,7 @@ pub fn EvictionLab(props: &LabProps) -> Html {
                     Bar {
                         label: name.to_string(),
                         value: v,
-                        text: if warm {
+                        text: if warm && k > 0 {
                             format!("{} ·w", bn::pct(v, 1))
                         } else {
                             bn::pct(v, 1)
@@ -171,7 +178,7 @@ pub fn EvictionLab(props: &LabProps) -> Html {
                 .collect();
             let label = format!(
                 "{} / {} রিকোয়েস্ট · {kind_label}",
-                bn::int(pos as i64),
+                bn::int(r.replayed(k) as i64),
                 bn::int(r.trace_len as i64)
             );
             html! {
@@ -179,32 +186,32 @@ pub fn EvictionLab(props: &LabProps) -> Html {
                     <Controls timeline={t.clone()} label={label} />
                     <div class="race">
                         <div class="race-bars" data-testid="race-bars">
-                            <p class="lab-caption">{ format!("{kind_label} trace-এ এ পর্যন্ত hit ratio — প্রথম {} রিকোয়েস্ট warm-up (·w), গোনা হয় না", bn::int(typed.warmup as i64)) }</p>
+                            <p class="lab-caption">{ format!("{kind_label} trace-এ এ পর্যন্ত hit ratio — প্রথম {} রিকোয়েস্ট warm-up (·w), গোনা হয় না", bn::int(i64::from(p.warmup))) }</p>
                             { hbars(&bars, 100.0) }
                         </div>
                         if !props.embedded {
                             <div class="why">
-                                <p class="lab-caption">{ format!("{} — শেষ {}টা রিকোয়েস্টে কী হলো, আর কেন", r.focus_name, bn::digits(LOG, 1)) }</p>
-                                <ol class="why-list">{ for r.logs[f].iter().map(|s| access_text(s, &r.focus_rule)) }</ol>
+                                <p class="lab-caption">{ format!("{} — শেষ {}টা রিকোয়েস্টে কী হলো, আর কেন", r.focus_name, bn::int(LOG as i64)) }</p>
+                                <ol class="why-list">{ for r.log(k).iter().map(|s| access_text(s, &r.focus_rule)) }</ol>
                             </div>
                         }
                     </div>
                 </>
             }
         }
-        _ if table.busy() => Html::default(),
+        _ if table_run.busy() => Html::default(),
         _ => failed_or_progress(&race),
     };
     let curve = if props.embedded {
         Html::default()
     } else {
-        let series = curves(&curve_run, &typed);
+        let series = curves(&curve_run, &p);
         html! {
             <div class="race-curve">
                 if curve_run.busy() && !race.busy() { { failed_or_progress(&curve_run) } }
                 if !series.is_empty() {
-                    <p class="lab-caption">{ format!("ক্যাশের আকার বনাম hit ratio ({kind_label}) — OPT হলো ছাদ") }</p>
-                    { line_chart(&series, &Axes { x: "ক্যাশের আকার (key, log স্কেল)".into(), y: "hit %".into(), log_x: true }, 100.0, Some(f64::from(typed.cache))) }
+                    <p class="lab-caption">{ format!("ক্যাশের আকার বনাম hit ratio, % ({kind_label}) — OPT হলো ছাদ") }</p>
+                    { line_chart(&series, &Axes { x: "ক্যাশের আকার (key, log স্কেল)".into(), y: String::new(), log_x: true }, 100.0, Some(f64::from(p.cache))) }
                 }
             </div>
         }

@@ -7,13 +7,12 @@
 //! cache size and any registry policy; the numbers come from `redislab_sim` (`policy_trace`).
 
 use super::kit::{
-    Open,
-    failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
-    TimeAction,
+    failed_or_progress, open_full, stat, use_lab, use_run, use_steps, Controls, LabFrame,
+    LabProps, Open, ParamForm, TimeAction,
 };
 use redislab_deck::bn;
 use redislab_sim::eviction::lru_trace::{OpKind, Outcome, TraceStep};
-use redislab_sim::labs::lru::{touch, LruWalk, Touch, INFO};
+use redislab_sim::labs::lru::{touch, LruOutput, LruRun, PolicyText, Touch, INFO};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -29,9 +28,9 @@ fn op_text(s: &TraceStep) -> String {
 }
 
 /// The Bengali sentence for step `n` of `total`.
-fn sentence(run: &LruWalk, n: usize, total: usize, step: &TraceStep, t: Touch) -> Html {
+fn sentence(run: &LruOutput, about: &PolicyText, n: usize, total: usize, step: &TraceStep, t: Touch) -> Html {
     let k = step.op.key.clone();
-    let lru = run.policy == "lru";
+    let lru = run.is_lru();
     let head = format!(
         "ধাপ {}/{} · {}: ",
         bn::digits(n, 1),
@@ -40,7 +39,7 @@ fn sentence(run: &LruWalk, n: usize, total: usize, step: &TraceStep, t: Touch) -
     );
     let what = match (step.outcome, t) {
         (Outcome::Hit, _) => html! {
-            <><b class="lru-w-hit">{"hit"}</b>{format!(" — {k} ক্যাশেই আছে; hash map O(1)-এ তার node দেখাল, {}।", run.hit_bn)}</>
+            <><b class="lru-w-hit">{"hit"}</b>{format!(" — {k} ক্যাশেই আছে; hash map O(1)-এ তার node দেখাল, {}।", about.hit_bn)}</>
         },
         (Outcome::MissLoad, Touch::Refused) => html! {
             <><b class="lru-w-miss">{"miss"}</b>{format!(" — {k} ক্যাশে নেই; ডেটাবেস থেকে load করে উত্তর দেওয়া হলো।")}</>
@@ -61,10 +60,10 @@ fn sentence(run: &LruWalk, n: usize, total: usize, step: &TraceStep, t: Touch) -
     let cap = bn::digits(run.capacity as usize, 1);
     let evict = match (&step.evicted, t) {
         (Some(_), Touch::Refused) => html! {
-            <>{" কিন্তু policy "}<b class="lru-w-evict">{ k.clone() }</b>{format!("-কে ক্যাশে রাখল না (evict {k}) — victim {}।", run.rule_bn)}</>
+            <>{" কিন্তু policy "}<b class="lru-w-evict">{ k.clone() }</b>{format!("-কে ক্যাশে রাখল না (evict {k}) — victim {}।", about.rule_bn)}</>
         },
         (Some(x), _) => html! {
-            <>{format!(" ক্যাশ ভরা ({cap}/{cap}), তাই ")}<b class="lru-w-evict">{format!("evict {x}")}</b>{format!(" — {}।", run.rule_bn)}</>
+            <>{format!(" ক্যাশ ভরা ({cap}/{cap}), তাই ")}<b class="lru-w-evict">{format!("evict {x}")}</b>{format!(" — {}।", about.rule_bn)}</>
         },
         (None, Touch::New) => html! { {" জায়গা ছিল, কাউকে সরাতে হয়নি।"} },
         (None, _) => Html::default(),
@@ -76,10 +75,10 @@ fn sentence(run: &LruWalk, n: usize, total: usize, step: &TraceStep, t: Touch) -
 #[component]
 pub fn LruLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let work = use_work::<(), LruWalk>(Some(lab.job()));
+    let work = use_run::<LruRun>(&lab, true);
     let walk = work.result();
     let total = walk.map_or(0, |w| w.steps.len());
-    let t = use_timeline(total + 1, 700, Open::Start);
+    let t = use_steps(walk, 700, Open::Start);
     let cursor = t.cursor.min(total);
     let wrap = use_node_ref();
     {
@@ -121,7 +120,7 @@ pub fn LruLab(props: &LabProps) -> Html {
             {"hash map বলে node কোথায় (O(1)-এ খোঁজ); doubly linked list রাখে ক্রম — মাথায় সবচেয়ে সাম্প্রতিক (MRU), লেজে সবচেয়ে পুরোনো (LRU)। Node-এর ঠিকানা জানা থাকলে তাকে খুলে মাথায় বসানো মাত্র দুটি pointer বদল, তাই get আর put দুটোই O(1)। অন্য policy বেছে দেখুন একই অপারেশনে কে সরে।"}
         </p>
     };
-    let Some(run) = walk else {
+    let (Some(run), Some(about)) = (walk, walk.and_then(|w| w.about.as_ref())) else {
         return html! {
             <LabFrame lab={lab.clone()} busy={work.busy()} form={false} after={note} link={false}>
                 { top }
@@ -130,15 +129,11 @@ pub fn LruLab(props: &LabProps) -> Html {
         };
     };
     let step = cursor.checked_sub(1).and_then(|i| run.steps.get(i));
-    let empty: Vec<String> = Vec::new();
-    let before: &[String] = cursor
-        .checked_sub(2)
-        .and_then(|i| run.steps.get(i))
-        .map_or(&empty, |s| &s.order);
-    let order: &[String] = step.map_or(&empty, |s| &s.order);
+    let before = run.order_at(cursor.saturating_sub(1));
+    let order = run.order_at(cursor);
     let touched = step.map(|s| (s.op.key.clone(), touch(s, before)));
-    let [end_a, end_b] = &run.order_bn;
-    let linked = run.linked;
+    let [end_a, end_b] = &about.order_bn;
+    let linked = about.linked;
 
     let label = match step {
         Some(s) => format!(
@@ -151,7 +146,7 @@ pub fn LruLab(props: &LabProps) -> Html {
     };
 
     let text = match step {
-        Some(s) => sentence(run, cursor, total, s, touch(s, before)),
+        Some(s) => sentence(run, about, cursor, total, s, touch(s, before)),
         None => html! { <>{format!(
             "শুরু: ক্যাশ খালি, জায়গা {}টি key-এর। ▶ চাপুন বা এক ধাপ করে এগোন — {}টি অপারেশন।",
             bn::digits(run.capacity as usize, 1),
@@ -187,10 +182,10 @@ pub fn LruLab(props: &LabProps) -> Html {
         }
     };
     let evicted = step.and_then(|s| s.evicted.clone());
-    let why_short = if run.policy == "lru" {
+    let why_short = if run.is_lru() {
         "tail = least recently used"
     } else {
-        run.rule.as_str()
+        about.rule.as_str()
     };
     let list = html! {
         <div class="lru-list-wrap">
@@ -250,13 +245,7 @@ pub fn LruLab(props: &LabProps) -> Html {
     };
 
     // (d) the seed's table, the current row marked; a click on an operation jumps there.
-    let done = run.steps.get(..cursor).unwrap_or_default();
-    let hits = done.iter().filter(|s| s.outcome == Outcome::Hit).count();
-    let misses = done
-        .iter()
-        .filter(|s| s.outcome == Outcome::MissLoad)
-        .count();
-    let evictions = done.iter().filter(|s| s.evicted.is_some()).count();
+    let (hits, misses, evictions) = run.so_far(cursor);
     // Inside a slide the table shows a window of rows around the current step (the slide
     // has no room to scroll in); the full lab page shows them all.
     let (first, shown) = if props.embedded {
@@ -303,10 +292,14 @@ pub fn LruLab(props: &LabProps) -> Html {
             <div class="lru-grid">
                 { map_view }
                 <div class="lru-trace">
-                    <p class="lru-cap">
-                        { "ধাপের তালিকা" }
-                        <span class="lru-tally">{ format!(" · hit {} · miss {} · evict {}", bn::digits(hits, 1), bn::digits(misses, 1), bn::digits(evictions, 1)) }</span>
-                    </p>
+                    <div class="lru-head">
+                        <p class="lru-cap">{ "ধাপের তালিকা" }</p>
+                        <dl class="lab-stats lru-tally">
+                            { stat("lru", "hits", "hit", hits, false) }
+                            { stat("lru", "misses", "miss, load", misses, false) }
+                            { stat("lru", "evictions", "evict", evictions, false) }
+                        </dl>
+                    </div>
                     { table }
                 </div>
             </div>

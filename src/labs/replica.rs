@@ -8,12 +8,11 @@
 //! the timeline walks its frames. No live mode (see the simulator's module).
 
 use super::kit::{
-    Open,
-    failed_or_progress, open_full, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
-    LabProps,
+    failed_or_progress, open_full, stat, use_lab, use_run, use_steps, CmdLog, Controls, LabFrame,
+    LabProps, Open,
 };
 use redislab_deck::bn;
-use redislab_sim::labs::replica::{Counts, Frame, ReplicaOutput, ReplicaParams, INFO};
+use redislab_sim::labs::replica::{Counts, Frame, ReplicaOutput, ReplicaParams, ReplicaRun, INFO};
 use yew::prelude::*;
 
 /// The lab's view, by the name the dispatch uses.
@@ -197,11 +196,11 @@ fn side(title: &str, key: &'static str, c: Option<Counts>, note: &str) -> Html {
 #[component]
 pub fn ReplicaLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let typed: ReplicaParams = lab.typed();
-    let run = use_work::<(), ReplicaOutput>(Some(lab.job()));
-    let frames = run.result().map_or(1, |o| o.frames.len());
-    // A new result opens on the whole run; ▶ replays it from the start.
-    let t = use_timeline(frames, TICK_MS, Open::End);
+    let p: ReplicaParams = lab.params().read();
+    let run = use_run::<ReplicaRun>(&lab, true);
+    // Position k is frame k (0: the start); a new result opens on the whole run, ▶ replays
+    // it from the start.
+    let t = use_steps(run.result(), TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match run.result() {
         None => failed_or_progress(&run),
@@ -294,7 +293,7 @@ pub fn ReplicaLab(props: &LabProps) -> Html {
     };
     let lead = html! {
         <>
-            {"primary-তে "}{ n(typed.keys) }{" key, তার "}{ bn::text(&typed.volatile.to_string()) }{"% TTL-ওয়ালা। মেয়াদ ফুরোলেই key মোছে না: মোছে কেউ পড়লে (lazy) বা পেছনের সক্রিয় চক্রে। "}
+            {"primary-তে "}{ n(p.keys) }{" key, তার "}{ n(p.volatile) }{"% TTL-ওয়ালা। মেয়াদ ফুরোলেই key মোছে না: মোছে কেউ পড়লে (lazy) বা পেছনের সক্রিয় চক্রে। "}
             <code>{"INFO keyspace"}</code>
             {" মোছা-বাকি মরা key-ও গোনে। sync-এর মুহূর্তে snapshot যায় replica-তে; replica নিজে কিছু মোছে না, primary-র DEL-এর অপেক্ষা করে।"}
         </>

@@ -1,27 +1,28 @@
 //! How good is sampled LRU? Seed 001 §৩ as an experiment: draw `k` resident keys at random,
-//! evict the oldest of them, and measure where that victim stands by age (0% = newest,
-//! 100% = oldest). The line chart shows the measured mean against the theory `k/(k+1)` and
-//! exact LRU's 100%; the timeline walks through `k`, with the seed's sentence ("k = 5: victim
-//! গড়ে বাকি ৮৩% key-এর চেয়ে পুরোনো") in measured numbers. Numbers come from
-//! `redislab_sim`'s `SamplingRun` in the simulation worker (a point per `k` as it is measured,
-//! the same numbers as `sampling_quality`).
+//! evict the oldest of them, and measure where that key stands by age (0% = newest, 100% =
+//! oldest). The line chart shows the measured mean against the theory `k/(k+1)` and exact
+//! LRU's 100%; the timeline walks through `k` (position `k` shows the first `k` measured,
+//! position 0 nothing yet), with the seed's sentence ("k = ৫: ফেলা key গড়ে বাকি ৮৩% key-এর
+//! চেয়ে পুরোনো") in measured numbers. Numbers come from `redislab_sim::labs::sampling`, run in
+//! the simulation worker (a point per `k` as it is measured).
 
-use super::kit::{
-    Open,
-    failed_or_progress, open_full, use_lab, use_timeline, use_work, Controls, LabFrame, LabProps, ParamForm,
-};
 use super::kit::charts::{line_chart, Axes, Series};
+use super::kit::{
+    failed_or_progress, open_full, stat_f, use_lab, use_run, use_steps, Controls, LabFrame,
+    LabProps, Open, ParamForm,
+};
 use redislab_deck::bn;
 use redislab_sim::eviction::sampling::SamplingPoint;
-use redislab_sim::labs::sampling::{SamplingParams, INFO};
+use redislab_sim::labs::sampling::output::SHOWN;
+use redislab_sim::labs::sampling::{SamplingOutput, SamplingParams, SamplingRun, INFO};
 use yew::prelude::*;
 
 /// The lab's view, by the name the dispatch uses.
 pub use SamplingLab as View;
 
-/// A fraction as a percentage with one decimal, in Bengali digits.
-fn pct_bn(x: f64) -> String {
-    bn::text(&format!("{:.1}%", x * 100.0))
+/// `k = ৫`.
+fn k_is(k: u32) -> String {
+    format!("k = {}", bn::int(i64::from(k)))
 }
 
 /// A short remark for some `k`.
@@ -36,98 +37,86 @@ fn remark(k: u32) -> &'static str {
     }
 }
 
+/// The measured line, the theory and exact LRU over the points so far; the cursor on `k`.
+fn chart(points: &[SamplingPoint], k: Option<u32>) -> Html {
+    let line = |name: &str, class: &str, y: fn(&SamplingPoint) -> f64| Series {
+        name: name.into(),
+        points: points.iter().map(|p| (f64::from(p.k), y(p))).collect(),
+        class: class.into(),
+    };
+    let series = [
+        line("মাপা (simulation)", "smp-measured", |p| p.measured * 100.0),
+        line("তত্ত্ব k/(k+1)", "smp-theory", |p| p.theory * 100.0),
+        line("নিখুঁত LRU ১০০%", "smp-perfect", |_| 100.0),
+    ];
+    // The unit is in the caption above the chart (inside the plot it sat on the "১০০").
+    let axes = Axes {
+        x: "নমুনা k (প্রতি eviction-এ কয়টি key দেখা হয়)".into(),
+        y: String::new(),
+        log_x: false,
+    };
+    line_chart(&series, &axes, 100.0, k.map(f64::from))
+}
+
+/// Where the evicted key stands among the resident keys, newest → oldest.
+fn ruler(pt: SamplingPoint) -> Html {
+    let m = (pt.measured * 100.0).clamp(0.0, 100.0);
+    let th = (pt.theory * 100.0).clamp(0.0, 100.0);
+    html! {
+        <div class="smp-ruler" aria-hidden="true">
+            <div class="smp-ruler-bar">
+                <span class="smp-ruler-older" style={format!("width: {m:.2}%")}></span>
+                <span class="smp-ruler-theory" style={format!("left: {th:.2}%")}></span>
+                <span class={classes!("smp-ruler-victim", (m > 60.0).then_some("flip"))} style={format!("left: {m:.2}%")}>{"ফেলা key"}</span>
+            </div>
+            <div class="smp-ruler-ends"><span>{"নতুন"}</span><span>{"বয়স অনুযায়ী সাজানো key"}</span><span>{"পুরোনো"}</span></div>
+        </div>
+    }
+}
+
+/// The figures: the measured rank of k = 5 and k = 10, beside exact LRU's 100%.
+fn stats(o: &SamplingOutput) -> Html {
+    html! {
+        <dl class="lab-stats smp-stats">
+            { for SHOWN.iter().filter_map(|&k| o.at(k)).map(|pt| {
+                let what = if pt.k == 5 { "Redis ডিফল্ট" } else { "দশটি নমুনা" };
+                stat_f("sampling", SamplingOutput::key(pt.k), format!("{} · {what}", k_is(pt.k)), pt.measured * 100.0, bn::share(pt.measured, 1))
+            }) }
+            <div class="lab-stat perfect"><dt>{"নিখুঁত LRU"}</dt><dd>{"১০০%"}</dd></div>
+        </dl>
+    }
+}
+
 /// The sampled-LRU quality lab.
 #[component]
 pub fn SamplingLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let setup: SamplingParams = lab.typed();
-    let run = use_work::<SamplingPoint, Vec<SamplingPoint>>(Some(lab.job()));
-    let busy = run.busy();
+    let setup: SamplingParams = lab.params().read();
+    let run = use_run::<SamplingRun>(&lab, true);
+    // Open on k = 5, Redis' default, the seed's headline number.
+    let t = use_steps(run.result(), 600, Open::At(5));
     // The points measured so far (all of them once done): the chart grows as they arrive.
     let points: Vec<SamplingPoint> = match run.result() {
-        Some(v) => v.clone(),
+        Some(o) => o.points.clone(),
         None => run.parts.to_vec(),
     };
-
-    // Open on k = 5, Redis' default, the seed's headline number.
-    let t = use_timeline(setup.kmax as usize, 600, Open::At(4));
-    let k = (t.cursor as u32 + 1).min(setup.kmax);
-    let at = |k: u32| points.iter().find(|p| p.k == k).copied();
-    let cur = at(k);
-
-    let label = format!("k = {k}");
-    let sentence = match cur {
-        Some(pt) => format!(
-            "k = {k}: victim গড়ে বাকি {} key-এর চেয়ে পুরোনো (তত্ত্ব k/(k+1) = {})",
-            pct_bn(pt.measured),
-            pct_bn(pt.theory)
+    let cur = run.result().and_then(|o| o.shown_at(t.cursor));
+    let label = cur.map_or_else(|| "শুরু".to_string(), |p| k_is(p.k));
+    let sentence = match (cur, run.result()) {
+        (Some(pt), _) => format!(
+            "{}: ফেলা key গড়ে বাকি {} key-এর চেয়ে পুরোনো (তত্ত্ব k/(k+১) = {})",
+            k_is(pt.k),
+            bn::share(pt.measured, 1),
+            bn::share(pt.theory, 1)
         ),
-        None => format!("k = {k}: হিসাব চলছে…"),
+        (None, Some(_)) => "শুরু: এখনো কোনো k মাপা হয়নি — ▶ চাপুন বা এক ধাপ এগোন".to_string(),
+        (None, None) => "হিসাব চলছে…".to_string(),
     };
-
-    let chart = match &points {
-        v if !v.is_empty() => {
-            let series = [
-                Series {
-                    name: "মাপা (simulation)".into(),
-                    points: v
-                        .iter()
-                        .map(|p| (f64::from(p.k), p.measured * 100.0))
-                        .collect(),
-                    class: "smp-measured".into(),
-                },
-                Series {
-                    name: "তত্ত্ব k/(k+1)".into(),
-                    points: v
-                        .iter()
-                        .map(|p| (f64::from(p.k), p.theory * 100.0))
-                        .collect(),
-                    class: "smp-theory".into(),
-                },
-                Series {
-                    name: "নিখুঁত LRU ১০০%".into(),
-                    points: v.iter().map(|p| (f64::from(p.k), 100.0)).collect(),
-                    class: "smp-perfect".into(),
-                },
-            ];
-            let axes = Axes {
-                x: "নমুনা k (প্রতি eviction-এ কয়টি key দেখা হয়)".into(),
-                y: "%".into(),
-                log_x: false,
-            };
-            line_chart(&series, &axes, 100.0, Some(f64::from(k)))
-        }
-        _ => failed_or_progress(&run),
+    let chart = if points.is_empty() {
+        failed_or_progress(&run)
+    } else {
+        chart(&points, cur.map(|p| p.k))
     };
-
-    // Where the victim stands among the resident keys, newest → oldest.
-    let ruler = cur.map(|pt| {
-        let m = (pt.measured * 100.0).clamp(0.0, 100.0);
-        let th = (pt.theory * 100.0).clamp(0.0, 100.0);
-        html! {
-            <div class="smp-ruler" aria-hidden="true">
-                <div class="smp-ruler-bar">
-                    <span class="smp-ruler-older" style={format!("width: {m:.2}%")}></span>
-                    <span class="smp-ruler-theory" style={format!("left: {th:.2}%")}></span>
-                    <span class={classes!("smp-ruler-victim", (m > 60.0).then_some("flip"))} style={format!("left: {m:.2}%")}>{"victim"}</span>
-                </div>
-                <div class="smp-ruler-ends"><span>{"নতুন"}</span><span>{"বয়স অনুযায়ী সাজানো key"}</span><span>{"পুরোনো"}</span></div>
-            </div>
-        }
-    });
-
-    let stat = |k: u32, what: &'static str, id: Option<&'static str>| -> Html {
-        match at(k) {
-            Some(pt) if k <= setup.kmax => html! {
-                <div class={classes!("smp-stat", (k == 5).then_some("redis"))}>
-                    <span class="smp-stat-num" data-testid={id} data-value={format!("{:.1}", pt.measured * 100.0)}>{ pct_bn(pt.measured) }</span>
-                    <span class="smp-stat-label">{ format!("k = {k} · {what}") }</span>
-                </div>
-            },
-            _ => Html::default(),
-        }
-    };
-
     let after = html! {
         <>
             <p class="smp-caption">
@@ -135,16 +124,16 @@ pub fn SamplingLab(props: &LabProps) -> Html {
             </p>
             <p class="smp-note">
                 { format!(
-                    "{} key-এর মধ্যে k-টি সমান সম্ভাবনায় তুলে সবচেয়ে পুরোনোটিকে সরানো হলো, প্রতিটি k-তে {} বার (seed {})। k-টি সমবণ্টিত সংখ্যার সর্বোচ্চটির গড় k/(k+1) — তাই নমুনা বাড়লে victim নিখুঁত LRU-র দিকে এগোয়, আর key-প্রতি list-এর দুটি pointer-এর memory বাঁচে।",
-                    bn::int(setup.keys as i64),
-                    bn::int(setup.trials as i64),
-                    setup.seed
+                    "{} key-এর মধ্যে k-টি সমান সম্ভাবনায় তুলে সবচেয়ে পুরোনোটিকে সরানো হলো, প্রতিটি k-তে {} বার (seed {})। k-টি সমবণ্টিত সংখ্যার সর্বোচ্চটির গড় k/(k+১) — তাই নমুনা বাড়লে ফেলা key নিখুঁত LRU-র দিকে এগোয়, আর key-প্রতি list-এর দুটি pointer-এর memory বাঁচে।",
+                    bn::int(i64::from(setup.keys)),
+                    bn::int(i64::from(setup.trials)),
+                    bn::int(i64::from(setup.seed))
                 ) }
             </p>
         </>
     };
     html! {
-        <LabFrame lab={lab.clone()} {busy} {after} link={false}>
+        <LabFrame lab={lab.clone()} busy={run.busy()} {after} link={false}>
             // Inside a slide the one field worth changing sits above the chart.
             if props.embedded {
                 <div class="smp-top">
@@ -155,23 +144,14 @@ pub fn SamplingLab(props: &LabProps) -> Html {
             <Controls timeline={t.clone()} label={label} />
             <div class="smp-body">
                 <div class={classes!("smp-chart", (setup.kmax > 16).then_some("many-k"))}>
-                    <p class="smp-chart-cap">{"victim গড়ে কত % key-এর চেয়ে পুরোনো"}</p>
+                    <p class="smp-chart-cap">{"ফেলা key গড়ে কত % key-এর চেয়ে পুরোনো"}</p>
                     { chart }
                 </div>
                 <div class="smp-side">
                     <p class="smp-step" aria-live="polite">{ sentence }</p>
-                    if let Some(r) = ruler { { r } }
-                    if !remark(k).is_empty() { <p class="smp-remark">{ remark(k) }</p> }
-                    if !busy {
-                        <div class="smp-stats">
-                            { stat(5, "Redis ডিফল্ট", Some("sampling-k5")) }
-                            { stat(10, "দশটি নমুনা", None) }
-                            <div class="smp-stat perfect">
-                                <span class="smp-stat-num">{"১০০%"}</span>
-                                <span class="smp-stat-label">{"নিখুঁত LRU"}</span>
-                            </div>
-                        </div>
-                    }
+                    if let Some(pt) = cur { { ruler(pt) } }
+                    if let Some(pt) = cur.filter(|p| !remark(p.k).is_empty()) { <p class="smp-remark">{ remark(pt.k) }</p> }
+                    if let Some(o) = run.result() { { stats(o) } }
                 </div>
             </div>
         </LabFrame>

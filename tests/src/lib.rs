@@ -415,6 +415,23 @@ impl Browser {
         );
     }
 
+    /// Every text inside `scope` that is drawn (text and SVG) with an ASCII digit in it,
+    /// outside code (`code`, `pre`, a command log, the form and its menus): a lab writes its
+    /// numbers in Bengali digits, its axes included (issue 35 item 16). Empty: none.
+    pub fn ascii_digits_drawn(&self, scope: &str) -> Vec<String> {
+        let v = self.js(
+            "const out = []; for (const root of document.querySelectorAll(arguments[0])) { const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT); for (let n = w.nextNode(); n; n = w.nextNode()) { const e = n.parentElement; if (!/[0-9]/.test(n.data) || e.closest('code, pre, kbd, samp, .cmd-log, select, textarea, script, style, .lab-form')) continue; if (e.getClientRects().length === 0 || getComputedStyle(e).visibility === 'hidden') continue; out.push(n.data.trim()); } } return out;",
+            json!([scope]),
+        );
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// At a `width`×`height` window (after the layout it brings is painted), how many pixels
     /// the stage's slide is taller than its box (0 or less: it fits).
     pub fn slide_overflow_at(&self, width: u32, height: u32) -> i64 {

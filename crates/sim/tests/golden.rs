@@ -121,7 +121,7 @@ fn jitter_table_matches_the_seed() {
 
 #[test]
 fn stampede_table_matches_the_seed() {
-    let (runs, text) = stampede::table(&StampedeConfig::default(), &Mode::ALL);
+    let (runs, text) = stampede::table(&StampedeConfig::default(), Mode::ALL);
     assert_eq!(text, STAMPEDE);
     let nums: Vec<(u64, u64, u64, u32)> = runs
         .iter()

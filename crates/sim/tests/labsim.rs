@@ -254,7 +254,7 @@ fn labsim_and_the_labs_agree_on_fields_and_defaults() {
         }
     }
     // The lab's default eviction run is labsim's default table.
-    let p: eviction::EvictionParams = params::Params::defaults(&eviction::INFO).typed();
+    let p: eviction::EvictionParams = params::Params::defaults(&eviction::INFO).read();
     let table = redislab_sim::eviction_table(&p.config()).unwrap().to_text();
     let out = labsim(&["eviction"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), table);

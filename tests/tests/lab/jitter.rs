@@ -1,2 +1,73 @@
-//! The jitter lab's own browser tests: what the shared ones (`every_lab`) do not check.
-//! Its seed table and walk-through are checked in `tests/tests/labs.rs` until they move here.
+//! The jitter lab's own browser tests (the shared ones are in `every_lab`): the seed's eight
+//! rows as the table run computes them in the browser, equal to the native run, and every
+//! number in Bengali digits (no `10k`, `10000/s` or an ungrouped `১০০০০.০`), at a laptop's
+//! and a phone's size. Screenshots under target/screenshots/labs/.
+
+use redislab_deck::bn;
+use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
+use redislab_sim::labs::jitter::{seed_cases, table, JitterConfig, JitterRow};
+use serde_json::json;
+
+/// The table's rows as the page shows them, cell by cell.
+fn rows(b: &Browser) -> Vec<Vec<String>> {
+    let v = b.js(
+        "return [...document.querySelectorAll('[data-testid=jitter-table] tbody tr')].map(r => [...r.cells].map(c => c.textContent.trim()))",
+        json!([]),
+    );
+    serde_json::from_value(v).unwrap_or_default()
+}
+
+#[test]
+fn the_seeds_eight_rows_equal_native() {
+    let (waves, _) = table(&JitterConfig::default(), &seed_cases());
+    let want: Vec<Vec<String>> = waves
+        .iter()
+        .map(|w| JitterRow::of(w, false))
+        .map(|r| {
+            vec![
+                format!("±{}", bn::pct(r.jitter * 100.0, 0)),
+                bn::int(i64::from(r.round)),
+                bn::int(r.span as i64),
+                bn::dec(r.mean_per_s, 1),
+                bn::int(i64::from(r.max_per_s)),
+            ]
+        })
+        .collect();
+    assert_eq!(want[3], ["±১০%", "১", "৭২০", "১৩৮.৯", "১৮০"]);
+    assert_eq!(want[0][3], "১,০০,০০০.০");
+    for (w, h, name) in [(1366, 768, "jitter"), (360, 740, "jitter-phone")] {
+        let b = Browser::new(w, h);
+        b.open("#/lab/jitter");
+        b.wait(60, "the seed's table", |b| {
+            b.exists(".lab-jitter[aria-busy=false] [data-testid=jitter-table]")
+        });
+        assert_eq!(rows(&b), want);
+        // The chosen case (±10%, the first expiry) is the marked row.
+        assert_eq!(
+            b.text("[data-testid=jitter-table] tr[aria-current] td").as_deref(),
+            Some("±১০%")
+        );
+        let ascii = b.ascii_digits_drawn(".lab-jitter");
+        assert!(ascii.is_empty(), "ASCII digits drawn: {ascii:?}");
+        assert_no_sideways_scroll(&b);
+        b.screenshot(&screenshot_dir().join(format!("labs/{name}.png")));
+        assert_no_console_errors(&b);
+    }
+}
+
+/// J = 0: a wall of 1,00,000 keys in one second, its tags and axes grouped in Bengali.
+#[test]
+fn no_jitter_is_a_wall_in_bengali() {
+    let b = Browser::new(1366, 768);
+    b.open("#/lab/jitter?jitter=0");
+    b.wait(60, "the wall", |b| {
+        b.exists(".lab-jitter[aria-busy=false] [data-testid=jitter-max]")
+    });
+    assert_eq!(b.counter("[data-testid=jitter-max]"), 100_000);
+    let tag = b.text(".jt-tag.peak").unwrap_or_default();
+    assert!(tag.contains("১,০০,০০০/s"), "{tag}");
+    let ascii = b.ascii_digits_drawn(".lab-jitter");
+    assert!(ascii.is_empty(), "ASCII digits drawn: {ascii:?}");
+    b.screenshot(&screenshot_dir().join("labs/jitter-wall.png"));
+    assert_no_console_errors(&b);
+}

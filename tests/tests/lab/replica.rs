@@ -1,20 +1,14 @@
-//! The replica lab in a real headless Chromium: the lab page computes in the worker and shows
-//! the native simulator's numbers at every frame it is moved to (browser = wasm, native =
-//! `redislab_sim::labs::replica::run`), each preset from the address, a bad parameter's
-//! Bengali message, and the lab embedded on the patterns deck's "Replica ৫/৫" slide.
-//! Screenshots at 1366×768 and 360×740.
+//! The replica lab's own browser tests (the shared ones — every preset's figures at the end,
+//! a bad parameter, the timeline walk — are in `every_lab`): the native simulator's numbers at
+//! the frames around the sync (position k is frame k, 0 the start), each slide's story at its
+//! load frame on a laptop and a phone, and the lab embedded on the patterns deck's "Replica
+//! ৫/৫" slide. Screenshots at 1366×768 and 360×740.
 
+use super::{native, open_lab};
 use redislab_deck::bn;
-use redislab_e2e::{deck, screenshot_dir, Browser};
-use redislab_sim::labs::params::Params;
-use redislab_sim::labs::replica::{run, Frame, ReplicaOutput, INFO};
+use redislab_e2e::{assert_no_sideways_scroll, deck, screenshot_dir, Browser};
+use redislab_sim::labs::replica::{Frame, ReplicaRun, INFO};
 use serde_json::json;
-
-fn native(query: &str) -> ReplicaOutput {
-    let (p, errs) = Params::from_query(&INFO, query);
-    assert!(errs.is_empty(), "{errs:?}");
-    run(&p.typed())
-}
 
 /// What a frame shows: both sides' keys=, expires=, stale, then lazy and active.
 fn want(f: &Frame) -> Vec<Option<u64>> {
@@ -50,14 +44,6 @@ fn shown(b: &Browser, scope: &str) -> Vec<Option<u64>> {
     .collect()
 }
 
-fn wait_idle(b: &Browser, scope: &str) {
-    b.wait(90, "the replica lab to finish", |b| {
-        b.exists(&format!(
-            "{scope}.lab-replica[aria-busy=false] [data-testid=replica-p-keys]"
-        ))
-    });
-}
-
 fn seek(b: &Browser, scope: &str, frame: usize) {
     b.js(
         "const s = document.querySelector(arguments[0] + ' .scrubber'); s.value = String(arguments[1]); s.dispatchEvent(new Event('input', {bubbles: true}));",
@@ -65,20 +51,11 @@ fn seek(b: &Browser, scope: &str, frame: usize) {
     );
 }
 
-fn no_sideways_scroll(b: &Browser) {
-    let overflow = b.js(
-        "return document.documentElement.scrollWidth > window.innerWidth",
-        json!([]),
-    );
-    assert_eq!(overflow, json!(false), "the page scrolls sideways");
-}
-
 #[test]
 fn the_lab_page_shows_the_native_run_frame_by_frame() {
     let b = Browser::new(1366, 768);
-    b.open("#/lab/replica");
-    wait_idle(&b, "");
-    let o = native("");
+    open_lab(&b, "replica", "");
+    let o = native::<ReplicaRun>(&INFO, "");
     let last = o.frames.last().unwrap();
     assert_eq!(shown(&b, ".lab-replica"), want(last));
     // The seed's question answered with the numbers at the cursor.
@@ -120,13 +97,11 @@ fn each_preset_from_the_address_shows_its_story_on_a_laptop_and_a_phone() {
         ("no-reads", 360, 740),
     ] {
         let b = Browser::new(w, h);
-        b.open(&format!("#/lab/replica?preset={id}"));
-        b.wait(30, "the preset's button", |b| {
-            b.exists(&format!(".lab-preset[data-preset={id}][aria-pressed=true]"))
-        });
-        wait_idle(&b, "");
-        let p = Params::with_preset(&INFO, id).unwrap();
-        let o = run(&p.typed());
+        open_lab(&b, "replica", &format!("preset={id}"));
+        assert!(b.exists(&format!(
+            ".lab-preset[data-preset={id}][aria-pressed=true]"
+        )));
+        let o = native::<ReplicaRun>(&INFO, &format!("preset={id}"));
         assert_eq!(shown(&b, ".lab-replica"), want(o.frames.last().unwrap()));
         // The load: old-rdb's replica starts with fewer keys, restart's copy drops them.
         let k = (o.loaded_ms / o.step_ms) as usize;
@@ -138,22 +113,10 @@ fn each_preset_from_the_address_shows_its_story_on_a_laptop_and_a_phone() {
         if id != "no-reads" {
             assert!(f.second.unwrap().keys < f.primary.keys, "{id}");
         }
-        no_sideways_scroll(&b);
+        assert_no_sideways_scroll(&b);
         b.screenshot(&screenshot_dir().join(format!("labs/replica-{id}-{w}.png")));
         assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
     }
-}
-
-#[test]
-fn a_bad_parameter_gets_a_bengali_message_and_changes_nothing() {
-    let b = Browser::new(1366, 768);
-    b.open("#/lab/replica?hz=0");
-    wait_idle(&b, "");
-    let msg = b.text("[data-field=hz] .field-error").unwrap_or_default();
-    assert!(msg.contains("পূর্ণসংখ্যা"), "{msg}");
-    let o = native("");
-    assert_eq!(shown(&b, ".lab-replica"), want(o.frames.last().unwrap()));
-    assert!(b.console_errors().is_empty());
 }
 
 #[test]
@@ -173,8 +136,10 @@ fn the_lab_on_the_replica_slide_runs_without_console_errors() {
         b.wait(30, "the embedded replica lab", |b| {
             b.exists(".slide .lab-replica")
         });
-        wait_idle(&b, ".slide ");
-        let o = native("preset=today");
+        b.wait(90, "the embedded lab to finish", |b| {
+            b.exists(".slide .lab-replica[aria-busy=false] [data-testid=replica-p-keys]")
+        });
+        let o = native::<ReplicaRun>(&INFO, "preset=today");
         let f = o.frames.last().unwrap();
         let s = shown(&b, ".slide .lab-replica");
         assert_eq!(&s[..6], &want(f)[..6]);

@@ -9,8 +9,6 @@ use super::registry::{by_name, Spec, UnknownPolicy};
 use super::trace::{Trace, TraceKind, TraceSpec};
 use super::{Access, Policy, Stats};
 use crate::jsfmt::{js_string, pad_end, pad_start, to_fixed};
-use crate::obj;
-use serde_json::Value;
 use std::rc::Rc;
 
 /// Replays `trace` through `policy`, scoring user requests after `warmup` of them.
@@ -251,54 +249,6 @@ impl EvictionTable {
         }
         out
     }
-
-    /// Machine-readable form.
-    pub fn to_json(&self) -> Value {
-        let c = &self.config;
-        obj([
-            ("keys", Value::from(c.trace.keys)),
-            ("alpha", Value::from(c.trace.alpha)),
-            ("cache", Value::from(c.cache)),
-            ("requests", Value::from(c.trace.requests)),
-            ("warmup", Value::from(c.warmup)),
-            ("seed", Value::from(c.trace.seed)),
-            ("policy_seed", Value::from(c.policy_seed)),
-            (
-                "traces",
-                Value::Array(c.traces.iter().map(|k| Value::from(k.name())).collect()),
-            ),
-            (
-                "rows",
-                Value::Array(
-                    self.rows
-                        .iter()
-                        .map(|r| {
-                            obj([
-                                ("policy", Value::from(r.name)),
-                                (
-                                    "results",
-                                    Value::Array(r.stats.iter().map(stats_json).collect()),
-                                ),
-                            ])
-                        })
-                        .collect(),
-                ),
-            ),
-        ])
-    }
-}
-
-/// A [`Stats`] as JSON (with the scored hit ratio in percent).
-pub fn stats_json(s: &Stats) -> Value {
-    obj([
-        ("hit_percent", Value::from(s.hit_percent())),
-        ("scored_hits", Value::from(s.scored_hits)),
-        ("scored_requests", Value::from(s.scored_requests)),
-        ("requests", Value::from(s.requests)),
-        ("hits", Value::from(s.hits)),
-        ("misses", Value::from(s.misses)),
-        ("evictions", Value::from(s.evictions)),
-    ])
 }
 
 #[cfg(test)]

@@ -6,9 +6,7 @@
 //! 100% for exact LRU. Sampling is with replacement (as independent draws are in the
 //! formula) from `mulberry32(seed)`.
 
-use crate::obj;
 use crate::rng::Mulberry32;
-use serde_json::Value;
 
 /// One `k`: measured mean percentile rank of the victim and the formula's value.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -63,22 +61,6 @@ pub fn format_sampling(points: &[SamplingPoint]) -> String {
         out.push('\n');
     }
     out
-}
-
-/// Machine-readable points.
-pub fn sampling_json(points: &[SamplingPoint]) -> Value {
-    Value::Array(
-        points
-            .iter()
-            .map(|p| {
-                obj([
-                    ("k", Value::from(p.k)),
-                    ("measured", Value::from(p.measured)),
-                    ("theory", Value::from(p.theory)),
-                ])
-            })
-            .collect(),
-    )
 }
 
 #[cfg(test)]

@@ -437,9 +437,7 @@ mod tests {
 
     #[test]
     fn default_eviction_parameters_are_the_seed_table() {
-        let c = Params::defaults(EVICTION)
-            .typed::<EvictionParams>()
-            .config();
+        let c = Params::defaults(EVICTION).read::<EvictionParams>().config();
         let t = crate::eviction_table(&c).unwrap().to_text();
         assert!(t.contains("LRU          39.1%     31.9%     39.0%"), "{t}");
         assert_eq!(
@@ -452,11 +450,11 @@ mod tests {
 
     #[test]
     fn default_jitter_and_stampede_parameters_are_the_seeds() {
-        let p: JitterParams = Params::defaults(JITTER).typed();
+        let p: JitterParams = Params::defaults(JITTER).read();
         assert_eq!(p.config(), super::super::jitter::JitterConfig::default());
         let c = p.case();
         assert_eq!((c.jitter, c.round), (0.1, 1));
-        let s: StampedeParams = Params::defaults(STAMPEDE).typed();
+        let s: StampedeParams = Params::defaults(STAMPEDE).read();
         assert_eq!(
             super::super::stampede::StampedeConfig {
                 bucket: 0.1,
@@ -468,20 +466,20 @@ mod tests {
 
     #[test]
     fn defaults_are_the_seeds() {
-        let p: EvictionParams = Params::defaults(EVICTION).typed();
+        let p: EvictionParams = Params::defaults(EVICTION).read();
         assert_eq!((p.alpha, p.cache, p.seed), (0.9, 300, 7));
         assert_eq!(p.policies, ["fifo", "random", "lru", "lfu", "opt"]);
         assert_eq!(p.kind(), crate::TraceKind::Zipf);
         assert_eq!(
-            Params::defaults(JITTER).typed::<JitterParams>().keys,
+            Params::defaults(JITTER).read::<JitterParams>().keys,
             100_000
         );
         assert_eq!(
-            Params::defaults(STAMPEDE).typed::<StampedeParams>().delta,
+            Params::defaults(STAMPEDE).read::<StampedeParams>().delta,
             0.05
         );
-        assert_eq!(Params::defaults(LRU).typed::<LruParams>().capacity, 3);
-        let s: SamplingParams = Params::defaults(SAMPLING).typed();
+        assert_eq!(Params::defaults(LRU).read::<LruParams>().capacity, 3);
+        let s: SamplingParams = Params::defaults(SAMPLING).read();
         assert_eq!((s.keys, s.kmax, s.trials, s.seed), (1000, 16, 2000, 1));
     }
 
@@ -492,7 +490,7 @@ mod tests {
             "alpha=1.1&cache=500&policies=lru,arc,opt&trace=scan",
         );
         assert!(errs.is_empty(), "{errs:?}");
-        assert_eq!(p.typed::<EvictionParams>().alpha, 1.1);
+        assert_eq!(p.read::<EvictionParams>().alpha, 1.1);
         let (q, errs) = Params::from_query(EVICTION, &p.to_query());
         assert!(errs.is_empty());
         assert_eq!(p, q);
@@ -547,7 +545,7 @@ mod tests {
         assert!(p.set("capacity", "13").is_err());
         assert_eq!(p, Params::defaults(LRU));
         assert!(p.set("capacity", " 5 ").is_ok());
-        assert_eq!(p.typed::<LruParams>().capacity, 5);
+        assert_eq!(p.read::<LruParams>().capacity, 5);
     }
 
     /// Every field of every lab refuses every malformed and out-of-range value with a

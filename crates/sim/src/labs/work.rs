@@ -130,9 +130,11 @@ impl Work {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labs::eviction::TableRow;
-    use crate::labs::jitter::{seed_cases, table, JitterOutput, JitterParams, JitterWave};
-    use crate::labs::stampede::{table as stampede_table, Mode, StampedeOutput};
+    use crate::labs::eviction::{EvictionOutput, EvictionRow};
+    use crate::labs::jitter::{
+        seed_cases, table, JitterCases, JitterOutput, JitterParams, JitterRow,
+    };
+    use crate::labs::stampede::{table as stampede_table, Mode, StampedeOutput, StampedeRow};
     use crate::labs::{eviction, jitter, lru, sampling, stampede, streams};
 
     fn done<T: serde::de::DeserializeOwned>(msgs: &[Body]) -> T {
@@ -166,14 +168,16 @@ mod tests {
         let msgs = Work::new(job(&eviction::INFO, "").run("table"))
             .unwrap()
             .run_to_end();
-        let text: String = done(&msgs);
-        assert!(
-            text.contains("LRU          39.1%     31.9%     39.0%"),
-            "{text}"
-        );
+        let out: EvictionOutput = done(&msgs);
+        let lru = out
+            .rows
+            .iter()
+            .find(|r| r.policy == "LRU")
+            .expect("LRU's row");
+        assert_eq!(format!("{:.1}", lru.results[0].hit_percent), "39.1");
         let rows = msgs
             .iter()
-            .filter(|b| matches!(b, Body::Part(p) if p.read::<TableRow>().is_ok()))
+            .filter(|b| matches!(b, Body::Part(p) if p.read::<EvictionRow>().is_ok()))
             .count();
         assert_eq!(rows, 5);
     }
@@ -181,30 +185,21 @@ mod tests {
     #[test]
     fn jitter_and_stampede_through_the_protocol_equal_their_tables() {
         let j = job(&jitter::INFO, "keys=2000");
-        let p: JitterParams = Params::from_query(&jitter::INFO, "keys=2000").0.typed();
+        let p: JitterParams = Params::from_query(&jitter::INFO, "keys=2000").0.read();
         let msgs = Work::new(j.clone().run("table")).unwrap().run_to_end();
-        let JitterOutput::Table(waves) = done(&msgs) else {
-            panic!()
-        };
+        let cases: JitterCases = done(&msgs);
         let (want, _) = table(&p.config(), &seed_cases());
-        let want: Vec<JitterWave> = want
-            .into_iter()
-            .map(|w| JitterWave {
-                histogram: Vec::new(),
-                ..w
-            })
-            .collect();
-        assert_eq!(waves, want);
+        let want: Vec<JitterRow> = want.iter().map(|w| JitterRow::of(w, false)).collect();
+        assert_eq!(cases.rows, want);
         let msgs = Work::new(j.run("chart")).unwrap().run_to_end();
-        let JitterOutput::Chart(c) = done(&msgs) else {
-            panic!()
-        };
-        assert_eq!(c.wave.max, want[3].max);
+        let c: JitterOutput = done(&msgs);
+        assert_eq!(c.row.max_per_s, want[3].max_per_s);
 
         let msgs = Work::new(job(&stampede::INFO, "")).unwrap().run_to_end();
-        let StampedeOutput { config, runs } = done(&msgs);
-        let (want, text) = stampede_table(&config, &Mode::ALL);
-        assert_eq!(runs, want);
+        let out: StampedeOutput = done(&msgs);
+        let (want, text) = stampede_table(&out.config(), Mode::ALL);
+        let want: Vec<StampedeRow> = want.iter().map(|s| StampedeRow::of(s, true)).collect();
+        assert_eq!(out.rows, want);
         assert!(text.contains("none              503      503       0       117"));
         assert_eq!(msgs.len(), 5);
     }

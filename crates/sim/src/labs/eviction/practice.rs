@@ -90,7 +90,7 @@ impl Load {
     /// Hit ratios (percent) of `policies` on the question's trace with `cache`, as the lab's
     /// table computes that column.
     fn hits(&self, cache: u32, policies: &[&str]) -> Vec<f64> {
-        let p: EvictionParams = self.lab(cache, policies).typed();
+        let p: EvictionParams = self.lab(cache, policies).read();
         let mut cfg = p.config();
         cfg.traces = vec![self.trace];
         eviction_table(&cfg)
@@ -306,7 +306,7 @@ fn cache_for(seed: u32) -> Draft {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labs::eviction::TableRow;
+    use crate::labs::eviction::EvictionRow;
     use crate::labs::lab::{Body, Job};
     use crate::labs::registry;
     use crate::labs::work::Work;
@@ -328,10 +328,10 @@ mod tests {
             .run_to_end()
             .iter()
             .filter_map(|b| match b {
-                Body::Part(j) => j.read::<TableRow>().ok(),
+                Body::Part(j) => j.read::<EvictionRow>().ok(),
                 _ => None,
             })
-            .map(|r| (r.name.clone(), r.stats[col].hit_percent()))
+            .map(|r| (r.policy.clone(), r.results[col].hit_percent))
             .collect()
     }
 

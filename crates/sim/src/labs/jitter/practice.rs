@@ -62,7 +62,7 @@ impl Batch {
     }
 
     fn wave(&self, j: f64) -> JitterWave {
-        let p: JitterParams = self.lab(j).typed();
+        let p: JitterParams = self.lab(j).read();
         JitterWave::run(&p.config(), p.case())
     }
 
@@ -255,22 +255,19 @@ fn spread(seed: u32) -> Draft {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labs::jitter::JitterOutput;
+    use crate::labs::jitter::{JitterOutput, JitterRow};
     use crate::practice::tests::{every_seed, lab_output, with_value, Truth};
     use crate::practice::{Question, Show};
 
-    fn chart(show: &Show) -> JitterWave {
-        match lab_output::<JitterOutput>(show) {
-            JitterOutput::Chart(c) => c.wave,
-            JitterOutput::Table(_) => panic!("the main run is the chart"),
-        }
+    fn chart(show: &Show) -> JitterRow {
+        lab_output::<JitterOutput>(show).row
     }
 
     /// What the lab's own runs (through the worker protocol) say the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
         match q.kind.as_str() {
-            "peak" => Truth::Choice(int(chart(show).max.into())),
+            "peak" => Truth::Choice(int(chart(show).max_per_s.into())),
             "spread" => Truth::Count(chart(show).span as i64),
             "smallest-j" => {
                 // The bound is in the text; each J's run says whether it keeps under it.
@@ -287,7 +284,7 @@ mod tests {
                         query: with_value(&show.query, "jitter", &format!("{j}")),
                         ..show.clone()
                     })
-                    .max
+                    .max_per_s
                 };
                 let first = JS
                     .iter()

@@ -1,11 +1,11 @@
 //! Questions on the LRU step-through: which key is evicted at step n, what the list holds
 //! after step n, how many `get`s hit, and whom FIFO would evict instead. Every answer is read
-//! off the lab's own run ([`LruWalk`]) of the question's operations.
+//! off the lab's own run ([`LruOutput`]) of the question's operations.
 
 use crate::practice::pick::{int, Draw};
 use crate::practice::{list, params, show, Answer, Draft, QuestionKind};
 use crate::eviction::lru_trace::Outcome;
-use crate::labs::lru::{LruParams, LruWalk, INFO};
+use crate::labs::lru::{run, LruOutput, LruParams, INFO};
 use crate::labs::params::Params;
 
 /// The LRU lab's question kinds.
@@ -63,8 +63,8 @@ fn lab(cap: u32, ops: &[String], policy: &str) -> Params {
 }
 
 /// The step-through of `p`, as the lab runs it.
-fn walk(p: &Params) -> LruWalk {
-    LruWalk::new(&p.typed::<LruParams>()).expect("the kind's operations parse")
+fn walk(p: &Params) -> LruOutput {
+    run(&p.read::<LruParams>()).expect("the kind's operations parse")
 }
 
 /// The operations as numbered code lines.
@@ -89,7 +89,7 @@ fn keys_of(ops: &[String]) -> Vec<String> {
 }
 
 /// Step (0-based) at which `key`, resident before step `i`, last entered the cache.
-fn entered(w: &LruWalk, i: usize, key: &str) -> usize {
+fn entered(w: &LruOutput, i: usize, key: &str) -> usize {
     (0..i)
         .rev()
         .find(|&j| {
@@ -104,7 +104,7 @@ fn nth(i: usize) -> String {
 }
 
 /// Why each wrong key is wrong when `w` evicts at step `i` (`fifo`: by entry, not by use).
-fn key_hints(w: &LruWalk, ops: &[String], i: usize, fifo: bool) -> Vec<(String, String)> {
+fn key_hints(w: &LruOutput, ops: &[String], i: usize, fifo: bool) -> Vec<(String, String)> {
     let before = &w.steps[i - 1].order;
     let out = w.steps[i].evicted.clone().unwrap_or_default();
     let incoming = &w.steps[i].op.key;
@@ -173,7 +173,7 @@ fn evicted(seed: u32) -> Draft {
             list(before),
             step.op.key
         ),
-        show: show(&p, i + 1),
+        show: show(&p, w.position_of(i)),
     }
 }
 
@@ -208,7 +208,7 @@ fn order(seed: u32) -> Draft {
                 None => String::new(),
             }
         ),
-        show: show(&p, i + 1),
+        show: show(&p, w.position_of(i)),
     }
 }
 
@@ -289,7 +289,7 @@ fn hits(seed: u32) -> Draft {
             int(gets.len() as i64),
             int(right)
         ),
-        show: show(&p, w.steps.len()),
+        show: show(&p, w.position_of(w.steps.len() - 1)),
     }
 }
 
@@ -332,7 +332,7 @@ fn fifo(seed: u32) -> Draft {
                     None => String::new(),
                 }
             ),
-            show: show(&fp, i + 1),
+            show: show(&fp, f.position_of(i)),
         };
     }
     panic!("seed {seed}: no trace where FIFO and LRU differ")
@@ -351,7 +351,7 @@ mod tests {
             .show
             .as_ref()
             .expect("every LRU question shows the lab");
-        let w: LruWalk = lab_output(show);
+        let w: LruOutput = lab_output(show);
         let step = &w.steps[show.step - 1];
         match q.kind.as_str() {
             "evicted" | "fifo" => Truth::Key(step.evicted.clone().expect("an eviction")),

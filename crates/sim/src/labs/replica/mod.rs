@@ -31,111 +31,24 @@
 /// Its practice questions.
 pub mod practice;
 
-mod run;
+pub mod model;
+pub mod output;
+pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use run::{key, step_ms, AtSync, Counts, Frame, ReplicaOutput, ReplicaRun};
+pub use model::{key, step_ms, ReplicaModel};
+pub use output::{AtSync, Counts, Frame, ReplicaOutput};
+pub use params::{LoadAs, ReplicaParams, SnapshotKeys, PRESETS};
 
-use super::lab::{erase, AnyRun, Broken, CliSpec, Job, Lab, LabInfo};
-use super::params::{broken, choice, int, seed, Field, Params};
-use super::preset::Preset;
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::params::Params;
 use crate::cli::{Args, CliError};
-use serde::{Deserialize, Serialize};
 
-/// The lab's fields.
-pub const FIELDS: &[Field] = &[
-    choice("snapshot", "snapshot-এ মরা key", &["all", "skip-expired"], "all"),
-    choice("load", "snapshot লোড করে", &["replica", "primary"], "replica"),
-    int("keys", "key", 100, 50_000, "10000"),
-    int("volatile", "TTL-ওয়ালা key (%)", 0, 100, "60"),
-    int("ttl_min", "সবচেয়ে ছোট TTL (সেকেন্ড)", 1, 3600, "5"),
-    int("ttl_max", "সবচেয়ে বড় TTL (সেকেন্ড)", 1, 3600, "120"),
-    int("sync", "replica জোড়ে (সেকেন্ড)", 0, 600, "30"),
-    int("lag", "replication lag (ms)", 0, 10_000, "1000"),
-    int("reads", "client-এর GET / সেকেন্ড", 0, 2000, "50"),
-    int("hz", "hz (সক্রিয় চক্র / সেকেন্ড)", 1, 500, "10"),
-    int("duration", "চলবে (সেকেন্ড)", 10, 600, "90"),
-    seed("2"),
-];
-
-/// The lab's parameters, typed (field by field as [`FIELDS`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReplicaParams {
-    /// `all` or `skip-expired`.
-    pub snapshot: String,
-    /// `replica` or `primary`.
-    pub load: String,
-    /// Keys on the primary at time 0.
-    pub keys: u32,
-    /// Percentage of them with a TTL.
-    pub volatile: u32,
-    /// Shortest TTL, s.
-    pub ttl_min: u64,
-    /// Longest TTL, s.
-    pub ttl_max: u64,
-    /// When the snapshot is taken, s.
-    pub sync: u64,
-    /// Replication lag, ms.
-    pub lag: u64,
-    /// The reader's GETs a second (on the primary).
-    pub reads: u32,
-    /// Active expire cycles a second.
-    pub hz: u32,
-    /// Length of the run, s.
-    pub duration: u64,
-    /// Seed of the keys, the TTLs, the reads and both servers' cycles.
-    pub seed: u32,
-}
-
-impl Default for ReplicaParams {
-    fn default() -> Self {
-        Params::defaults(&INFO).typed()
-    }
-}
-
-/// The slides' steps.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        id: "today",
-        label: "আজকের Redis",
-        about: "snapshot-এ সব key — sync-এর মুহূর্তে গুনতি মেলে, তারপর primary-র DEL এলে একসাথে নামে",
-        pairs: &[],
-    },
-    Preset {
-        id: "old-rdb",
-        label: "Redis ৪.০.৯ পর্যন্ত",
-        about: "snapshot লেখার সময় মরা key বাদ — replica শুরুই করে কম key নিয়ে, অথচ বেঁচে থাকা key দুদিকে সমান",
-        pairs: &[("snapshot", "skip-expired")],
-    },
-    Preset {
-        id: "restart",
-        label: "RDB থেকে primary",
-        about: "একই RDB থেকে একটা সার্ভার primary হিসেবে চালু হলো — লোডের সময়ই মরা key বাদ, গুনতি সাথে সাথে কম",
-        pairs: &[("load", "primary")],
-    },
-    Preset {
-        id: "no-reads",
-        label: "কেউ পড়ে না",
-        about: "কোনো client পড়ছে না — মরা key মোছে কেবল primary-র সক্রিয় চক্র, replica তার DEL-এর অপেক্ষায়",
-        pairs: &[("reads", "0")],
-    },
-];
-
-fn rules(p: &Params) -> Result<(), Broken> {
-    if p.int("ttl_min") > p.int("ttl_max") {
-        return Err(broken(
-            "ttl_min",
-            "সবচেয়ে ছোট TTL সবচেয়ে বড়টার চেয়ে বেশি হতে পারে না",
-        ));
-    }
-    if p.int("sync") >= p.int("duration") {
-        return Err(broken(
-            "sync",
-            "replica জোড়ার সময় চলার সময়ের মধ্যে হতে হবে (duration-এর চেয়ে কম)",
-        ));
-    }
-    Ok(())
+crate::run_def! {
+    /// The lab's one run: a frame of both servers' counts per step.
+    pub struct ReplicaRun = "run", () => ReplicaOutput;
 }
 
 /// The lab.
@@ -143,16 +56,16 @@ pub const INFO: LabInfo = LabInfo {
     id: "replica",
     title: "নতুন replica-তে key কম কেন",
     blurb: "মেয়াদ ফুরোনো key, lazy আর সক্রিয় মোছা, snapshot আর primary-র DEL — দুদিকের INFO keyspace সময়ের সাথে",
-    fields: FIELDS,
+    fields: ReplicaParams::FIELDS,
     presets: PRESETS,
-    rules,
-    runs: &["run"],
+    rules: rules_of::<ReplicaParams>,
+    runs: &[ReplicaRun::NAME],
     live: false,
 };
 
 /// Runs `p` to the end.
 pub fn run(p: &ReplicaParams) -> ReplicaOutput {
-    ReplicaRun::new(p).finish()
+    ReplicaModel::new(p).finish()
 }
 
 /// The lab's runner.
@@ -171,7 +84,11 @@ impl Lab for ReplicaLab {
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        Ok(erase(ReplicaRun::new(&p.typed())))
+        Ok(ReplicaRun::erase(ReplicaModel::new(&p.read())))
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<ReplicaRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -192,7 +109,7 @@ impl Lab for ReplicaLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let o = run(&p.typed());
+        let o = run(&p.read());
         Ok(crate::cli::emit(a, text(&o), || {
             serde_json::to_value(&o).unwrap_or_default()
         }))

@@ -9,9 +9,9 @@
 //! the question's parameters.
 
 use crate::practice::pick::{int, until, Draw};
-use crate::practice::{params, show_at, Answer, Draft, QuestionKind};
+use crate::practice::{params, show, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
-use crate::labs::replica::{run, Frame, ReplicaOutput, ReplicaParams, INFO};
+use crate::labs::replica::{run, Frame, LoadAs, ReplicaOutput, ReplicaParams, SnapshotKeys, INFO};
 
 /// The replica lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -36,8 +36,8 @@ pub const KINDS: &[QuestionKind] = &[
 /// two minutes and a half (so a frame every 500 ms), the lag a whole number of frames (the
 /// replica loads on a frame).
 struct Setup {
-    snapshot: &'static str,
-    load: &'static str,
+    snapshot: SnapshotKeys,
+    load: LoadAs,
     keys: u32,
     volatile: u32,
     ttl_min: u32,
@@ -51,7 +51,7 @@ struct Setup {
 }
 
 impl Setup {
-    fn draw(d: &mut Draw, snapshot: &'static str, load: &'static str) -> Setup {
+    fn draw(d: &mut Draw, snapshot: SnapshotKeys, load: LoadAs) -> Setup {
         let keys = d.int(4, 30) * 50;
         let ttl_min = d.int(1, 10);
         let sync = d.int(ttl_min + 5, 30);
@@ -78,8 +78,8 @@ impl Setup {
         params(
             &INFO,
             &[
-                ("snapshot", self.snapshot.into()),
-                ("load", self.load.into()),
+                ("snapshot", self.snapshot.word().into()),
+                ("load", self.load.word().into()),
                 ("keys", self.keys.to_string()),
                 ("volatile", self.volatile.to_string()),
                 ("ttl_min", self.ttl_min.to_string()),
@@ -116,7 +116,7 @@ impl Setup {
 
     /// The Redis that wrote the snapshot, in Bengali.
     fn version(&self) -> String {
-        if self.snapshot == "skip-expired" {
+        if self.snapshot == SnapshotKeys::SkipExpired {
             format!("Redis {}", crate::bn::text("4.0.9"))
         } else {
             format!("Redis {}", crate::bn::text("7.2"))
@@ -125,15 +125,12 @@ impl Setup {
 }
 
 fn run_of(p: &Params) -> ReplicaOutput {
-    run(&p.typed::<ReplicaParams>())
+    run(&p.read::<ReplicaParams>())
 }
 
 /// The frame (its index, the lab's timeline position) at `t_ms`.
 fn frame_at(r: &ReplicaOutput, t_ms: u64) -> usize {
-    r.frames
-        .iter()
-        .position(|f| f.t_ms >= t_ms)
-        .unwrap_or(r.frames.len() - 1)
+    r.position_of(t_ms)
 }
 
 /// Seconds in Bengali, one decimal when it has one (`৩১.৫`).
@@ -147,8 +144,8 @@ fn secs(ms: u64) -> String {
 
 fn loaded(seed: u32) -> Draft {
     let (s, p, r) = until(seed, 121, 50, |d| {
-        let snapshot = d.one(&["all", "skip-expired"]);
-        let load = d.one(&["replica", "primary"]);
+        let snapshot = d.one(SnapshotKeys::ALL);
+        let load = d.one(LoadAs::ALL);
         let s = Setup::draw(d, snapshot, load);
         let p = s.lab();
         let r = run_of(&p);
@@ -161,7 +158,7 @@ fn loaded(seed: u32) -> Draft {
     let second = f.second.expect("loaded at this frame");
     let right = i64::from(second.keys);
     let (x, y) = (i64::from(a.keys), i64::from(a.stale));
-    let replica = s.load == "replica";
+    let replica = s.load == LoadAs::Replica;
     let mut hints = vec![
         (
             x,
@@ -237,12 +234,12 @@ fn loaded(seed: u32) -> Draft {
         },
         answer: Answer::Count { n: right, hints },
         why: match (s.snapshot, replica) {
-            ("all", true) => format!(
+            (SnapshotKeys::All, true) => format!(
                 "snapshot-এ {}টাই ছিল, মরা {}টা সহ; replica নিজে মেয়াদ দেখে মোছে না, primary-র DEL-এর অপেক্ষা করে — তাই লোডের মুহূর্তে গুনতি primary-র sync-এর গুনতির সমান।",
                 int(x),
                 int(y)
             ),
-            ("all", false) => format!(
+            (SnapshotKeys::All, false) => format!(
                 "snapshot-এ {}টাই ছিল, কিন্তু primary হিসেবে লোড করার সময় মেয়াদ-পেরোনো {}টা ফেলে দেয় — বাকি {}টা, যার সবই বেঁচে থাকা key।",
                 int(x),
                 int(i64::from(a.dropped)),
@@ -255,14 +252,14 @@ fn loaded(seed: u32) -> Draft {
                 who
             ),
         },
-        show: show_at(&p, k + 1, Some(k)),
+        show: show(&p, k),
     }
 }
 
 fn reads(seed: u32) -> Draft {
     let (s, p, r, k) = until(seed, 122, 50, |d| {
-        let snapshot = d.one(&["all", "all", "skip-expired"]);
-        let s = Setup::draw(d, snapshot, "replica");
+        let snapshot = d.one(&[SnapshotKeys::All, SnapshotKeys::All, SnapshotKeys::SkipExpired]);
+        let s = Setup::draw(d, snapshot, LoadAs::Replica);
         let p = s.lab();
         let r = run_of(&p);
         // A frame after the load where the two counts differ.
@@ -354,14 +351,14 @@ fn reads(seed: u32) -> Draft {
             int(y),
             int(y - (x - a))
         ),
-        show: show_at(&p, k + 1, Some(k)),
+        show: show(&p, k),
     }
 }
 
 fn del(seed: u32) -> Draft {
     let (s, p, r) = until(seed, 123, 50, |d| {
-        let snapshot = d.one(&["all", "skip-expired"]);
-        let s = Setup::draw(d, snapshot, "replica");
+        let snapshot = d.one(SnapshotKeys::ALL);
+        let s = Setup::draw(d, snapshot, LoadAs::Replica);
         let p = s.lab();
         let r = run_of(&p);
         // The probe found a stale key the replica holds, and its DEL's arrival is noted.
@@ -426,7 +423,7 @@ fn del(seed: u32) -> Draft {
             int(lag),
             int(right)
         ),
-        show: show_at(&p, k + 1, Some(k)),
+        show: show(&p, k),
     }
 }
 

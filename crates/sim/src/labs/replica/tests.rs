@@ -1,11 +1,12 @@
 use super::*;
 use crate::labs::lab::Run;
-use crate::labs::params::check;
+use crate::labs::def::{Figures, Steps};
+use crate::labs::params::{check, Params};
 use crate::redis::Reply;
 use crate::rng::Mulberry32;
 
 fn preset(id: &str) -> ReplicaParams {
-    Params::with_preset(&INFO, id).unwrap().typed()
+    Params::with_preset(&INFO, id).unwrap().read()
 }
 
 fn frame_at(o: &ReplicaOutput, t_ms: u64) -> &Frame {
@@ -113,7 +114,7 @@ fn with_nobody_reading_only_the_cycle_reclaims() {
 #[test]
 fn info_keyspace_says_the_counts_the_frames_draw() {
     for id in ["today", "restart"] {
-        let mut r = ReplicaRun::new(&preset(id));
+        let mut r = ReplicaModel::new(&preset(id));
         while !r.is_done() {
             r.step();
         }
@@ -129,7 +130,7 @@ fn info_keyspace_says_the_counts_the_frames_draw() {
 #[test]
 fn stepping_and_finishing_agree_and_the_numbers_are_the_seeds() {
     let p = ReplicaParams::default();
-    let mut r = ReplicaRun::new(&p);
+    let mut r = ReplicaModel::new(&p);
     let mut steps = 0;
     while !Run::is_done(&r) {
         Run::step(&mut r);
@@ -155,8 +156,8 @@ fn random_setups_never_lose_a_key_and_a_replica_never_expires_one() {
             hz: 1 + rng.below(30),
             duration: 30,
             seed: rng.next_u32(),
-            snapshot: ["all", "skip-expired"][rng.below(2) as usize].into(),
-            load: ["replica", "primary"][rng.below(2) as usize].into(),
+            snapshot: SnapshotKeys::ALL[rng.below(2) as usize],
+            load: LoadAs::ALL[rng.below(2) as usize],
         };
         p.ttl_max = p.ttl_min + u64::from(rng.below(30));
         let o = run(&p);
@@ -164,7 +165,7 @@ fn random_setups_never_lose_a_key_and_a_replica_never_expires_one() {
         for f in &o.frames {
             if o.replica {
                 assert_eq!(f.second_active, 0);
-                if p.snapshot == "all" {
+                if p.snapshot == SnapshotKeys::All {
                     if let Some(s) = f.second {
                         assert_eq!(s.keys, f.primary.keys + f.in_flight, "{p:?}");
                     }
@@ -178,7 +179,7 @@ fn random_setups_never_lose_a_key_and_a_replica_never_expires_one() {
 
 #[test]
 fn bad_values_get_a_message_and_the_heaviest_parses() {
-    let f = FIELDS.iter().find(|f| f.key == "hz").unwrap();
+    let f = ReplicaParams::FIELDS.iter().find(|f| f.key == "hz").unwrap();
     assert!(check(f, "0").is_err());
     let mut p = Params::defaults(&INFO);
     let e = p.set("ttl_min", "200").unwrap_err();
@@ -190,9 +191,25 @@ fn bad_values_get_a_message_and_the_heaviest_parses() {
     let (h, errs) = Params::from_query(&INFO, LAB.heaviest());
     assert!(errs.is_empty(), "{errs:?}");
     assert!((INFO.rules)(&h).is_ok());
-    let mut short: ReplicaParams = h.typed();
+    let mut short: ReplicaParams = h.read();
     (short.duration, short.sync) = (12, 5);
     let o = run(&short);
     assert_eq!(o.frames.len(), 25);
     nothing_lost(&o);
+}
+
+/// The timeline: position k is frame k (0: the start at 0 s), the last the whole run; the
+/// figures are the last frame's.
+#[test]
+fn positions_and_figures() {
+    let o = run(&ReplicaParams::default());
+    assert_eq!((o.steps(), o.positions()), (180, 181));
+    assert_eq!(o.frame(0).unwrap().t_ms, 0);
+    assert_eq!(o.position_of(o.loaded_ms), 62);
+    assert_eq!(o.frame(62).unwrap().t_ms, 31_000);
+    let f: Vec<(String, f64)> = o.figures().into_iter().map(|f| (f.key, f.value)).collect();
+    assert_eq!(f[0], ("p-keys".into(), 5796.0));
+    assert_eq!(f[3], ("s-keys".into(), 5879.0));
+    assert!(f.iter().any(|x| x.0 == "in-flight"));
+    assert_eq!(f.last().unwrap(), &("reads".to_string(), 4500.0));
 }

@@ -3,11 +3,11 @@
 //! is read off the lab's own run ([`SamplingPoint`]s) of the question's parameters.
 
 use crate::practice::pick::{int, Draw};
-use crate::practice::{params, show_at, Answer, Draft, QuestionKind};
+use crate::practice::{params, show, Answer, Draft, QuestionKind};
 use crate::bn;
 use crate::eviction::sampling::SamplingPoint;
 use crate::labs::params::Params;
-use crate::labs::sampling::{SamplingParams, SamplingRun, INFO};
+use crate::labs::sampling::{run, SamplingOutput, SamplingParams, INFO};
 
 /// The sampled-LRU lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -60,10 +60,13 @@ impl Exp {
     }
 
     /// The lab's run: one point per k from 1 to `kmax`.
+    fn run(&self) -> SamplingOutput {
+        run(self.lab().read::<SamplingParams>())
+    }
+
+    /// Its points.
     fn points(&self) -> Vec<SamplingPoint> {
-        let mut r = SamplingRun::new(self.lab().typed::<SamplingParams>());
-        while r.step().is_some() {}
-        r.points().to_vec()
+        self.run().points
     }
 
     fn scene(&self) -> String {
@@ -100,7 +103,7 @@ fn quality(seed: u32) -> Draft {
             pct(f64::from(k) / f64::from(k + 1)),
             pct(m)
         ),
-        show: show_at(&e.lab(), k as usize, Some(k as usize - 1)),
+        show: show(&e.lab(), e.run().position_of(k)),
     }
 }
 
@@ -164,7 +167,7 @@ fn k_for(seed: u32) -> Draft {
                 int(KS[i].into()),
                 pct(f64::from(KS[i]) / f64::from(KS[i] + 1))
             ),
-            show: show_at(&e.lab(), KS[i] as usize, Some(KS[i] as usize - 1)),
+            show: show(&e.lab(), e.run().position_of(KS[i])),
         };
     }
 }
@@ -213,7 +216,7 @@ fn which_k(seed: u32) -> Draft {
             pct(f64::from(KS[i]) / f64::from(KS[i] + 1)),
             pct(m)
         ),
-        show: show_at(&e.lab(), KS[i] as usize, Some(KS[i] as usize - 1)),
+        show: show(&e.lab(), e.run().position_of(KS[i])),
     }
 }
 
@@ -226,11 +229,11 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let pts: Vec<SamplingPoint> = lab_output(show);
-        let at = |k: u32| pts[k as usize - 1].measured;
+        let out: SamplingOutput = lab_output(show);
+        let at = |k: u32| out.at(k).expect("k measured").measured;
         let option = |k: u32| format!("k = {}", int(k.into()));
         match q.kind.as_str() {
-            "quality" => Truth::Percent(at(show.step as u32) * 100.0),
+            "quality" => Truth::Percent(out.shown_at(show.step).expect("a k").measured * 100.0),
             "k-for" => {
                 let bound: f64 = crate::bn::ascii(&q.draft.text)
                     .split("অন্তত ")

@@ -79,7 +79,7 @@ impl Hot {
 
 /// Each design's counters, as the lab runs them.
 fn runs(p: &Params) -> Vec<StampedeSummary> {
-    let cfg = p.typed::<StampedeParams>().config();
+    let cfg = p.read::<StampedeParams>().config();
     Mode::ALL
         .iter()
         .map(|&m| StampedeSummary::run(&cfg, m))
@@ -227,7 +227,7 @@ fn which_design(seed: u32) -> Draft {
             } else {
                 format!(
                     "এই রানে {}: একসাথে সবচেয়ে বেশি লোড {}টা, মেয়াদে অপেক্ষা করেছে {}টা রিকোয়েস্ট, বাসি মান পেয়েছে {}টা।",
-                    m.name(),
+                    m.word(),
                     int(i64::from(c.peak)),
                     int(c.waited as i64),
                     int(c.stale as i64)
@@ -250,7 +250,7 @@ fn which_design(seed: u32) -> Draft {
         },
         why: format!(
             "{}-এ এই রানে একসাথে সবচেয়ে বেশি লোড {}টা, মেয়াদে অপেক্ষা {}টা, বাসি মান {}টা — লক একজনকেই ডেটাবেসে পাঠায়; stale বাকিদের পুরোনো মান দিয়ে দেয়, কাউকে দাঁড় করায় না।",
-            want.name(),
+            want.word(),
             int(i64::from(c.peak)),
             int(c.waited as i64),
             int(c.stale as i64)
@@ -315,7 +315,8 @@ mod tests {
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
         let out: StampedeOutput = lab_output(show);
-        let c = |m: Mode| of(&out.runs, m);
+        let runs: Vec<StampedeSummary> = out.rows.iter().map(|r| r.summary()).collect();
+        let c = |m: Mode| of(&runs, m);
         match q.kind.as_str() {
             "none-loads" => Truth::Choice(int(c(Mode::None).db as i64)),
             "which-design" => {
@@ -328,7 +329,7 @@ mod tests {
                     .expect("the question names a property");
                 let fits: Vec<&str> = DESIGNS
                     .iter()
-                    .filter(|(m, _)| has(&out.runs, i, *m))
+                    .filter(|(m, _)| has(&runs, i, *m))
                     .map(|(_, s)| *s)
                     .collect();
                 assert_eq!(fits.len(), 1, "{}: {fits:?}", q.draft.text);

@@ -1,94 +1,21 @@
-//! The run: a primary loaded with keys at time 0, a reader, the second server made at the
+//! The model: a primary loaded with keys at time 0, a reader, the second server made at the
 //! sync moment, one frame of counts every `step_ms`, and the probe's commands.
 
-use super::ReplicaParams;
+use super::output::{AtSync, Counts, Frame, ReplicaOutput};
+use super::params::{ReplicaParams, SnapshotKeys};
 use crate::labs::lab::Run;
 use crate::labs::log::CmdLine;
 use crate::redis::{Exec, ExpireConfig, Node, Replicated, Reply, SimRedis, Snapshot};
 use crate::rng::Mulberry32;
 use crate::world::cmd;
-use serde::{Deserialize, Serialize};
 
-/// `INFO keyspace`'s two counts on one server, and the stale keys among them (past their
-/// TTL, not yet reclaimed).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counts {
-    /// `keys=` (DBSIZE).
-    pub keys: u32,
-    /// `expires=`: keys with a TTL.
-    pub expires: u32,
-    /// Keys past their TTL still stored (counted in both).
-    pub stale: u32,
-}
-
-impl Counts {
-    fn of(s: &SimRedis) -> Self {
-        Counts {
-            keys: s.dbsize() as u32,
-            expires: s.volatile_len() as u32,
-            stale: s.stale_len() as u32,
-        }
+/// `INFO keyspace`'s counts of `s`, and its stale keys.
+fn counts(s: &SimRedis) -> Counts {
+    Counts {
+        keys: s.dbsize() as u32,
+        expires: s.volatile_len() as u32,
+        stale: s.stale_len() as u32,
     }
-
-    /// Keys a read finds: stored and not past their TTL.
-    pub fn live(&self) -> u32 {
-        self.keys - self.stale
-    }
-}
-
-/// Both servers at one moment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Frame {
-    /// Virtual ms.
-    pub t_ms: u64,
-    /// The primary.
-    pub primary: Counts,
-    /// The second server, once it has loaded the snapshot.
-    pub second: Option<Counts>,
-    /// Keys the primary deleted lazily (a read found them past their TTL), so far.
-    pub lazy: u64,
-    /// Keys the primary's active expire cycle deleted, so far.
-    pub active: u64,
-    /// Keys the second server's own cycle deleted (a restored primary; a replica never).
-    pub second_active: u64,
-    /// The reader's GETs so far.
-    pub reads: u64,
-    /// DELs the primary sent that have not reached the replica yet.
-    pub in_flight: u32,
-}
-
-/// What the sync moment found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AtSync {
-    /// The primary's `keys=` then.
-    pub keys: u32,
-    /// Of them, past their TTL.
-    pub stale: u32,
-    /// Keys the snapshot held.
-    pub snapshot: u32,
-    /// Keys the second server dropped while loading it (a primary drops the expired ones).
-    pub dropped: u32,
-}
-
-/// The whole run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ReplicaOutput {
-    /// Virtual ms between frames.
-    pub step_ms: u64,
-    /// When the snapshot was taken.
-    pub sync_ms: u64,
-    /// When the second server had loaded it (the replica: `lag` later).
-    pub loaded_ms: u64,
-    /// The replication lag.
-    pub lag_ms: u64,
-    /// The second server is a replica (otherwise a primary started from the RDB).
-    pub replica: bool,
-    /// What the sync found (`None`: the run ended first).
-    pub at_sync: Option<AtSync>,
-    /// One per `step_ms`, from 0 to the end.
-    pub frames: Vec<Frame>,
-    /// The probe: a stale key read on both sides, and its DEL arriving.
-    pub log: Vec<CmdLine>,
 }
 
 /// The servers as the run goes.
@@ -165,7 +92,7 @@ pub fn key(i: u32) -> String {
 }
 
 /// The lab's run, a frame per step.
-pub struct ReplicaRun {
+pub struct ReplicaModel {
     p: ReplicaParams,
     servers: Servers,
     reads: Mulberry32,
@@ -179,7 +106,7 @@ pub struct ReplicaRun {
     last_frame: u64,
 }
 
-impl ReplicaRun {
+impl ReplicaModel {
     /// The primary of `p` loaded at time 0, before the first frame.
     pub fn new(p: &ReplicaParams) -> Self {
         let cfg = ExpireConfig {
@@ -201,10 +128,10 @@ impl ReplicaRun {
         let probe_start = rng.below(p.keys.max(1));
         let step = step_ms(p.duration);
         let sync_ms = p.sync * 1000;
-        let replica = p.load == "replica";
+        let replica = p.replica();
         let loaded_ms = sync_ms + if replica { p.lag } else { 0 };
         let end = p.duration * 1000;
-        ReplicaRun {
+        ReplicaModel {
             p: p.clone(),
             servers: Servers::One(Box::new(s)),
             reads: Mulberry32::new(p.seed ^ 0x9E37_79B9),
@@ -237,7 +164,7 @@ impl ReplicaRun {
         let Servers::One(s) = std::mem::replace(&mut self.servers, Servers::Moving) else {
             unreachable!("the sync comes once, first");
         };
-        let what = if self.p.snapshot == "skip-expired" {
+        let what = if self.p.snapshot == SnapshotKeys::SkipExpired {
             Snapshot::SkipExpired
         } else {
             Snapshot::All
@@ -352,16 +279,16 @@ impl ReplicaRun {
         let st = p.expire_stats();
         let (second, second_active, in_flight) = match &self.servers {
             Servers::Pair(pair) => (
-                (t >= self.out.loaded_ms).then(|| Counts::of(pair.node(Node::Replica))),
+                (t >= self.out.loaded_ms).then(|| counts(pair.node(Node::Replica))),
                 0,
                 pair.dels_in_flight() as u32,
             ),
-            Servers::Two(_, b) => (Some(Counts::of(b)), b.expire_stats().active, 0),
+            Servers::Two(_, b) => (Some(counts(b)), b.expire_stats().active, 0),
             _ => (None, 0, 0),
         };
         Frame {
             t_ms: t,
-            primary: Counts::of(p),
+            primary: counts(p),
             second,
             lazy: st.lazy,
             active: st.active,
@@ -426,7 +353,7 @@ impl ReplicaRun {
     }
 }
 
-impl Run for ReplicaRun {
+impl Run for ReplicaModel {
     type Part = ();
     type Output = ReplicaOutput;
 
