@@ -96,7 +96,10 @@ crate::params! {
 /// The limit must leave room above Redis' own memory.
 fn rules(p: &MaxmemoryParams) -> Result<(), Broken> {
     if p.maxmemory * 1024 <= BASE_MEMORY + 64 * 1024 {
-        return Err(broken("maxmemory", "সীমা Redis-এর নিজের মেমোরির চেয়ে অন্তত ৬৪ KB বেশি হতে হবে"));
+        return Err(broken(
+            "maxmemory",
+            "সীমা Redis-এর নিজের মেমোরির চেয়ে অন্তত ৬৪ KB বেশি হতে হবে",
+        ));
     }
     Ok(())
 }
@@ -548,8 +551,8 @@ pub mod practice {
 
     fn lost(seed: u32) -> Draft {
         let mut d = Draw::new(seed, 140);
-        let maxmemory = d.one(&[1088u32, 1152, 1280]);
-        let burst = d.int(10, 60) * 10;
+        let maxmemory = d.int(68, 80) * 16;
+        let burst = d.int(100, 600);
         let p = params(
             &INFO,
             &[
@@ -645,9 +648,15 @@ mod tests {
     #[test]
     fn golden_three_policies() {
         let t = run(&with("")).total();
-        assert_eq!((t.lost, t.oom_queue, t.oom_cache, t.evicted), (0, 327, 477, 0));
+        assert_eq!(
+            (t.lost, t.oom_queue, t.oom_cache, t.evicted),
+            (0, 327, 477, 0)
+        );
         let t = run(&with("preset=allkeys-lru")).total();
-        assert_eq!((t.lost, t.oom_queue, t.oom_cache, t.evicted), (245, 0, 0, 1246));
+        assert_eq!(
+            (t.lost, t.oom_queue, t.oom_cache, t.evicted),
+            (245, 0, 0, 1246)
+        );
         let t = run(&with("preset=volatile-lru")).total();
         assert_eq!((t.lost, t.oom_queue, t.oom_cache), (0, 0, 0));
         assert_eq!(t.added, t.done);
@@ -663,8 +672,13 @@ mod tests {
                 let n = run(&with(&q("noeviction")));
                 let t = n.total();
                 assert_eq!((t.lost, t.evicted), (0, 0), "{seed} {m}");
-                assert!(t.oom_queue > 0 && n.oom.as_ref().is_some_and(|(_, e)| e
-                    == "OOM command not allowed when used memory > 'maxmemory'."));
+                assert!(
+                    t.oom_queue > 0
+                        && n.oom
+                            .as_ref()
+                            .is_some_and(|(_, e)| e
+                                == "OOM command not allowed when used memory > 'maxmemory'.")
+                );
                 let v = run(&with(&q("volatile-lru"))).total();
                 assert_eq!(v.lost, 0, "{seed} {m}");
                 let a = run(&with(&q("allkeys-lru")));
