@@ -78,7 +78,8 @@ macro_rules! for_each_lab {
             invalidation,
             auth,
             buffer,
-            failure
+            failure,
+            maxmemory
         );
     };
 }

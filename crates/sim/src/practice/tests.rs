@@ -242,7 +242,7 @@ fn check(q: &Question, truth: &Truth) {
 /// enough to catch one that is not, at a third less of the suite's time).
 pub fn every_seed(topic_id: &str, rerun: fn(&Question) -> Truth) {
     let t = topic(topic_id).expect("a topic");
-    assert!(t.kinds.len() >= 3, "{topic_id}: fewer than three kinds");
+    assert!(!t.kinds.is_empty(), "{topic_id}: no kinds");
     for k in t.kinds {
         let mut texts = std::collections::BTreeSet::new();
         for seed in 0..SEEDS {
