@@ -176,6 +176,13 @@ fn lint() -> Result<(), String> {
     }
     run(Command::new("cargo").args(["fmt", "--all", "--", "--check"]))
         .map_err(|e| format!("{e}: `cargo fmt --all` formats the tree"))?;
+    // The labs' modules are declared by the registry's macro (`for_each_lab!`), where
+    // `cargo fmt` does not look: rustfmt is given their roots by name.
+    let roots = lab_module_roots(&root());
+    run(Command::new("rustfmt")
+        .args(["--edition", "2021", "--check"])
+        .args(&roots))
+    .map_err(|e| format!("{e}: the labs' modules are formatted by `rustfmt --edition 2021 <their mod.rs>` (cargo fmt does not reach them)"))?;
     run(Command::new("cargo").args([
         "clippy",
         "--workspace",
@@ -184,6 +191,31 @@ fn lint() -> Result<(), String> {
         "-D",
         "warnings",
     ]))
+}
+
+/// The roots of the modules the registry's macro declares: each lab's simulator module
+/// (`crates/sim/src/labs/<id>/mod.rs`), view (`src/labs/<id>.rs` or `<id>/mod.rs`) and e2e
+/// module (`tests/tests/lab/<id>.rs`). rustfmt follows their own `mod` lines from there.
+fn lab_module_roots(top: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut add = |dir: &str| {
+        let Ok(entries) = std::fs::read_dir(top.join(dir)) else {
+            return;
+        };
+        for e in entries.filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() && p.join("mod.rs").is_file() {
+                out.push(p.join("mod.rs"));
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    };
+    add("crates/sim/src/labs");
+    add("src/labs");
+    add("tests/tests/lab");
+    out.sort();
+    out
 }
 
 /// The Rust files under `top` (outside `target/`) that put code behind a `cfg` on the target
