@@ -105,12 +105,13 @@ fn hll_panel(r: &PresenceOutput, b: &Bucket, embedded: bool) -> Html {
     }
 }
 
-/// What the room shows now (`None`: the start, before the first bucket).
+/// What the room shows now (`None`: the start, before the first bucket); the count shown is
+/// its figure `shown` (`data-figure`), the number a person reads in the sentence.
 fn now_line(r: &PresenceOutput, b: Option<&Bucket>) -> Html {
     let Some(b) = b else {
         let first = r.buckets.first().map_or(0, |b| b.joined);
         return html! {
-            <p class="lab-now" data-testid="presence-now" data-shown="0" data-truth="0">{
+            <p class="lab-now" data-testid="presence-now" data-shown="0" data-truth="0" data-figure="shown" data-n="0">{
                 format!("শুরু: রুম খালি — প্রথম bucket-এ আসবে {} জন", n(i64::from(first)))
             }</p>
         };
@@ -135,7 +136,8 @@ fn now_line(r: &PresenceOutput, b: Option<&Bucket>) -> Html {
         }
     );
     html! {
-        <p class="lab-now" data-testid="presence-now" data-shown={b.shown.to_string()} data-truth={b.truth.to_string()}>{ say }</p>
+        <p class="lab-now" data-testid="presence-now" data-shown={b.shown.to_string()} data-truth={b.truth.to_string()}
+            data-figure="shown" data-n={b.shown.max(0).to_string()}>{ say }</p>
     }
 }
 
