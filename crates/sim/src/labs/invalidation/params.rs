@@ -67,7 +67,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "version",
         label: "ভার্সন বাম্প — INCR",
-        about: "একটা INCR, 41 → 42: সব v41 লিস্ট অনাথ, SCAN শূন্য; TTL-এ তারা নিজেরাই সরে",
+        about: "একটা INCR, ৪১ → ৪২: সব v41 লিস্ট অনাথ, SCAN শূন্য; TTL-এ তারা নিজেরাই সরে",
         pairs: &[("action", "version")],
     },
     Preset {
