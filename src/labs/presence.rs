@@ -10,14 +10,14 @@
 //! spread); the timeline walks the buckets. No live mode (see the simulator module).
 
 use super::kit::{
-    Open,
-    failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
-    LabProps,
+    failed_or_progress, stat, stat_f, use_lab, use_run, use_steps, CmdLog, Controls, LabFrame,
+    LabProps, Open,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::presence::{
-    Bucket, RoomOutput, SpreadOutput, BUCKET_MS, INFO, ROOM, STANDARD_ERROR_PCT,
+    Bucket, PresenceOutput, PresenceRoom, PresenceSpread, SpreadOutput, BINS, BIN_PCT,
+    BUCKET_MS, INFO, ROOM, STANDARD_ERROR_PCT,
 };
 use yew::prelude::*;
 
@@ -26,9 +26,6 @@ pub use PresenceLab as View;
 
 /// Milliseconds per timeline tick (one bucket).
 const TICK_MS: u32 = 1_200;
-/// The histogram's bins and their width (as `presence::spread`).
-const BINS: usize = 32;
-const BIN_PCT: f64 = 0.25;
 
 fn n(v: i64) -> String {
     bn::int(v)
@@ -52,18 +49,8 @@ fn clock(ms: u64) -> String {
     bn::text(&format!("{}:{:02}", s / 60, s % 60))
 }
 
-/// A number with a decimal part: a `dd` with its value in `data-n`.
-fn stat_f(key: &'static str, label: &'static str, v: f64, shown: String, bad: bool) -> Html {
-    html! {
-        <div class={classes!("lab-stat", key, bad.then_some("bad"))}>
-            <dt>{ label }</dt>
-            <dd data-testid={format!("presence-{key}")} data-n={format!("{v:.4}")}>{ shown }</dd>
-        </div>
-    }
-}
-
 /// The sorted set's panel.
-fn zset_panel(r: &RoomOutput, b: &Bucket, embedded: bool) -> Html {
+fn zset_panel(r: &PresenceOutput, b: &Bucket, embedded: bool) -> Html {
     let limit = i64::from(r.params.limit);
     let top = limit.max(b.zcard).max(1) as f64;
     let fill = b.zcard as f64 / top * 100.0;
@@ -87,7 +74,7 @@ fn zset_panel(r: &RoomOutput, b: &Bucket, embedded: bool) -> Html {
 }
 
 /// The HyperLogLog panel.
-fn hll_panel(r: &RoomOutput, b: &Bucket, embedded: bool) -> Html {
+fn hll_panel(r: &PresenceOutput, b: &Bucket, embedded: bool) -> Html {
     let w = r.params.window;
     let keys = (b.bucket + 1).min(w);
     let enc = if b.dense == 0 {
@@ -97,13 +84,17 @@ fn hll_panel(r: &RoomOutput, b: &Bucket, embedded: bool) -> Html {
     } else {
         format!("{}টা dense", n(i64::from(b.dense)))
     };
-    let bad = b.err_pct.abs() > STANDARD_ERROR_PCT;
+    let off = if b.err_pct.abs() > STANDARD_ERROR_PCT {
+        "ভুল (০.৮১%-এর বাইরে)"
+    } else {
+        "ভুল"
+    };
     html! {
         <section class={classes!("prs-panel", "prs-hll", (!b.exact).then_some("shown"))} aria-label="HyperLogLog: শুধু আনুমানিক সংখ্যা">
             <h3 class="prs-h">{"HyperLogLog — আন্দাজ"}<code>{ format!("PFCOUNT × {}", bn::int(i64::from(keys))) }</code></h3>
             <dl class="lab-stats prs-stats">
                 { stat("presence", "pf", "PFCOUNT (উইন্ডো)", b.pf_window.max(0) as u64, false) }
-                { stat_f("err", "ভুল", b.err_pct, bn::pct(b.err_pct, 2), bad) }
+                { stat_f("presence", "err", off, b.err_pct, bn::pct(b.err_pct, 2)) }
                 { stat("presence", "hllbytes", "মেমোরি (বাইট)", b.hll_bytes, false) }
                 if !embedded {
                     { stat("presence", "single", "PFCOUNT (শুধু এই bucket)", b.pf_single.max(0) as u64, false) }
@@ -114,8 +105,17 @@ fn hll_panel(r: &RoomOutput, b: &Bucket, embedded: bool) -> Html {
     }
 }
 
-/// What the room shows now.
-fn now_line(r: &RoomOutput, b: &Bucket) -> Html {
+/// What the room shows now (`None`: the start, before the first bucket); the count shown is
+/// its figure `shown` (`data-figure`), the number a person reads in the sentence.
+fn now_line(r: &PresenceOutput, b: Option<&Bucket>) -> Html {
+    let Some(b) = b else {
+        let first = r.buckets.first().map_or(0, |b| b.joined);
+        return html! {
+            <p class="lab-now" data-testid="presence-now" data-shown="0" data-truth="0" data-figure="shown" data-n="0">{
+                format!("শুরু: রুম খালি — প্রথম bucket-এ আসবে {} জন", n(i64::from(first)))
+            }</p>
+        };
+    };
     let from = (b.bucket + 1).saturating_sub(r.params.window);
     let secs = (b.bucket - from + 1) as u64 * BUCKET_MS / 1000;
     let say = format!(
@@ -136,7 +136,8 @@ fn now_line(r: &RoomOutput, b: &Bucket) -> Html {
         }
     );
     html! {
-        <p class="lab-now" data-testid="presence-now" data-shown={b.shown.to_string()} data-truth={b.truth.to_string()}>{ say }</p>
+        <p class="lab-now" data-testid="presence-now" data-shown={b.shown.to_string()} data-truth={b.truth.to_string()}
+            data-figure="shown" data-n={b.shown.max(0).to_string()}>{ say }</p>
     }
 }
 
@@ -183,11 +184,11 @@ fn spread(s: &SpreadOutput) -> Html {
             </div>
             <div class="prs-hist-axis" aria-hidden="true"><span>{"−৪%"}</span><span>{"০"}</span><span>{"+৪%"}</span></div>
             <dl class="lab-stats prs-stats">
-                { stat_f("sd", "ভুলের standard deviation", s.sd_pct, bn::pct(s.sd_pct, 2), false) }
-                { stat_f("se", "standard error (১.০৪/√১৬,৩৮৪)", STANDARD_ERROR_PCT, bn::pct(STANDARD_ERROR_PCT, 2), false) }
+                { stat_f("presence", "sd", "ভুলের standard deviation", s.sd_pct, bn::pct(s.sd_pct, 2)) }
+                { stat_f("presence", "se", "standard error (১.০৪/√১৬,৩৮৪)", STANDARD_ERROR_PCT, bn::pct(STANDARD_ERROR_PCT, 2)) }
                 { stat("presence", "beyond", "±০.৮১%-এর বাইরে (রুম)", u64::from(s.beyond), false) }
                 { stat("presence", "beyond2", "দ্বিগুণের বাইরে (রুম)", u64::from(s.beyond2), false) }
-                { stat_f("worst", "সবচেয়ে বেশি ভুল", s.worst_pct, bn::pct(s.worst_pct, 2), false) }
+                { stat_f("presence", "worst", "সবচেয়ে বেশি ভুল", s.worst_pct, bn::pct(s.worst_pct, 2)) }
             </dl>
         </figure>
     }
@@ -212,34 +213,36 @@ fn log(b: &Bucket) -> Html {
 #[component]
 pub fn PresenceLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let run = use_work::<(), RoomOutput>(Some(lab.job().run("room")));
+    let run = use_run::<PresenceRoom>(&lab, true);
     // The spread (up to 20,000,000 `PFADD`s, seconds of one core in the simulation worker)
     // is asked for once the room's result is here, so the page's largest task — drawing that
     // result — never shares a two-core machine with it (issue 34: at the largest
     // parameters that task, about 20 ms, was once stretched to 116 ms).
-    let spread_run = use_work::<(), SpreadOutput>(
-        run.result()
-            .is_some()
-            .then(|| lab.job().run("spread")),
-    );
-    let frames = run.result().map_or(1, |r| r.buckets.len().max(1));
-    let t = use_timeline(frames, TICK_MS, Open::Start);
+    let spread_run = use_run::<PresenceSpread>(&lab, run.result().is_some());
+    // Opens on the last bucket, the room at its largest; ▶ replays it from the empty room.
+    let t = use_steps(run.result(), TICK_MS, Open::End);
     let embedded = props.embedded;
+    // The start, before the first bucket: nobody yet, counted exactly.
+    let empty = Bucket {
+        exact: true,
+        ..Bucket::default()
+    };
     let view = match run.result() {
         None => failed_or_progress(&run),
         Some(r) if r.buckets.is_empty() => Html::default(),
         Some(r) => {
-            let k = t.cursor.min(r.buckets.len() - 1);
-            let b = &r.buckets[k];
+            let k = t.cursor.min(r.buckets.len());
+            let at = r.bucket_at(k);
+            let b = at.unwrap_or(&empty);
             let label = format!(
                 "bucket {} / {}",
-                n(k as i64 + 1),
+                n(k as i64),
                 n(r.buckets.len() as i64)
             );
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    <div class="lab-status">{ now_line(r, b) }</div>
+                    <div class="lab-status">{ now_line(r, at) }</div>
                     <div class="prs-panels">
                         { zset_panel(r, b, embedded) }
                         { hll_panel(r, b, embedded) }

@@ -12,13 +12,12 @@
 //! `SUBSCRIBE`/`SSUBSCRIBE` (a subscriber connection is not a request/reply session).
 
 use super::kit::{
+    failed_or_progress, stat, use_lab, use_run, use_steps, CmdLog, Controls, LabFrame, LabProps,
     Open,
-    failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
-    LabProps,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::log::CmdLine;
-use redislab_sim::labs::pubsub::{Fate, Line, PubSubResult, Summary, INFO};
+use redislab_sim::labs::pubsub::{Adapter, Fate, Line, PubSubOutput, PubSubRun, Summary, INFO};
 use yew::prelude::*;
 
 /// The lab's view, by the name the dispatch uses.
@@ -39,19 +38,11 @@ fn n(v: u64) -> String {
 
 /// A count a second over the messages' span.
 fn per_sec(s: &Summary, v: u64) -> u64 {
-    s.per_sec(v).round() as u64
-}
-
-fn adapter_name(a: &str) -> &'static str {
-    match a {
-        "plain" => "সাধারণ (PSUBSCRIBE)",
-        "static" => "sharded, এক চ্যানেল",
-        _ => "sharded, রুমপ্রতি চ্যানেল",
-    }
+    s.per_sec_whole(v)
 }
 
 /// The instances: users, rooms, and what each got up to bucket `k`.
-fn instances(r: &PubSubResult, k: usize, away_now: bool) -> Html {
+fn instances(r: &PubSubOutput, k: usize, away_now: bool) -> Html {
     let got = r.instances_so_far(k);
     let top = got.iter().map(|g| g.0).max().unwrap_or(0).max(1);
     html! {
@@ -82,7 +73,7 @@ fn instances(r: &PubSubResult, k: usize, away_now: bool) -> Html {
 }
 
 /// Deliveries per bucket: useful and dropped stacked, the lost sockets' messages below.
-fn chart(r: &PubSubResult, k: usize) -> Html {
+fn chart(r: &PubSubOutput, k: usize) -> Html {
     let nb = r.buckets.len().max(1);
     let top = r
         .buckets
@@ -130,17 +121,17 @@ fn chart(r: &PubSubResult, k: usize) -> Html {
     }
 }
 
-fn now_line(r: &PubSubResult, k: usize) -> Html {
-    let t = r.buckets.get(k.saturating_sub(1)).map_or(0, |b| b.to_ms);
+fn now_line(r: &PubSubOutput, k: usize) -> Html {
+    let t = r.time_at(k);
     let away_now = k > 0 && r.buckets.get(k - 1).is_some_and(|b| b.away);
     let (say, bad) = if k == 0 || t <= r.start_ms {
         (
             format!(
                 "ইউজাররা রুমে ঢুকছে; ইনস্ট্যান্সগুলো subscribe করছে — {}",
-                match r.params.adapter.as_str() {
-                    "plain" => "সবাই একই pattern-এ",
-                    "static" => "সবাই একই shard channel-এ",
-                    _ => "প্রত্যেকে কেবল নিজের রুমগুলোর চ্যানেলে",
+                match r.params.adapter {
+                    Adapter::Plain => "সবাই একই pattern-এ",
+                    Adapter::Static => "সবাই একই shard channel-এ",
+                    Adapter::Dynamic => "প্রত্যেকে কেবল নিজের রুমগুলোর চ্যানেলে",
                 }
             ),
             false,
@@ -152,24 +143,27 @@ fn now_line(r: &PubSubResult, k: usize) -> Html {
             true,
         )
     } else if t > r.stop_ms {
-        let s = &r.summary;
+        let [publishes, deliveries, wasted, _, lost] = r.so_far(k);
         (
             format!(
-                "শেষ: {}টা মেসেজে {} ডেলিভারি, তার {} ফেলে দেওয়া",
-                n(s.publishes),
-                n(s.deliveries),
-                n(s.wasted)
+                "মেসেজ শেষ: {}টা মেসেজে {} ডেলিভারি, তার {} ফেলে দেওয়া",
+                n(publishes),
+                n(deliveries),
+                n(wasted)
             ),
-            s.lost > 0,
+            lost > 0,
         )
     } else {
         (
             format!(
                 "সেকেন্ডে {}টা মেসেজ; প্রতিটা যায় {}",
                 n(u64::from(r.params.rate)),
-                match r.params.adapter.as_str() {
-                    "dynamic" => "কেবল সেই রুমের সদস্য-থাকা ইনস্ট্যান্সে",
-                    _ => "ছয় ইনস্ট্যান্সের সবার কাছে",
+                match r.params.adapter {
+                    Adapter::Dynamic => "কেবল সেই রুমের সদস্য-থাকা ইনস্ট্যান্সে".to_string(),
+                    Adapter::Plain | Adapter::Static => format!(
+                        "{}টা ইনস্ট্যান্সের সবার কাছে",
+                        n(u64::from(r.params.instances))
+                    ),
                 }
             ),
             false,
@@ -182,7 +176,7 @@ fn now_line(r: &PubSubResult, k: usize) -> Html {
     }
 }
 
-fn stats(r: &PubSubResult, k: usize, embedded: bool) -> Html {
+fn stats(r: &PubSubOutput, k: usize, embedded: bool) -> Html {
     let [publishes, deliveries, wasted, reached, lost] = r.so_far(k);
     let s = &r.summary;
     html! {
@@ -202,7 +196,7 @@ fn stats(r: &PubSubResult, k: usize, embedded: bool) -> Html {
 }
 
 /// The three adapters with the same users and messages.
-fn compare(r: &PubSubResult) -> Html {
+fn compare(r: &PubSubOutput) -> Html {
     html! {
         <div class="ps-compare-box">
             <table class="ps-compare" data-testid="pubsub-compare">
@@ -218,8 +212,8 @@ fn compare(r: &PubSubResult) -> Html {
                 </thead>
                 <tbody>
                     { for r.compare.iter().map(|s| html! {
-                        <tr data-adapter={s.adapter.clone()} class={classes!((s.adapter == r.params.adapter).then_some("chosen"))}>
-                            <th scope="row">{ adapter_name(&s.adapter) }</th>
+                        <tr data-adapter={s.adapter.word()} class={classes!((s.adapter == r.params.adapter).then_some("chosen"))}>
+                            <th scope="row">{ s.adapter.label() }</th>
                             <td data-key="per-sec" data-n={per_sec(s, s.deliveries).to_string()}>{ n(per_sec(s, s.deliveries)) }</td>
                             <td data-key="wasted-per-sec" data-n={per_sec(s, s.wasted).to_string()}>{ n(per_sec(s, s.wasted)) }</td>
                             <td data-key="lost" data-n={s.lost.to_string()}>{ n(s.lost) }</td>
@@ -234,8 +228,8 @@ fn compare(r: &PubSubResult) -> Html {
 
 /// The log up to time `t`: commands with Redis' replies, and the pushes the subscribers read
 /// (a push is no command: its line says what the instance did with it).
-fn log(r: &PubSubResult, t: u64) -> Html {
-    let upto = r.log.partition_point(|l| l.at_ms() <= t);
+fn log(r: &PubSubOutput, t: u64) -> Html {
+    let upto = r.log.partition_point(|l| l.at_ms() < t);
     let from = upto.saturating_sub(LOG);
     let lines: Vec<(CmdLine, Classes)> = r.log[from..upto]
         .iter()
@@ -273,28 +267,27 @@ fn log(r: &PubSubResult, t: u64) -> Html {
 #[component]
 pub fn PubSubLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let run = use_work::<(), PubSubResult>(Some(lab.job()));
-    let frames = run.result().map_or(1, |r| r.buckets.len() + 1);
+    let run = use_run::<PubSubRun>(&lab, true);
     // A new result opens on the whole run; ▶ replays it from the start.
-    let t = use_timeline(frames, TICK_MS, Open::End);
+    let t = use_steps(run.result(), TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match run.result() {
         None => failed_or_progress(&run),
         Some(r) => {
             let k = t.cursor.min(r.buckets.len());
-            let now = if k == 0 { 0 } else { r.buckets[k - 1].to_ms };
-            let end = r.buckets.last().map_or(0, |b| b.to_ms);
+            let now = r.time_at(k);
+            let end = r.time_at(r.buckets.len());
             let away_now = k > 0 && r.buckets[k - 1].away;
             let label = format!("{} / {}", secs(now), secs(end));
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    <div class="ps-redis" data-adapter={r.params.adapter.clone()}>
+                    <div class="ps-redis" data-adapter={r.params.adapter.word()}>
                         <span class="ps-redis-name">{"Redis"}</span>
-                        <code class="ps-redis-sub">{ match r.params.adapter.as_str() {
-                            "plain" => "PSUBSCRIBE socket.io#/#*",
-                            "static" => "SSUBSCRIBE socket.io#/#",
-                            _ => "SSUBSCRIBE socket.io#/#<room>#",
+                        <code class="ps-redis-sub">{ match r.params.adapter {
+                            Adapter::Plain => "PSUBSCRIBE socket.io#/#*",
+                            Adapter::Static => "SSUBSCRIBE socket.io#/#",
+                            Adapter::Dynamic => "SSUBSCRIBE socket.io#/#<room>#",
                         } }</code>
                         <span class="ps-redis-n">{ format!("{} সাবস্ক্রিপশন · {} রুম · বড় রুমে {} জন", n(r.summary.subscriptions), n(u64::from(r.rooms_used)), n(u64::from(r.biggest_room))) }</span>
                     </div>

@@ -16,14 +16,15 @@
 //! simulation of the same shrunk parameters is the prediction beside it.
 
 use super::kit::{
-    Open,
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live_untyped, use_timeline, CmdLog, Controls,
-    LabFrame, LabProps,
+    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_steps, CmdLog, Controls,
+    LabFrame, LabProps, Open,
 };
 use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
 use redislab_sim::labs::log::CmdLine;
-use redislab_sim::labs::ratelimit::{RateParams, RateResult, INFO};
+use redislab_sim::labs::ratelimit::{
+    Layers, RateOutput, RateParams, RateRun, RateSetup, Target, INFO,
+};
 use yew::prelude::*;
 
 /// The lab's view, by the name the dispatch uses.
@@ -43,11 +44,11 @@ fn secs(ms: u64) -> String {
 }
 
 /// Where the counter lives, and the instances with what each let through up to bucket `k`.
-fn world(r: &RateResult, k: usize) -> Html {
+fn world(r: &RateOutput, k: usize) -> Html {
     let p = &r.params;
     let got = r.instances_so_far(k);
     let total: u64 = got.iter().sum();
-    let limit = u64::from(if p.layers == "ip" { p.ip_limit } else { p.limit });
+    let limit = u64::from(if p.layers == Layers::Ip { p.ip_limit } else { p.limit });
     // The bars' scale: the limit, or more when more got through.
     let top = got.iter().copied().max().unwrap_or(0).max(limit).max(1) as f64;
     let memory = !p.redis();
@@ -71,10 +72,10 @@ fn world(r: &RateResult, k: usize) -> Html {
                     }
                 }) }
             </ul>
-            <div class={classes!("rl-store", (total > limit && p.layers != "both").then_some("over"))}>
-                <span class="rl-store-name">{ if memory { "মেমোরিতে — ছয়টা আলাদা হিসাব" } else { "Redis — একটাই কাউন্টার" } }</span>
+            <div class={classes!("rl-store", (total > limit && p.layers != Layers::Both).then_some("over"))}>
+                <span class="rl-store-name">{ if memory { format!("মেমোরিতে — {}টা আলাদা হিসাব", n(u64::from(p.instances))) } else { "Redis — একটাই কাউন্টার".to_string() } }</span>
                 <span class="rl-total" data-testid="ratelimit-total" data-n={total.to_string()}>
-                    { if p.layers == "both" {
+                    { if p.layers == Layers::Both {
                         format!("অ্যাটাকার ঢুকল {} · লিমিট: আইডেন্টিটি {}, IP {}", n(total), n(u64::from(p.limit)), n(u64::from(p.ip_limit)))
                     } else {
                         format!("অ্যাটাকার ঢুকল {} · লিমিট {}", n(total), n(limit))
@@ -91,7 +92,7 @@ fn world(r: &RateResult, k: usize) -> Html {
 }
 
 /// Requests per bucket: the attacker's let through and turned away, the students' beside.
-fn chart(r: &RateResult, k: usize) -> Html {
+fn chart(r: &RateOutput, k: usize) -> Html {
     let nb = r.buckets.len().max(1);
     let top = r
         .buckets
@@ -147,17 +148,19 @@ fn chart(r: &RateResult, k: usize) -> Html {
     }
 }
 
-fn now_line(r: &RateResult, k: usize) -> Html {
+fn now_line(r: &RateOutput, k: usize) -> Html {
     let p = &r.params;
-    let t = r.buckets.get(k.saturating_sub(1)).map_or(0, |b| b.to_ms);
+    let t = r.time_at(k);
     let [a_ok, a_no, _s_ok, s_no] = r.so_far(k);
     let limit = u64::from(p.limit);
-    let many = p.target == "many";
-    let window_max = r.window_max_so_far(k);
+    let many = p.target == Target::Many;
+    let window_max = r.window_max_at(k);
     let (say, bad) = if k == 0 {
         (
-            "শুরু: লগইনের রিকোয়েস্ট আসছে, ব্যালান্সার পালা করে ছয় ইনস্ট্যান্সে পাঠায়"
-                .to_string(),
+            format!(
+                "শুরু: লগইনের রিকোয়েস্ট আসছে, ব্যালান্সার পালা করে {}টা ইনস্ট্যান্সে পাঠায়",
+                n(u64::from(p.instances))
+            ),
             false,
         )
     } else if s_no > 0 {
@@ -184,7 +187,7 @@ fn now_line(r: &RateResult, k: usize) -> Html {
             ),
             a_ok > limit,
         )
-    } else if window_max > limit && p.layers != "ip" {
+    } else if window_max > limit && p.layers != Layers::Ip {
         (
             format!(
                 "লিমিট {}, কিন্তু এক উইন্ডোর মধ্যেই অ্যাটাকার ঢুকেছে {} বার",
@@ -192,6 +195,15 @@ fn now_line(r: &RateResult, k: usize) -> Html {
                 n(window_max)
             ),
             true,
+        )
+    } else if a_ok > limit && p.layers != Layers::Ip {
+        (
+            format!(
+                "যেকোনো এক উইন্ডোয় সর্বোচ্চ {} — লিমিটের মধ্যে; দুই উইন্ডো মিলে মোট ঢুকল {}",
+                n(window_max),
+                n(a_ok)
+            ),
+            false,
         )
     } else if a_no > 0 {
         (
@@ -211,24 +223,29 @@ fn now_line(r: &RateResult, k: usize) -> Html {
     }
 }
 
-fn stats(r: &RateResult, k: usize, embedded: bool) -> Html {
+/// The counts up to the cursor. The attacker's total is not marked: what the limit is about
+/// is the most let in within one window, marked when it is over the limit (a run over two
+/// windows rightly lets more through in all).
+fn stats(r: &RateOutput, k: usize, embedded: bool) -> Html {
     let [a_ok, a_no, s_ok, s_no] = r.so_far(k);
     let students = r.students.sent > 0;
     let end = k >= r.buckets.len();
+    let window_max = r.window_max_at(k);
+    let over = r.params.attacker_limit().is_some_and(|l| window_max > l);
     html! {
         <dl class="lab-stats rl-stats">
             if r.attacker.sent > 0 {
-                { stat("ratelimit", "allowed", "অ্যাটাকার ঢুকল", a_ok, true) }
+                { stat("ratelimit", "allowed", "অ্যাটাকার ঢুকল (মোট)", a_ok, false) }
                 { stat("ratelimit", "blocked", "অ্যাটাকার ফেরত (৪২৯)", a_no, false) }
+                if !embedded {
+                    { stat("ratelimit", "max-window", "যেকোনো এক উইন্ডোয় সর্বোচ্চ", window_max, over) }
+                }
             }
             if students {
                 { stat("ratelimit", "students-ok", "স্টুডেন্ট ঢুকল", s_ok, false) }
                 { stat("ratelimit", "students-no", "স্টুডেন্ট ফেরত", s_no, true) }
             }
             if !embedded {
-                if end && r.attacker.sent > 0 {
-                    { stat("ratelimit", "max-window", "যেকোনো এক উইন্ডোয় সর্বোচ্চ", r.max_in_window, false) }
-                }
                 if end && students {
                     { stat("ratelimit", "students-hit", "অন্তত একবার আটকানো স্টুডেন্ট", r.students_hit, true) }
                 }
@@ -241,7 +258,7 @@ fn stats(r: &RateResult, k: usize, embedded: bool) -> Html {
     }
 }
 
-fn counters(r: &RateResult) -> Html {
+fn counters(r: &RateOutput) -> Html {
     if r.counters.is_empty() {
         return Html::default();
     }
@@ -264,8 +281,8 @@ fn counters(r: &RateResult) -> Html {
     }
 }
 
-fn log(r: &RateResult, t: u64, live: bool) -> Html {
-    let upto = r.log.partition_point(|l| l.at_ms <= t);
+fn log(r: &RateOutput, t: u64, live: bool) -> Html {
+    let upto = r.log.partition_point(|l| l.at_ms < t);
     let from = upto.saturating_sub(LOG);
     let lines: Vec<(CmdLine, Classes)> = r.log[from..upto]
         .iter()
@@ -289,7 +306,7 @@ fn log(r: &RateResult, t: u64, live: bool) -> Html {
 }
 
 /// The simulation's prediction beside the real run.
-fn compare(sim: &RateResult, real: &RateResult, done: bool) -> Html {
+fn compare(sim: &RateOutput, real: &RateOutput, done: bool) -> Html {
     let rows: Vec<CountRow> = [
         ("allowed", "অ্যাটাকার ঢুকল", sim.attacker.allowed, real.attacker.allowed),
         ("blocked", "অ্যাটাকার ফেরত", sim.attacker.blocked(), real.attacker.blocked()),
@@ -308,7 +325,8 @@ fn compare(sim: &RateResult, real: &RateResult, done: bool) -> Html {
     counts_table("rl-compare", &rows, done, verdict)
 }
 
-fn live_note(p: &RateParams) -> String {
+fn live_note(s: &RateSetup) -> String {
+    let p = &s.p;
     if !p.redis() {
         return "আসল Redis-এ চলে কেবল Redis কাউন্টার (store=redis): মেমোরির কাউন্টার Redis-এ কিছুই পাঠায় না।".into();
     }
@@ -325,22 +343,21 @@ fn live_note(p: &RateParams) -> String {
 #[component]
 pub fn RateLimitLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let typed: RateParams = lab.typed();
-    let sl = use_sim_live_untyped::<RateResult>(&lab, typed.redis(), true);
+    let typed: RateParams = lab.params().read();
+    let sl = use_sim_live::<RateRun>(&lab, typed.redis(), true);
     let busy = sl.busy();
     let predicted = sl.predicted();
     let real = sl.real();
     let result = sl.shown();
-    let frames = result.map_or(1, |r| r.buckets.len() + 1);
     // A new result opens on the whole run; ▶ replays it from the start.
-    let t = use_timeline(frames, TICK_MS, Open::End);
+    let t = use_steps(result, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match result {
         None => failed_or_progress(&sl.sim),
         Some(r) => {
             let k = t.cursor.min(r.buckets.len());
-            let now = if k == 0 { 0 } else { r.buckets[k - 1].to_ms };
-            let end = r.buckets.last().map_or(0, |b| b.to_ms);
+            let now = r.time_at(k);
+            let end = r.time_at(r.buckets.len());
             let label = format!("{} / {}", secs(now), secs(end));
             html! {
                 <>

@@ -9,13 +9,14 @@
 //! No live mode: the proxy runs no client's `MULTI`/`WATCH` (a session shares connections).
 
 use super::kit::{
-    Open,
-    failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
-    LabProps,
+    failed_or_progress, stat, stat_f, use_lab, use_run, use_steps, CmdLog, Controls, LabFrame,
+    LabProps, Open,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::log::CmdLine;
-use redislab_sim::labs::roundtrips::{client_name, Ran, RoundTripsResult, WayRun, INFO};
+use redislab_sim::labs::roundtrips::{
+    client_name, Ran, RoundTripsOutput, RoundTripsRun, WayOutcome, INFO, ROOM,
+};
 use redislab_sim::redis::Reply;
 use yew::prelude::*;
 
@@ -35,17 +36,6 @@ fn ms(v: u64) -> String {
     bn::qty(v as f64, 0, bn::Unit::Ms)
 }
 
-/// The way's name as the table and the status say it.
-fn way_name(mode: &str) -> &'static str {
-    match mode {
-        "one-by-one" => "একটা একটা করে",
-        "pipeline" => "pipeline",
-        "multi" => "MULTI/EXEC",
-        "watch" => "WATCH + MULTI",
-        _ => "Lua স্ক্রিপ্ট",
-    }
-}
-
 /// A command's short name on its chip (the script by its name).
 fn chip_name(r: &Ran) -> &str {
     match r.cmd.first().map(String::as_str) {
@@ -57,7 +47,7 @@ fn chip_name(r: &Ran) -> &str {
 
 /// One lane per client: its round trips as boxes, the commands in each as chips; `k`
 /// commands have run.
-fn lanes(w: &WayRun, k: usize) -> Html {
+fn lanes(w: &WayOutcome, k: usize) -> Html {
     let clients = w.clients.len() as u32;
     html! {
         <ol class="rt-lanes" aria-label="প্রতিটা ক্লায়েন্টের রাউন্ড-ট্রিপ, আর প্রতিটায় কোন কমান্ড">
@@ -113,12 +103,12 @@ fn lanes(w: &WayRun, k: usize) -> Html {
 }
 
 /// The room's size against its limit at the cursor.
-fn room(r: &RoundTripsResult, k: usize) -> Html {
+fn room(r: &RoundTripsOutput, k: usize) -> Html {
     let limit = i64::from(r.params.limit);
     match r.room_at(k) {
         None => html! {
             <div class="rt-room wrong" data-testid="roundtrips-room" data-n="-1">
-                <span class="rt-room-name"><code>{ redislab_sim::labs::roundtrips::ROOM }</code></span>
+                <span class="rt-room-name"><code>{ ROOM }</code></span>
                 <span class="rt-room-n">{"sorted set নয় — string"}</span>
             </div>
         },
@@ -128,7 +118,7 @@ fn room(r: &RoundTripsResult, k: usize) -> Html {
             let mark = limit as f64 / top * 100.0;
             html! {
                 <div class={classes!("rt-room", (size > limit).then_some("over"))} data-testid="roundtrips-room" data-n={size.to_string()}>
-                    <span class="rt-room-name"><code>{ redislab_sim::labs::roundtrips::ROOM }</code></span>
+                    <span class="rt-room-name"><code>{ ROOM }</code></span>
                     <span class="rt-room-bar" aria-hidden="true">
                         <span class="rt-room-fill" style={format!("width: {fill:.2}%")}></span>
                         <span class="rt-room-limit" style={format!("left: {mark:.2}%")}></span>
@@ -140,7 +130,7 @@ fn room(r: &RoundTripsResult, k: usize) -> Html {
     }
 }
 
-fn now_line(r: &RoundTripsResult, k: usize) -> Html {
+fn now_line(r: &RoundTripsOutput, k: usize) -> Html {
     let w = r.shown();
     let (say, bad) = if k == 0 {
         (
@@ -149,7 +139,7 @@ fn now_line(r: &RoundTripsResult, k: usize) -> Html {
                 n(i64::from(r.params.room)),
                 n(i64::from(r.params.limit)),
                 n(i64::from(r.params.clients)),
-                way_name(&w.mode)
+                w.mode.label()
             ),
             false,
         )
@@ -201,19 +191,22 @@ fn now_line(r: &RoundTripsResult, k: usize) -> Html {
     }
 }
 
-fn stats(w: &WayRun, k: usize, embedded: bool) -> Html {
-    let ran = &w.ran[..k.min(w.ran.len())];
-    let between = ran.iter().filter(|r| r.between).count() as u64;
-    let at_end = k >= w.ran.len();
-    let over = if at_end { w.over.max(0) as u64 } else { 0 };
+/// The shown way's numbers: the round trips and the slowest client's time for the whole
+/// update, what ran in between and how far over the limit the room is up to the cursor.
+fn stats(r: &RoundTripsOutput, k: usize, embedded: bool) -> Html {
+    let w = r.shown();
+    let between = u64::from(w.between_so_far(k));
+    let over = r
+        .room_at(k)
+        .map_or(0, |n| (n - i64::from(r.params.limit)).max(0) as u64);
     html! {
         <dl class="lab-stats rt-stats">
             { stat("roundtrips", "trips", "রাউন্ড-ট্রিপ (সবাই)", u64::from(w.trips_total), false) }
-            { stat("roundtrips", "slowest", "ধীরতম ক্লায়েন্ট (ms)", w.slowest_ms, false) }
+            { stat_f("roundtrips", "slowest", "ধীরতম ক্লায়েন্ট", w.slowest_ms as f64, bn::duration(w.slowest_ms)) }
             { stat("roundtrips", "between", "মাঝে ঢুকল", between, true) }
             { stat("roundtrips", "over", "সীমা ছাড়াল", over, true) }
             if !embedded {
-                { stat("roundtrips", "aborted", "EXEC nil", u64::from(w.clients.iter().map(|c| c.aborted).sum::<u32>()), false) }
+                { stat("roundtrips", "aborted", "EXEC nil", u64::from(w.aborted()), false) }
                 { stat("roundtrips", "errors", "এরর", u64::from(w.errors), true) }
                 { stat("roundtrips", "hll", "HyperLogLog-এর গোনা", w.hll_after.max(0) as u64, false) }
             }
@@ -222,7 +215,7 @@ fn stats(w: &WayRun, k: usize, embedded: bool) -> Html {
 }
 
 /// The five ways with the same clients.
-fn compare(r: &RoundTripsResult) -> Html {
+fn compare(r: &RoundTripsOutput) -> Html {
     html! {
         <div class="rt-compare-box">
             <table class="rt-compare" data-testid="roundtrips-compare">
@@ -239,10 +232,10 @@ fn compare(r: &RoundTripsResult) -> Html {
                 </thead>
                 <tbody>
                     { for r.ways.iter().map(|w| html! {
-                        <tr data-mode={w.mode.clone()} class={classes!((w.mode == r.params.mode).then_some("chosen"))}>
-                            <th scope="row">{ way_name(&w.mode) }</th>
+                        <tr data-mode={w.mode.word()} class={classes!((w.mode == r.params.mode).then_some("chosen"))}>
+                            <th scope="row">{ w.mode.label() }</th>
                             <td data-key="trips" data-n={w.trips_total.to_string()}>{ n(i64::from(w.trips_total)) }</td>
-                            <td data-key="slowest" data-n={w.slowest_ms.to_string()}>{ ms(w.slowest_ms) }</td>
+                            <td data-key="slowest" data-n={w.slowest_ms.to_string()}>{ bn::duration(w.slowest_ms) }</td>
                             <td data-key="room" data-n={w.room_after.unwrap_or(-1).to_string()}>{ w.room_after.map_or_else(|| "এরর".to_string(), n) }</td>
                             <td data-key="over" data-n={w.over.to_string()} class={classes!((w.over > 0).then_some("bad"))}>{ n(w.over) }</td>
                             <td data-key="between" data-n={w.between.to_string()}>{ n(i64::from(w.between)) }</td>
@@ -255,7 +248,7 @@ fn compare(r: &RoundTripsResult) -> Html {
 }
 
 /// The commands Redis ran, up to the cursor.
-fn log(w: &WayRun, k: usize) -> Html {
+fn log(w: &WayOutcome, k: usize) -> Html {
     let upto = k.min(w.ran.len());
     let lines: Vec<(CmdLine, Classes)> = w.ran[upto.saturating_sub(LOG)..upto]
         .iter()
@@ -278,9 +271,9 @@ fn log(w: &WayRun, k: usize) -> Html {
 #[component]
 pub fn RoundTripsLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let run = use_work::<(), RoundTripsResult>(Some(lab.job()));
-    let frames = run.result().map_or(1, |r| r.shown().ran.len() + 1);
-    let t = use_timeline(frames, TICK_MS, Open::Start);
+    let run = use_run::<RoundTripsRun>(&lab, true);
+    // Opens before the first command: ▶ plays the race command by command.
+    let t = use_steps(run.result(), TICK_MS, Open::Start);
     let embedded = props.embedded;
     let view = match run.result() {
         None => failed_or_progress(&run),
@@ -295,7 +288,7 @@ pub fn RoundTripsLab(props: &LabProps) -> Html {
                     { room(r, k) }
                     <div class="lab-status">
                         { now_line(r, k) }
-                        { stats(w, k, embedded) }
+                        { stats(r, k, embedded) }
                     </div>
                     { compare(r) }
                     { log(w, k) }

@@ -197,7 +197,7 @@ fn broadcast() {
 fn presence() {
     use redislab_sim::labs::params::Params;
     use redislab_sim::labs::presence::{run_room, PresenceParams, INFO};
-    let big: PresenceParams = Params::from_query(&INFO, "size=500000&rounds=1").0.typed();
+    let big: PresenceParams = Params::from_query(&INFO, "size=500000&rounds=1").0.read();
     let (t, r) = best_of(3, || run_room(&big));
     println!(
         "(h) presence, {} markactive calls in one bucket: {:.1} ms (budget 200 ms; {} commands, PFCOUNT {})",

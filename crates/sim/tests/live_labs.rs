@@ -281,16 +281,16 @@ fn the_queue_live_holds_its_numbers_across_round_trips() {
 
 #[test]
 fn the_rate_limit_live_ends_as_simulated() {
-    use redislab_sim::labs::ratelimit::{self, RateParams, RateResult};
+    use redislab_sim::labs::ratelimit::{self, RateOutput, RateParams};
     for id in ["redis", "edge", "sliding", "office-ip", "office-both"] {
         let (p, errs) = Params::from_query(&ratelimit::INFO, &format!("preset={id}"));
         assert!(errs.is_empty());
         for k in [1, 2] {
-            let p: RateParams = p.typed::<RateParams>().for_live(k);
-            let mut live = ratelimit::live(&p);
-            let sent = drive(&mut live, p.seed);
-            let real: RateResult = live.snapshot().read().expect("the output");
-            let sim = ratelimit::run(&p);
+            let s = p.read::<RateParams>().for_live(k);
+            let mut live = ratelimit::live(&s);
+            let sent = drive(&mut live, s.p.seed);
+            let real: RateOutput = live.snapshot().read().expect("the output");
+            let sim = ratelimit::sim(&s).finish();
             assert_eq!(real.commands as usize, sent, "{id} ×{k}");
             // 2 ms round trips against the simulation's 1 ms hops: the same decisions, up to
             // a request crossing the window's expiry at its very edge.

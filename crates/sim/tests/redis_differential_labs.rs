@@ -121,13 +121,6 @@ fn the_round_trips_ways_end_alike_on_a_real_redis() {
             Reply::bulk(s.sha1)
         );
     }
-    let ways = [
-        Way::OneByOne,
-        Way::Pipeline,
-        Way::Multi,
-        Way::Watch,
-        Way::Script,
-    ];
     for q in [
         "",
         "clients=5&spread=30&seed=3",
@@ -136,8 +129,8 @@ fn the_round_trips_ways_end_alike_on_a_real_redis() {
     ] {
         let (p, errs) = Params::from_query(&INFO, q);
         assert!(errs.is_empty(), "{errs:?}");
-        let p: RoundTripsParams = p.typed();
-        for way in ways {
+        let p: RoundTripsParams = p.read();
+        for &way in Way::ALL {
             admin.cmd(&["FLUSHALL"]);
             let mut sim_s = scenario(&p, way);
             let mut sim = sim_s.world(SimRedis::new(p.seed).with_named_scripts(), false);
@@ -160,25 +153,17 @@ fn the_round_trips_ways_end_alike_on_a_real_redis() {
 
 #[test]
 fn the_invalidation_actions_agree_with_a_real_redis() {
-    use redislab_sim::labs::invalidation::{scenario, Design, InvalParams, Way, INFO};
+    use redislab_sim::labs::invalidation::{scenario, InvalidationParams, Way, INFO, WAYS};
     use redislab_sim::labs::params::Params;
     let mut server = Server::start();
     let mut admin = server.conn();
     let (p, errs) = Params::from_query(&INFO, "lists=300&others=300&count=1000&write_ms=0");
     assert!(errs.is_empty(), "{errs:?}");
-    let p: InvalParams = p.typed();
+    let p: InvalidationParams = p.read();
     // The real Redis runs in real time, the world in virtual time: the keys' TTLs never run
     // out there, so each action is compared where no TTL has run out in the simulation
     // either (its commands, Redis' replies, the reads' misses and stale hits).
-    let ways = [
-        Way::Del,
-        Way::ScanDel,
-        Way::Version,
-        Way::TwoVersions(Design::Both),
-        Way::TwoVersions(Design::Course),
-        Way::TwoVersions(Design::Student),
-    ];
-    for way in ways {
+    for way in WAYS {
         admin.cmd(&["FLUSHALL"]);
         let mut sim_s = scenario(&p, way);
         let mut sim = sim_s.world(SimRedis::new(p.seed).with_named_scripts(), false);
@@ -193,7 +178,7 @@ fn the_invalidation_actions_agree_with_a_real_redis() {
         );
         real.run(1_000_000);
         let (a, b) = (sim_s.output(&sim, None), real_s.output(&real, None));
-        let del_total = |r: &redislab_sim::labs::invalidation::ActionRun| -> i64 {
+        let del_total = |r: &redislab_sim::labs::invalidation::ActionOutcome| -> i64 {
             r.log
                 .iter()
                 .filter(|l| l.cmd[0] == "DEL")

@@ -1,25 +1,21 @@
-//! The presence lab in a real headless Chromium: the page computes both runs in the worker
-//! and shows the native simulator's numbers (browser = wasm, native =
-//! `redislab_sim::labs::presence::{run_room, run_spread}`) bucket by bucket — the sorted
-//! set's count and bytes, the HyperLogLog's estimate, error and bytes — and the error's
-//! spread over the rooms; a preset comes from the address; a bad value gets its Bengali
-//! message. Screenshots at laptop and phone sizes under target/screenshots/labs/.
+//! The presence lab in a real headless Chromium, what is its own (every preset's figures at
+//! the last bucket, a bad parameter and the timeline's walk are `every_lab`'s): the room
+//! bucket by bucket from the empty room at position 0 (the one timeline convention) as the
+//! native run has it — the sorted set's count and bytes, the HyperLogLog's estimate, error and
+//! bytes — the error's spread over the rooms (the second run), a big room on a phone and the
+//! spread's rule between two fields. Screenshots at laptop and phone sizes under
+//! target/screenshots/labs/.
 
+use crate::{native, open_lab};
 use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
-use redislab_sim::labs::params::Params;
-use redislab_sim::labs::presence::{run_room, run_spread, PresenceParams, RoomOutput, INFO};
+use redislab_sim::labs::presence::{PresenceOutput, PresenceRoom, PresenceSpread, INFO};
 use serde_json::json;
 
-fn params(query: &str) -> PresenceParams {
-    let (p, errs) = Params::from_query(&INFO, query);
-    assert!(errs.is_empty(), "{errs:?}");
-    p.typed()
-}
-
-fn wait_idle(b: &Browser) {
-    b.wait(120, "the presence lab to finish", |b| {
-        b.exists(".lab-presence[aria-busy=false] [data-testid=presence-spread]")
-            && b.exists(".lab-presence [data-testid=presence-zcard]")
+/// Opens the lab with `query` and waits for both runs: the room and the spread.
+fn open(b: &Browser, query: &str) {
+    open_lab(b, "presence", query);
+    b.wait(120, "the spread", |b| {
+        b.exists(".lab-presence[aria-busy=false] [data-testid=presence-spread] [data-testid=presence-beyond]")
     });
 }
 
@@ -39,8 +35,11 @@ fn shown(b: &Browser) -> [u64; 5] {
     ]
 }
 
-fn want(r: &RoomOutput, k: usize) -> [u64; 5] {
-    let x = &r.buckets[k];
+/// What position `k` shows: the `k`-th bucket, nothing at 0.
+fn want(r: &PresenceOutput, k: usize) -> [u64; 5] {
+    let Some(x) = r.bucket_at(k) else {
+        return [0; 5];
+    };
     [
         x.zcard as u64,
         x.zset_bytes,
@@ -62,16 +61,16 @@ fn float(b: &Browser, key: &str) -> f64 {
 #[test]
 fn the_lab_page_shows_the_native_run_bucket_by_bucket() {
     let b = Browser::new(1366, 768);
-    b.open("#/lab/presence");
-    wait_idle(&b);
-    let p = params("");
-    let r = run_room(&p);
-    let s = run_spread(&p);
+    open(&b, "");
+    let r = native::<PresenceRoom>(&INFO, "");
+    let s = native::<PresenceSpread>(&INFO, "");
     b.click(".lab-presence .lab-controls button[aria-label='রিসেট']");
-    for k in 0..r.buckets.len() {
-        if k > 0 {
-            b.click(".lab-presence .lab-controls button[aria-label='এক ধাপ সামনে']");
-        }
+    b.wait(5, "the empty room", |b| {
+        shown(b) == [0; 5]
+            && b.text("[data-testid=presence-now]").is_some_and(|t| t.contains("রুম খালি"))
+    });
+    for k in 1..=r.buckets.len() {
+        b.click(".lab-presence .lab-controls button[aria-label='এক ধাপ সামনে']");
         let w = want(&r, k);
         b.wait(5, &format!("bucket {k}"), |b| shown(b) == w);
     }
@@ -107,12 +106,11 @@ fn the_lab_page_shows_the_native_run_bucket_by_bucket() {
 fn a_big_room_on_a_phone_is_dense_and_fits() {
     let phone = Browser::new(360, 740);
     let q = "preset=big-room&seeds=20&sample=2000";
-    phone.open(&format!("#/lab/presence?{q}"));
-    wait_idle(&phone);
-    let r = run_room(&params(q));
-    phone.click(".lab-presence .lab-controls button[aria-label='শেষে যান']");
+    open(&phone, q);
+    let r = native::<PresenceRoom>(&INFO, q);
     let last = r.buckets.len() - 1;
-    let w = want(&r, last);
+    // It opens on the last bucket: the room at its largest.
+    let w = want(&r, last + 1);
     phone.wait(5, "the last bucket", |b| shown(b) == w);
     // Three dense keys: 3 × 12,304 bytes, with half a million in the room.
     assert_eq!(r.buckets[last].hll_bytes, 3 * 12_304);
@@ -127,18 +125,8 @@ fn a_big_room_on_a_phone_is_dense_and_fits() {
 }
 
 #[test]
-fn a_bad_parameter_gets_a_bengali_message() {
+fn the_spreads_rule_between_two_fields_gets_its_message() {
     let b = Browser::new(1366, 768);
-    b.open("#/lab/presence?size=600000&seeds=20");
-    wait_idle(&b);
-    let msg = b.text("[data-field=size] .field-error").unwrap_or_default();
-    assert!(msg.contains("৫,০০,০০০") || msg.contains("500000"), "{msg}");
-    let r = run_room(&params("seeds=20"));
-    let last = r.buckets.len() - 1;
-    b.click(".lab-presence .lab-controls button[aria-label='শেষে যান']");
-    let w = want(&r, last);
-    b.wait(5, "the defaults' last bucket", |b| shown(b) == w);
-    // The spread's rule between two fields.
     b.open("#/lab/presence?seeds=1000&sample=100000");
     b.wait(30, "the rule's message", |b| {
         b.text("[data-field=seeds] .field-error")

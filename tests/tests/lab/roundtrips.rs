@@ -1,20 +1,17 @@
-//! The round-trips lab in a real headless Chromium: the lab page computes in the worker and
-//! shows the native simulator's numbers (browser = wasm, native =
-//! `redislab_sim::labs::roundtrips::run`) — the five ways side by side, each client's round
-//! trips, the room against its limit as the transport walks Redis' commands one by one — a
-//! preset comes from the address, and a bad parameter gets its Bengali message while the lab
-//! keeps its last good run. Screenshots at laptop and phone sizes under
+//! The round-trips lab in a real headless Chromium, what is its own (every preset's figures,
+//! a bad parameter and the timeline's walk are `every_lab`'s): the five ways side by side as
+//! the native run has them, each client's round trips, the room against its limit as the
+//! transport walks Redis' commands one by one, five clients each in one round trip with the
+//! script, no rollback on a phone. Screenshots at laptop and phone sizes under
 //! target/screenshots/labs/.
 
-use redislab_e2e::{screenshot_dir, Browser};
-use redislab_sim::labs::params::Params;
-use redislab_sim::labs::roundtrips::{run, RoundTripsResult, INFO};
+use crate::{native, open_lab};
+use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
+use redislab_sim::labs::roundtrips::{RoundTripsOutput, RoundTripsRun, Way, INFO};
 use serde_json::json;
 
-fn native(query: &str) -> RoundTripsResult {
-    let (p, errs) = Params::from_query(&INFO, query);
-    assert!(errs.is_empty(), "{errs:?}");
-    run(&p.typed())
+fn run(query: &str) -> RoundTripsOutput {
+    native::<RoundTripsRun>(&INFO, query)
 }
 
 /// The table: per way, (mode, trips, slowest ms, room (-1: not a sorted set), over, between).
@@ -29,12 +26,12 @@ fn table(b: &Browser) -> Vec<Row> {
     serde_json::from_value(v).expect("the table")
 }
 
-fn want_table(r: &RoundTripsResult) -> Vec<Row> {
+fn want_table(r: &RoundTripsOutput) -> Vec<Row> {
     r.ways
         .iter()
         .map(|w| {
             (
-                w.mode.clone(),
+                w.mode.word().to_string(),
                 u64::from(w.trips_total),
                 w.slowest_ms,
                 w.room_after.unwrap_or(-1),
@@ -63,12 +60,6 @@ fn room(b: &Browser) -> i64 {
     .unwrap_or(i64::MIN)
 }
 
-fn wait_idle(b: &Browser) {
-    b.wait(120, "the round-trips lab to finish", |b| {
-        b.exists(".lab-roundtrips[aria-busy=false] [data-testid=roundtrips-compare]")
-    });
-}
-
 fn step(b: &Browser) {
     b.click(".lab-roundtrips .lab-controls button[aria-label='এক ধাপ সামনে']");
 }
@@ -76,11 +67,10 @@ fn step(b: &Browser) {
 #[test]
 fn the_lab_page_shows_the_native_run_and_walks_redis_commands() {
     let b = Browser::new(1366, 768);
-    b.open("#/lab/roundtrips");
-    wait_idle(&b);
-    let r = native("");
+    open_lab(&b, "roundtrips", "");
+    let r = run("");
     let w = r.shown();
-    assert_eq!(w.mode, "one-by-one");
+    assert_eq!(w.mode, Way::OneByOne);
     assert_eq!(table(&b), want_table(&r));
     let trips: Vec<u64> = w.clients.iter().map(|c| u64::from(c.trips)).collect();
     assert_eq!(lanes(&b), trips);
@@ -110,25 +100,16 @@ fn the_lab_page_shows_the_native_run_and_walks_redis_commands() {
     b.screenshot(&screenshot_dir().join("labs/roundtrips.png"));
     let axe = b.axe_serious();
     assert!(axe.is_empty(), "{axe:#?}");
-    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+    assert_no_console_errors(&b);
 }
 
 #[test]
 fn the_script_from_the_address_and_no_rollback_on_a_phone() {
     let b = Browser::new(1366, 768);
-    b.open("#/lab/roundtrips?preset=script");
-    b.wait(30, "the preset's button", |b| {
-        b.exists(".lab-preset[data-preset=script][aria-pressed=true]")
-    });
-    wait_idle(&b);
-    let r = native("preset=script");
-    assert_eq!(table(&b), want_table(&r));
-    assert_eq!(lanes(&b), vec![1; 2], "one round trip each");
     // Five clients: still one round trip each.
-    b.open("#/lab/roundtrips?preset=script&clients=5&spread=30");
+    open_lab(&b, "roundtrips", "preset=script&clients=5&spread=30");
     b.wait(30, "five lanes", |b| lanes(b).len() == 5);
-    wait_idle(&b);
-    let r = native("preset=script&clients=5&spread=30");
+    let r = run("preset=script&clients=5&spread=30");
     assert_eq!(table(&b), want_table(&r));
     assert_eq!(lanes(&b), vec![1; 5], "one round trip each");
     b.click(".lab-roundtrips .lab-controls button[aria-label='শেষে যান']");
@@ -137,9 +118,8 @@ fn the_script_from_the_address_and_no_rollback_on_a_phone() {
     b.screenshot(&screenshot_dir().join("labs/roundtrips-script.png"));
 
     let phone = Browser::new(360, 740);
-    phone.open("#/lab/roundtrips?preset=no-rollback");
-    wait_idle(&phone);
-    let r = native("preset=no-rollback");
+    open_lab(&phone, "roundtrips", "preset=no-rollback");
+    let r = run("preset=no-rollback");
     assert_eq!(table(&phone), want_table(&r));
     assert_eq!(room(&phone), -1, "the room's key is a string");
     phone.click(".lab-roundtrips .lab-controls button[aria-label='শেষে যান']");
@@ -151,45 +131,7 @@ fn the_script_from_the_address_and_no_rollback_on_a_phone() {
         phone.counter("[data-testid=roundtrips-errors]"),
         u64::from(r.shown().errors)
     );
-    let overflow = phone.js(
-        "return document.documentElement.scrollWidth > window.innerWidth",
-        json!([]),
-    );
-    assert_eq!(
-        overflow,
-        json!(false),
-        "the page scrolls sideways at 360 px"
-    );
+    assert_no_sideways_scroll(&phone);
     phone.screenshot(&screenshot_dir().join("labs/roundtrips-phone.png"));
-    assert!(
-        phone.console_errors().is_empty(),
-        "{:?}",
-        phone.console_errors()
-    );
-}
-
-#[test]
-fn a_bad_parameter_gets_a_bengali_message_and_changes_nothing() {
-    let b = Browser::new(1366, 768);
-    b.open("#/lab/roundtrips?preset=pipeline&clients=99");
-    wait_idle(&b);
-    let msg = b
-        .text("[data-field=clients] .field-error")
-        .unwrap_or_default();
-    assert!(
-        msg.contains("১ থেকে ৮") || msg.contains("1 থেকে 8"),
-        "{msg}"
-    );
-    let good = native("preset=pipeline");
-    assert_eq!(table(&b), want_table(&good));
-    b.js(
-        "const i = document.querySelector('#lab-field-rtt'); i.value = 'fast'; i.dispatchEvent(new Event('change', {bubbles: true}));",
-        json!([]),
-    );
-    b.wait(5, "a message beside rtt", |b| {
-        b.exists("[data-field=rtt] .field-error")
-    });
-    assert_eq!(table(&b), want_table(&good));
-    assert!(!b.url().contains("fast"), "{}", b.url());
-    assert!(b.console_errors().is_empty());
+    assert_no_console_errors(&phone);
 }

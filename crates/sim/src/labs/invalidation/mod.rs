@@ -31,19 +31,30 @@
 /// Its practice questions.
 pub mod practice;
 
-mod model;
-mod result;
+pub mod model;
+pub mod output;
+pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use model::{run, scenario, text, Design, InvalRun, InvalScenario, Way};
-pub use result::*;
+pub use model::{run, scenario, InvalidationScenario, InvalidationSim, Way, T_EDIT, WAYS};
+pub use output::{
+    ActionOutcome, ActionSeconds, Counts, Design, DesignOutcome, Effect, InvalidationOutput,
+    Sample, LOG_MAX,
+};
+pub use params::{Action, InvalidationParams};
 
-use super::lab::{erase, CliSpec, Job, Lab, LabInfo};
-use super::params::{choice, int, seed, Field, Params};
-use super::preset::Preset;
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::params::Params;
 use crate::cli::{Args, CliError};
-use serde::{Deserialize, Serialize};
+use model::TIMEOUT_MS;
+
+crate::run_def! {
+    /// The lab's one run: every action on the same keyspace; its parts are each action's
+    /// counters second by second.
+    pub struct InvalidationRun = "all", ActionSeconds => InvalidationOutput;
+}
 
 /// The catalog's version key.
 pub const CATALOG_VERSION: &str = "cache:course-catalog:v1:version";
@@ -58,85 +69,15 @@ pub const LIST_TTL_S: u64 = 30;
 /// Students in the two-versions sample (each stands for `viewers / SAMPLE` of them).
 pub const SAMPLE: u32 = 100;
 
-/// The actions, as the `action` field names them, in the table's order.
-pub const ACTIONS: &[&str] = &["del", "scan-del", "version", "two-versions"];
-
-/// The lab's fields.
-pub const FIELDS: &[Field] = &[
-    choice("action", "কোন কৌশল", ACTIONS, "version"),
-    int("lists", "ক্যাটালগের লিস্ট key (v41)", 10, 5_000, "1000"),
-    int("others", "keyspace-এ অন্য key", 0, 5_000, "1000"),
-    int("count", "SCAN-এর COUNT", 10, 1_000, "10"),
-    int("rtt", "রাউন্ড-ট্রিপ (ms)", 1, 50, "1"),
-    int("write_ms", "SCAN চলাকালে নতুন লিস্ট লেখা, প্রতি কত ms-এ (০ = লেখা নেই)", 0, 1_000, "5"),
-    int("viewers", "দর্শক (স্টুডেন্ট)", 1_000, 10_000_000, "500000"),
-    seed("0"),
-];
-
-/// The lab's parameters, typed (field by field as [`FIELDS`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InvalParams {
-    /// The action the picture shows (one of [`ACTIONS`]).
-    pub action: String,
-    /// Catalog list keys of version 41 in the keyspace.
-    pub lists: u32,
-    /// Other keys in the keyspace (auth, membership, live-class lists).
-    pub others: u32,
-    /// SCAN's COUNT.
-    pub count: u32,
-    /// Round trip between the app and Redis, ms.
-    pub rtt: u64,
-    /// While the SCAN walk runs, a request fills a new list key every this many ms (0: none).
-    pub write_ms: u64,
-    /// Students watching (the two-versions figures are scaled to them).
-    pub viewers: u64,
-    /// Seed of the list keys' names and remaining TTLs and the reads' times.
-    pub seed: u32,
-}
-
-impl Default for InvalParams {
-    fn default() -> Self {
-        Params::defaults(&INFO).typed()
-    }
-}
-
-/// The presets: one per action.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        id: "del",
-        label: "জানা key — DEL",
-        about: "চারটা জানা key একসাথে মোছা (allSettled): একটা টাইমআউট হলেও বাকি তিনটা মোছে",
-        pairs: &[("action", "del")],
-    },
-    Preset {
-        id: "scan-del",
-        label: "SCAN করে DEL",
-        about: "লিস্টের key খুঁজতে গোটা keyspace ঘোরা: শত শত রাউন্ড-ট্রিপ, আর চলার সময় লেখা key বাদ পড়ে",
-        pairs: &[("action", "scan-del")],
-    },
-    Preset {
-        id: "version",
-        label: "ভার্সন বাম্প — INCR",
-        about: "একটা INCR, 41 → 42: সব v41 লিস্ট অনাথ, SCAN শূন্য; TTL-এ তারা নিজেরাই সরে",
-        pairs: &[("action", "version")],
-    },
-    Preset {
-        id: "two-versions",
-        label: "দুই ভার্সন — sv আর cv",
-        about: "এক MGET-এ sv আর cv: কেনাকাটায় বাতিল এক স্টুডেন্টের key, কোর্স এডিটে সবার",
-        pairs: &[("action", "two-versions")],
-    },
-];
-
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "invalidation",
     title: "ক্যাশ ইনভ্যালিডেশন: DEL, SCAN না ভার্সন",
     blurb: "জানা key মোছা, SCAN করে খুঁজে মোছা, INCR-এ ভার্সন বাড়ানো আর দুই ভার্সনের key — কত key অচল, কত রাউন্ড-ট্রিপ, পরে ডেটাবেসে কত চাপ",
-    fields: FIELDS,
-    presets: PRESETS,
-    rules: super::lab::no_rules,
-    runs: &["all"],
+    fields: InvalidationParams::FIELDS,
+    presets: params::PRESETS,
+    rules: rules_of::<InvalidationParams>,
+    runs: &[InvalidationRun::NAME],
     live: false,
 };
 
@@ -155,8 +96,12 @@ impl Lab for InvalidationLab {
         practice::KINDS
     }
 
-    fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn super::lab::AnyRun>, String> {
-        Ok(erase(InvalRun::new(&p.typed())))
+    fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        Ok(InvalidationRun::erase(InvalidationSim::new(&p.read())))
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<InvalidationRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -177,9 +122,60 @@ impl Lab for InvalidationLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let r = run(&p.typed());
+        let r = run(&p.read());
         Ok(crate::cli::emit(a, text(&r), || {
-            serde_json::to_value(&r).expect("serialises")
+            serde_json::to_value(&r).unwrap_or_default()
         }))
     }
+}
+
+/// The table `labsim invalidation` prints.
+pub fn text(r: &InvalidationOutput) -> String {
+    let p = &r.params;
+    let mut out = format!(
+        "{} catalog lists (v{CV0}) among {} other keys; SCAN COUNT {}, round trip {} ms, \
+         {} viewers\n\n",
+        p.lists, p.others, p.count, p.rtt, p.viewers
+    );
+    out.push_str(&format!(
+        "{:<13} {:>11} {:>6} {:>6} {:>7} {:>8} {:>7} {:>6} {:>8} {:>6}\n",
+        "action", "unreachable", "trips", "scans", "walked", "written", "missed", "took", "loads",
+        "stale"
+    ));
+    for a in &r.actions {
+        out.push_str(&format!(
+            "{:<13} {:>11} {:>6} {:>6} {:>7} {:>8} {:>7} {:>3} ms {:>8} {:>6}\n",
+            a.action.word(),
+            a.unreachable,
+            a.round_trips,
+            a.scan_calls,
+            a.walked,
+            a.written_during,
+            a.missed,
+            a.done_ms - a.start_ms,
+            a.db_loads,
+            a.stale_reads
+        ));
+    }
+    let d = r.action(Action::Del);
+    out.push_str(&format!(
+        "\ndel: allSettled {} fulfilled, {} rejected (timed out after {TIMEOUT_MS} ms)\n",
+        d.fulfilled, d.rejected
+    ));
+    out.push_str(&format!(
+        "\ntwo versions, scaled to {} viewers (sample of {SAMPLE}):\n{:<8} {:>14} {:>14} {:>14} {:>14} {:>14}\n",
+        p.viewers, "design", "purchase:unr.", "purchase:loads", "edit:unr.", "edit:loads", "edit:stale"
+    ));
+    for d in &r.designs {
+        out.push_str(&format!(
+            "{:<8} {:>14} {:>14} {:>14} {:>14} {:>14}\n",
+            d.design.word(),
+            d.purchase.unreachable,
+            d.purchase.db_loads,
+            d.edit.unreachable,
+            d.edit.db_loads,
+            d.edit.stale_reads
+        ));
+    }
+    out
 }

@@ -3,12 +3,12 @@
 //! version), how many `SCAN` calls the walk takes (multiple choice: SCAN's COUNT is a hint,
 //! so the options are the run's figure and the figures a student confuses it with), and how
 //! many database loads a purchase or a course edit costs under each design of the
-//! two-version key. Every answer is read off the lab's own run ([`InvalResult`]) of the
+//! two-version key. Every answer is read off the lab's own run ([`InvalidationOutput`]) of the
 //! question's parameters.
 
 use crate::practice::pick::{counts, int, until, Draw};
 use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
-use crate::labs::invalidation::{run, InvalParams, InvalResult, INFO};
+use crate::labs::invalidation::{run, Action, Design, InvalidationOutput, INFO};
 use crate::labs::params::Params;
 
 /// The invalidation lab's question kinds.
@@ -50,11 +50,11 @@ impl Space {
         }
     }
 
-    fn lab(&self, action: &str, viewers: u64) -> Params {
+    fn lab(&self, action: Action, viewers: u64) -> Params {
         params(
             &INFO,
             &[
-                ("action", action.into()),
+                ("action", action.word().into()),
                 ("lists", self.lists.to_string()),
                 ("others", self.others.to_string()),
                 ("count", self.count.to_string()),
@@ -77,36 +77,36 @@ impl Space {
     }
 }
 
-fn run_of(p: &Params) -> InvalResult {
-    run(&p.typed::<InvalParams>())
+fn run_of(p: &Params) -> InvalidationOutput {
+    run(&p.read())
 }
 
-/// The actions the unreachable question asks about: id, what is done (Bengali), its code.
-const ACTIONS: [(&str, &str); 3] = [
+/// The actions the unreachable question asks about: the action, what is done (Bengali).
+const ACTIONS: [(Action, &str); 3] = [
     (
-        "del",
+        Action::Del,
         "স্টুডেন্টের চারটা জানা key একসাথে `DEL` করা হয় (`Promise.allSettled`; একটা সংযোগ আটকে থাকে, তার ক্লায়েন্ট টাইমআউটে হাল ছাড়ে)",
     ),
     (
-        "scan-del",
+        Action::ScanDel,
         "ক্যাটালগের লিস্টগুলোর নাম জানা নেই, তাই `SCAN … MATCH` দিয়ে খুঁজে প্রতি পাতার key `DEL` করা হয় (চলাকালে নতুন কিছু লেখা হয় না)",
     ),
     (
-        "version",
+        Action::Version,
         "ক্যাটালগের ভার্সন key-তে একটা `INCR` — লিস্টের নাম ভার্সন দিয়ে তৈরি",
     ),
 ];
 
-fn action_code(action: &str, count: u32) -> Vec<String> {
+fn action_code(action: Action, count: u32) -> Vec<String> {
     match action {
-        "del" => {
+        Action::Del => {
             vec!["DEL <auth> | DEL <access> | DEL <context> | DEL <chat>   # allSettled".into()]
         }
-        "scan-del" => vec![
+        Action::ScanDel => vec![
             format!("SCAN <cursor> MATCH cache:course-catalog:v1:list:* COUNT {count}"),
             "DEL <the page's keys>".into(),
         ],
-        _ => vec![
+        Action::Version | Action::TwoVersions => vec![
             "INCR cache:course-catalog:v1:version   # 41 -> 42".into(),
             "GET cache:course-catalog:v1:list:<filter>:v42".into(),
         ],
@@ -119,11 +119,11 @@ fn unreachable(seed: u32) -> Draft {
     let s = Space::draw(&mut d);
     let p = s.lab(action, 1000);
     let r = run_of(&p);
-    let a = r.action(action).expect("every action ran");
+    let a = r.action(action);
     let right = i64::from(a.unreachable);
     let lists = i64::from(s.lists);
     let mut hints: Vec<(i64, String)> = match action {
-        "del" => vec![
+        Action::Del => vec![
             (
                 3,
                 "টাইমআউট মানে শুধু ক্লায়েন্ট অপেক্ষা ছেড়েছে — আটকে থাকা `DEL` দেরিতে Redis-এ পৌঁছে ঠিকই চলে; চারটাই মোছে।".into(),
@@ -133,7 +133,7 @@ fn unreachable(seed: u32) -> Draft {
                 "`DEL` কেবল নাম ধরে দেওয়া চারটা key মোছে — ক্যাটালগের লিস্ট ছোঁয় না।".into(),
             ),
         ],
-        "scan-del" => vec![
+        Action::ScanDel => vec![
             (
                 lists + i64::from(s.others),
                 "SCAN পুরো keyspace ঘোরে, কিন্তু `MATCH`-এ মেলা key-গুলোই ফেরত দেয় — মোছা হয় শুধু ক্যাটালগের লিস্ট।".into(),
@@ -164,11 +164,11 @@ fn unreachable(seed: u32) -> Draft {
         code: action_code(action, s.count),
         answer: Answer::Count { n: right, hints },
         why: match action {
-            "del" => format!(
+            Action::Del => format!(
                 "চারটা `DEL`-ই Redis-এ চলে — টাইমআউট হওয়াটাও দেরিতে পৌঁছে চলে; {}টা key মোছে, ক্যাটালগ যেমন ছিল।",
                 int(right)
             ),
-            "scan-del" => format!(
+            Action::ScanDel => format!(
                 "SCAN {}বার ডেকে পুরো keyspace ঘোরে ({}টা রাউন্ড-ট্রিপ), আর মেলা {}টা লিস্ট মোছে।",
                 int(a.scan_calls.into()),
                 int(a.round_trips.into()),
@@ -190,13 +190,13 @@ fn scan_calls(seed: u32) -> Draft {
         if s.others * 2 < s.lists {
             return None;
         }
-        let p = s.lab("scan-del", 1000);
+        let p = s.lab(Action::ScanDel, 1000);
         let r = run_of(&p);
-        let a = r.action("scan-del").expect("scan-del ran");
+        let a = r.action(Action::ScanDel);
         let only = i64::from(s.lists.div_ceil(s.count));
         (i64::from(a.scan_calls) > only + 1).then_some((s, p, r))
     });
-    let a = r.action("scan-del").expect("scan-del ran");
+    let a = r.action(Action::ScanDel);
     let right = i64::from(a.scan_calls);
     let answer = counts(
         right,
@@ -221,7 +221,7 @@ fn scan_calls(seed: u32) -> Draft {
             s.told(),
             int(s.count.into())
         ),
-        code: action_code("scan-del", s.count),
+        code: action_code(Action::ScanDel, s.count),
         answer,
         why: format!(
             "SCAN পুরো keyspace ঘোরে — {}টা key, প্রতি ডাকে মোটামুটি {}টা — তাই {}বার ডাকা ({}টা রাউন্ড-ট্রিপ, `DEL` সহ), যদিও মেলে কেবল {}টা লিস্ট।",
@@ -235,11 +235,11 @@ fn scan_calls(seed: u32) -> Draft {
     }
 }
 
-/// The two-version question's designs: id, the key's name told in Bengali.
-const DESIGNS: [(&str, &str); 3] = [
-    ("course", "শুধু কোর্সের ভার্সন (cv)"),
-    ("student", "শুধু স্টুডেন্টের ভার্সন (sv)"),
-    ("both", "স্টুডেন্টের আর কোর্সের দুই ভার্সনই (sv আর cv)"),
+/// The two-version question's designs: the design, the key's name told in Bengali.
+const DESIGNS: [(Design, &str); 3] = [
+    (Design::Course, "শুধু কোর্সের ভার্সন (cv)"),
+    (Design::Student, "শুধু স্টুডেন্টের ভার্সন (sv)"),
+    (Design::Both, "স্টুডেন্টের আর কোর্সের দুই ভার্সনই (sv আর cv)"),
 ];
 
 fn two_versions(seed: u32) -> Draft {
@@ -248,9 +248,9 @@ fn two_versions(seed: u32) -> Draft {
     let purchase = d.chance(50);
     let viewers = u64::from(d.int(1, 1000)) * 1000;
     let s = Space::draw(&mut d);
-    let p = s.lab("two-versions", viewers);
+    let p = s.lab(Action::TwoVersions, viewers);
     let r = run_of(&p);
-    let dr = r.design(design).expect("every design ran");
+    let dr = r.design(design);
     let e = if purchase { dr.purchase } else { dr.edit };
     let right = e.db_loads as i64;
     let v = viewers as i64;
@@ -293,9 +293,9 @@ fn two_versions(seed: u32) -> Draft {
         code: vec![
             "MGET <sv key> cache:course-catalog:v1:version".into(),
             match design {
-                "course" => "GET my-courses:<student>:cv41".into(),
-                "student" => "GET my-courses:<student>:sv3".into(),
-                _ => "GET my-courses:<student>:sv3:cv41".into(),
+                Design::Course => "GET my-courses:<student>:cv41".into(),
+                Design::Student => "GET my-courses:<student>:sv3".into(),
+                Design::Both => "GET my-courses:<student>:sv3:cv41".into(),
             },
         ],
         answer: Answer::Count { n: right, hints },
@@ -319,7 +319,7 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let out: InvalResult = lab_output(show);
+        let out: InvalidationOutput = lab_output(show);
         match q.kind.as_str() {
             "unreachable" => Truth::Count(i64::from(out.shown().unreachable)),
             "scan-calls" => Truth::Choice(int(out.shown().scan_calls.into())),
@@ -328,7 +328,7 @@ mod tests {
                     .iter()
                     .find(|(_, t)| q.draft.text.contains(t))
                     .expect("the question names a design");
-                let d = out.design(id).expect("every design");
+                let d = out.design(*id);
                 let e = if q.draft.text.contains("কোর্স কেনে") {
                     d.purchase
                 } else {

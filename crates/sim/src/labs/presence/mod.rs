@@ -35,19 +35,32 @@
 /// Its practice questions.
 pub mod practice;
 
-mod room;
-mod spread;
+pub mod model;
+pub mod output;
+pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use room::{run_room, Bucket, RoomOutput, RoomScenario};
-pub use spread::{run_spread, SpreadOutput, SpreadRun, STANDARD_ERROR_PCT};
+pub use model::{run_room, run_spread, RoomScenario, SpreadSim};
+pub use output::{
+    Bucket, PresenceOutput, PresenceRuns, SpreadOutput, BINS, BIN_PCT, STANDARD_ERROR_PCT,
+};
+pub use params::PresenceParams;
 
-use super::lab::{erase, AnyRun, Broken, CliSpec, Job, Lab, LabInfo};
-use super::params::{broken, int, seed, Field, Params};
-use super::preset::Preset;
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::params::Params;
 use crate::cli::{Args, CliError};
-use serde::{Deserialize, Serialize};
+
+crate::run_def! {
+    /// The lab's main run: the room, bucket by bucket.
+    pub struct PresenceRoom = "room", () => PresenceOutput;
+}
+
+crate::run_def! {
+    /// The spread of the estimate's error over many rooms.
+    pub struct PresenceSpread = "spread", () => SpreadOutput;
+}
 
 /// The room's sorted set.
 pub const ROOM: &str = "presence:room:42";
@@ -60,93 +73,15 @@ pub const CHUNK: usize = 300;
 /// Most adds one spread run may do (`sample × seeds`).
 pub const SPREAD_MAX_ADDS: i64 = 20_000_000;
 
-/// The lab's fields.
-pub const FIELDS: &[Field] = &[
-    int("size", "রুমের শেষ আকার (জন)", 1, 500_000, "2000"),
-    int("rounds", "কত bucket (প্রতিটা ৩০ s)", 1, 10, "6"),
-    int("leave", "প্রতি bucket-এ চলে যায় (%)", 0, 90, "10"),
-    int("window", "PFCOUNT-এ কয়টা bucket", 1, 6, "3"),
-    int("limit", "ZSET-এর সীমা (জন)", 1, 1_000, "500"),
-    int("sample", "স্প্রেড: প্রতি রুমে (জন)", 100, 100_000, "20000"),
-    int("seeds", "স্প্রেড: কয়টা রুম (seed)", 10, 1_000, "100"),
-    seed("1"),
-];
-
-/// The lab's parameters, typed (field by field as [`FIELDS`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PresenceParams {
-    /// The room's size at the last bucket.
-    pub size: u32,
-    /// Buckets simulated; the room grows evenly to `size` over them.
-    pub rounds: u32,
-    /// Percent of the active viewers who leave at each bucket's start.
-    pub leave: u32,
-    /// Buckets `PFCOUNT` merges (the window is `window × 30 s`).
-    pub window: u32,
-    /// The sorted set's limit (the script's `ARGV[3]`).
-    pub limit: u32,
-    /// Viewers per room in the spread run.
-    pub sample: u32,
-    /// Rooms (seeds) in the spread run.
-    pub seeds: u32,
-    /// Seed of joins, leaves and viewer names.
-    pub seed: u32,
-}
-
-impl Default for PresenceParams {
-    fn default() -> Self {
-        Params::defaults(&INFO).typed()
-    }
-}
-
-/// The presets.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        id: "small-room",
-        label: "ছোট রুম",
-        about: "৫০০-র কম: ZSET-এ সবাই আছে, ZCARD নিখুঁত; HyperLogLog তখনো sparse, কয়েকশো বাইট",
-        pairs: &[("size", "400"), ("leave", "5")],
-    },
-    Preset {
-        id: "big-room",
-        label: "বড় রুম",
-        about: "৫ লাখ পর্যন্ত: ZSET ৫০০-তে থেমে থাকে, HyperLogLog dense ১২,৩০৪ বাইটে; সবাইকে ZSET-এ রাখলে কত লাগত",
-        pairs: &[("size", "500000"), ("rounds", "3")],
-    },
-    Preset {
-        id: "buckets",
-        label: "bucket মেলানো",
-        about: "অনেকে চলে যায়: শুধু এই bucket-এর PFCOUNT বনাম তিন bucket একসাথে — শেষ ৯০ সেকেন্ডে সক্রিয়",
-        pairs: &[("size", "20000"), ("leave", "40"), ("window", "3")],
-    },
-    Preset {
-        id: "spread",
-        label: "ভুলের ছড়ানো",
-        about: "১,০০০টা রুম, প্রতিটায় ২০,০০০ জন: ভুলের standard deviation ০.৮১%-এর কাছে, কিছু রুম তার বাইরে",
-        pairs: &[("seeds", "1000"), ("sample", "20000")],
-    },
-];
-
-/// The spread run's adds within [`SPREAD_MAX_ADDS`].
-fn rules(p: &Params) -> Result<(), Broken> {
-    if p.int("sample") * p.int("seeds") > SPREAD_MAX_ADDS {
-        return Err(broken(
-            "seeds",
-            "স্প্রেড: রুম × জন বড়জোর ২,০০,০০,০০০ — seed বা প্রতি রুমের জন কমান",
-        ));
-    }
-    Ok(())
-}
-
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "presence",
     title: "কতজন দেখছে — ZSET বনাম HyperLogLog",
     blurb: "রুম বাড়ে ৫ লাখ পর্যন্ত: ৫০০-র নিচে ZSET-এ নিখুঁত গোনা, ওপরে HyperLogLog-এর আন্দাজ, ভুল কতটা ছড়ায় আর মেমোরি কত",
-    fields: FIELDS,
-    presets: PRESETS,
-    rules,
-    runs: &["room", "spread"],
+    fields: PresenceParams::FIELDS,
+    presets: params::PRESETS,
+    rules: rules_of::<PresenceParams>,
+    runs: &[PresenceRoom::NAME, PresenceSpread::NAME],
     live: false,
 };
 
@@ -166,12 +101,16 @@ impl Lab for PresenceLab {
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        let p: PresenceParams = p.typed();
+        let p: PresenceParams = p.read();
         match job.run.as_str() {
-            "" | "room" => Ok(erase(room::sim(&p))),
-            "spread" => Ok(erase(SpreadRun::new(&p))),
+            "" | PresenceRoom::NAME => Ok(PresenceRoom::erase(model::sim(&p))),
+            PresenceSpread::NAME => Ok(PresenceSpread::erase(SpreadSim::new(&p))),
             other => Err(format!("presence has no run `{other}`")),
         }
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<PresenceRoom>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -192,19 +131,19 @@ impl Lab for PresenceLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let p: PresenceParams = p.typed();
-        let room = run_room(&p);
-        let spread = run_spread(&p);
-        Ok(crate::cli::emit(
-            a,
-            text(&room, &spread),
-            || serde_json::json!({ "room": room, "spread": spread }),
-        ))
+        let p: PresenceParams = p.read();
+        let runs = PresenceRuns {
+            room: run_room(&p),
+            spread: run_spread(&p),
+        };
+        Ok(crate::cli::emit(a, text(&runs.room, &runs.spread), || {
+            serde_json::to_value(&runs).unwrap_or_default()
+        }))
     }
 }
 
 /// The command line's table.
-pub fn text(room: &RoomOutput, spread: &SpreadOutput) -> String {
+pub fn text(room: &PresenceOutput, spread: &SpreadOutput) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let p = &room.params;

@@ -4,12 +4,12 @@
 //! keys (sparse while small, 12,304 bytes dense) — and what `PFCOUNT` of the window's buckets
 //! merged says (multiple choice: an estimate; the options are its figure and the figures a
 //! student confuses it with). Every answer is read off the lab's own room run
-//! ([`RoomOutput`]) of the question's parameters.
+//! ([`PresenceOutput`]) of the question's parameters.
 
 use crate::practice::pick::{counts, int, options, until, Draw};
 use crate::practice::{params, show_end, Draft, QuestionKind};
 use crate::labs::params::Params;
-use crate::labs::presence::{run_room, Bucket, PresenceParams, RoomOutput, INFO};
+use crate::labs::presence::{run_room, Bucket, PresenceOutput, INFO};
 
 /// The presence lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -73,11 +73,11 @@ impl Room {
     }
 }
 
-fn run_of(p: &Params) -> RoomOutput {
-    run_room(&p.typed::<PresenceParams>())
+fn run_of(p: &Params) -> PresenceOutput {
+    run_room(&p.read())
 }
 
-fn last(r: &RoomOutput) -> &Bucket {
+fn last(r: &PresenceOutput) -> &Bucket {
     r.buckets.last().expect("at least one bucket")
 }
 
@@ -303,7 +303,7 @@ fn pfcount(seed: u32) -> Draft {
 }
 
 /// The buckets the last bucket's window holds, oldest first.
-fn window_buckets(r: &RoomOutput) -> &[Bucket] {
+fn window_buckets(r: &PresenceOutput) -> &[Bucket] {
     let w = r.params.window as usize;
     &r.buckets[r.buckets.len().saturating_sub(w)..]
 }
@@ -317,7 +317,7 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let out: RoomOutput = lab_output(show);
+        let out: PresenceOutput = lab_output(show);
         let b = out.buckets.last().expect("a bucket");
         assert_eq!(
             (show.step, show.at),

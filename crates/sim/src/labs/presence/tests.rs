@@ -9,7 +9,7 @@ fn with(pairs: &[(&str, &str)]) -> PresenceParams {
     }
     let (p, errors) = Params::from_query(&INFO, &q);
     assert!(errors.is_empty(), "{errors:?}");
-    p.typed()
+    p.read()
 }
 
 /// The defaults, bucket by bucket: the room grows 334 → 2,000; the sorted set is exact while
@@ -126,7 +126,7 @@ fn spread_over_1000_seeds_is_the_standard_error() {
 #[test]
 fn spread_summary() {
     let p = with(&[("seeds", "20"), ("sample", "3000")]);
-    let mut r = SpreadRun::new(&p);
+    let mut r = SpreadSim::new(&p);
     let mut steps = 0;
     while !r.is_done() {
         r.step();
@@ -148,10 +148,27 @@ fn rules_and_heaviest() {
     let p = with(&[("size", "500000"), ("rounds", "10"), ("leave", "0")]);
     let (h, errors) = Params::from_query(&INFO, LAB.heaviest());
     assert!(errors.is_empty(), "{errors:?}");
-    assert_eq!(h.typed::<PresenceParams>().size, p.size);
-    let mut r = room::sim(&p);
+    assert_eq!(h.read::<PresenceParams>().size, p.size);
+    let mut r = model::sim(&p);
     for _ in 0..5 {
         r.step();
     }
     assert!(r.progress() > 0.0 && r.progress() < 0.1);
+}
+
+/// The one timeline: position 0 is the empty room before the first bucket, position `k` the
+/// `k`-th bucket, the last the run's end — whose numbers are the figures the page shows.
+#[test]
+fn the_timeline_starts_empty_and_ends_at_the_figures() {
+    use crate::labs::def::{Figures, Steps};
+    let r = run_room(&PresenceParams::default());
+    assert_eq!(r.steps(), 6);
+    assert!(r.bucket_at(0).is_none());
+    assert_eq!(r.bucket_at(1), r.buckets.first());
+    let last = r.bucket_at(r.steps()).expect("the last bucket");
+    let f = r.figures();
+    let get = |k: &str| f.iter().find(|x| x.key == k).map(|x| x.value);
+    assert_eq!(get("pf"), Some(last.pf_window as f64));
+    assert_eq!(get("err"), Some(last.err_pct));
+    assert_eq!(get("zbytes"), Some(last.zset_bytes as f64));
 }

@@ -36,129 +36,35 @@
 /// Its practice questions.
 pub mod practice;
 
-mod model;
-mod result;
-mod run;
+pub mod model;
+pub mod output;
+pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use result::*;
-pub use run::{run, PubSubRun};
+pub use model::{run, PubSubSim};
+pub use output::{Bucket, Fate, Instance, Line, PubSubOutput, Push, Summary};
+pub use params::{Adapter, PubSubParams};
 
-use super::lab::{erase, AnyRun, CliSpec, Job, Lab, LabInfo};
-use super::params::{choice, float, int, seed, Field, Params};
-use super::preset::Preset;
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::params::Params;
 use crate::cli::{Args, CliError};
-use serde::{Deserialize, Serialize};
 
-/// The three adapters, in the comparison's order.
-pub const ADAPTERS: [&str; 3] = ["plain", "static", "dynamic"];
-
-/// The lab's fields; the defaults are the app's setup (six PM2 instances, the sharded adapter
-/// in its default mode).
-pub const FIELDS: &[Field] = &[
-    choice("adapter", "adapter", &ADAPTERS, "dynamic"),
-    int("instances", "ইনস্ট্যান্স (PM2)", 1, 16, "6"),
-    int("rooms", "রুম", 1, 2000, "200"),
-    int("users", "ইউজার", 1, 20_000, "1200"),
-    float("alpha", "রুমের জনপ্রিয়তা (Zipf α, ০ = সমান)", 0.0, 2.0, "1.0"),
-    int("rate", "মেসেজ / সেকেন্ড", 1, 500, "100"),
-    int("seconds", "মেসেজ চলে (সেকেন্ড)", 1, 30, "10"),
-    int("away_at", "api-1 সরে যায় (ms, মেসেজ শুরুর পরে)", 0, 60_000, "3000"),
-    int("away", "api-1 কতক্ষণ নেই (ms, ০ = নেই)", 0, 60_000, "0"),
-    seed("13"),
-];
-
-/// The lab's parameters, typed (field by field as [`FIELDS`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PubSubParams {
-    /// `plain`, `static` or `dynamic`.
-    pub adapter: String,
-    /// API instances.
-    pub instances: u32,
-    /// Rooms.
-    pub rooms: u32,
-    /// Users.
-    pub users: u32,
-    /// Zipf exponent of the rooms' popularity (0: even).
-    pub alpha: f64,
-    /// Messages per second, all rooms together.
-    pub rate: u32,
-    /// How long messages are sent, s.
-    pub seconds: u32,
-    /// When api-1's subscriber connection drops, ms after the messages start.
-    pub away_at: u64,
-    /// How long it is gone, ms (0: never).
-    pub away: u64,
-    /// Seed of the users' rooms and instances and the messages' senders.
-    pub seed: u32,
+crate::run_def! {
+    /// The lab's one run: the three adapters on the same users and messages.
+    pub struct PubSubRun = "run", () => PubSubOutput;
 }
-
-impl Default for PubSubParams {
-    fn default() -> Self {
-        Params::defaults(&INFO).typed()
-    }
-}
-
-impl PubSubParams {
-    /// The same setup with another adapter.
-    pub fn with_adapter(&self, adapter: &str) -> Self {
-        PubSubParams {
-            adapter: adapter.into(),
-            ..self.clone()
-        }
-    }
-}
-
-/// The slide's steps.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        id: "plain",
-        label: "সাধারণ adapter",
-        about: "প্রতিটা মেসেজ ছয়টা ইনস্ট্যান্সই পায় — যার রুমে কেউ নেই সেও পায়, পেয়ে ফেলে দেয়",
-        pairs: &[("adapter", "plain")],
-    },
-    Preset {
-        id: "sharded",
-        label: "sharded adapter (রুমপ্রতি চ্যানেল)",
-        about: "রুমপ্রতি আলাদা চ্যানেল: মেসেজ পায় কেবল সেই ইনস্ট্যান্সগুলো, যাদের কাছে রুমের কেউ আছে",
-        pairs: &[("adapter", "dynamic")],
-    },
-    Preset {
-        id: "static",
-        label: "SSUBSCRIBE, কিন্তু এক চ্যানেল",
-        about: "sharded adapter-এর static মোড: SSUBSCRIBE-ই, তবু সবাই সব পায় — এক Redis-এ সাশ্রয়টা আসে রুমপ্রতি চ্যানেল থেকে",
-        pairs: &[("adapter", "static")],
-    },
-    Preset {
-        id: "small-rooms",
-        label: "ছোট ছোট রুম",
-        about: "৪০০টা রুমে গড়ে ৩ জন — বেশির ভাগ রুম দু-একটা ইনস্ট্যান্সে, রুমপ্রতি চ্যানেলে বাঁচে সবচেয়ে বেশি",
-        pairs: &[("adapter", "dynamic"), ("rooms", "400"), ("alpha", "0")],
-    },
-    Preset {
-        id: "one-class",
-        label: "একটাই বড় ক্লাস",
-        about: "সবাই এক রুমে — সব ইনস্ট্যান্সেই সদস্য আছে, রুমপ্রতি চ্যানেলে কিছুই বাঁচে না",
-        pairs: &[("adapter", "dynamic"), ("rooms", "1")],
-    },
-    Preset {
-        id: "away",
-        label: "api-1 দুই সেকেন্ড নেই",
-        about: "api-1-এর subscriber সংযোগ ২ সেকেন্ড ছিন্ন — সেই সময়ের মেসেজ তার ইউজাররা কখনো পায় না: Pub/Sub কিছুই রাখে না",
-        pairs: &[("adapter", "dynamic"), ("away", "2000")],
-    },
-];
 
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "pubsub",
     title: "Pub/Sub — ছয় ইনস্ট্যান্স, অনেক রুম",
     blurb: "Socket.IO-র সাধারণ adapter বনাম sharded adapter: কোন ইনস্ট্যান্স কোন মেসেজ পায়, কতটা অকারণে, আর কেউ না শুনলে মেসেজের কী হয়",
-    fields: FIELDS,
-    presets: PRESETS,
-    rules: super::lab::no_rules,
-    runs: &["run"],
+    fields: PubSubParams::FIELDS,
+    presets: params::PRESETS,
+    rules: rules_of::<PubSubParams>,
+    runs: &[PubSubRun::NAME],
     live: false,
 };
 
@@ -178,7 +84,11 @@ impl Lab for PubSubLab {
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        Ok(erase(PubSubRun::new(&p.typed())))
+        Ok(PubSubRun::erase(PubSubSim::new(&p.read())))
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<PubSubRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -200,7 +110,62 @@ impl Lab for PubSubLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let r = run(&p.typed());
-        Ok(crate::cli::emit(a, r.text(), || r.to_json()))
+        let r = run(&p.read());
+        Ok(crate::cli::emit(a, text(&r), || {
+            serde_json::to_value(&r).unwrap_or_default()
+        }))
     }
+}
+
+/// The comparison and the chosen adapter's instances as text (`labsim pubsub`).
+pub fn text(r: &PubSubOutput) -> String {
+    let p = &r.params;
+    let mut out = format!(
+        "{} instances, {} users in {} rooms (alpha {}; biggest room {}, {} rooms on every \
+         instance), {} messages/s for {} s\n\n",
+        p.instances,
+        p.users,
+        r.rooms_used,
+        p.alpha,
+        r.biggest_room,
+        r.rooms_everywhere,
+        p.rate,
+        p.seconds
+    );
+    out.push_str(
+        "adapter   publishes  deliveries  /s        wasted   /s        reached   lost  subscriptions\n",
+    );
+    for s in &r.compare {
+        let mark = if s.adapter == p.adapter { "*" } else { " " };
+        out.push_str(&format!(
+            "{mark}{:<8} {:>9} {:>11} {:>9.1} {:>9} {:>9.1} {:>9} {:>6} {:>14}\n",
+            s.adapter.word(),
+            s.publishes,
+            s.deliveries,
+            s.per_sec(s.deliveries),
+            s.wasted,
+            s.per_sec(s.wasted),
+            s.reached,
+            s.lost,
+            s.subscriptions
+        ));
+    }
+    out.push_str(&format!(
+        "\n{} (chosen): wasted = {} own echoes + {} rooms with nobody there\n",
+        r.summary.adapter, r.summary.echo, r.summary.no_member
+    ));
+    for (i, r) in r.instances.iter().zip(r.instances_so_far(usize::MAX)) {
+        out.push_str(&format!(
+            "  {:<7} users {:>5}  rooms {:>4}  subscriptions {:>4}  received {:>6}  dropped {:>6}\n",
+            i.name, i.users, i.rooms, i.subscriptions, r.0, r.1
+        ));
+    }
+    if let Some((from, to)) = r.away {
+        out.push_str(&format!(
+            "api-1's subscriber away {from}–{to} ms: {} sockets never got their message \
+             (Pub/Sub keeps nothing)\n",
+            r.summary.lost
+        ));
+    }
+    out
 }

@@ -1,12 +1,16 @@
-//! The instances as a world model: each has a publishing and a subscribing connection (actors
-//! `2i` and `2i + 1`), its users' rooms, and what it does with a message Redis pushes to it.
+//! The Pub/Sub lab's simulation: the instances as a world model — each has a publishing and a
+//! subscribing connection (actors `2i` and `2i + 1`), its users' rooms, and what it does with
+//! a message Redis pushes to it — and the run: the three adapters one after the other on
+//! fresh SimRedis worlds (the chosen one first, recorded), stepped a slice of events at a
+//! time.
 
-use super::result::{Bucket, Fate, Instance, Line, Push, Summary};
-use super::PubSubParams;
+use super::output::{Bucket, Fate, Instance, Line, Push, PubSubOutput, Summary};
+use super::params::{Adapter, PubSubParams};
+use crate::labs::lab::Run;
 use crate::labs::log::{CmdLine, NoReply};
-use crate::redis::{ClientId, Reply};
+use crate::redis::{ClientId, Reply, SimRedis};
 use crate::rng::{Mulberry32, Zipf};
-use crate::world::{cmd, ActorId, Command, Io, Model, OpId, Outcome};
+use crate::world::{cmd, ActorId, Command, Hop, Io, Model, OpId, Outcome, World};
 
 /// The adapter's channel prefix for the namespace `/` (`socket.io#/#`).
 pub const PREFIX: &str = "socket.io#/#";
@@ -21,28 +25,6 @@ pub const BUCKET_MS: u64 = 500;
 /// Log lines kept per bucket: commands, and pushes.
 const LOG_CMDS: u32 = 3;
 const LOG_PUSHES: u32 = 3;
-
-/// Which adapter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// `createAdapter`: a pattern, every instance gets everything.
-    Plain,
-    /// Sharded, one shard channel for the namespace.
-    Static,
-    /// Sharded, one shard channel per room.
-    Dynamic,
-}
-
-impl Mode {
-    /// From its parameter word.
-    pub fn parse(s: &str) -> Mode {
-        match s {
-            "plain" => Mode::Plain,
-            "static" => Mode::Static,
-            _ => Mode::Dynamic,
-        }
-    }
-}
 
 /// The model's own events.
 #[derive(Debug)]
@@ -76,14 +58,16 @@ struct Msg {
 
 /// What the chosen adapter's run records for the view.
 pub struct Recorder {
+    /// The timeline's buckets.
     pub buckets: Vec<Bucket>,
+    /// The sampled log.
     pub log: Vec<Line>,
     logged: Vec<(u32, u32)>,
 }
 
 /// The instances of one run.
 pub struct PubSubModel {
-    mode: Mode,
+    mode: Adapter,
     n: usize,
     rooms: usize,
     user_room: Vec<u32>,
@@ -126,7 +110,7 @@ pub fn room_name(r: u32) -> String {
 impl PubSubModel {
     /// The instances of `p` with `adapter`, their users drawn from the seed (the same users
     /// and messages for every adapter); `record` keeps the timeline and the log.
-    pub fn new(p: &PubSubParams, adapter: &str, record: bool) -> Self {
+    pub fn new(p: &PubSubParams, adapter: Adapter, record: bool) -> Self {
         let mut rng = Mulberry32::new(p.seed);
         let zipf = Zipf::new(p.rooms, p.alpha);
         let users = p.users as usize;
@@ -156,7 +140,7 @@ impl PubSubModel {
             }
         });
         PubSubModel {
-            mode: Mode::parse(adapter),
+            mode: adapter,
             n: p.instances as usize,
             rooms: p.rooms as usize,
             user_room,
@@ -172,11 +156,7 @@ impl PubSubModel {
             away_now: false,
             drop_client: None,
             in_flight: 0,
-            sum: Summary {
-                adapter: adapter.into(),
-                span_ms: u64::from(p.seconds) * 1000,
-                ..Summary::default()
-            },
+            sum: Summary::new(adapter, u64::from(p.seconds) * 1000),
             subs_at_start: vec![0; p.instances as usize],
             rec,
         }
@@ -207,9 +187,9 @@ impl PubSubModel {
     /// What instance `i` subscribes to when it connects (with its rooms so far).
     fn subscribe_all(&self, i: usize) -> Command {
         match self.mode {
-            Mode::Plain => cmd(&["PSUBSCRIBE", &format!("{PREFIX}*")]),
-            Mode::Static => cmd(&["SSUBSCRIBE", PREFIX]),
-            Mode::Dynamic => {
+            Adapter::Plain => cmd(&["PSUBSCRIBE", &format!("{PREFIX}*")]),
+            Adapter::Static => cmd(&["SSUBSCRIBE", PREFIX]),
+            Adapter::Dynamic => {
                 let mut c = cmd(&["SSUBSCRIBE", PREFIX]);
                 for r in 0..self.rooms as u32 {
                     if self.member(i, r) > 0 {
@@ -260,7 +240,7 @@ impl PubSubModel {
         self.members[k] += 1;
         self.room_total[r as usize] += 1;
         // "create-room": the sharded adapter's dynamic mode subscribes to the room's channel.
-        if self.members[k] == 1 && self.mode == Mode::Dynamic && !(self.away_now && i == 0) {
+        if self.members[k] == 1 && self.mode == Adapter::Dynamic && !(self.away_now && i == 0) {
             let ch = format!("{PREFIX}{}#", room_name(r));
             self.send(io, 2 * i + 1, cmd(&["SSUBSCRIBE", &ch]));
         }
@@ -271,7 +251,7 @@ impl PubSubModel {
         if k == 0 {
             for i in 0..self.n {
                 let s = match self.mode {
-                    Mode::Dynamic => {
+                    Adapter::Dynamic => {
                         1 + (0..self.rooms as u32).filter(|&r| self.member(i, r) > 0).count()
                     }
                     _ => 1,
@@ -306,9 +286,9 @@ impl PubSubModel {
         );
         let room_ch = format!("{PREFIX}{}#", room_name(r));
         let c = match self.mode {
-            Mode::Plain => cmd(&["PUBLISH", &room_ch, &payload]),
-            Mode::Static => cmd(&["SPUBLISH", PREFIX, &payload]),
-            Mode::Dynamic => cmd(&["SPUBLISH", &room_ch, &payload]),
+            Adapter::Plain => cmd(&["PUBLISH", &room_ch, &payload]),
+            Adapter::Static => cmd(&["SPUBLISH", PREFIX, &payload]),
+            Adapter::Dynamic => cmd(&["SPUBLISH", &room_ch, &payload]),
         };
         self.in_flight += 1;
         self.send(io, 2 * i, c);
@@ -381,7 +361,7 @@ impl PubSubModel {
             b.per_instance[inst].1 += wasted;
         });
         let channel = match self.mode {
-            Mode::Static => PREFIX.to_string(),
+            Adapter::Static => PREFIX.to_string(),
             _ => format!("{PREFIX}{}#", room_name(room)),
         };
         self.log(
@@ -500,4 +480,179 @@ impl Model for PubSubModel {
             if actor % 2 == 0 { "pub" } else { "sub" }
         )
     }
+}
+
+/// Events per unit of work.
+const EVENTS: usize = 4096;
+
+struct Sim {
+    world: World<SimRedis, PubSubModel>,
+}
+
+impl Sim {
+    fn new(p: &PubSubParams, adapter: Adapter, record: bool) -> Self {
+        let model = PubSubModel::new(p, adapter, record);
+        let mut world = World::sim_with(p.seed, model);
+        world.set_trace(false);
+        world.start(|m, io| {
+            for a in 0..2 * p.instances as usize {
+                io.set_hop(a, Hop::symmetric(HOP_MS));
+            }
+            m.start(io);
+        });
+        Sim { world }
+    }
+
+    /// Up to `n` events; true when the world is idle.
+    fn steps(&mut self, n: usize, instances: usize) -> bool {
+        for _ in 0..n {
+            if !self.world.step() {
+                return true;
+            }
+            if let Some(c) = self.world.model_mut().drop_client.take() {
+                self.world.backend_mut().disconnect(c);
+            }
+            if self.world.model().in_flight > 0 {
+                self.drain(instances);
+            }
+        }
+        false
+    }
+
+    /// Hands the instances what their subscribers received.
+    fn drain(&mut self, instances: usize) {
+        for i in 0..instances {
+            let pushed = self.world.backend_mut().take_messages(sub_client(i));
+            if pushed.is_empty() {
+                continue;
+            }
+            // The model schedules each push's arrival through the engine's timers.
+            let w = &mut self.world;
+            w.start(|m, io| {
+                for r in &pushed {
+                    m.pushed(i, r, io);
+                }
+            });
+        }
+    }
+}
+
+/// The lab's run (see the module doc): what the worker steps.
+pub struct PubSubSim {
+    p: PubSubParams,
+    order: Vec<Adapter>,
+    at: usize,
+    sim: Option<Sim>,
+    done: Vec<Summary>,
+    result: Option<PubSubOutput>,
+}
+
+impl PubSubSim {
+    /// The run of `p` (nothing happened yet).
+    pub fn new(p: &PubSubParams) -> Self {
+        let chosen = p.adapter;
+        let mut order = vec![chosen];
+        order.extend(Adapter::ALL.iter().copied().filter(|a| *a != chosen));
+        PubSubSim {
+            p: p.clone(),
+            order,
+            at: 0,
+            sim: None,
+            done: Vec::new(),
+            result: None,
+        }
+    }
+
+    fn end_ms(&self) -> u64 {
+        START_MS + u64::from(self.p.seconds) * 1000 + self.p.away_at + self.p.away + BUCKET_MS
+    }
+
+    /// One slice; true when everything is done.
+    fn slice(&mut self) -> bool {
+        if self.at >= self.order.len() {
+            return true;
+        }
+        let adapter = self.order[self.at];
+        let first = self.at == 0;
+        let sim = self
+            .sim
+            .get_or_insert_with(|| Sim::new(&self.p, adapter, first));
+        if !sim.steps(EVENTS, self.p.instances as usize) {
+            return false;
+        }
+        let mut sim = self.sim.take().expect("a world runs");
+        let model = sim.world.model_mut();
+        let instances = model.finish();
+        self.done.push(model.sum.clone());
+        if first {
+            let (biggest_room, rooms_used, rooms_everywhere) = model.rooms();
+            let (stop_ms, away) = model.window();
+            let rec = model.rec.take().expect("the chosen adapter records");
+            let mut log = rec.log;
+            log.sort_by_key(|l| l.at_ms());
+            self.result = Some(PubSubOutput {
+                params: self.p.clone(),
+                summary: model.sum.clone(),
+                compare: Vec::new(),
+                instances,
+                biggest_room,
+                rooms_used,
+                rooms_everywhere,
+                start_ms: START_MS,
+                stop_ms,
+                away,
+                bucket_ms: BUCKET_MS,
+                buckets: rec.buckets,
+                log,
+            });
+        }
+        self.at += 1;
+        self.at >= self.order.len()
+    }
+
+    /// The result, once done.
+    pub fn result(&self) -> Option<PubSubOutput> {
+        let mut r = self.result.clone()?;
+        if self.at < self.order.len() {
+            return None;
+        }
+        r.compare = Adapter::ALL
+            .iter()
+            .filter_map(|a| self.done.iter().find(|s| s.adapter == *a).cloned())
+            .collect();
+        Some(r)
+    }
+}
+
+impl Run for PubSubSim {
+    type Part = ();
+    type Output = PubSubOutput;
+
+    fn step(&mut self) -> Option<()> {
+        self.slice();
+        None
+    }
+
+    fn is_done(&self) -> bool {
+        self.at >= self.order.len()
+    }
+
+    fn progress(&self) -> f64 {
+        let within = self
+            .sim
+            .as_ref()
+            .map_or(0.0, |s| s.world.now_ms() as f64 / self.end_ms() as f64);
+        ((self.at as f64 + within.min(0.99)) / self.order.len() as f64).min(0.99)
+    }
+
+    fn output(&mut self) -> PubSubOutput {
+        self.result().expect("asked when done")
+    }
+}
+
+/// Runs `p` to the end.
+pub fn run(p: &PubSubParams) -> PubSubOutput {
+    let mut r = PubSubSim::new(p);
+    while !r.slice() {}
+    r.result().expect("done")
 }

@@ -3,13 +3,14 @@
 //! adapter's per-room channels (multiple choice: the users' rooms are drawn at random, so the
 //! options are the run's figure and the figures a student confuses it with), and what becomes
 //! of a message published while an instance's subscriber is away (lost: Pub/Sub keeps
-//! nothing). Every answer is read off the lab's own run ([`PubSubResult`]) of the question's
+//! nothing). Every answer is read off the lab's own run ([`PubSubOutput`]) of the question's
 //! parameters.
 
 use crate::practice::pick::{counts, int, options, until, Draw};
+use crate::labs::def::Steps;
 use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
-use crate::labs::pubsub::{run, PubSubParams, PubSubResult, Summary, INFO};
+use crate::labs::pubsub::{run, Adapter, PubSubOutput, Summary, INFO};
 
 /// The Pub/Sub lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -62,11 +63,11 @@ impl Chat {
 
     /// The lab's parameters: this chat with `adapter`, the first instance away from
     /// `away_at` for `away` ms (0: never).
-    fn lab(&self, adapter: &str, away_at: u32, away: u32) -> Params {
+    fn lab(&self, adapter: Adapter, away_at: u32, away: u32) -> Params {
         params(
             &INFO,
             &[
-                ("adapter", adapter.into()),
+                ("adapter", adapter.word().into()),
                 ("instances", self.instances.to_string()),
                 ("rooms", self.rooms.to_string()),
                 ("users", self.users.to_string()),
@@ -98,20 +99,20 @@ impl Chat {
     }
 }
 
-fn run_of(p: &Params) -> PubSubResult {
-    run(&p.typed::<PubSubParams>())
+fn run_of(p: &Params) -> PubSubOutput {
+    run(&p.read())
 }
 
-fn summary<'a>(r: &'a PubSubResult, adapter: &str) -> &'a Summary {
-    r.of(adapter).expect("every adapter ran")
+fn summary(r: &PubSubOutput, adapter: Adapter) -> &Summary {
+    r.of(adapter)
 }
 
 fn plain_deliveries(seed: u32) -> Draft {
     let mut d = Draw::new(seed, 41);
     let c = Chat::draw(&mut d);
-    let p = c.lab("plain", 0, 0);
+    let p = c.lab(Adapter::Plain, 0, 0);
     let r = run_of(&p);
-    let plain = summary(&r, "plain");
+    let plain = summary(&r, Adapter::Plain);
     let right = plain.deliveries as i64;
     let pubs = c.publishes() as i64;
     let n = i64::from(c.instances);
@@ -129,7 +130,7 @@ fn plain_deliveries(seed: u32) -> Draft {
             "প্রেরকের নিজের ইনস্ট্যান্সও নিজের subscriber সংযোগে মেসেজটা ফেরত পায় (পেয়ে \"same uid\" দেখে ফেলে দেয়) — সেটাও Redis-এর পাঠানো।".to_string(),
         ),
     ];
-    let dynamic = summary(&r, "dynamic").deliveries as i64;
+    let dynamic = summary(&r, Adapter::Dynamic).deliveries as i64;
     if dynamic != right {
         hints.push((
             dynamic,
@@ -164,14 +165,14 @@ fn sharded_deliveries(seed: u32) -> Draft {
     // A run where the per-room channels save something, and the options are all different.
     let (c, p, r) = until(seed, 42, 100, |d| {
         let c = Chat::draw(d);
-        let p = c.lab("dynamic", 0, 0);
+        let p = c.lab(Adapter::Dynamic, 0, 0);
         let r = run_of(&p);
-        let dy = summary(&r, "dynamic");
+        let dy = summary(&r, Adapter::Dynamic);
         let pubs = c.publishes();
         let ok = dy.deliveries < pubs * u64::from(c.instances) && dy.deliveries > 2 * pubs;
         ok.then_some((c, p, r))
     });
-    let dy = summary(&r, "dynamic");
+    let dy = summary(&r, Adapter::Dynamic);
     let pubs = c.publishes() as i64;
     let n = i64::from(c.instances);
     let right = dy.deliveries as i64;
@@ -225,7 +226,7 @@ const FATES: [&str; 4] = [
 ];
 
 fn away(seed: u32) -> Draft {
-    let adapter = Draw::new(seed, 43).one(&["plain", "static", "dynamic"]);
+    let adapter = Draw::new(seed, 43).one(Adapter::ALL);
     // The window inside the messages (something is lost) or after them (nothing is).
     let (c, away_at, gone, p, r) = until(seed, 44, 100, |d| {
         let c = Chat::draw(d);
@@ -264,19 +265,16 @@ fn away(seed: u32) -> Draft {
             "মেসেজ চলাকালেই সংযোগ ছিন্ন — তখন অন্য ইনস্ট্যান্সের ইউজাররা মেসেজ পাঠাতেই থাকে, শুধু প্রথম ইনস্ট্যান্স শোনে না।".into(),
         ),
     ];
-    let step = r
-        .buckets
-        .iter()
-        .position(|b| b.lost > 0)
-        .map_or(1, |i| i + 1);
+    // The first bucket that loses a message; with nothing lost, the end.
+    let at = r.position_of_first_loss().unwrap_or(r.steps());
     Draft {
         text: format!(
             "{} adapter: {}। মেসেজ শুরুর {} ms পরে প্রথম ইনস্ট্যান্সের subscriber সংযোগ ছিন্ন হয়, ফেরে {} ms পরে (তারপর আবার subscribe করে)। সংযোগ না থাকার সময়ে তার ইউজারদের রুমে পাঠানো মেসেজের কী হয়?",
             c.scene(),
             match adapter {
-                "plain" => "সাধারণ (`PSUBSCRIBE`)",
-                "static" => "sharded, static মোড (এক shard চ্যানেলে `SSUBSCRIBE`)",
-                _ => "sharded, dynamic মোড (রুমপ্রতি চ্যানেলে `SSUBSCRIBE`)",
+                Adapter::Plain => "সাধারণ (`PSUBSCRIBE`)",
+                Adapter::Static => "sharded, static মোড (এক shard চ্যানেলে `SSUBSCRIBE`)",
+                Adapter::Dynamic => "sharded, dynamic মোড (রুমপ্রতি চ্যানেলে `SSUBSCRIBE`)",
             },
             int(away_at.into()),
             int(gone.into())
@@ -294,7 +292,7 @@ fn away(seed: u32) -> Draft {
                 int(i64::from(c.seconds) * 1000)
             )
         },
-        show: show(&p, step),
+        show: show(&p, at),
     }
 }
 
@@ -307,14 +305,16 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let out: PubSubResult = lab_output(show);
-        let of = |a: &str| out.of(a).expect("every adapter").clone();
+        let out: PubSubOutput = lab_output(show);
         match q.kind.as_str() {
-            "plain-deliveries" => Truth::Count(of("plain").deliveries as i64),
-            "sharded-deliveries" => Truth::Choice(int(of("dynamic").deliveries as i64)),
+            "plain-deliveries" => Truth::Count(out.of(Adapter::Plain).deliveries as i64),
+            "sharded-deliveries" => Truth::Choice(int(out.of(Adapter::Dynamic).deliveries as i64)),
             "away" => {
                 // Every adapter loses the same sockets; the chosen one is the one asked about.
                 assert!(out.compare.iter().all(|s| s.lost == out.summary.lost));
+                // Opens after the first bucket that loses a message (the end: nothing lost).
+                let at = out.position_of_first_loss().unwrap_or(out.steps());
+                assert_eq!(show.at, Some(at));
                 Truth::Choice(FATES[if out.summary.lost > 0 { 0 } else { 3 }].into())
             }
             k => panic!("no rerun for {k}"),

@@ -6,7 +6,7 @@ use crate::labs::params::Params;
 fn preset(id: &str) -> PubSubParams {
     let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
     assert!(errs.is_empty(), "{errs:?}");
-    p.typed()
+    p.read()
 }
 
 #[test]
@@ -22,7 +22,7 @@ fn the_sharded_adapter_delivers_fewer_messages_than_the_plain_one() {
     assert_eq!(p.reached, s.reached);
     assert_eq!((p.reached, p.lost, s.lost), (p.expected, 0, 0));
     // The comparison inside one run says the same.
-    assert_eq!(sharded.of("plain"), Some(p));
+    assert_eq!(sharded.of(Adapter::Plain), p);
     // Golden: the seed's run.
     assert_eq!(
         (p.publishes, p.deliveries, p.wasted, s.deliveries, s.wasted),
@@ -33,7 +33,7 @@ fn the_sharded_adapter_delivers_fewer_messages_than_the_plain_one() {
 #[test]
 fn one_shard_channel_saves_nothing_on_one_redis() {
     let r = run(&preset("static"));
-    let (plain, st) = (r.of("plain").unwrap(), r.of("static").unwrap());
+    let (plain, st) = (r.of(Adapter::Plain), r.of(Adapter::Static));
     assert_eq!(st.deliveries, plain.deliveries);
     assert_eq!(st.wasted, plain.wasted);
     assert_eq!(st.subscriptions, 6);
@@ -42,12 +42,12 @@ fn one_shard_channel_saves_nothing_on_one_redis() {
 #[test]
 fn small_rooms_save_most_and_one_class_saves_nothing() {
     let small = run(&preset("small-rooms"));
-    let (p, d) = (small.of("plain").unwrap(), small.of("dynamic").unwrap());
+    let (p, d) = (small.of(Adapter::Plain), small.of(Adapter::Dynamic));
     assert!(d.deliveries * 10 < p.deliveries * 6, "{} vs {}", d.deliveries, p.deliveries);
     // Dynamic: nothing but the sender's own echo is wasted.
     assert_eq!((d.no_member, d.echo), (0, d.publishes));
     let one = run(&preset("one-class"));
-    assert_eq!(one.of("dynamic").unwrap().deliveries, one.of("plain").unwrap().deliveries);
+    assert_eq!(one.of(Adapter::Dynamic).deliveries, one.of(Adapter::Plain).deliveries);
     assert_eq!(one.rooms_everywhere, 1);
 }
 
@@ -105,7 +105,7 @@ fn the_run_is_a_function_of_its_parameters_and_the_worker_gives_the_same() {
     let Some(Body::Done(r)) = msgs.last() else {
         panic!("no result")
     };
-    assert_eq!(r.read::<PubSubResult>().unwrap(), run(&p));
+    assert_eq!(r.read::<PubSubOutput>().unwrap(), run(&p));
     let other = run(&PubSubParams { seed: 14, ..p.clone() });
     assert_ne!(other.summary, run(&p).summary);
 }
@@ -130,4 +130,24 @@ fn the_log_shows_the_real_commands_and_pushes() {
         .log
         .iter()
         .any(|l| matches!(l, Line::Push(p) if p.kind == "pmessage" && p.fate == Fate::NoMember)));
+}
+
+/// The timeline's last position is the whole run, its figures the summary's; the first is
+/// before any message.
+#[test]
+fn the_timeline_ends_at_the_summary() {
+    use crate::labs::def::{Figures, Steps};
+    let r = run(&preset("away"));
+    assert_eq!(r.so_far(0), [0; 5]);
+    let [publishes, deliveries, wasted, _, lost] = r.so_far(r.steps());
+    let f = r.figures();
+    let get = |k: &str| f.iter().find(|x| x.key == k).map(|x| x.value as u64);
+    assert_eq!(
+        (get("publishes"), get("deliveries"), get("wasted"), get("lost")),
+        (Some(publishes), Some(deliveries), Some(wasted), Some(lost))
+    );
+    let first = r.position_of_first_loss().expect("the away preset loses messages");
+    assert_eq!(r.so_far(first - 1)[4], 0);
+    assert!(r.so_far(first)[4] > 0);
+    assert_eq!(run(&preset("sharded")).position_of_first_loss(), None);
 }

@@ -1,8 +1,9 @@
-//! The instances as a world model: each request's limiter checks, in memory or in Redis, with
-//! many requests in flight at once.
+//! The rate-limit lab's simulation: the instances as a world model — each request's limiter
+//! checks, in memory or in Redis, with many requests in flight at once — and the run as a
+//! [`Scenario`], the same instances on SimRedis or a real Redis.
 
-use super::result::{Bucket, Counter, RateResult, Tally};
-use super::RateParams;
+use super::output::{Bucket, Counter, RateOutput, Tally};
+use super::params::{Pattern, RateParams, RateSetup, Target};
 use crate::labs::log::{CmdLine, NoReply};
 use crate::labs::scenario::Scenario;
 use crate::redis::Reply;
@@ -63,6 +64,7 @@ enum Mem {
 /// The instances of one run.
 pub struct RateModel {
     p: RateParams,
+    burst_ms: u64,
     reqs: Vec<Req>,
     logins: Vec<(u64, u32)>,
     next_login: usize,
@@ -87,8 +89,9 @@ pub struct RateModel {
 }
 
 impl RateModel {
-    /// The instances and clients of `p`; `live`: no simulated network.
-    pub fn new(p: &RateParams, live: bool) -> Self {
+    /// The instances and clients of `s`; `live`: no simulated network.
+    pub fn new(s: &RateSetup, live: bool) -> Self {
+        let p = &s.p;
         let w = p.window_ms();
         let mut rng = Mulberry32::new(p.seed);
         let mut logins: Vec<(u64, u32)> = (0..p.office)
@@ -96,15 +99,16 @@ impl RateModel {
             .map(|s| (u64::from(rng.below(w.min(u64::from(u32::MAX)) as u32)), s))
             .collect();
         logins.sort_unstable();
-        let attack_end = match p.pattern.as_str() {
-            "edge" => w + p.burst_ms,
-            _ => u64::from(p.attempts) * 1000 / u64::from(p.rps.max(1)),
+        let attack_end = match p.pattern {
+            Pattern::Edge => w + s.burst_ms,
+            Pattern::Steady => u64::from(p.attempts) * 1000 / u64::from(p.rps.max(1)),
         };
         let span = attack_end.max(if p.office > 0 { w } else { 0 }) + 200;
         let bucket_ms = (span.div_ceil(BUCKETS)).div_ceil(100).max(1) * 100;
         let n = span.div_ceil(bucket_ms) as usize + 1;
         RateModel {
             p: p.clone(),
+            burst_ms: s.burst_ms,
             reqs: Vec::new(),
             logins,
             next_login: 0,
@@ -148,22 +152,23 @@ impl RateModel {
     /// When the attacker sends request `k`.
     fn attack_at(&self, k: u32) -> u64 {
         let p = &self.p;
-        match p.pattern.as_str() {
-            "edge" if k > 0 => {
+        let burst = self.burst_ms;
+        match p.pattern {
+            Pattern::Edge if k > 0 => {
                 // One request opens the window at 0; then half the rest in its last burst and
                 // half in the first burst of the next window.
                 let rest = u64::from(p.attempts - 1);
                 let half = rest / 2;
                 let i = u64::from(k - 1);
                 let (from, n, j) = if i < half {
-                    (p.window_ms() - p.burst_ms, half, i)
+                    (p.window_ms() - burst, half, i)
                 } else {
                     (p.window_ms() + 5, rest - half, i - half)
                 };
-                from + j * p.burst_ms / n.max(1)
+                from + j * burst / n.max(1)
             }
-            "edge" => 0,
-            _ => u64::from(k) * 1000 / u64::from(p.rps.max(1)),
+            Pattern::Edge => 0,
+            Pattern::Steady => u64::from(k) * 1000 / u64::from(p.rps.max(1)),
         }
     }
 
@@ -338,7 +343,7 @@ impl RateModel {
 
     /// What the run shows so far; `rtts`: a live run's round trips in the order the replies
     /// came.
-    pub fn output(&self, rtts: Option<&[u32]>) -> RateResult {
+    pub fn output(&self, rtts: Option<&[u32]>) -> RateOutput {
         let w = self.p.window_ms();
         // The densest window-long stretch of let-through requests (two pointers over times
         // that only grow).
@@ -373,8 +378,9 @@ impl RateModel {
             })
             .collect();
         log.sort_by_key(|l| l.at_ms);
-        RateResult {
+        RateOutput {
             params: self.p.clone(),
+            burst_ms: self.burst_ms,
             attacker: self.attacker,
             students: self.students,
             students_hit: self.hit.iter().filter(|&&h| h).count() as u64,
@@ -398,7 +404,7 @@ impl Model for RateModel {
     fn on_timer(&mut self, t: Timer, io: &mut Io<Timer>) {
         match t {
             Timer::Attack(k) => {
-                let who = if self.p.target == "many" { k + 1 } else { 0 };
+                let who = if self.p.target == Target::Many { k + 1 } else { 0 };
                 self.request(true, who, io);
                 if k + 1 < self.p.attempts {
                     io.at(self.attack_at(k + 1), Timer::Attack(k + 1));
@@ -470,29 +476,30 @@ impl Model for RateModel {
 
 /// The run as a [`Scenario`]: the same instances on SimRedis or a real Redis.
 pub struct RateScenario {
-    p: RateParams,
+    s: RateSetup,
 }
 
 impl RateScenario {
-    /// The run of `p`.
-    pub fn new(p: &RateParams) -> Self {
-        RateScenario { p: p.clone() }
+    /// The run of `s`.
+    pub fn new(s: &RateSetup) -> Self {
+        RateScenario { s: s.clone() }
     }
 }
 
 impl Scenario for RateScenario {
     type Model = RateModel;
-    type Output = RateResult;
+    type Output = RateOutput;
 
     fn world<B: Backend>(&mut self, backend: B, live: bool) -> World<B, RateModel> {
-        let mut world = World::with_model(self.p.seed, backend, RateModel::new(&self.p, live));
+        let p = &self.s.p;
+        let mut world = World::with_model(p.seed, backend, RateModel::new(&self.s, live));
         world.set_trace(false);
         let hop = if live {
             Hop::default()
         } else {
             Hop::symmetric(HOP_MS)
         };
-        let n = self.p.instances as usize;
+        let n = p.instances as usize;
         world.start(|m, io| {
             for a in 0..n {
                 io.set_hop(a, hop);
@@ -504,8 +511,9 @@ impl Scenario for RateScenario {
 
     fn progress<B: Backend>(&self, world: &World<B, RateModel>) -> f64 {
         let m = world.model();
-        let total = m.attacker.sent.max(u64::from(self.p.attempts))
-            + u64::from(self.p.office) * u64::from(self.p.tries);
+        let p = &self.s.p;
+        let total = m.attacker.sent.max(u64::from(p.attempts))
+            + u64::from(p.office) * u64::from(p.tries);
         let done = m.attacker.allowed
             + m.attacker.blocked()
             + m.students.allowed
@@ -513,7 +521,7 @@ impl Scenario for RateScenario {
         done as f64 / total.max(1) as f64
     }
 
-    fn output<B: Backend>(&self, world: &World<B, RateModel>, live: Option<&[u32]>) -> RateResult {
+    fn output<B: Backend>(&self, world: &World<B, RateModel>, live: Option<&[u32]>) -> RateOutput {
         world.model().output(live)
     }
 }

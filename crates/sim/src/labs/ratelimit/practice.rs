@@ -3,12 +3,12 @@
 //! instance, or once), how many the fixed window lets through around its edge against the
 //! sliding one (twice the limit in two seconds, or the limit), and how many students behind
 //! one office IP the IP layer turns away. Every answer is read off the lab's own run
-//! ([`RateResult`]) of the question's parameters.
+//! ([`RateOutput`]) of the question's parameters.
 
 use crate::practice::pick::{int, Draw};
 use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
-use crate::labs::ratelimit::{run, RateParams, RateResult, INFO};
+use crate::labs::ratelimit::{run, Algo, Layers, Pattern, RateOutput, Store, Target, INFO};
 
 /// The rate-limit lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -33,40 +33,31 @@ pub const KINDS: &[QuestionKind] = &[
 /// layer, no office) with `pairs` set.
 fn lab(pairs: &[(&str, String)]) -> Params {
     let mut all: Vec<(&str, String)> = vec![
-        ("store", "redis".into()),
-        ("algo", "fixed".into()),
-        ("layers", "identity".into()),
-        ("pattern", "steady".into()),
-        ("target", "one".into()),
+        ("store", Store::Redis.word().into()),
+        ("algo", Algo::Fixed.word().into()),
+        ("layers", Layers::Identity.word().into()),
+        ("pattern", Pattern::Steady.word().into()),
+        ("target", Target::One.word().into()),
         ("office", "0".into()),
     ];
     all.extend(pairs.iter().cloned());
     params(&INFO, &all)
 }
 
-fn run_of(p: &Params) -> RateResult {
-    run(&p.typed::<RateParams>())
-}
-
-/// The step of the timeline (its buckets, 1-based) that holds time `ms`.
-fn step_at(r: &RateResult, ms: u64) -> usize {
-    r.buckets
-        .iter()
-        .position(|b| b.to_ms >= ms)
-        .map_or(r.buckets.len(), |i| i + 1)
-        .max(1)
+fn run_of(p: &Params) -> RateOutput {
+    run(&p.read())
 }
 
 fn stores(seed: u32) -> Draft {
     let mut d = Draw::new(seed, 51);
-    let store = d.one(&["memory", "redis"]);
+    let store = d.one(Store::ALL);
     let instances = d.int(2, 8);
     let limit = d.int(2, 40);
     let attempts = limit * instances + d.int(0, limit * instances);
     let rps = d.int(2, 20) * 10;
     let window = attempts / rps + d.int(2, 60);
     let p = lab(&[
-        ("store", store.into()),
+        ("store", store.word().into()),
         ("instances", instances.to_string()),
         ("limit", limit.to_string()),
         ("window", window.to_string()),
@@ -108,7 +99,7 @@ fn stores(seed: u32) -> Draft {
             int(n),
             int(window.into()),
             int(l),
-            if store == "memory" {
+            if store == Store::Memory {
                 "প্রতিটা ইনস্ট্যান্সের নিজের মেমোরিতে (express-rate-limit-এর default store)"
             } else {
                 "Redis-এ, সব ইনস্ট্যান্সের একটাই key (rate-limit-redis)"
@@ -116,7 +107,7 @@ fn stores(seed: u32) -> Draft {
             int(rps.into()),
             int(a)
         ),
-        code: if store == "memory" {
+        code: if store == Store::Memory {
             vec![format!("hits[rl:login:<id>] += 1   # in each instance, limit {limit}")]
         } else {
             vec![
@@ -125,7 +116,7 @@ fn stores(seed: u32) -> Draft {
             ]
         },
         answer: Answer::Count { n: right, hints },
-        why: if store == "memory" {
+        why: if store == Store::Memory {
             format!(
                 "round-robin-এ প্রতিটা ইনস্ট্যান্স পায় মোটামুটি {}টা, আর প্রত্যেকে নিজের হিসাবে {}টা পর্যন্ত ছাড়ে — মোট {}টা, লিমিটের {} গুণ পর্যন্ত।",
                 int(a / n),
@@ -146,13 +137,13 @@ fn stores(seed: u32) -> Draft {
 
 fn edge(seed: u32) -> Draft {
     let mut d = Draw::new(seed, 52);
-    let algo = d.one(&["fixed", "sliding"]);
+    let algo = d.one(Algo::ALL);
     let limit = d.int(2, 100);
     let window = d.int(1, 60) * 10;
     let attempts = 2 * limit;
     let p = lab(&[
-        ("algo", algo.into()),
-        ("pattern", "edge".into()),
+        ("algo", algo.word().into()),
+        ("pattern", Pattern::Edge.word().into()),
         ("instances", d.int(1, 8).to_string()),
         ("limit", limit.to_string()),
         ("window", window.to_string()),
@@ -161,7 +152,7 @@ fn edge(seed: u32) -> Draft {
     let r = run_of(&p);
     let right = r.max_in_window as i64;
     let l = i64::from(limit);
-    let mut hints = if algo == "fixed" {
+    let mut hints = if algo == Algo::Fixed {
         vec![
             (
                 l,
@@ -189,13 +180,14 @@ fn edge(seed: u32) -> Draft {
         ]
     };
     hints.retain(|(v, _)| *v != right);
-    let from = r.max_span.1;
+    // The densest window's last request: there the lab shows this very figure.
+    let at = r.position_of(r.max_span.1);
     Draft {
         text: format!(
             "লগইনের লিমিট একটা অ্যাকাউন্টে {} সেকেন্ডে {}টা, কাউন্টার Redis-এ, {}। অ্যাটাকার ০ সেকেন্ডে একটা রিকোয়েস্ট পাঠায় (তাতে উইন্ডো শুরু), তারপর উইন্ডোর শেষ সেকেন্ডে {}টা আর পরের উইন্ডোর প্রথম সেকেন্ডে {}টা — মোট {}টা। যেকোনো {} সেকেন্ডের মধ্যে সবচেয়ে বেশি কয়টা রিকোয়েস্ট ঢুকতে পারে?",
             int(window.into()),
             int(l),
-            if algo == "fixed" {
+            if algo == Algo::Fixed {
                 "fixed window (`INCR`, প্রথমটায় `PEXPIRE`)"
             } else {
                 "sliding window (sorted set-এ প্রতিটা চেষ্টার সময়)"
@@ -205,7 +197,7 @@ fn edge(seed: u32) -> Draft {
             int(2 * l),
             int(window.into())
         ),
-        code: if algo == "fixed" {
+        code: if algo == Algo::Fixed {
             vec![
                 "INCR rl:login:<id>".into(),
                 format!("PEXPIRE rl:login:<id> {}   # on the first", u64::from(window) * 1000),
@@ -217,7 +209,7 @@ fn edge(seed: u32) -> Draft {
             )]
         },
         answer: Answer::Count { n: right, hints },
-        why: if algo == "fixed" {
+        why: if algo == Algo::Fixed {
             format!(
                 "প্রথম উইন্ডোর কাউন্টার শেষ সেকেন্ডের {}টা ছাড়ে (প্রথমটা সহ {}), উইন্ডো ফুরোলে key মুছে যায়, পরের উইন্ডো নতুন করে {}টা ছাড়ে — দুই সেকেন্ডে {}টা, লিমিটের প্রায় দ্বিগুণ।",
                 int(l - 1),
@@ -232,7 +224,7 @@ fn edge(seed: u32) -> Draft {
                 int(right)
             )
         },
-        show: show(&p, step_at(&r, from)),
+        show: show(&p, at),
     }
 }
 
@@ -244,7 +236,7 @@ fn office(seed: u32) -> Draft {
     let ip_limit = (logins * d.int(30, 130) / 100).max(1);
     let window = d.int(1, 20) * 30;
     let p = lab(&[
-        ("layers", "ip".into()),
+        ("layers", Layers::Ip.word().into()),
         ("instances", d.int(1, 8).to_string()),
         ("ip_limit", ip_limit.to_string()),
         ("window", window.to_string()),
@@ -314,10 +306,16 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let out: RateResult = lab_output(show);
+        let out: RateOutput = lab_output(show);
         match q.kind.as_str() {
             "stores" => Truth::Count(out.attacker.allowed as i64),
-            "edge" => Truth::Count(out.max_in_window as i64),
+            "edge" => {
+                // Opens where the page shows the most let in within one window: the answer.
+                let at = show.at.expect("a position");
+                assert_eq!(at, out.position_of(out.max_span.1));
+                assert_eq!(out.window_max_at(at), out.max_in_window);
+                Truth::Count(out.max_in_window as i64)
+            }
             "office" => Truth::Count(out.students.blocked() as i64),
             k => panic!("no rerun for {k}"),
         }

@@ -6,7 +6,7 @@ use crate::labs::params::Params;
 fn preset(id: &str) -> RateParams {
     let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
     assert!(errs.is_empty(), "{errs:?}");
-    p.typed()
+    p.read()
 }
 
 #[test]
@@ -55,20 +55,20 @@ fn an_office_behind_one_ip_needs_the_identity_layer() {
 
 #[test]
 fn memory_and_redis_agree_when_there_is_one_instance() {
-    for algo in ["fixed", "sliding"] {
-        for pattern in ["steady", "edge"] {
+    for &algo in Algo::ALL {
+        for &pattern in Pattern::ALL {
             let base = RateParams {
                 instances: 1,
-                algo: algo.into(),
-                pattern: pattern.into(),
+                algo,
+                pattern,
                 attempts: 1200,
                 office: 50,
-                layers: "both".into(),
+                layers: Layers::Both,
                 ..preset("redis")
             };
             let r = run(&base);
             let m = run(&RateParams {
-                store: "memory".into(),
+                store: Store::Memory,
                 ..base.clone()
             });
             assert_eq!((m.attacker, m.students), (r.attacker, r.students), "{algo} {pattern}");
@@ -102,14 +102,14 @@ fn the_timeline_adds_up_and_the_worker_gives_the_same() {
     let Some(Body::Done(out)) = msgs.last() else {
         panic!("no result")
     };
-    assert_eq!(out.read::<RateResult>().unwrap(), run(&preset("office-both")));
+    assert_eq!(out.read::<RateOutput>().unwrap(), run(&preset("office-both")));
 }
 
 #[test]
 fn a_live_run_is_the_same_story_at_a_size_one_session_carries() {
     for id in ["redis", "edge", "sliding", "office-ip", "office-both", "rotate"] {
-        let p = preset(id).for_live(1);
-        let r = run(&p);
+        let s = preset(id).for_live(1);
+        let r = sim(&s).finish();
         // The busiest second, in commands: within the proxy's 200 a second.
         let per: Vec<u32> = r
             .buckets
@@ -121,7 +121,7 @@ fn a_live_run_is_the_same_story_at_a_size_one_session_carries() {
         assert!(r.end_ms <= 15_000, "{id}: {} ms", r.end_ms);
         assert!(r.commands <= 2_500, "{id}: {} commands", r.commands);
         assert!(
-            busiest * p.commands_per_request() <= 200,
+            busiest * s.p.commands_per_request() <= 200,
             "{id}: {busiest} requests in a second"
         );
         // The story holds: what the preset shows at full size, it shows live.
@@ -135,7 +135,7 @@ fn a_live_run_is_the_same_story_at_a_size_one_session_carries() {
         );
         assert_eq!(r.students_hit > 0, full.students_hit > 0, "{id}");
         // Twice as slow: the same numbers.
-        let slow = run(&preset(id).for_live(2));
+        let slow = sim(&preset(id).for_live(2)).finish();
         assert_eq!((slow.attacker, slow.students), (r.attacker, r.students), "{id} ×2");
     }
     assert!(LAB.live(&Job::new(&INFO, &Params::from_query(&INFO, "preset=memory").0).scaled(1), &Params::from_query(&INFO, "preset=memory").0).is_none());
@@ -158,4 +158,28 @@ fn the_window_max_so_far_judges_per_window() {
     let s = run(&preset("sliding"));
     assert!(s.window_max_so_far(usize::MAX) <= 500);
     assert!(s.attacker.allowed > 500);
+}
+
+/// The practice question's number at the position "show me" opens: the one-window maximum
+/// the page shows there is the exact figure (issue 35 item 19: the sliding window lets 501
+/// through in all, but no more than 500 within one window, and the page says so there).
+#[test]
+fn the_window_max_at_the_densest_stretch_is_exact() {
+    use crate::labs::def::{Figures, Steps};
+    for id in ["memory", "redis", "edge", "sliding", "office-ip", "office-both", "rotate"] {
+        let r = run(&preset(id));
+        let at = r.position_of(r.max_span.1);
+        assert_eq!(r.window_max_at(at), r.max_in_window, "{id}");
+        assert_eq!(r.window_max_at(r.steps()), r.max_in_window, "{id}");
+        assert!(r.window_max_at(at.saturating_sub(1)) <= r.max_in_window, "{id}");
+        assert_eq!(r.window_max_at(0), 0, "{id}");
+        let f = r.figures();
+        assert!(f.iter().all(|x| x.value >= 0.0), "{id}");
+    }
+    let s = run(&preset("sliding"));
+    assert_eq!((s.attacker.allowed, s.max_in_window), (501, 500));
+    let at = s.position_of(s.max_span.1);
+    assert_eq!(s.so_far(at)[0], 501, "the whole run's total by then");
+    assert_eq!(s.window_max_at(at), 500, "the figure asked about");
+    assert_eq!(s.params.attacker_limit(), Some(500));
 }

@@ -28,19 +28,25 @@
 /// Its practice questions.
 pub mod practice;
 
-mod model;
-mod result;
+pub mod model;
+pub mod output;
+pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use model::{run, run_mode, scenario, text, Clients, Way, WayScenario};
-pub use result::*;
+pub use model::{run, run_mode, scenario, Clients, WayScenario};
+pub use output::{client_name, ClientEnd, Ran, RoundTripsOutput, Trip, WayOutcome};
+pub use params::{RoomType, RoundTripsParams, Way};
 
-use super::lab::{erase, CliSpec, Job, Lab, LabInfo, Ready};
-use super::params::{choice, int, seed, Field, Params};
-use super::preset::Preset;
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::params::Params;
 use crate::cli::{Args, CliError};
-use serde::{Deserialize, Serialize};
+
+crate::run_def! {
+    /// The lab's one run: every way on the same clients (ready at once).
+    pub struct RoundTripsRun = "ways", () => RoundTripsOutput;
+}
 
 /// The room's sorted set.
 pub const ROOM: &str = "presence:room:42";
@@ -51,108 +57,15 @@ pub const ROOM_TTL: u64 = 120;
 /// How many times a WATCH client tries before it gives up.
 pub const MAX_TRIES: u32 = 10;
 
-/// The ways, as the `mode` field names them, in the table's order.
-pub const MODES: &[&str] = &["one-by-one", "pipeline", "multi", "watch", "script"];
-
-/// The lab's fields.
-pub const FIELDS: &[Field] = &[
-    choice("mode", "কোন পথে", MODES, "one-by-one"),
-    int("rtt", "রাউন্ড-ট্রিপ (ms)", 1, 500, "10"),
-    int("clients", "একসাথে কতজন ক্লায়েন্ট", 1, 8, "2"),
-    int("spread", "শুরুর ফারাক, সর্বোচ্চ (ms)", 0, 2_000, "5"),
-    int("room", "রুমে আগে থেকে (জন)", 0, 1_000, "499"),
-    int("limit", "ZSET-এর সীমা", 1, 1_000, "500"),
-    choice("room_type", "রুমের key-এর টাইপ", &["zset", "string"], "zset"),
-    seed("0"),
-];
-
-/// The lab's parameters, typed (field by field as [`FIELDS`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RoundTripsParams {
-    /// The way the picture shows (`one-by-one`, `pipeline`, `multi`, `watch`, `script`).
-    pub mode: String,
-    /// Round trip between a client and Redis, ms.
-    pub rtt: u64,
-    /// Clients marking a new viewer each.
-    pub clients: u32,
-    /// The clients start at seeded times in `0..=spread` ms.
-    pub spread: u64,
-    /// Members in the room before.
-    pub room: u32,
-    /// The sorted set's limit (the script's `ARGV[3]`).
-    pub limit: u32,
-    /// `zset`, or `string`: the room's key holds a string (a bug elsewhere), so `ZCARD` fails.
-    pub room_type: String,
-    /// Seed of the clients' start times.
-    pub seed: u32,
-}
-
-impl Default for RoundTripsParams {
-    fn default() -> Self {
-        Params::defaults(&INFO).typed()
-    }
-}
-
-impl RoundTripsParams {
-    /// The way the picture shows.
-    pub fn way(&self) -> Way {
-        Way::from_id(&self.mode).unwrap_or(Way::OneByOne)
-    }
-    /// The room's key holds the wrong type.
-    pub fn broken_room(&self) -> bool {
-        self.room_type == "string"
-    }
-}
-
-/// The presets: one per way, and the error that shows there is no rollback.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        id: "one-by-one",
-        label: "একটা একটা করে",
-        about: "চার কমান্ড, চার রাউন্ড-ট্রিপ; যাচাই ক্লায়েন্টে, তাই ফাঁকে অন্যজনের ZADD ঢুকে রুম সীমা ছাড়ায়",
-        pairs: &[("mode", "one-by-one")],
-    },
-    Preset {
-        id: "pipeline",
-        label: "pipeline",
-        about: "এক রাউন্ড-ট্রিপ, কিন্তু ZCARD-এর উত্তর আসার আগেই ZADD চলে গেছে — যাচাই কিছুই থামায় না",
-        pairs: &[("mode", "pipeline")],
-    },
-    Preset {
-        id: "multi",
-        label: "MULTI/EXEC",
-        about: "এক রাউন্ড-ট্রিপ, মাঝে কেউ ঢোকে না; তবু ZCARD-এর উত্তর আসে EXEC-এর সাথে, লেখা শর্তহীন",
-        pairs: &[("mode", "multi")],
-    },
-    Preset {
-        id: "watch",
-        label: "WATCH + MULTI",
-        about: "আগে WATCH আর ZCARD, তারপর MULTI…EXEC; কেউ রুম ছুঁলে EXEC nil, ক্লায়েন্ট আবার চেষ্টা করে",
-        pairs: &[("mode", "watch")],
-    },
-    Preset {
-        id: "script",
-        label: "Lua স্ক্রিপ্ট",
-        about: "এক রাউন্ড-ট্রিপ, যাচাই আর লেখা Redis-এর ভেতরে এক টানে — রুম ঠিক সীমায় থামে",
-        pairs: &[("mode", "script")],
-    },
-    Preset {
-        id: "no-rollback",
-        label: "মাঝপথে এরর",
-        about: "রুমের key-এ ভুল টাইপ: ZCARD এরর দেয়, কিন্তু আগের PFADD থেকে যায় — স্ক্রিপ্টেও rollback নেই",
-        pairs: &[("mode", "script"), ("room_type", "string")],
-    },
-];
-
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "roundtrips",
     title: "চার কমান্ড, এক রাউন্ড-ট্রিপ",
     blurb: "একটা একটা করে, pipeline, MULTI/EXEC, WATCH আর Lua স্ক্রিপ্ট — কত রাউন্ড-ট্রিপ, আর ফাঁকে অন্য ক্লায়েন্ট লিখলে কী হয়",
-    fields: FIELDS,
-    presets: PRESETS,
-    rules: super::lab::no_rules,
-    runs: &["ways"],
+    fields: RoundTripsParams::FIELDS,
+    presets: params::PRESETS,
+    rules: rules_of::<RoundTripsParams>,
+    runs: &[RoundTripsRun::NAME],
     live: false,
 };
 
@@ -171,8 +84,12 @@ impl Lab for RoundTripsLab {
         practice::KINDS
     }
 
-    fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn super::lab::AnyRun>, String> {
-        Ok(erase(Ready::new(run(&p.typed()))))
+    fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+        Ok(RoundTripsRun::ready(run(&p.read())))
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<RoundTripsRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -192,9 +109,46 @@ impl Lab for RoundTripsLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let r = run(&p.typed());
+        let r = run(&p.read());
         Ok(crate::cli::emit(a, text(&r), || {
-            serde_json::to_value(&r).expect("serialises")
+            serde_json::to_value(&r).unwrap_or_default()
         }))
     }
+}
+
+/// The table `labsim roundtrips` prints.
+pub fn text(r: &RoundTripsOutput) -> String {
+    let p = &r.params;
+    let mut out = format!(
+        "{} clients, round trip {} ms, room {} of limit {}{}\n\n",
+        p.clients,
+        p.rtt,
+        p.room,
+        p.limit,
+        if p.broken_room() {
+            " (the room's key is a string)"
+        } else {
+            ""
+        }
+    );
+    out.push_str(&format!(
+        "{:<11} {:>6} {:>8} {:>6} {:>5} {:>8} {:>8} {:>7} {:>6}\n",
+        "way", "trips", "slowest", "room", "over", "between", "aborted", "errors", "hll"
+    ));
+    for w in &r.ways {
+        out.push_str(&format!(
+            "{:<11} {:>6} {:>5} ms {:>6} {:>5} {:>8} {:>8} {:>7} {:>6}\n",
+            w.mode.word(),
+            w.trips_total,
+            w.slowest_ms,
+            w.room_after
+                .map_or_else(|| "WRONG".to_string(), |n| n.to_string()),
+            w.over,
+            w.between,
+            w.aborted(),
+            w.errors,
+            w.hll_after
+        ));
+    }
+    out
 }

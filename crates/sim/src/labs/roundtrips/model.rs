@@ -1,41 +1,14 @@
-//! The clients as one [`Model`]: each marks its viewer the chosen way, a batch (one round
-//! trip) at a time; an observer reads the room when every client is done.
+//! The round-trips lab's simulation: the clients as one [`Model`], each marking its viewer
+//! the chosen way, a batch (one round trip) at a time; an observer reads the room when every
+//! client is done; what the world's trace shows of each way.
 
-use super::result::{ClientEnd, Ran, RoundTripsResult, Trip, WayRun};
-use super::{RoundTripsParams, HLL, MAX_TRIES, MODES, ROOM, ROOM_TTL};
+use super::output::{ClientEnd, Ran, RoundTripsOutput, Trip, WayOutcome};
+use super::params::{RoundTripsParams, Way};
+use super::{HLL, MAX_TRIES, ROOM, ROOM_TTL};
 use crate::labs::scenario::{Scenario, SimRun};
 use crate::redis::{scripts, Reply, EPOCH_MS};
 use crate::rng::Mulberry32;
 use crate::world::{cmd, ActorId, Backend, Command, Hop, Io, Model, OpId, Outcome, What, World};
-
-/// The five ways.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Way {
-    /// Each command waits for the one before.
-    OneByOne,
-    /// The four in one pipeline.
-    Pipeline,
-    /// `MULTI`, the four, `EXEC`, pipelined.
-    Multi,
-    /// `WATCH` + `ZCARD`, then `MULTI … EXEC`; again when `EXEC` is nil.
-    Watch,
-    /// `EVALSHA markactive`.
-    Script,
-}
-
-impl Way {
-    /// The way named `id` (one of [`MODES`]).
-    pub fn from_id(id: &str) -> Option<Way> {
-        Some(match id {
-            "one-by-one" => Way::OneByOne,
-            "pipeline" => Way::Pipeline,
-            "multi" => Way::Multi,
-            "watch" => Way::Watch,
-            "script" => Way::Script,
-            _ => return None,
-        })
-    }
-}
 
 /// Where a client is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,7 +232,7 @@ impl Model for Clients {
     }
 
     fn actor_name(&self, actor: ActorId) -> String {
-        super::result::client_name(actor as u32)
+        super::output::client_name(actor as u32)
     }
 }
 
@@ -305,7 +278,7 @@ fn prefill<B: Backend>(backend: &mut B, p: &RoundTripsParams) {
 
 impl Scenario for WayScenario {
     type Model = Clients;
-    type Output = WayRun;
+    type Output = WayOutcome;
 
     fn world<B: Backend>(&mut self, mut backend: B, _live: bool) -> World<B, Clients> {
         prefill(&mut backend, &self.p);
@@ -354,17 +327,9 @@ impl Scenario for WayScenario {
             / (m.clients.len() + 1) as f64
     }
 
-    fn output<B: Backend>(&self, world: &World<B, Clients>, _live: Option<&[u32]>) -> WayRun {
+    fn output<B: Backend>(&self, world: &World<B, Clients>, _live: Option<&[u32]>) -> WayOutcome {
         analyse(self.way, &self.p, world)
     }
-}
-
-/// The mode id of `way`.
-fn mode_id(way: Way) -> &'static str {
-    MODES[[Way::OneByOne, Way::Pipeline, Way::Multi, Way::Watch, Way::Script]
-        .iter()
-        .position(|w| *w == way)
-        .expect("every way")]
 }
 
 fn words(c: &Command) -> Vec<String> {
@@ -375,7 +340,7 @@ fn words(c: &Command) -> Vec<String> {
 
 /// What the world's trace shows: the commands in Redis' order, each update's round trips,
 /// who ended in the set, what ran inside whose update.
-fn analyse<B: Backend>(way: Way, p: &RoundTripsParams, world: &World<B, Clients>) -> WayRun {
+fn analyse<B: Backend>(way: Way, p: &RoundTripsParams, world: &World<B, Clients>) -> WayOutcome {
     let m = world.model();
     let n = m.clients.len() as u32;
     // The batch of each client's commands, in send order: trips are in order per client.
@@ -480,8 +445,8 @@ fn analyse<B: Backend>(way: Way, p: &RoundTripsParams, world: &World<B, Clients>
             _ => 0,
         })
         .sum();
-    WayRun {
-        mode: mode_id(way).into(),
+    WayOutcome {
+        mode: way,
         trips_total: clients.iter().map(|c| c.trips).sum(),
         slowest_ms: clients.iter().map(|c| c.took_ms).max().unwrap_or(0),
         over: room_after.map_or(0, |r| (r - i64::from(p.limit)).max(0)),
@@ -524,56 +489,16 @@ pub fn scenario(p: &RoundTripsParams, way: Way) -> WayScenario {
 }
 
 /// Way `way` of `p`, simulated to the end.
-pub fn run_mode(p: &RoundTripsParams, way: Way) -> WayRun {
+pub fn run_mode(p: &RoundTripsParams, way: Way) -> WayOutcome {
     SimRun::new(scenario(p, way), p.seed).finish()
 }
 
 /// Every way of `p`.
-pub fn run(p: &RoundTripsParams) -> RoundTripsResult {
-    let ways = [Way::OneByOne, Way::Pipeline, Way::Multi, Way::Watch, Way::Script]
-        .into_iter()
-        .map(|w| run_mode(p, w))
-        .collect();
-    RoundTripsResult {
+pub fn run(p: &RoundTripsParams) -> RoundTripsOutput {
+    let ways = Way::ALL.iter().map(|&w| run_mode(p, w)).collect();
+    RoundTripsOutput {
         params: p.clone(),
         starts: starts(p),
         ways,
     }
-}
-
-/// The table `labsim roundtrips` prints.
-pub fn text(r: &RoundTripsResult) -> String {
-    let p = &r.params;
-    let mut out = format!(
-        "{} clients, round trip {} ms, room {} of limit {}{}\n\n",
-        p.clients,
-        p.rtt,
-        p.room,
-        p.limit,
-        if p.broken_room() {
-            " (the room's key is a string)"
-        } else {
-            ""
-        }
-    );
-    out.push_str(&format!(
-        "{:<11} {:>6} {:>8} {:>6} {:>5} {:>8} {:>8} {:>7} {:>6}\n",
-        "way", "trips", "slowest", "room", "over", "between", "aborted", "errors", "hll"
-    ));
-    for w in &r.ways {
-        out.push_str(&format!(
-            "{:<11} {:>6} {:>5} ms {:>6} {:>5} {:>8} {:>8} {:>7} {:>6}\n",
-            w.mode,
-            w.trips_total,
-            w.slowest_ms,
-            w.room_after
-                .map_or_else(|| "WRONG".to_string(), |n| n.to_string()),
-            w.over,
-            w.between,
-            w.clients.iter().map(|c| c.aborted).sum::<u32>(),
-            w.errors,
-            w.hll_after
-        ));
-    }
-    out
 }

@@ -1,6 +1,10 @@
-//! What the rate-limit lab shows.
+//! What the rate-limit lab's run gives the view and `labsim --json` alike: the attacker's and
+//! the students' requests and what became of them, the most let through within one window,
+//! the counters, the timeline's buckets and a sampled log. The timeline walks the buckets:
+//! position `k` is the run after its first `k`.
 
-use super::RateParams;
+use super::params::{RateParams, BURST_MS};
+use crate::labs::def::{Figure, Figures, Steps};
 use crate::labs::log::CmdLine;
 use serde::{Deserialize, Serialize};
 
@@ -58,9 +62,12 @@ pub struct Counter {
 /// The lab's output.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RateResult {
+pub struct RateOutput {
     /// The parameters.
     pub params: RateParams,
+    /// The edge pattern's bursts, ms (written only when a live run widened them).
+    #[serde(default = "burst", skip_serializing_if = "is_burst")]
+    pub burst_ms: u64,
     /// The attacker's requests.
     pub attacker: Tally,
     /// The office's students' requests.
@@ -89,7 +96,15 @@ pub struct RateResult {
     pub end_ms: u64,
 }
 
-impl RateResult {
+fn burst() -> u64 {
+    BURST_MS
+}
+
+fn is_burst(v: &u64) -> bool {
+    *v == BURST_MS
+}
+
+impl RateOutput {
     /// Totals of the first `n` buckets: attacker let through / turned away, students let
     /// through / turned away.
     pub fn so_far(&self, n: usize) -> [u64; 4] {
@@ -106,7 +121,7 @@ impl RateResult {
     /// The most attacker requests let through in any run of whole buckets no longer than the
     /// window, among the first `n` buckets: what the limit is about (a run spanning several
     /// windows may let through more than the limit in all, and rightly). Never more than
-    /// [`RateResult::max_in_window`] (every such run lies inside one window).
+    /// [`RateOutput::max_in_window`] (every such run lies inside one window).
     pub fn window_max_so_far(&self, n: usize) -> u64 {
         let per = (self.params.window_ms() / self.bucket_ms.max(1)).max(1) as usize;
         let ok: Vec<u64> = self
@@ -138,49 +153,54 @@ impl RateResult {
         out
     }
 
-    /// The result as JSON (`labsim ratelimit --json`).
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self).expect("a result serialises")
+    /// The time at position `k` (the end of its `k`-th bucket), ms.
+    pub fn time_at(&self, k: usize) -> u64 {
+        k.checked_sub(1)
+            .and_then(|i| self.buckets.get(i))
+            .map_or(0, |b| b.to_ms)
     }
 
-    /// The numbers as text (`labsim ratelimit`).
-    pub fn text(&self) -> String {
-        let p = &self.params;
-        let mut out = format!(
-            "{} instances, store {}, {} window of {} s, layers {} (identity limit {}, IP limit {})\n",
-            p.instances, p.store, p.algo, p.window, p.layers, p.limit, p.ip_limit
-        );
-        let row = |who: &str, t: &Tally| {
-            format!(
-                "{who:<9} sent {:>6}  let through {:>6}  turned away {:>6} (IP {}, identity {})\n",
-                t.sent,
-                t.allowed,
-                t.blocked(),
-                t.by_ip,
-                t.by_identity
-            )
-        };
-        out.push_str(&row("attacker", &self.attacker));
+    /// The position that shows the bucket holding time `ms` (the run up to that bucket's
+    /// end).
+    pub fn position_of(&self, ms: u64) -> usize {
+        ((ms / self.bucket_ms.max(1)) as usize + 1).min(self.steps())
+    }
+
+    /// The most attacker requests let through within one window, up to position `k`: from the
+    /// position of the densest stretch's last request on, the exact figure
+    /// ([`RateOutput::max_in_window`]); before it, what whole buckets show
+    /// ([`RateOutput::window_max_so_far`], never more).
+    pub fn window_max_at(&self, k: usize) -> u64 {
+        if k >= self.position_of(self.max_span.1) {
+            self.max_in_window
+        } else {
+            self.window_max_so_far(k)
+        }
+    }
+}
+
+impl Steps for RateOutput {
+    /// The timeline's buckets.
+    fn steps(&self) -> usize {
+        self.buckets.len()
+    }
+}
+
+impl Figures for RateOutput {
+    fn figures(&self) -> Vec<Figure> {
+        let mut f = Vec::new();
+        if self.attacker.sent > 0 {
+            f.push(Figure::count("allowed", self.attacker.allowed));
+            f.push(Figure::count("blocked", self.attacker.blocked()));
+            f.push(Figure::count("max-window", self.max_in_window));
+        }
         if self.students.sent > 0 {
-            out.push_str(&row("students", &self.students));
-            out.push_str(&format!(
-                "          students turned away at least once: {}\n",
-                self.students_hit
-            ));
+            f.push(Figure::count("students-ok", self.students.allowed));
+            f.push(Figure::count("students-no", self.students.blocked()));
+            f.push(Figure::count("students-hit", self.students_hit));
         }
-        out.push_str(&format!(
-            "most let through in any {} s: {} ({}–{} ms)\n",
-            p.window, self.max_in_window, self.max_span.0, self.max_span.1
-        ));
-        let per: Vec<String> = self.per_instance.iter().map(u64::to_string).collect();
-        out.push_str(&format!("let through per instance: {}\n", per.join(" ")));
-        for c in &self.counters {
-            out.push_str(&format!("  {:<6} {} = {}\n", c.place, c.key, c.count));
-        }
-        out.push_str(&format!(
-            "Redis: {} commands in {} round trips\n",
-            self.commands, self.round_trips
-        ));
-        out
+        f.push(Figure::count("commands", self.commands));
+        f.push(Figure::count("round-trips", self.round_trips));
+        f
     }
 }

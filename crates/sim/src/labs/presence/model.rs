@@ -1,14 +1,18 @@
-//! The room: an API server marking viewers with `markactive`, a reader counting at the end
-//! of each bucket, on the one engine ([`World`]) against SimRedis.
+//! The presence lab's simulation. The room: an API server marking viewers with
+//! `markactive`, a reader counting at the end of each bucket, on the one engine ([`World`])
+//! against SimRedis. The spread: the estimate's error over many rooms, each a fresh SimRedis
+//! holding one HyperLogLog of `sample` distinct viewers.
 
-use super::{PresenceParams, BUCKET_MS, CHUNK, HLL_PREFIX, ROOM};
+use super::output::{Bucket, PresenceOutput, SpreadOutput, BINS, BIN_PCT, STANDARD_ERROR_PCT};
+use super::params::PresenceParams;
+use super::{BUCKET_MS, CHUNK, HLL_PREFIX, ROOM};
+use crate::labs::lab::Run;
 use crate::labs::log::CmdLine;
 use crate::labs::scenario::{Scenario, SimRun};
 use crate::redis::{evict, scripts, SimRedis, EPOCH_MS};
 use crate::rng::Mulberry32;
 use crate::world::{cmd, ActorId, Backend, Command, Io, Model, OpId, Outcome, Ran, World};
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
 use std::io::Write;
 
 /// The API server's actor.
@@ -19,72 +23,6 @@ const READER: ActorId = 1;
 const LOGGED_MARKS: usize = 2;
 /// No mark yet.
 const NEVER: u32 = u32::MAX;
-
-/// One bucket, as the reader saw it at its end.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Bucket {
-    /// 0-based.
-    pub bucket: u32,
-    /// When it started, virtual ms.
-    pub at_ms: u64,
-    /// Viewers who joined at its start.
-    pub joined: u32,
-    /// Viewers who left at its start.
-    pub left: u32,
-    /// Viewers marked in it.
-    pub active: u32,
-    /// Distinct viewers marked in the window (this bucket and the `window - 1` before):
-    /// the true count.
-    pub truth: u32,
-    /// `markactive` answers 1 (added to the sorted set) in this bucket.
-    pub zadds: u32,
-    /// `markactive` answers 0 (the room was at its limit: only `PFADD`).
-    pub skipped: u32,
-    /// Members `ZREMRANGEBYSCORE` trimmed.
-    pub trimmed: i64,
-    /// `ZCARD` after the trim.
-    pub zcard: i64,
-    /// `PFCOUNT` of this bucket's key alone.
-    pub pf_single: i64,
-    /// `PFCOUNT` of the window's keys together.
-    pub pf_window: i64,
-    /// The count shown: `zcard` while the estimate is under the limit, else
-    /// `max(pf_window, zcard)` (never less than the exact count).
-    pub shown: i64,
-    /// `true`: the shown count is the sorted set's (exact).
-    pub exact: bool,
-    /// `(pf_window - truth) / truth`, percent.
-    pub err_pct: f64,
-    /// The sorted set's bytes (SimRedis' estimate; 0 when it does not exist).
-    pub zset_bytes: u64,
-    /// The window's HyperLogLog keys, `STRLEN` summed.
-    pub hll_bytes: u64,
-    /// This bucket's HyperLogLog, `STRLEN`.
-    pub hll_cur_bytes: u64,
-    /// Keys of the window that are dense (`STRLEN` 12,304).
-    pub dense: u32,
-    /// What a sorted set of every viewer in the window would take (the same estimate).
-    pub all_zset_bytes: u64,
-    /// A few of its commands: the first marks and the reader's.
-    pub log: Vec<CmdLine>,
-}
-
-/// The room run's result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RoomOutput {
-    /// The parameters.
-    pub params: PresenceParams,
-    /// Every bucket done so far.
-    pub buckets: Vec<Bucket>,
-    /// `markactive` calls.
-    pub marks: u64,
-    /// Of them, answered 1.
-    pub zadds: u64,
-    /// Of them, answered 0.
-    pub skipped: u64,
-    /// Commands sent in all.
-    pub commands: u64,
-}
 
 /// What a reader's op asks.
 #[derive(Clone, Copy, Debug)]
@@ -406,7 +344,7 @@ pub struct RoomScenario {
 
 impl Scenario for RoomScenario {
     type Model = Room;
-    type Output = RoomOutput;
+    type Output = PresenceOutput;
     /// One event is one chunk of 300 marks (the instant lane runs them all in the step).
     const EVENTS: usize = 16;
 
@@ -428,9 +366,9 @@ impl Scenario for RoomScenario {
         m.marks as f64 / m.planned.max(1) as f64
     }
 
-    fn output<B: Backend>(&self, world: &World<B, Room>, _live: Option<&[u32]>) -> RoomOutput {
+    fn output<B: Backend>(&self, world: &World<B, Room>, _live: Option<&[u32]>) -> PresenceOutput {
         let m = world.model();
-        RoomOutput {
+        PresenceOutput {
             params: self.p.clone(),
             buckets: m.buckets.clone(),
             marks: m.marks,
@@ -441,12 +379,141 @@ impl Scenario for RoomScenario {
     }
 }
 
-/// The room of `p`, simulated: the worker steps it (`SimRun` is the run), `run` finishes it.
+/// The room of `p`, simulated: the worker steps it, [`run_room`] finishes it.
 pub fn sim(p: &PresenceParams) -> SimRun<RoomScenario> {
     SimRun::new(RoomScenario { p: p.clone() }, p.seed)
 }
 
 /// The room of `p`, run to the end.
-pub fn run_room(p: &PresenceParams) -> RoomOutput {
+pub fn run_room(p: &PresenceParams) -> PresenceOutput {
     sim(p).finish()
+}
+
+/// The spread, a room per step (what the worker steps).
+pub struct SpreadSim {
+    p: PresenceParams,
+    errors: Vec<f64>,
+    /// The room being filled (its SimRedis, viewers added).
+    room: Option<(SimRedis, u32)>,
+}
+
+impl SpreadSim {
+    /// The spread of `p`, nothing run yet.
+    pub fn new(p: &PresenceParams) -> Self {
+        SpreadSim {
+            p: p.clone(),
+            errors: Vec::with_capacity(p.seeds as usize),
+            room: None,
+        }
+    }
+
+    /// Adds up to `budget` viewers to the current room (a new room when none); counts it when
+    /// full. Returns the viewers added.
+    fn fill(&mut self, budget: u32) -> u32 {
+        let (mut r, done) = match self.room.take() {
+            Some(x) => x,
+            None => {
+                // Room i: a fresh server (its own seed), its own viewer names.
+                let i = self.errors.len() as u32;
+                (SimRedis::new(self.p.seed.wrapping_add(i)), 0)
+            }
+        };
+        let base = self.base();
+        let key: &[u8] = b"hll:room:42";
+        let end = (done + budget).min(self.p.sample);
+        let mut at = done;
+        let mut names: Vec<String> = Vec::with_capacity(CHUNK);
+        while at < end {
+            let to = (at + CHUNK as u32).min(end);
+            names.clear();
+            names.extend((at..to).map(|j| format!("user:{}", base + u64::from(j))));
+            let mut a: Vec<&[u8]> = Vec::with_capacity(2 + names.len());
+            a.push(b"PFADD");
+            a.push(key);
+            a.extend(names.iter().map(String::as_bytes));
+            r.call(&a);
+            at = to;
+        }
+        if end == self.p.sample {
+            let n = r.call(&[b"PFCOUNT", key]).as_int().unwrap_or(0);
+            let s = f64::from(self.p.sample);
+            self.errors.push(100.0 * (n as f64 - s) / s);
+        } else {
+            self.room = Some((r, end));
+        }
+        end - done
+    }
+
+    /// The current room's first viewer number: rooms far apart, so no two share a name.
+    fn base(&self) -> u64 {
+        (u64::from(self.p.seed) << 32) + (self.errors.len() as u64) * 1_000_000
+    }
+
+    fn summary(&self) -> SpreadOutput {
+        let e = &self.errors;
+        let n = e.len().max(1) as f64;
+        let mean = e.iter().sum::<f64>() / n;
+        let sd = libm::sqrt(e.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n);
+        let mut histogram = vec![0u32; BINS];
+        for x in e {
+            let b = libm::floor((x + BIN_PCT * BINS as f64 / 2.0) / BIN_PCT);
+            histogram[b.clamp(0.0, (BINS - 1) as f64) as usize] += 1;
+        }
+        let worst = e
+            .iter()
+            .copied()
+            .fold(0.0f64, |w, x| if x.abs() > w.abs() { x } else { w });
+        SpreadOutput {
+            seeds: e.len() as u32,
+            sample: self.p.sample,
+            errors: e.clone(),
+            histogram,
+            mean_pct: mean,
+            sd_pct: sd,
+            beyond: e.iter().filter(|x| x.abs() > STANDARD_ERROR_PCT).count() as u32,
+            beyond2: e
+                .iter()
+                .filter(|x| x.abs() > 2.0 * STANDARD_ERROR_PCT)
+                .count() as u32,
+            worst_pct: worst,
+        }
+    }
+}
+
+/// Viewers added per step (a few ms natively while sparse, less once dense).
+const STEP_ADDS: u32 = 6_000;
+
+impl Run for SpreadSim {
+    type Part = ();
+    type Output = SpreadOutput;
+    fn step(&mut self) -> Option<()> {
+        let mut budget = STEP_ADDS;
+        while budget > 0 && !self.is_done() {
+            budget -= self.fill(budget).min(budget);
+        }
+        None
+    }
+    fn is_done(&self) -> bool {
+        self.errors.len() as u32 >= self.p.seeds
+    }
+    fn progress(&self) -> f64 {
+        let done = self.errors.len() as f64
+            + self
+                .room
+                .as_ref()
+                .map_or(0.0, |(_, d)| f64::from(*d) / f64::from(self.p.sample));
+        done / f64::from(self.p.seeds.max(1))
+    }
+    fn output(&mut self) -> SpreadOutput {
+        self.summary()
+    }
+}
+
+/// The spread of `p`, run to the end.
+pub fn run_spread(p: &PresenceParams) -> SpreadOutput {
+    let mut r = SpreadSim::new(p);
+    while !r.is_done() {
+        r.step();
+    }
+    r.summary()
 }

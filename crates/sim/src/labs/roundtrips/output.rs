@@ -1,6 +1,9 @@
-//! What a run of the round-trips lab shows, typed to the screen.
+//! What the round-trips lab's run gives the view and `labsim --json` alike: every way's
+//! commands in Redis' order, its round trips and how each client ended. The timeline walks
+//! the shown way's commands: position `k` is the run after Redis ran its first `k`.
 
-use super::RoundTripsParams;
+use super::params::{RoundTripsParams, Way};
+use crate::labs::def::{Figure, Figures, Steps};
 use crate::labs::log::CmdLine;
 use crate::redis::Reply;
 use serde::{Deserialize, Serialize};
@@ -82,11 +85,11 @@ pub struct ClientEnd {
     pub aborted: u32,
 }
 
-/// One way's run.
+/// What one way came to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WayRun {
-    /// The way's id (`one-by-one`, …).
-    pub mode: String,
+pub struct WayOutcome {
+    /// The way.
+    pub mode: Way,
     /// Every command in the order Redis ran it.
     pub ran: Vec<Ran>,
     /// Every round trip.
@@ -113,19 +116,22 @@ pub struct WayRun {
 
 /// The run: every way on the same seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RoundTripsResult {
+pub struct RoundTripsOutput {
     /// The parameters.
     pub params: RoundTripsParams,
     /// When each client started, ms.
     pub starts: Vec<u64>,
-    /// One per way, in [`super::MODES`]' order.
-    pub ways: Vec<WayRun>,
+    /// One per way, in [`Way::ALL`]'s order.
+    pub ways: Vec<WayOutcome>,
 }
 
-impl RoundTripsResult {
-    /// The run of way `mode`.
-    pub fn way(&self, mode: &str) -> Option<&WayRun> {
-        self.ways.iter().find(|w| w.mode == mode)
+impl RoundTripsOutput {
+    /// What way `mode` came to.
+    pub fn way(&self, mode: Way) -> &WayOutcome {
+        self.ways
+            .iter()
+            .find(|w| w.mode == mode)
+            .expect("every way runs")
     }
 
     /// The room's size once Redis has run the shown way's first `k` commands (`None`: the
@@ -142,7 +148,60 @@ impl RoundTripsResult {
     }
 
     /// The way the picture shows.
-    pub fn shown(&self) -> &WayRun {
-        self.way(&self.params.mode).unwrap_or(&self.ways[0])
+    pub fn shown(&self) -> &WayOutcome {
+        self.way(self.params.mode)
+    }
+
+    /// The position after the shown way's first command that leaves the room over its limit
+    /// (`None`: it never is).
+    pub fn position_over_limit(&self) -> Option<usize> {
+        let limit = i64::from(self.params.limit);
+        (1..=self.steps()).find(|&k| self.room_at(k).is_some_and(|n| n > limit))
+    }
+
+    /// The position after the shown way's first error reply (`None`: there is none).
+    pub fn position_of_error(&self) -> Option<usize> {
+        self.shown()
+            .ran
+            .iter()
+            .position(|x| x.reply.is_error())
+            .map(|i| i + 1)
+    }
+}
+
+impl WayOutcome {
+    /// `EXEC` answered nil (WATCH saw a change), all clients.
+    pub fn aborted(&self) -> u32 {
+        self.clients.iter().map(|c| c.aborted).sum()
+    }
+
+    /// Commands of another client that ran inside an update, among the first `k`.
+    pub fn between_so_far(&self, k: usize) -> u32 {
+        self.ran[..k.min(self.ran.len())]
+            .iter()
+            .filter(|r| r.between)
+            .count() as u32
+    }
+}
+
+impl Steps for RoundTripsOutput {
+    /// The shown way's commands, in the order Redis ran them.
+    fn steps(&self) -> usize {
+        self.shown().ran.len()
+    }
+}
+
+impl Figures for RoundTripsOutput {
+    fn figures(&self) -> Vec<Figure> {
+        let w = self.shown();
+        vec![
+            Figure::count("trips", u64::from(w.trips_total)),
+            Figure::count("slowest", w.slowest_ms),
+            Figure::count("between", u64::from(w.between_so_far(self.steps()))),
+            Figure::count("over", w.over.max(0) as u64),
+            Figure::count("aborted", u64::from(w.aborted())),
+            Figure::count("errors", u64::from(w.errors)),
+            Figure::count("hll", w.hll_after.max(0) as u64),
+        ]
     }
 }

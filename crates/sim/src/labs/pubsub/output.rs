@@ -1,16 +1,18 @@
-//! What the Pub/Sub lab shows: one adapter's totals, the three side by side, the instances,
-//! the timeline's buckets and a sampled log.
+//! What the Pub/Sub lab's run gives the view and `labsim --json` alike: one adapter's totals,
+//! the three side by side, the instances, the timeline's buckets and a sampled log. The
+//! timeline walks the buckets: position `k` is the run after its first `k`.
 
-use super::PubSubParams;
+use super::params::{Adapter, PubSubParams};
+use crate::labs::def::{Figure, Figures, Steps};
 use crate::labs::log::CmdLine;
 use serde::{Deserialize, Serialize};
 
 /// One adapter's totals over the run.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
-    /// `plain`, `static` or `dynamic`.
-    pub adapter: String,
+    /// The adapter.
+    pub adapter: Adapter,
     /// Messages published (one `PUBLISH`/`SPUBLISH` each).
     pub publishes: u64,
     /// Messages Redis pushed to instances, as their subscribers read them.
@@ -43,9 +45,35 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Deliveries a second.
+    /// Nothing counted yet, for `adapter` sending messages for `span_ms`.
+    pub fn new(adapter: Adapter, span_ms: u64) -> Self {
+        Summary {
+            adapter,
+            publishes: 0,
+            deliveries: 0,
+            receivers: 0,
+            useful: 0,
+            wasted: 0,
+            echo: 0,
+            no_member: 0,
+            reached: 0,
+            expected: 0,
+            lost: 0,
+            subscriptions: 0,
+            sub_commands: 0,
+            commands: 0,
+            span_ms,
+        }
+    }
+
+    /// `n` a second over the messages' span.
     pub fn per_sec(&self, n: u64) -> f64 {
         n as f64 * 1000.0 / self.span_ms.max(1) as f64
+    }
+
+    /// `n` a second, rounded (as the page shows it).
+    pub fn per_sec_whole(&self, n: u64) -> u64 {
+        self.per_sec(n).round() as u64
     }
 }
 
@@ -136,12 +164,12 @@ impl Line {
 /// The lab's output.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PubSubResult {
+pub struct PubSubOutput {
     /// The parameters.
     pub params: PubSubParams,
     /// The chosen adapter's totals.
     pub summary: Summary,
-    /// All three adapters with the same users and messages, in [`super::ADAPTERS`]' order.
+    /// All three adapters with the same users and messages, in [`Adapter::ALL`]'s order.
     pub compare: Vec<Summary>,
     /// The instances (chosen adapter).
     pub instances: Vec<Instance>,
@@ -165,10 +193,25 @@ pub struct PubSubResult {
     pub log: Vec<Line>,
 }
 
-impl PubSubResult {
+impl PubSubOutput {
     /// The summary of `adapter` in the comparison.
-    pub fn of(&self, adapter: &str) -> Option<&Summary> {
-        self.compare.iter().find(|s| s.adapter == adapter)
+    pub fn of(&self, adapter: Adapter) -> &Summary {
+        self.compare
+            .iter()
+            .find(|s| s.adapter == adapter)
+            .expect("every adapter runs")
+    }
+
+    /// The time at position `k` of the timeline (the end of its `k`-th bucket), ms.
+    pub fn time_at(&self, k: usize) -> u64 {
+        k.checked_sub(1)
+            .and_then(|i| self.buckets.get(i))
+            .map_or(0, |b| b.to_ms)
+    }
+
+    /// The first position at which some socket's message is lost (`None`: none is).
+    pub fn position_of_first_loss(&self) -> Option<usize> {
+        self.buckets.iter().position(|b| b.lost > 0).map(|i| i + 1)
     }
 
     /// Totals of the first `n` buckets: (publishes, deliveries, wasted, reached, lost).
@@ -193,62 +236,27 @@ impl PubSubResult {
         }
         out
     }
+}
 
-    /// The result as JSON (`labsim pubsub --json`).
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self).expect("a result serialises")
+impl Steps for PubSubOutput {
+    /// The timeline's buckets.
+    fn steps(&self) -> usize {
+        self.buckets.len()
     }
+}
 
-    /// The comparison and the chosen adapter's instances as text (`labsim pubsub`).
-    pub fn text(&self) -> String {
-        let p = &self.params;
-        let mut out = format!(
-            "{} instances, {} users in {} rooms (alpha {}; biggest room {}, {} rooms on every \
-             instance), {} messages/s for {} s\n\n",
-            p.instances,
-            p.users,
-            self.rooms_used,
-            p.alpha,
-            self.biggest_room,
-            self.rooms_everywhere,
-            p.rate,
-            p.seconds
-        );
-        out.push_str(
-            "adapter   publishes  deliveries  /s        wasted   /s        reached   lost  subscriptions\n",
-        );
-        for s in &self.compare {
-            let mark = if s.adapter == p.adapter { "*" } else { " " };
-            out.push_str(&format!(
-                "{mark}{:<8} {:>9} {:>11} {:>9.1} {:>9} {:>9.1} {:>9} {:>6} {:>14}\n",
-                s.adapter,
-                s.publishes,
-                s.deliveries,
-                s.per_sec(s.deliveries),
-                s.wasted,
-                s.per_sec(s.wasted),
-                s.reached,
-                s.lost,
-                s.subscriptions
-            ));
-        }
-        out.push_str(&format!(
-            "\n{} (chosen): wasted = {} own echoes + {} rooms with nobody there\n",
-            self.summary.adapter, self.summary.echo, self.summary.no_member
-        ));
-        for (i, r) in self.instances.iter().zip(self.instances_so_far(usize::MAX)) {
-            out.push_str(&format!(
-                "  {:<7} users {:>5}  rooms {:>4}  subscriptions {:>4}  received {:>6}  dropped {:>6}\n",
-                i.name, i.users, i.rooms, i.subscriptions, r.0, r.1
-            ));
-        }
-        if let Some((from, to)) = self.away {
-            out.push_str(&format!(
-                "api-1's subscriber away {from}–{to} ms: {} sockets never got their message \
-                 (Pub/Sub keeps nothing)\n",
-                self.summary.lost
-            ));
-        }
-        out
+impl Figures for PubSubOutput {
+    fn figures(&self) -> Vec<Figure> {
+        let s = &self.summary;
+        vec![
+            Figure::count("publishes", s.publishes),
+            Figure::count("deliveries", s.deliveries),
+            Figure::count("wasted", s.wasted),
+            Figure::count("lost", s.lost),
+            Figure::count("reached", s.reached),
+            Figure::count("per-sec", s.per_sec_whole(s.deliveries)),
+            Figure::count("wasted-per-sec", s.per_sec_whole(s.wasted)),
+            Figure::count("subscriptions", s.subscriptions),
+        ]
     }
 }
