@@ -10,7 +10,7 @@
 //! says so and the lab keeps simulating.
 
 use redislab_e2e::{assert_no_console_errors, key, screenshot_dir, Browser, Live};
-use redislab_sim::labs::lock::{run, LockResult, INFO};
+use redislab_sim::labs::lock::{run, LockOutput, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
 use std::io::Write;
@@ -18,10 +18,10 @@ use std::net::TcpStream;
 
 use std::time::Duration;
 
-fn native(query: &str) -> LockResult {
+fn native(query: &str) -> LockOutput {
     let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
-    run(&p.typed())
+    run(&p.read())
 }
 
 /// A RESP reply, as far as these tests read them.
@@ -308,7 +308,7 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     let real = b.text("[data-testid=live-compare] tr[data-row=grants] td[data-side=real]");
     let slow = {
         let (p, _) = Params::from_query(&INFO, q);
-        run(&p.typed::<redislab_sim::labs::lock::LockParams>().slowed(2))
+        run(&p.read::<redislab_sim::labs::lock::LockParams>().slowed(2))
     };
     let names: Vec<&str> = slow
         .outcome()
@@ -652,7 +652,7 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     });
     let pr = PRESETS.iter().find(|p| p.id == "crash").unwrap();
     let q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let p: StreamsParams = Params::from_query(&SINFO, &q.join("&")).0.typed();
+    let p: StreamsParams = Params::from_query(&SINFO, &q.join("&")).0.read();
     let small = p.for_live(1);
     let sim = streams::run(&small);
     assert_eq!(compared(&b, "saved", "sim"), sim.counters.saved);
