@@ -20,4 +20,5 @@ pub mod home;
 pub mod labs;
 pub mod later;
 pub mod live;
+pub mod offline;
 pub mod practice;

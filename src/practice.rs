@@ -597,7 +597,10 @@ fn QuestionCard(props: &CardProps) -> Html {
                     <p class="practice-on">
                         { props.on.clone() }
                         if let Some(show) = &d.show {
-                            <a class="button practice-show" href={show.hash()}>
+                            <a class="button practice-show" href={show.hash()} onclick={{
+                                let lab = show.lab.clone();
+                                Callback::from(move |_: MouseEvent| crate::labs::remember_origin(&lab))
+                            }}>
                                 { if show.step == 0 {
                                     "ল্যাবে চালিয়ে দেখুন (শেষ ফল)".to_string()
                                 } else {

@@ -15,6 +15,7 @@ use super::kit::{
     LabFrame, LabProps, Open,
 };
 use redislab_deck::bn;
+use super::kit::time_chart::{time_chart, Band, Key, Lane, Line, Mark, Seg, Shape, Stack, Tick, TimeChart, Tone};
 use redislab_sim::labs::auth::{AuthOutput, AuthRun, BanOutcome, INFO, QUERIES_UNCACHED};
 use yew::prelude::*;
 
@@ -88,149 +89,79 @@ fn now_line(o: &AuthOutput, k: usize) -> Html {
     }
 }
 
-/// Queries per second (bars) against 4 × the requests (the line), the warm window shaded,
-/// the ban's moments marked, the cursor after the first `k` seconds.
+/// Queries per second (bars) against 4 × the requests (the dashed line), the warm window
+/// shaded, the ban's moments marked, and with a ban the banned student's requests (let in or
+/// refused) under the user entries cached for them — all on the kit's time chart, the cursor
+/// after the first `k` seconds.
 fn chart(o: &AuthOutput, k: usize) -> Html {
-    let n_secs = o.secs.len().max(1);
-    let group = n_secs.div_ceil(BARS).max(1);
-    let bars: Vec<(u64, u64)> = o
+    let group = o.secs.len().div_ceil(BARS).max(1);
+    let sums: Vec<(f64, f64)> = o
         .secs
         .chunks(group)
-        .map(|c| {
-            c.iter().fold((0, 0), |(r, q), s| {
-                (r + u64::from(s.requests), q + u64::from(s.queries))
-            })
-        })
+        .map(|c| c.iter().fold((0.0, 0.0), |(r, q), s| (r + f64::from(s.requests), q + f64::from(s.queries))))
         .collect();
-    let top = bars
-        .iter()
-        .map(|&(r, q)| (u64::from(QUERIES_UNCACHED) * r).max(q))
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
-    let w = 1000.0 / bars.len().max(1) as f64;
-    let y = |v: u64| 100.0 - v as f64 / top * 100.0;
-    let x_ms = |ms: u64| (ms as f64 / 1000.0 / (group * bars.len().max(1)) as f64 * 1000.0).min(1000.0);
-    // Bars whose seconds have all passed at position k are drawn as done.
-    let mut done = String::new();
-    let mut later = String::new();
-    for (i, &(_, q)) in bars.iter().enumerate() {
-        if q == 0 {
-            continue;
+    let per_bar = if group == 1 { "প্রতি সেকেন্ডে".to_string() } else { format!("প্রতি {} সেকেন্ডে", bn::int(group as i64)) };
+    let mut c = TimeChart {
+        title: format!("ডেটাবেস কোয়েরি, {per_bar}"),
+        label: format!("ডেটাবেস কোয়েরি {per_bar}, আর ক্যাশ ছাড়া একই রিকোয়েস্টে কত হতো"),
+        bucket_ms: group as f64 * 1000.0,
+        stacks: vec![Stack { label: "ডেটাবেস কোয়েরি".into(), tone: Tone::Amber, values: sums.iter().map(|s| s.1).collect() }],
+        span_ms: (group * sums.len()).max(1) as f64 * 1000.0,
+        now_ms: Some(k as f64 * 1000.0),
+        ..TimeChart::default()
+    };
+    if o.params.cached() {
+        c.lines.push(Line { label: "ক্যাশ ছাড়া: ৪ × রিকোয়েস্ট".into(), tone: Tone::Red, values: sums.iter().map(|s| f64::from(QUERIES_UNCACHED) * s.0).collect() });
+        if let Some(w) = &o.warm {
+            c.bands.push(Band { label: "গরম: সব key ক্যাশে, মেয়াদ ফুরোয়নি".into(), tone: Tone::Teal, from_ms: w.from_ms as f64, to_ms: w.to_ms as f64 });
         }
-        let d = format!(
-            "M{:.2} 100V{:.2}H{:.2}V100Z",
-            i as f64 * w,
-            y(q),
-            (i as f64 + 1.0) * w - w * 0.15
-        );
-        if (i + 1) * group <= k { &mut done } else { &mut later }.push_str(&d);
     }
-    let mut line = String::new();
-    for (i, &(r, _)) in bars.iter().enumerate() {
-        let v = y(u64::from(QUERIES_UNCACHED) * r);
-        line.push_str(&format!(
-            "{}{:.2} {v:.2}H{:.2}",
-            if i == 0 { "M" } else { "L" },
-            i as f64 * w,
-            (i as f64 + 1.0) * w
-        ));
+    if let Some(b) = &o.ban {
+        c.marks.push(Mark { label: "ব্যান শুরু / শেষ".into(), tone: Tone::Red, at_ms: b.at_ms as f64, dashed: false });
+        if b.stale_until_ms > b.at_ms {
+            c.marks.push(Mark { label: "পুরোনো এন্ট্রির মেয়াদ শেষ".into(), tone: Tone::Teal, at_ms: b.stale_until_ms as f64, dashed: true });
+        }
+        if let Some(e) = b.ends_ms {
+            c.marks.push(Mark { label: String::new(), tone: Tone::Red, at_ms: e as f64, dashed: true });
+        }
+        c.lanes.push(lane(o));
+        c.keys = vec![
+            Key::new(format!("{}: ঢুকল", o.watched), Tone::Green, Shape::Tick),
+            Key::new("ফেরানো", Tone::Red, Shape::Tick),
+            Key::new("ক্যাশে তার এন্ট্রি", Tone::Teal, Shape::Box),
+        ];
     }
-    let cx = k as f64 / (group * bars.len().max(1)) as f64 * 1000.0;
-    let per_bar = if group == 1 {
-        "প্রতি সেকেন্ডে".to_string()
-    } else {
-        format!("প্রতি {} সেকেন্ডে", bn::int(group as i64))
-    };
-    let mark = |ms: u64, class: &'static str| {
-        let x = format!("{:.2}", x_ms(ms));
-        html! { <line class={classes!("au-mark", class)} x1={x.clone()} x2={x} y1="0" y2="100" /> }
-    };
-    let end = o.params.duration * 1000;
-    html! {
-        <figure class="au-chart" data-testid="auth-chart">
-            <figcaption class="au-chart-title">{ format!("ডেটাবেস কোয়েরি, {per_bar}") }</figcaption>
-            <div class="au-chart-body">
-                <div class="au-y" aria-hidden="true"><span>{ n(top as u64) }</span><span>{"০"}</span></div>
-                <div class="au-plot">
-                    <svg viewBox="0 0 1000 100" preserveAspectRatio="none" role="img"
-                        aria-label={format!("ডেটাবেস কোয়েরি {per_bar}, আর ক্যাশ ছাড়া একই রিকোয়েস্টে কত হতো")}>
-                        if let Some(wm) = &o.warm {
-                            <rect class="au-warm" x={format!("{:.2}", x_ms(wm.from_ms))} y="0"
-                                width={format!("{:.2}", x_ms(wm.to_ms) - x_ms(wm.from_ms))} height="100" />
-                        }
-                        if o.params.cached() {
-                            <path class="au-nocache" d={line} />
-                        }
-                        <path class="au-bars done" d={done} />
-                        <path class="au-bars later" d={later} />
-                        if let Some(b) = &o.ban {
-                            { mark(b.at_ms, "ban") }
-                            if b.stale_until_ms > b.at_ms { { mark(b.stale_until_ms, "stale") } }
-                            if let Some(e) = b.ends_ms { { mark(e, "ends") } }
-                        }
-                        <line class="au-cursor" x1={format!("{cx:.2}")} x2={format!("{cx:.2}")} y1="0" y2="100" />
-                    </svg>
-                </div>
-                <div class="au-x" aria-hidden="true"><span>{"০ s"}</span><span>{ secs(end) }</span></div>
-                if let Some(b) = &o.ban {
-                    <div class="au-lane-who" aria-hidden="true">{ o.watched.clone() }</div>
-                    { lane(o, b, k, (group * bars.len()) as u64 * 1000) }
-                }
-            </div>
-            <div class="au-legend">
-                <span class="au-key q">{"ডেটাবেস কোয়েরি"}</span>
-                if o.params.cached() {
-                    <span class="au-key nc">{"ক্যাশ ছাড়া: ৪ × রিকোয়েস্ট"}</span>
-                    if o.warm.is_some() { <span class="au-key warm">{"গরম: সব key ক্যাশে, মেয়াদ ফুরোয়নি"}</span> }
-                }
-                if o.ban.is_some() {
-                    <span class="au-key ban">{"ব্যান শুরু / শেষ"}</span>
-                    <span class="au-key in">{ format!("{}: ঢুকল", o.watched) }</span>
-                    <span class="au-key out">{"ফেরানো"}</span>
-                    <span class="au-key entry">{"ক্যাশে তার এন্ট্রি"}</span>
-                }
-                if o.ban.as_ref().is_some_and(|b| b.stale_until_ms > b.at_ms) {
-                    <span class="au-key stale">{"পুরোনো এন্ট্রির মেয়াদ শেষ"}</span>
-                }
-            </div>
-        </figure>
-    }
+    html! { <div class="au-chart" data-testid="auth-chart">{ time_chart(&c) }</div> }
 }
 
-/// The banned student's requests (ticks: let in or refused) under the user entries cached for
-/// them (bars: with the ban listed or not): a lane under the chart, on its time axis.
-fn lane(o: &AuthOutput, b: &BanOutcome, k: usize, span_ms: u64) -> Html {
-    let end = span_ms.max(1);
-    let x = |ms: u64| ms as f64 / end as f64 * 1000.0;
-    let t = k as u64 * 1000;
+/// The banned student's requests (ticks: let in or refused) under the user entries cached
+/// for them (segments: listing the ban or not).
+fn lane(o: &AuthOutput) -> Lane {
     let listed = o.params.filters();
-    let label = format!(
-        "{}-এর রিকোয়েস্ট (ঢুকল বা ফেরানো) আর ক্যাশে তার ইউজার এন্ট্রি",
-        o.watched
-    );
-    html! {
-        // A lane of ticks on the chart's time axis, not a chart of its own: the lane is the image.
-        <div class="au-lane" data-testid="auth-strip" role="img" aria-label={label}>
-            <svg viewBox="0 0 1000 40" preserveAspectRatio="none" aria-hidden="true">
-                { for o.entries.iter().map(|e| {
-                    let cls = if e.banned { if listed { "filtered" } else { "banned" } } else { "clean" };
-                    html! {
-                        <rect class={classes!("au-entry", cls, (e.set_ms > t).then_some("later"))}
-                            x={format!("{:.2}", x(e.set_ms))} y="2"
-                            width={format!("{:.2}", (x(e.expires_ms.min(end)) - x(e.set_ms)).max(1.0))} height="12" />
-                    }
-                }) }
-                { for o.visits.iter().map(|v| html! {
-                    <rect class={classes!("au-visit", if v.allowed { "in" } else { "out" }, (v.at_ms > t).then_some("later"))}
-                        x={format!("{:.2}", x(v.at_ms) - 1.5)} y="18" width="3" height="22" />
-                }) }
-                <line class="au-mark ban" x1={format!("{:.2}", x(b.at_ms))} x2={format!("{:.2}", x(b.at_ms))} y1="0" y2="40" />
-                if let Some(e) = b.ends_ms {
-                    <line class="au-mark ends" x1={format!("{:.2}", x(e))} x2={format!("{:.2}", x(e))} y1="0" y2="40" />
-                }
-            </svg>
-        </div>
+    Lane {
+        name: o.watched.clone(),
+        segs: o
+            .entries
+            .iter()
+            .map(|e| {
+                let (tone, what) = match (e.banned, listed) {
+                    (false, _) => (Tone::Teal, "ব্যান নেই"),
+                    (true, true) => (Tone::Blue, "ব্যান আছে — পড়ার পরে ছাঁকা হয়"),
+                    (true, false) => (Tone::Red, "ব্যান আছে"),
+                };
+                Seg { from_ms: e.set_ms as f64, to_ms: e.expires_ms as f64, tone, title: format!("ক্যাশে ইউজার এন্ট্রি {}–{}: {what}", secs(e.set_ms), secs(e.expires_ms)) }
+            })
+            .collect(),
+        ticks: o
+            .visits
+            .iter()
+            .map(|v| Tick {
+                at_ms: v.at_ms as f64,
+                tone: if v.allowed { Tone::Green } else { Tone::Red },
+                title: format!("{}: {}", secs(v.at_ms), if v.allowed { "ঢুকল" } else { "ফেরানো" }),
+                glyph: None,
+            })
+            .collect(),
     }
 }
 

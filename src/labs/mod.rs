@@ -24,6 +24,7 @@ redislab_sim::for_each_lab!(view_modules);
 
 use crate::dom;
 use redislab_deck::route;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Every lab, in the home page's order: the simulator's registry (its light view: ids,
@@ -64,6 +65,9 @@ pub fn LabPage(props: &LabPageProps) -> Html {
                 <span class="deck-name">{"ল্যাব · "}{ title(&id) }</span>
             </header>
             <main class="lab-main">
+                if let Some(from) = came_from(&id) {
+                    <a class="lab-back" href={from.clone()}>{ if from.starts_with("#/practice") { "← প্রশ্নে ফিরুন" } else { "← স্লাইডে ফিরুন" } }</a>
+                }
                 <h1 class="lab-title">{ title(&id) }</h1>
                 <host::LabHost id={id.clone()} query={props.query.clone()} embedded={false} />
             </main>
@@ -71,7 +75,44 @@ pub fn LabPage(props: &LabPageProps) -> Html {
     }
 }
 
-/// A link from an embedded lab to its own page with the current parameters.
+/// A link from an embedded lab to its own page with the current parameters. Followed, it
+/// opens the page where the embedded lab's scrubber stands (`at=`, read at the moment of the
+/// tap) and remembers where it came from, for the page's way back ([`came_from`]).
 pub fn open_full(id: &str, query: &str) -> Html {
-    html! { <a class="lab-open" href={route::lab_hash(id, query)}>{"পুরো ল্যাব খুলুন ↗"}</a> }
+    let href = route::lab_hash(id, query);
+    let onclick = {
+        let (id, href) = (id.to_string(), href.clone());
+        Callback::from(move |e: MouseEvent| {
+            let at = e
+                .target_dyn_into::<web_sys::Element>()
+                .and_then(|a| a.closest(".lab").ok().flatten())
+                .and_then(|lab| lab.query_selector(".scrubber").ok().flatten())
+                .and_then(|s| s.dyn_into::<web_sys::HtmlInputElement>().ok())
+                .map(|s| s.value());
+            remember_origin(&id);
+            if let Some(at) = at {
+                e.prevent_default();
+                let sep = if href.contains('?') { '&' } else { '?' };
+                let _ = dom::window()
+                    .location()
+                    .set_hash(&format!("{href}{sep}at={at}"));
+            }
+        })
+    };
+    html! { <a class="lab-open" href={href} {onclick}>{"পুরো ল্যাব খুলুন ↗"}</a> }
+}
+
+/// Where the lab page of `id` was opened from (this tab's session): a slide's or a practice
+/// question's address.
+pub fn came_from(id: &str) -> Option<String> {
+    let s = dom::window().session_storage().ok()??;
+    let v = s.get_item(&format!("lab-from:{id}")).ok()??;
+    (!v.is_empty()).then_some(v)
+}
+
+/// Remembers the current address as where lab `id`'s page is being opened from.
+pub fn remember_origin(id: &str) {
+    if let Ok(Some(s)) = dom::window().session_storage() {
+        let _ = s.set_item(&format!("lab-from:{id}"), &dom::hash());
+    }
 }

@@ -213,7 +213,15 @@ fn log(b: &Bucket) -> Html {
 pub fn PresenceLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
     let run = use_work::<(), RoomOutput>(Some(lab.job().run("room")));
-    let spread_run = use_work::<(), SpreadOutput>(Some(lab.job().run("spread")));
+    // The spread (up to 20,000,000 `PFADD`s, seconds of one core in the simulation worker)
+    // is asked for once the room's result is here, so the page's largest task — drawing that
+    // result — never shares a two-core machine with it (issue 34: at the largest
+    // parameters that task, about 20 ms, was once stretched to 116 ms).
+    let spread_run = use_work::<(), SpreadOutput>(
+        run.result()
+            .is_some()
+            .then(|| lab.job().run("spread")),
+    );
     let frames = run.result().map_or(1, |r| r.buckets.len().max(1));
     let t = use_timeline(frames, TICK_MS, Open::Start);
     let embedded = props.embedded;

@@ -68,11 +68,24 @@ pub fn LivePanel(props: &LivePanelProps) -> Html {
     };
     let live = &props.live;
     let status = on.then(|| live.status.clone()).flatten();
+    // Offline the switch cannot be turned on and says why; a run that was on starts again
+    // when the network comes back.
+    let online = crate::offline::use_online();
+    {
+        let (attempt, on) = (sw.attempt.clone(), sw.on.clone());
+        let was = use_mut_ref(|| online);
+        use_effect_with(online, move |&online| {
+            if online && !*was.borrow() && *on {
+                attempt.set(*attempt + 1);
+            }
+            *was.borrow_mut() = online;
+        });
+    }
     html! {
         <>
             <div class="live-bar" data-testid="live-bar">
                 <label class="live-switch">
-                    <input type="checkbox" role="switch" checked={on} data-testid="live-switch" {onchange} />
+                    <input type="checkbox" role="switch" checked={on} disabled={!online} data-testid="live-switch" {onchange} />
                     <span>{"আসল Redis"}</span>
                 </label>
                 <label class="live-scale">
@@ -88,7 +101,10 @@ pub fn LivePanel(props: &LivePanelProps) -> Html {
                     <button class="tool" data-testid="live-again" onclick={again}>{"আবার চালান"}</button>
                 }
             </div>
-            if on {
+            if !online {
+                <crate::offline::NeedsNetwork what="আসল Redis" />
+            }
+            if on && online {
                 if let Some(note) = props.note.clone().filter(|_| live.failed.is_none() || live.got) {
                     <p class="live-note" data-testid="live-note">{ note }</p>
                 }

@@ -141,11 +141,15 @@ pub fn ConsoleView() -> Html {
     let socket = use_mut_ref(|| None::<Socket>);
     let history = use_mut_ref(|| (Vec::<String>::new(), 0usize));
     let input = use_node_ref();
+    // Offline there is no socket; it opens again when the network comes back.
+    let online = crate::offline::use_online();
     {
         let (d, socket) = (state.dispatcher(), socket.clone());
-        use_effect_with((), move |_| {
-            let on = Callback::from(move |e: Event| d.dispatch(Action::Socket(e)));
-            *socket.borrow_mut() = Socket::open(on);
+        use_effect_with(online, move |&online| {
+            if online {
+                let on = Callback::from(move |e: Event| d.dispatch(Action::Socket(e)));
+                *socket.borrow_mut() = Socket::open(on);
+            }
             move || drop(socket.borrow_mut().take())
         });
     }
@@ -222,30 +226,34 @@ pub fn ConsoleView() -> Html {
             h.1 = pos;
         })
     };
-    let no_proxy = matches!(state.status, Some(LiveStatus::NoProxy));
+    let no_proxy = online && matches!(state.status, Some(LiveStatus::NoProxy));
     html! {
         <div class="console">
                 <p class="console-lead">
                     {"redis-cli-র মতো: একটা কমান্ড লিখে Enter চাপুন, আসল Redis-এর উত্তর redis-cli যেভাবে দেখায় সেভাবে আসবে, সঙ্গে আসা-যাওয়ার সময়। ↑/↓ দিয়ে আগের কমান্ড। আপনার key-গুলো এই সেশনের নিজস্ব জায়গায় থাকে; পুরো keyspace বা সার্ভার ছোঁয়া কমান্ড প্রক্সি ফিরিয়ে দেয়।"}
                 </p>
-                <p class="console-status"><Indicator status={state.status.clone().or(Some(LiveStatus::Connecting))} /></p>
+                if online {
+                    <p class="console-status"><Indicator status={state.status.clone().or(Some(LiveStatus::Connecting))} /></p>
+                } else {
+                    <crate::offline::NeedsNetwork what="কনসোল" />
+                }
                 if no_proxy {
                     <p class="live-msg" role="alert" data-testid="live-msg">
                         {"এখানে আসল Redis-এর প্রক্সি নেই, তাই কনসোল চলবে না।"}
                     </p>
                     { super::bar::for_instructors() }
                 }
-                if matches!(state.status, Some(LiveStatus::RedisDown)) {
+                if online && matches!(state.status, Some(LiveStatus::RedisDown)) {
                     <p class="live-msg" role="alert" data-testid="live-msg">{"প্রক্সি আছে, কিন্তু তার পেছনের Redis সাড়া দিচ্ছে না।"}</p>
                 }
-                <ol class="console-log" aria-label="কমান্ড আর উত্তর" aria-live="polite" data-testid="console-log">
+                <ol class="console-log" tabindex="0" aria-label="কমান্ড আর উত্তর" aria-live="polite" data-testid="console-log">
                     { for state.entries.iter().map(entry) }
                 </ol>
                 <form class="console-form" {onsubmit}>
                     <label class="console-prompt" for="console-input">{"redis>"}</label>
                     <input id="console-input" ref={input} data-testid="console-input" type="text" autocomplete="off"
-                        autocapitalize="off" spellcheck="false" placeholder="SET k v" {onkeydown} />
-                    <button class="tool" type="submit">{"চালান"}</button>
+                        autocapitalize="off" spellcheck="false" placeholder="SET k v" disabled={!online} {onkeydown} />
+                    <button class="tool" type="submit" disabled={!online}>{"চালান"}</button>
                 </form>
         </div>
     }

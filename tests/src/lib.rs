@@ -1,206 +1,26 @@
-//! The harness for Redis Lab's end-to-end tests: a small static file server for the built app,
-//! a ChromeDriver process, and a minimal W3C WebDriver client driving a real headless Chromium.
+//! The harness for Redis Lab's end-to-end tests: a small static file server for the built app
+//! (`serve`), a ChromeDriver process, and a minimal W3C WebDriver client driving a real headless Chromium.
 //!
 //! `cargo xtask test` builds the app and sets `REDISLAB_DIST`, `REDISLAB_CHROMIUM` and
 //! `REDISLAB_CHROMEDRIVER`; run through it, not with a bare `cargo test`.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+
+pub mod net;
+mod serve;
+pub use serve::{app_url, dist_dir, free_port, serve_dir, serve_dist, serve_dist_as, Sent, Served};
 
 /// A required environment variable (set by `cargo xtask test`).
 fn env_path(name: &str) -> PathBuf {
     std::env::var_os(name).map(PathBuf::from).unwrap_or_else(|| {
         panic!("{name} is not set: run the browser tests with `cargo xtask test`, which builds the app and sets it")
     })
-}
-
-/// A free TCP port on the loopback interface.
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// Serves `dist/` on a free port, once per test process; returns the base URL.
-pub fn app_url() -> &'static str {
-    static URL: OnceLock<String> = OnceLock::new();
-    URL.get_or_init(|| serve_dist("/").url)
-}
-
-/// A static server of `dist/` under a path prefix, as a static host serves a project site.
-pub struct Served {
-    /// The app's URL (`http://127.0.0.1:<port><prefix>`).
-    pub url: String,
-    /// Every response sent so far, with when its request arrived.
-    pub sent: std::sync::Arc<std::sync::Mutex<Vec<Sent>>>,
-}
-
-impl Served {
-    /// Every path answered so far, in order.
-    pub fn requests(&self) -> Vec<String> {
-        self.sent
-            .lock()
-            .map(|l| l.iter().map(|s| s.path.clone()).collect())
-            .unwrap_or_default()
-    }
-}
-
-/// One response of [`serve_dist`]'s server.
-#[derive(Clone, Debug)]
-pub struct Sent {
-    /// The path asked for.
-    pub path: String,
-    /// When the request arrived, in milliseconds since the Unix epoch (a page's
-    /// `performance.timeOrigin + performance.now()` on the same machine's clock).
-    pub at_ms: f64,
-    /// Bytes written: the head and the body as sent (gzip when it went gzip).
-    pub bytes: usize,
-}
-
-/// Serves `dist/` under `prefix` (`/` or `/redis-lab/`) on a free port: `<prefix>x` is
-/// `dist/x`, anything outside the prefix is a 404.
-pub fn serve_dist(prefix: &'static str) -> Served {
-    serve_dist_as(prefix, false)
-}
-
-/// [`serve_dist`], and with `gzip` the text files (HTML, JS, wasm, CSS, JSON, SVG) go
-/// `Content-Encoding: gzip` (`gzip -9`, made once per file) to a browser that accepts it, as
-/// a static host serves them; fonts are already compressed and go as they are.
-pub fn serve_dist_as(prefix: &'static str, gzip: bool) -> Served {
-    let dist = env_path("REDISLAB_DIST");
-    assert!(
-        dist.join("index.html").exists(),
-        "{}/index.html is missing: build the app first",
-        dist.display()
-    );
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind the static server");
-    let url = format!(
-        "http://127.0.0.1:{}{prefix}",
-        listener.local_addr().unwrap().port()
-    );
-    let sent = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let log = sent.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let dist = dist.clone();
-            let log = log.clone();
-            std::thread::spawn(move || serve_one(stream, &dist, prefix, gzip, &log));
-        }
-    });
-    Served { url, sent }
-}
-
-fn content_type(path: &Path) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("html") => "text/html; charset=utf-8",
-        Some("js") => "text/javascript",
-        Some("wasm") => "application/wasm",
-        Some("css") => "text/css",
-        Some("woff2") => "font/woff2",
-        Some("png") => "image/png",
-        Some("svg") => "image/svg+xml",
-        Some("json") => "application/json",
-        _ => "application/octet-stream",
-    }
-}
-
-/// `file` as `gzip -9` makes it, made once per file and kept.
-fn gzipped(file: &Path, body: &[u8]) -> Option<Vec<u8>> {
-    static MADE: OnceLock<std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<u8>>>> =
-        OnceLock::new();
-    let made = MADE.get_or_init(Default::default);
-    if let Some(z) = made.lock().ok()?.get(file) {
-        return Some(z.clone());
-    }
-    let mut child = Command::new("gzip")
-        .args(["-9", "-c"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .ok()?;
-    let mut input = child.stdin.take()?;
-    let body = body.to_vec();
-    let feed = std::thread::spawn(move || input.write_all(&body));
-    let out = child.wait_with_output().ok()?;
-    feed.join().ok()?.ok()?;
-    made.lock()
-        .ok()?
-        .insert(file.to_path_buf(), out.stdout.clone());
-    Some(out.stdout)
-}
-
-fn serve_one(
-    mut stream: TcpStream,
-    dist: &Path,
-    prefix: &str,
-    gzip: bool,
-    sent: &std::sync::Mutex<Vec<Sent>>,
-) {
-    let at_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
-    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-    let mut request = String::new();
-    if reader.read_line(&mut request).is_err() {
-        return;
-    }
-    // Drain the headers, noting whether the browser takes gzip.
-    let (mut line, mut takes_gzip) = (String::new(), false);
-    while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
-        let l = line.to_ascii_lowercase();
-        takes_gzip |= l.starts_with("accept-encoding:") && l.contains("gzip");
-        line.clear();
-    }
-    let path = request
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("/")
-        .split(['?', '#'])
-        .next()
-        .unwrap_or("/");
-    // Outside the app's folder there is nothing (a host serving a project site has other
-    // things there, never the app's files).
-    let file = path.strip_prefix(prefix).map(|rel| {
-        if rel.is_empty() || rel.contains("..") {
-            dist.join("index.html")
-        } else {
-            dist.join(rel)
-        }
-    });
-    let found = file
-        .as_ref()
-        .and_then(|f| std::fs::read(f).ok().map(|b| (b, content_type(f))));
-    let (status, mut body, ctype) = match found {
-        Some((b, t)) => ("200 OK", b, t),
-        None => ("404 Not Found", b"not found".to_vec(), "text/plain"),
-    };
-    let mut encoding = "";
-    let compressible = !matches!(ctype, "font/woff2" | "image/png" | "text/plain");
-    if gzip && takes_gzip && compressible {
-        if let Some(z) = file.as_ref().and_then(|f| gzipped(f, &body)) {
-            body = z;
-            encoding = "Content-Encoding: gzip\r\n";
-        }
-    }
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n{encoding}Content-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(&body);
-    if let Ok(mut l) = sent.lock() {
-        l.push(Sent {
-            path: path.to_string(),
-            at_ms,
-            bytes: head.len() + body.len(),
-        });
-    }
 }
 
 /// The ChromeDriver process, started once per test process on a free port.
@@ -917,6 +737,17 @@ pub fn decks() -> Vec<redislab_deck::Deck> {
         .0
 }
 
+/// `data-<key>` of the first element matching `css` (`key` in camelCase, as `dataset` names
+/// it), or None.
+pub fn data(b: &Browser, css: &str, key: &str) -> Option<String> {
+    b.js(
+        "const e = document.querySelector(arguments[0]); return e ? e.dataset[arguments[1]] : null;",
+        json!([css, key]),
+    )
+    .as_str()
+    .map(str::to_string)
+}
+
 /// Fails with the page's console errors, if it logged any.
 pub fn assert_no_console_errors(b: &Browser) {
     let errors = b.console_errors();
@@ -965,140 +796,7 @@ fn base64_decode(s: &str) -> Vec<u8> {
     out
 }
 
-// ---- server mode: a real Redis and the proxy binary ----
-
-/// Waits until `port` answers a `PING` with `+PONG` (Redis) or accepts (anything else).
-pub fn wait_port(port: u16, redis: bool, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
-            if !redis {
-                return;
-            }
-            s.set_read_timeout(Some(Duration::from_secs(2))).ok();
-            let mut buf = [0u8; 7];
-            if s.write_all(b"PING\r\n").is_ok()
-                && s.read_exact(&mut buf).is_ok()
-                && &buf == b"+PONG\r\n"
-            {
-                return;
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what} did not start on port {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// The proxy binary: `REDISLAB_PROXY` (set by `cargo xtask test`), or built here.
-pub fn proxy_binary() -> PathBuf {
-    if let Some(p) = std::env::var_os("REDISLAB_PROXY") {
-        return p.into();
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "redislab-proxy",
-            "--bin",
-            "redislab-proxy",
-        ])
-        .current_dir(&root)
-        .status()
-        .expect("cargo build the proxy");
-    assert!(status.success(), "building the proxy failed");
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), PathBuf::from);
-    target.join("debug/redislab-proxy")
-}
-
-/// A real `redis-server` and the proxy in front of it serving `dist/`; both stopped on drop.
-pub struct Live {
-    /// The app's address through the proxy (`http://127.0.0.1:<port>/`).
-    pub url: String,
-    /// Redis' port.
-    pub rport: u16,
-    /// The proxy's port.
-    pub pport: u16,
-    /// The `redis-server` process.
-    pub redis: Child,
-    /// The proxy process.
-    pub proxy: Child,
-}
-
-impl Live {
-    /// Redis and the proxy, started.
-    pub fn start() -> Live {
-        let rport = free_port();
-        let redis = Command::new("redis-server")
-            .args([
-                "--port",
-                &rport.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server (apt-get install redis-server)");
-        wait_port(rport, true, "redis-server");
-        let pport = free_port();
-        let proxy = Self::proxy_on(rport, pport);
-        Live {
-            url: format!("http://127.0.0.1:{pport}/"),
-            rport,
-            pport,
-            redis,
-            proxy,
-        }
-    }
-
-    fn proxy_on(rport: u16, pport: u16) -> Child {
-        let dist = std::env::var("REDISLAB_DIST").expect("REDISLAB_DIST");
-        let proxy = Command::new(proxy_binary())
-            .args([
-                "--redis",
-                &format!("redis://127.0.0.1:{rport}"),
-                "--listen",
-                &format!("127.0.0.1:{pport}"),
-                "--dist",
-                &dist,
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the proxy");
-        wait_port(pport, false, "the proxy");
-        proxy
-    }
-
-    /// SIGKILLs the proxy (its pages lose their sockets at once).
-    pub fn kill_proxy(&mut self) {
-        let _ = self.proxy.kill();
-        let _ = self.proxy.wait();
-    }
-
-    /// A new proxy on the same port (as a load balancer sends a page to another proxy).
-    pub fn start_proxy(&mut self) {
-        self.proxy = Self::proxy_on(self.rport, self.pport);
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        let _ = self.proxy.kill();
-        let _ = self.proxy.wait();
-        let _ = self.redis.kill();
-        let _ = self.redis.wait();
-    }
-}
+pub use net::{proxy_binary, wait_port, Live};
 
 #[cfg(test)]
 mod tests {

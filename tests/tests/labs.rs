@@ -638,3 +638,45 @@ fn the_embedded_race_opens_at_the_seed_tables_numbers() {
     }
     assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
 }
+
+/// Issue 35 item 15: "পুরো ল্যাব খুলুন" opens the lab's page where the embedded lab stood (its
+/// scrubber's position), and the page has a visible way back to the slide it came from.
+#[test]
+fn the_full_lab_continues_where_the_embedded_one_was_and_leads_back() {
+    let b = laptop();
+    let d = redislab_e2e::deck("production");
+    let n = d
+        .slides
+        .iter()
+        .position(|s| s.has_lab() && s.kicker.contains("সবচেয়ে বড় লাভ"))
+        .expect("the auth slide")
+        + 1;
+    b.open(&format!("#/production/{n}"));
+    b.wait(60, "the embedded lab", |b| {
+        b.exists(".slide .lab-auth[aria-busy=false] .scrubber")
+    });
+    let slide = b.url();
+    b.click(".slide .lab-auth .lab-controls button[aria-label='রিসেট']");
+    for _ in 0..3 {
+        b.click(".slide .lab-auth .lab-controls button[aria-label='এক ধাপ সামনে']");
+    }
+    let at = |b: &Browser| {
+        b.js("const s = document.querySelector('.lab-auth .scrubber'); return s ? Number(s.value) : -1", serde_json::json!([])).as_i64()
+    };
+    b.wait(5, "the embedded lab at 3", |b| at(b) == Some(3));
+    b.click(".slide .lab-auth a.lab-open");
+    b.wait(60, "the lab's page at 3", |b| {
+        b.exists(".lab-page .lab-auth[aria-busy=false]") && at(b) == Some(3)
+    });
+    let back = b.js("const a = document.querySelector('.lab-back'); return a && a.getClientRects().length ? a.getAttribute('href') : null", serde_json::json!([]));
+    assert_eq!(
+        back.as_str().map(|h| slide.ends_with(h)),
+        Some(true),
+        "{back} vs {slide}"
+    );
+    b.click(".lab-back");
+    b.wait(30, "back on the slide", |b| {
+        b.exists(".stage .slide .lab-auth")
+    });
+    redislab_e2e::assert_no_console_errors(&b);
+}

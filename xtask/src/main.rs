@@ -9,6 +9,8 @@
 //!   headless Chromium
 //! - `bench`: size of the release app, browser timings, the simulator's and the proxy's
 //!   budgets (each against redis-benchmark in the same run), class mode's, printed as figures
+//! - `noto`: Debian's Noto fonts in the cache, as fontconfig files for a browser "with the
+//!   fonts installed" (`browser-bench phone`, the fit tests)
 //! - `fingerprints`: hashes of the seeds' 8-word runs, for the copied-prose test
 
 mod fingerprints;
@@ -25,6 +27,11 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("bench") => bench(),
         Some("setup") => tools::ensure_build_tools().map(|_| ()),
+        Some("noto") => tools::ensure_noto_fonts().map(|dir| {
+            for set in ["android", "all"] {
+                println!("{}", dir.join(set).join("fonts.conf").display());
+            }
+        }),
         Some("fingerprints") => fingerprints::fingerprints(&args[1..]),
         None | Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
@@ -51,6 +58,9 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench   release size (gzip), browser timings (first paint, key to next slide), the
           simulator's and the proxy's figures against redis-benchmark
   setup   only install the build tools
+  noto    fetch Debian's Noto fonts into the cache (never installed) and print the two
+          fontconfig files that give a browser Android's (Noto Sans Bengali) or every face:
+          FONTCONFIG_FILE=<file> runs a browser test or bench with those fonts on the device
   fingerprints [SEEDS_DIR]  hash the seeds' 8-word runs for the copied-prose test";
 
 /// The workspace root (the parent of `xtask/`).
@@ -216,29 +226,6 @@ fn target_cfgs(top: &Path) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_target_cfg_is_found_and_the_tree_has_none() {
-        let dir = std::env::temp_dir().join(format!("xtask-cfg-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("src")).unwrap();
-        // Spelled in two pieces so that this file is not one of them.
-        let arch = format!(
-            "#[cfg(all(test, {} = \"wasm32\"))]\nfn f() {{}}\n",
-            "target_arch"
-        );
-        let family = format!("#[cfg(not({} = \"wasm\"))]\nfn g() {{}}\n", "target_family");
-        std::fs::write(dir.join("src/a.rs"), arch).unwrap();
-        std::fs::write(dir.join("src/b.rs"), family).unwrap();
-        std::fs::write(dir.join("src/c.rs"), "#[cfg(unix)]\nfn h() {}\n").unwrap();
-        assert_eq!(target_cfgs(&dir), ["src/a.rs", "src/b.rs"]);
-        std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(target_cfgs(&root()), Vec::<String>::new());
-    }
-}
-
 /// Test counts summed from cargo's `test result:` lines.
 struct Counts {
     passed: u64,
@@ -315,7 +302,7 @@ fn bench() -> Result<(), String> {
     // The first load is the app's wasm and its JS glue; the labs module (labs.js,
     // labs_bg.wasm) comes the first time a lab is shown, and the simulator's worker (worker.js,
     // worker_bg.wasm, worker_loader.js) when a lab first needs a run.
-    let (mut wasm, mut js, mut worker, mut labs) = (0, 0, 0, 0);
+    let (mut wasm, mut js, mut worker, mut labs, mut sw) = (0, 0, 0, 0, 0);
     for entry in std::fs::read_dir(&dist).map_err(|e| format!("dist/: {e}"))? {
         let p = entry.map_err(|e| e.to_string())?.path();
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
@@ -326,6 +313,12 @@ fn bench() -> Result<(), String> {
         }
         if name.starts_with("labs") && matches!(ext, Some("wasm" | "js")) {
             labs += gzip_len(&p)?;
+            continue;
+        }
+        // The service worker and the page's side of it (offline.js): fetched once the app
+        // has started, the worker registered when the page is idle after its first slide.
+        if name == "sw.js" || name == "offline.js" {
+            sw += gzip_len(&p)?;
             continue;
         }
         match ext {
@@ -352,6 +345,10 @@ fn bench() -> Result<(), String> {
         "simulator worker         {:>8.1} KB   (wasm + js + loader, started when a lab is shown)",
         kb(worker)
     );
+    println!(
+        "service worker           {:>8.1} KB   (sw.js with the release's file list, offline.js; after the first slide)",
+        kb(sw)
+    );
     run(Command::new("cargo")
         .args([
             "run",
@@ -364,7 +361,10 @@ fn bench() -> Result<(), String> {
         ])
         .env("REDISLAB_DIST", &dist)
         .env("REDISLAB_CHROMIUM", &browser.chromium)
-        .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver))?;
+        .env("REDISLAB_CHROMEDRIVER", &browser.chromedriver)
+        // The phone with Noto on the device (REDISLAB_DIST_BEFORE, when set, is passed on:
+        // another build's dist/ measured beside this one).
+        .env("REDISLAB_NOTO", tools::ensure_noto_fonts()?))?;
     // The simulator's own budgets, natively: SimRedis against redis-benchmark in the same run,
     // the cache engine's 6-instance, 10,000-request run, the streams lab's 1,000,000
     // entries through a group of 4 and the 5,00,000-token broadcast.
@@ -453,4 +453,27 @@ fn serve_with_redis(path: &str, extra: &[String]) -> Result<(), String> {
             .args(extra)
             .env("PATH", path),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_cfg_is_found_and_the_tree_has_none() {
+        let dir = std::env::temp_dir().join(format!("xtask-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        // Spelled in two pieces so that this file is not one of them.
+        let arch = format!(
+            "#[cfg(all(test, {} = \"wasm32\"))]\nfn f() {{}}\n",
+            "target_arch"
+        );
+        let family = format!("#[cfg(not({} = \"wasm\"))]\nfn g() {{}}\n", "target_family");
+        std::fs::write(dir.join("src/a.rs"), arch).unwrap();
+        std::fs::write(dir.join("src/b.rs"), family).unwrap();
+        std::fs::write(dir.join("src/c.rs"), "#[cfg(unix)]\nfn h() {}\n").unwrap();
+        assert_eq!(target_cfgs(&dir), ["src/a.rs", "src/b.rs"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(target_cfgs(&root()), Vec::<String>::new());
+    }
 }

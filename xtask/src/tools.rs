@@ -297,3 +297,78 @@ fn apt_install(pkgs: &[&str]) -> Result<(), String> {
         .env("DEBIAN_FRONTEND", "noninteractive"))
     .map_err(|e| format!("could not install {}: {e}", pkgs.join(" ")))
 }
+
+/// The fonts a device may carry, for `browser-bench phone`'s "installed" cases: Debian's
+/// `fonts-noto-core` and `fonts-noto-mono` (the release our subsets in `static/fonts` come
+/// from), fetched with `apt-get download` and unpacked into the cache, never installed on
+/// the machine (the other cases and the other tests must not see them). Two folders, each
+/// with a `fonts.conf` that adds it to the system's fontconfig (Chromium reads
+/// `FONTCONFIG_FILE`): `android/` holds what an Android phone has of our faces (Noto Sans
+/// Bengali, regular and bold: Android's Latin is Roboto and its monospace Droid Sans Mono),
+/// `all/` every face the style sheet names (a Linux desktop with fonts-noto). Returns the
+/// folder that holds both.
+pub fn ensure_noto_fonts() -> Result<PathBuf, String> {
+    const ANDROID: &[&str] = &["NotoSansBengali-Regular.ttf", "NotoSansBengali-Bold.ttf"];
+    const ALL: &[&str] = &[
+        "NotoSansBengali-Regular.ttf",
+        "NotoSansBengali-Bold.ttf",
+        "NotoSans-Regular.ttf",
+        "NotoSans-Bold.ttf",
+        "NotoSansMono-Regular.ttf",
+        "NotoSansSymbols-Regular.ttf",
+        "NotoSansSymbols2-Regular.ttf",
+    ];
+    let root = cache_dir().join("fonts-noto");
+    let ready = |set: &str, files: &[&str]| {
+        files.iter().all(|f| root.join(set).join(f).exists())
+            && root.join(set).join("fonts.conf").exists()
+    };
+    if ready("android", ANDROID) && ready("all", ALL) {
+        return Ok(root);
+    }
+    let debs = root.join("debs");
+    std::fs::create_dir_all(&debs).map_err(|e| format!("{}: {e}", debs.display()))?;
+    step(&format!(
+        "fetching Debian's fonts-noto-core and fonts-noto-mono (apt-get download) into {}",
+        debs.display()
+    ));
+    // Not `run`: that starts in the workspace, and apt-get download writes where it starts.
+    let ok = Command::new("apt-get")
+        .args(["download", "fonts-noto-core", "fonts-noto-mono"])
+        .current_dir(&debs)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        return Err(
+            "apt-get download fonts-noto-core fonts-noto-mono failed (run apt-get update first)"
+                .into(),
+        );
+    }
+    let unpacked = root.join("unpacked");
+    for deb in std::fs::read_dir(&debs)
+        .map_err(|e| e.to_string())?
+        .flatten()
+    {
+        if deb.path().extension().is_some_and(|e| e == "deb") {
+            run(Command::new("dpkg-deb")
+                .arg("-x")
+                .arg(deb.path())
+                .arg(&unpacked))?;
+        }
+    }
+    let noto = unpacked.join("usr/share/fonts/truetype/noto");
+    for (set, files) in [("android", ANDROID), ("all", ALL)] {
+        let dir = root.join(set);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for f in files {
+            std::fs::copy(noto.join(f), dir.join(f))
+                .map_err(|e| format!("{}: {e}", noto.join(f).display()))?;
+        }
+        let conf = format!(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE fontconfig SYSTEM \"fonts.dtd\">\n<fontconfig>\n  <include ignore_missing=\"yes\">/etc/fonts/fonts.conf</include>\n  <dir>{d}</dir>\n  <cachedir>{d}/cache</cachedir>\n</fontconfig>\n",
+            d = dir.display()
+        );
+        std::fs::write(dir.join("fonts.conf"), conf).map_err(|e| e.to_string())?;
+    }
+    Ok(root)
+}

@@ -8,7 +8,9 @@
 //! - [`route`]: the app's addresses (`#/`, `#/<deck>/<n>`), parsed and printed;
 //! - [`bn`]: one way to write a number (Bengali digits, Indian grouping, units);
 //! - [`lint`]: the writing rules every deck is held to at build time;
-//! - [`prose`]: the copied-prose check (decks against fingerprints of the seeds).
+//! - [`prose`]: the copied-prose check (decks against fingerprints of the seeds);
+//! - [`shell`] and [`release`]: what the build writes into `dist/` after trunk (each deck's
+//!   first slide in `index.html`; the release's file list and its service worker).
 //!
 //! Nothing here touches the web, so all of it is tested natively.
 
@@ -22,6 +24,7 @@ pub mod model;
 pub mod nav;
 pub mod parse;
 pub mod prose;
+pub mod release;
 pub mod route;
 pub mod shell;
 

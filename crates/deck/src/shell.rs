@@ -128,6 +128,9 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 }
 
 /// What goes before `</body>`: a `<template>` per deck with a shell, and the few lines that
+/// (first) move an app opened from the home screen (the manifest's `start_url`, `?launch=app`,
+/// with no address) to the last slide the student was on (`redislab.last`, kept by
+/// `static/offline.js`; a slide that no longer exists gets the app's not-found page), then
 /// show the one the address names (`#/<deck>`, `#/<deck>/1`, `#/<deck>/1.0`); on a lab's own
 /// page (`#/lab/…`) they start fetching and compiling the labs module beside the app instead
 /// of after it.
@@ -149,6 +152,9 @@ pub fn cover(info: &DeckInfo) -> Option<String> {
 /// when the faces arrived. With the faces loaded first neither happens. (The preloads above
 /// only fetch the bytes; a face starts loading when something asks for it.)
 ///
+/// Once the app has started they load `offline.js` (`static/offline.js`): the service
+/// worker's page side, which waits for the page to be idle before it registers anything.
+///
 /// And `redislabCompile(url)`: a promise of the `WebAssembly.Module` at `url`, compiled in a
 /// throw-away worker (`static/compile-worker.js`) and posted back (a compiled module is
 /// shared, not copied), so that the main thread only instantiates it. Compiled on the main
@@ -169,6 +175,9 @@ pub fn snippet(decks: &[DeckInfo]) -> String {
     }
     out.push_str(concat!(
         "<script>(function () {\n",
+        "  try { var last = localStorage.getItem('redislab.last');\n",
+        "    if (/[?&]launch=app/.test(location.search) && /^#?\\/?$/.test(location.hash) && /^#\\/[a-z0-9-]+\\/[0-9]+(\\.[0-9]+)?$/.test(last)) history.replaceState(null, '', last);\n",
+        "  } catch (x) {}\n",
         "  var m = /^#\\/([a-z0-9-]+)(\\/1(\\.0)?)?$/.exec(location.hash);\n",
         "  var t = m && document.querySelector('template[data-cover=\"' + m[1] + '\"]');\n",
         "  if (t) document.body.appendChild(t.content.cloneNode(true));\n",
@@ -200,6 +209,7 @@ pub fn snippet(decks: &[DeckInfo]) -> String {
         "  } else {\n",
         "    addEventListener('TrunkApplicationStarted', function () { (window.requestIdleCallback || setTimeout)(fonts); });\n",
         "  }\n",
+        "  addEventListener('TrunkApplicationStarted', function () { var s = document.createElement('script'); s.src = 'offline.js'; document.head.appendChild(s); });\n",
         "})();</script>\n"
     ));
     out

@@ -1,6 +1,7 @@
 //! Charts the labs share, drawn as HTML and SVG: horizontal bars, line charts, histograms.
 //! They take plain numbers; they know nothing of Redis.
 
+use redislab_deck::bn;
 use yew::prelude::*;
 
 /// One horizontal bar.
@@ -158,15 +159,12 @@ fn f(v: f64) -> String {
     format!("{v:.1}")
 }
 
-/// A short number for a tick: 1200 → "1.2k", 0.5 → "0.5".
+/// A number for a tick, in Bengali digits: whole numbers grouped (`১০,০০০`), others with one
+/// decimal (`০.৫`).
 pub fn num(v: f64) -> String {
-    if v.abs() >= 10_000.0 {
-        format!("{:.0}k", v / 1000.0)
-    } else if v.abs() >= 1000.0 {
-        format!("{:.1}k", v / 1000.0)
-    } else if v.fract() == 0.0 {
-        format!("{v:.0}")
+    if v.fract() == 0.0 || v.abs() >= 100.0 {
+        bn::grouped(v.round() as i64)
     } else {
-        format!("{v:.1}")
+        bn::dec(v, 1)
     }
 }

@@ -4,7 +4,8 @@
 //! eviction table opened cold by a deep link, timed from the first paint; and a deep link to
 //! `#/production/1` on an emulated phone (4× slower CPU, 1.6 Mbps down, 150 ms round trips,
 //! served gzip as a static host serves it): time to the first slide on screen and the bytes
-//! fetched until then and in the 3 s after.
+//! fetched until then and in the 3 s after, with and without Noto on the device, beside
+//! another build's figures (`REDISLAB_DIST_BEFORE`) and a return visit.
 //! And "next" on a practice set on the emulated phone: the time until the next question
 //! shows (`browser-bench practice`).
 //! Run through `cargo xtask bench` (it builds the app and sets the paths).
@@ -22,10 +23,17 @@ fn main() {
     // `browser-bench phone`: only the emulated phone.
     match std::env::args().nth(1).as_deref() {
         Some("phone") => return phone(),
+        // One load of `phone`'s table, in a process of its own (its own fonts).
+        Some("phone-one") => {
+            return phone_one(std::env::args().nth(2).as_deref() == Some("second"))
+        }
         // `browser-bench cold`: only the seed's eviction table opened cold.
         Some("cold") => return cold_table(),
-        // `browser-bench labs`: only the labs' long tasks.
-        Some("labs") => return print_labs(&labs()),
+        // `browser-bench labs [id…]`: only the labs' long tasks (only these labs).
+        Some("labs") => {
+            let only: Vec<String> = std::env::args().skip(2).collect();
+            return print_labs(&labs(&only));
+        }
         // `browser-bench practice`: only "next" → the next question on the emulated phone.
         Some("practice") => return practice(),
         _ => {}
@@ -86,7 +94,7 @@ fn main() {
         .unwrap_or_default();
     let worst = keys.iter().copied().fold(0.0, f64::max);
 
-    let labs = labs();
+    let labs = labs(&[]);
 
     println!("\n== browser (headless Chromium, localhost) ==");
     println!("first contentful paint #/production/1   median {:>6.0} ms of {} runs  (budget 500 ms)  runs: {:?}",
@@ -202,9 +210,9 @@ fn practice() {
 /// One lab's case: id, "seed" or "largest", ms to done, the longest task ≥ 50 ms, how many.
 type LabCase = (&'static str, &'static str, f64, f64, usize);
 
-/// Every lab at the seed's and at its largest parameters, each opened from a light page of
-/// the app in a fresh browser.
-fn labs() -> Vec<LabCase> {
+/// Every lab (or those in `only`, when it names some) at the seed's and at its largest
+/// parameters, each opened from a light page of the app in a fresh browser.
+fn labs(only: &[String]) -> Vec<LabCase> {
     // Labs: time from opening a lab (from another page of the app) to all its numbers on screen
     // (`aria-busy` cleared), and the longest main-thread task meanwhile (PerformanceObserver
     // 'longtask' reports tasks of 50 ms or more), at the seed's parameters and at the largest
@@ -212,6 +220,7 @@ fn labs() -> Vec<LabCase> {
     let heavy: Vec<(&str, &str)> = redislab_sim::labs::registry::LABS
         .iter()
         .map(|l| (l.info().id, l.heaviest()))
+        .filter(|(id, _)| only.is_empty() || only.iter().any(|o| o == id))
         .collect();
     let mut labs = Vec::new();
     for (id, big) in heavy {
@@ -312,130 +321,243 @@ fn cold_table() {
     );
 }
 
-/// The emulated phone: a fresh browser per run (nothing cached), the conditions set through
-/// the DevTools protocol before the page loads. "On screen" is the first frame painted after
-/// the first slide's title is in the page in its own font (Bengali text before its font is
-/// in shows as empty boxes on a machine without one, so the font is part of being seen; a
-/// task posted from `requestAnimationFrame` runs after that paint); bytes are what the
+/// One load on the emulated phone: a fresh browser (nothing cached), the conditions set
+/// through the DevTools protocol before the page loads. "On screen" is the first frame
+/// painted after the first slide's title is in the page in its own font (Bengali text before
+/// its font is in shows as empty boxes on a machine without one, so the font is part of being
+/// seen; a task posted from `requestAnimationFrame` runs after that paint); bytes are what the
 /// Resource Timing entries say went over the wire (`transferSize`, headers included), split
 /// at that moment, and what the server sent that the page's entries do not show (a worker's
-/// fetches: the labs module, the simulator), counted whole in the window its request arrived
-/// in.
-fn phone() {
-    let served = serve_dist_as("/", true);
-    let mut runs = Vec::new();
-    for _ in 0..5 {
-        let b = Browser::new(412, 915);
-        b.cdp("Network.enable", json!({}));
-        b.cdp("Network.setCacheDisabled", json!({"cacheDisabled": true}));
-        b.cdp(
-            "Network.emulateNetworkConditions",
-            json!({"offline": false, "latency": 150, "downloadThroughput": 1_600_000 / 8, "uploadThroughput": 750_000 / 8}),
-        );
-        b.throttle_cpu(4.0);
-        b.cdp(
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({"source": "window.__slide = 0; window.__keys = 0; const keys = () => { if (document.querySelector('.counter')) window.__keys = performance.now(); else requestAnimationFrame(keys); }; requestAnimationFrame(keys); const look = () => { const h = document.querySelector('.stage .slide-title'); if (h && h.textContent.trim() && document.fonts.check(getComputedStyle(h).font, h.textContent)) { requestAnimationFrame(() => setTimeout(() => { window.__slide = performance.now(); }, 0)); } else { requestAnimationFrame(look); } }; requestAnimationFrame(look);"}),
-        );
+/// fetches: the labs module, the simulator, the service worker's copy), counted whole in the
+/// window its request arrived in. With `second`, the page was opened once before in the same
+/// browser, unthrottled, until the service worker had kept the whole release: the load
+/// measured is a return visit.
+fn phone_load(served: &redislab_e2e::Served, second: bool) -> serde_json::Value {
+    let b = Browser::new(412, 915);
+    if second {
         b.open_url(&format!("{}#/production/1", served.url));
-        b.wait(60, "the first slide on screen", |b| {
-            b.js("return window.__slide > 0", json!([])) == json!(true)
+        b.wait(120, "the release kept on the device", |b| {
+            b.js("return document.documentElement.dataset.offline", json!([])) == json!("ready")
         });
-        b.wait(60, "the player (keys work)", |b| {
-            b.js("return window.__keys > 0", json!([])) == json!(true)
-        });
-        b.wait(60, "3 s after the first slide", |b| {
-            b.js(
-                "return performance.now() > window.__slide + 3000",
-                json!([]),
-            ) == json!(true)
-        });
-        let r = b.js(
-            "const t = window.__slide;
-             const all = performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'));
-             const until = all.filter(e => e.responseEnd <= t).reduce((a, e) => a + e.transferSize, 0);
-             const after = all.filter(e => e.responseEnd > t && e.responseEnd <= t + 3000).reduce((a, e) => a + e.transferSize, 0);
-             const fonts = document.fonts.status;
-             return [t, until, after, all.filter(e => e.responseEnd <= t).map(e => e.name.split('/').pop() + ' ' + e.transferSize).join(', '), fonts, window.__keys, performance.timeOrigin, all.map(e => new URL(e.name).pathname)];",
-            json!([]),
-        );
-        // What the page's entries do not show (a worker's fetches), from the server's own
-        // record, counted whole in the window its request arrived in: more than went over
-        // the wire by then, never less.
-        let (t, origin) = (
-            r[0].as_f64().unwrap_or(f64::NAN),
-            r[6].as_f64().unwrap_or(f64::NAN),
-        );
-        let mut seen: Vec<String> = r[7]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let (mut unseen_until, mut unseen_after, mut unseen) = (0.0, 0.0, Vec::new());
-        for s in served.sent.lock().map(|l| l.clone()).unwrap_or_default() {
-            let at = s.at_ms - origin;
-            if !(0.0..=t + 3000.0).contains(&at) {
-                continue;
-            }
-            if let Some(i) = seen.iter().position(|p| *p == s.path) {
-                seen.swap_remove(i);
-                continue;
-            }
-            if at <= t {
-                unseen_until += s.bytes as f64;
-            } else {
-                unseen_after += s.bytes as f64;
-            }
-            unseen.push(format!("{} {} at {at:.0} ms", s.path, s.bytes));
-        }
-        runs.push((
-            t,
-            r[1].as_f64().unwrap_or(f64::NAN) + unseen_until,
-            r[2].as_f64().unwrap_or(f64::NAN) + unseen_after,
-            r[3].as_str().unwrap_or_default().to_string(),
-            r[5].as_f64().unwrap_or(f64::NAN),
-            unseen.join(", "),
-        ));
+        b.open_url("about:blank");
     }
-    let t = median(runs.iter().map(|r| r.0).collect());
-    let until = median(runs.iter().map(|r| r.1).collect());
-    let after = median(runs.iter().map(|r| r.2).collect());
-    let verdict = |ok: bool| if ok { "met" } else { "MISSED" };
+    b.cdp("Network.enable", json!({}));
+    b.cdp("Network.setCacheDisabled", json!({"cacheDisabled": true}));
+    b.cdp(
+        "Network.emulateNetworkConditions",
+        json!({"offline": false, "latency": 150, "downloadThroughput": 1_600_000 / 8, "uploadThroughput": 750_000 / 8}),
+    );
+    b.throttle_cpu(4.0);
+    b.cdp(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": "window.__slide = 0; window.__keys = 0; const keys = () => { if (document.querySelector('.counter')) window.__keys = performance.now(); else requestAnimationFrame(keys); }; requestAnimationFrame(keys); const look = () => { const h = document.querySelector('.stage .slide-title'); if (h && h.textContent.trim() && document.fonts.check(getComputedStyle(h).font, h.textContent)) { requestAnimationFrame(() => setTimeout(() => { window.__slide = performance.now(); }, 0)); } else { requestAnimationFrame(look); } }; requestAnimationFrame(look);"}),
+    );
+    let start = served.sent.lock().map_or(0, |l| l.len());
+    b.open_url(&format!("{}#/production/1", served.url));
+    b.wait(60, "the first slide on screen", |b| {
+        b.js("return window.__slide > 0", json!([])) == json!(true)
+    });
+    b.wait(60, "the player (keys work)", |b| {
+        b.js("return window.__keys > 0", json!([])) == json!(true)
+    });
+    b.wait(60, "3 s after the first slide", |b| {
+        b.js(
+            "return performance.now() > window.__slide + 3000",
+            json!([]),
+        ) == json!(true)
+    });
+    let r = b.js(
+        "const t = window.__slide;
+         const all = performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'));
+         const until = all.filter(e => e.responseEnd <= t).reduce((a, e) => a + e.transferSize, 0);
+         const after = all.filter(e => e.responseEnd > t && e.responseEnd <= t + 3000).reduce((a, e) => a + e.transferSize, 0);
+         return [t, until, after, all.filter(e => e.responseEnd <= t).map(e => e.name.split('/').pop() + ' ' + e.transferSize).join(', '), window.__keys, performance.timeOrigin, all.map(e => new URL(e.name).pathname)];",
+        json!([]),
+    );
+    // What the page's entries do not show, from the server's own record, counted whole in
+    // the window its request arrived in: more than went over the wire by then, never less.
+    let (t, origin) = (
+        r[0].as_f64().unwrap_or(f64::NAN),
+        r[5].as_f64().unwrap_or(f64::NAN),
+    );
+    let mut seen: Vec<String> = r[6]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let (mut unseen_until, mut unseen_after, mut unseen) = (0.0, 0.0, Vec::new());
+    let sent = served.sent.lock().map(|l| l.clone()).unwrap_or_default();
+    for s in sent.iter().skip(start) {
+        let at = s.at_ms - origin;
+        if !(0.0..=t + 3000.0).contains(&at) {
+            continue;
+        }
+        if let Some(i) = seen.iter().position(|p| *p == s.path) {
+            seen.swap_remove(i);
+            continue;
+        }
+        if at <= t {
+            unseen_until += s.bytes as f64;
+        } else {
+            unseen_after += s.bytes as f64;
+        }
+        unseen.push(format!("{} {} at {at:.0} ms", s.path, s.bytes));
+    }
+    json!({
+        "slide": t,
+        "until": r[1].as_f64().unwrap_or(f64::NAN) + unseen_until,
+        "after": r[2].as_f64().unwrap_or(f64::NAN) + unseen_after,
+        "fetched": r[3],
+        "keys": r[4],
+        "unseen": unseen.join(", "),
+    })
+}
+
+/// `browser-bench phone-one [second]`: one load (see [`phone_load`]) of `REDISLAB_DIST`,
+/// printed as one JSON line; the fonts the browser has are the ones `FONTCONFIG_FILE` gives
+/// it (the parent sets it for the "installed" cases).
+fn phone_one(second: bool) {
+    let served = serve_dist_as("/", true);
+    println!("{}", phone_load(&served, second));
+}
+
+/// One case of the phone's table: a build, the fonts its browser has, a first or a return
+/// visit.
+struct PhoneCase {
+    label: String,
+    dist: std::path::PathBuf,
+    fonts: Option<std::path::PathBuf>,
+    second: bool,
+    runs: Vec<serde_json::Value>,
+}
+
+/// The emulated phone (4× slower CPU, 1.6 Mbps down, 150 ms round trips, served gzip as a
+/// static host serves it), deep link to `#/production/1`: this build and, when
+/// `REDISLAB_DIST_BEFORE` names another build's `dist/` (the one before a change), that one
+/// beside it in the same run; each with no Noto installed (Debian's fonts only: DejaVu) and,
+/// when `REDISLAB_NOTO` names the folder `cargo xtask bench` fills
+/// (`xtask::tools::ensure_noto_fonts`), with Android's Noto Sans Bengali and with every Noto
+/// face the style sheet names installed (a fontconfig folder given to Chromium through
+/// `FONTCONFIG_FILE`, never installed on the machine); and this build's return visit, from
+/// the service worker's copy. Five rounds, each load in a fresh browser (a process of its own,
+/// so that each has its own fonts), the cases taking turns; medians.
+fn phone() {
+    let this = redislab_e2e::dist_dir();
+    let mut builds = vec![("this build".to_string(), this.clone())];
+    if let Some(before) = std::env::var_os("REDISLAB_DIST_BEFORE") {
+        builds.push(("before".to_string(), before.into()));
+    }
+    let noto = std::env::var_os("REDISLAB_NOTO").map(std::path::PathBuf::from);
+    let mut fonts: Vec<(&str, Option<std::path::PathBuf>)> = vec![("no Noto", None)];
+    if let Some(n) = &noto {
+        fonts.push((
+            "Android's Noto Sans Bengali",
+            Some(n.join("android/fonts.conf")),
+        ));
+        fonts.push(("every Noto face", Some(n.join("all/fonts.conf"))));
+    }
+    let mut cases = Vec::new();
+    for (name, dist) in &builds {
+        for (f, conf) in &fonts {
+            cases.push(PhoneCase {
+                label: format!("{name}, {f}"),
+                dist: dist.clone(),
+                fonts: conf.clone(),
+                second: false,
+                runs: Vec::new(),
+            });
+        }
+    }
+    cases.push(PhoneCase {
+        label: "this build, no Noto, return visit".into(),
+        dist: this,
+        fonts: None,
+        second: true,
+        runs: Vec::new(),
+    });
+    let me = std::env::current_exe().expect("browser-bench's own path");
+    for _ in 0..5 {
+        for c in &mut cases {
+            let mut cmd = std::process::Command::new(&me);
+            cmd.arg("phone-one").env("REDISLAB_DIST", &c.dist);
+            if c.second {
+                cmd.arg("second");
+            }
+            match &c.fonts {
+                Some(conf) => cmd.env("FONTCONFIG_FILE", conf),
+                None => cmd.env_remove("FONTCONFIG_FILE"),
+            };
+            let out = cmd.output().expect("run browser-bench phone-one");
+            let line = String::from_utf8_lossy(&out.stdout);
+            match line
+                .lines()
+                .last()
+                .map(serde_json::from_str::<serde_json::Value>)
+            {
+                Some(Ok(v)) => c.runs.push(v),
+                _ => eprintln!(
+                    "{}: a load failed: {}",
+                    c.label,
+                    String::from_utf8_lossy(&out.stderr)
+                ),
+            }
+        }
+    }
+    let med =
+        |c: &PhoneCase, k: &str| median(c.runs.iter().filter_map(|r| r[k].as_f64()).collect());
     println!(
-        "\n== emulated phone (4x CPU, 1.6 Mbps, 150 ms RTT, gzip), deep link #/production/1 =="
+        "\n== emulated phone (4x CPU, 1.6 Mbps, 150 ms RTT, gzip), deep link #/production/1, median of {} loads ==",
+        cases.first().map_or(0, |c| c.runs.len())
     );
     println!(
-        "first slide on screen   median {t:>6.0} ms of {} runs  (budget 2000 ms: {}; stretch 1500 ms)  runs: {:?}",
-        runs.len(),
-        verdict(t <= 2000.0),
-        runs.iter().map(|r| r.0.round()).collect::<Vec<_>>()
+        "{:<52} {:>12} {:>14} {:>15} {:>10}",
+        "build, fonts on the device", "first slide", "bytes before", "bytes 3 s after", "keys work"
     );
-    println!(
-        "bytes until then        median {:>6.1} KB  (budget 200 KB: {})",
-        until / 1000.0,
-        verdict(until <= 200_000.0)
-    );
-    println!(
-        "bytes in the 3 s after  median {:>6.1} KB  (budget 250 KB: {})",
-        after / 1000.0,
-        verdict(after <= 250_000.0)
-    );
-    let keys = median(runs.iter().map(|r| r.4).collect());
-    println!(
-        "player ready (keys work) median {keys:>5.0} ms  (the first slide shows before it, from the page itself)"
-    );
-    println!(
-        "  fetched before the first slide (last run): {}",
-        runs.last().map_or("", |r| r.3.as_str())
-    );
-    println!(
-        "  fetched by workers until the window's end, from the server's record (all runs): {}",
-        runs.iter()
-            .map(|r| if r.5.is_empty() { "none" } else { r.5.as_str() })
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
+    for c in &cases {
+        if c.runs.is_empty() {
+            println!("{:<52} (no load finished)", c.label);
+            continue;
+        }
+        let t = med(c, "slide");
+        let budget = if c.fonts.is_some() { 1000.0 } else { 1300.0 };
+        println!(
+            "{:<52} {:>9.0} ms {:>11.1} KB {:>12.1} KB {:>7.0} ms   {}  runs: {:?}",
+            c.label,
+            t,
+            med(c, "until") / 1000.0,
+            med(c, "after") / 1000.0,
+            med(c, "keys"),
+            if c.second {
+                String::new()
+            } else if t <= budget {
+                format!("(budget {budget:.0} ms: met)")
+            } else {
+                format!("(budget {budget:.0} ms: MISSED)")
+            },
+            c.runs
+                .iter()
+                .map(|r| r["slide"].as_f64().unwrap_or(f64::NAN).round())
+                .collect::<Vec<_>>()
+        );
+    }
+    println!("budgets: first slide <= 1000 ms with the fonts on the device, <= 1300 ms without; bytes before <= 200 KB; 3 s after <= 250 KB");
+    for c in &cases {
+        if let Some(r) = c.runs.last() {
+            println!(
+                "  {}: fetched before the first slide (last run): {}",
+                c.label,
+                r["fetched"].as_str().unwrap_or_default()
+            );
+            println!(
+                "  {}: fetched by workers until the window's end (last run): {}",
+                c.label,
+                Some(r["unseen"].as_str().unwrap_or_default())
+                    .filter(|u| !u.is_empty())
+                    .unwrap_or("none")
+            );
+        }
+    }
 }

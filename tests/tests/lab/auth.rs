@@ -76,7 +76,7 @@ fn the_lab_page_shows_the_native_run() {
         shown(b) == (u64::from(s0.requests), u64::from(s0.queries))
     });
     assert!(s0.queries > 0);
-    let plot = b.rect(".au-plot").expect("the chart");
+    let plot = b.rect(".lab-auth .tc-plot").expect("the chart");
     assert!(plot.height >= 120.0 && plot.width > 300.0, "{plot:?}");
     b.click(".lab-auth .lab-controls button[aria-label='শেষে যান']");
     b.wait(5, "the end", |b| shown(b) == (o.requests, o.queries));
@@ -118,7 +118,7 @@ fn a_ban_on_a_phone_ends_late_without_the_filter() {
     );
     let late = ban.back_in_ms.expect("back in") - ban.ends_ms.expect("an end");
     assert!((float(&phone, "back") - late as f64 / 1000.0).abs() < 1e-3);
-    assert!(phone.exists("[data-testid=auth-strip] .au-entry.banned"));
+    assert!(phone.exists("[data-testid=auth-chart] .tc-lane .tc-seg.tone-red"));
     assert_no_sideways_scroll(&phone);
     phone.screenshot(&screenshot_dir().join("labs/auth-phone.png"));
     // With the filter on read: back in at the first request from the end on.
@@ -171,7 +171,7 @@ fn the_lab_on_the_auth_slide() {
             (float(b, "per-request") - o.per_request()).abs() < 1e-3
                 && b.counter(".slide [data-testid=auth-warm-queries]") == 0
         });
-        let plot = b.rect(".slide .au-plot").expect("the chart");
+        let plot = b.rect(".slide .lab-auth .tc-plot").expect("the chart");
         assert!(plot.height >= 120.0, "{plot:?}");
         assert_eq!(b.counter(".slide [data-testid=auth-refused-after-end]"), 0);
         assert!(b.exists(".slide .lab-auth a.lab-open[href*='#/lab/auth']"));

@@ -195,3 +195,87 @@ fn every_timeline_walks_one_position_at_a_time() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The numbers a lab draws, in its text and its SVG (axes, legends, labels), as a person reads
+/// them: runs of ASCII digits outside code (commands, replies, key names, inputs) and not part of
+/// a name (`w1`, `api-1`, `r4`, `key:01296`), with the element they are in.
+const ASCII_NUMBERS: &str = r#"
+const root = document.querySelector(arguments[0]);
+const code = 'code, kbd, pre, samp, input, select, textarea, .cmd-log-cmd, .cmd-log-reply, [data-code]';
+const out = [];
+const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+  const el = n.parentElement;
+  if (!el || el.closest(code) || !el.getClientRects().length) continue;
+  const t = n.textContent;
+  for (const m of t.matchAll(/[0-9]+/g)) {
+    const before = t[m.index - 1] || '';
+    if (/[A-Za-z_:\-]/.test(before)) continue;
+    out.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')}: "${t.trim().slice(0, 60)}"`);
+    break;
+  }
+}
+return [...new Set(out)].slice(0, 8);
+"#;
+
+/// Issue 35 item 16: every number a lab draws is in Bengali digits (one formatter), SVG axes
+/// included; code stays ASCII.
+#[test]
+fn every_lab_draws_its_numbers_in_bengali_digits() {
+    let b = Browser::new(1366, 768);
+    let mut wrong = Vec::new();
+    for lab in LABS {
+        let id = lab.info().id;
+        open(&b, id, "");
+        // Half way, where every part of the picture has something to say.
+        b.scrub_middle_and_end(&format!(".lab-{id}"));
+        let found = b.js(ASCII_NUMBERS, json!([format!(".lab-{id}")]));
+        for f in found.as_array().into_iter().flatten() {
+            wrong.push(format!("{id}: {}", f.as_str().unwrap_or_default()));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "ASCII digits drawn by a lab:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// Issue 35 item 10: on a 360 px phone every control of an embedded lab a finger uses — the
+/// transport, the scrubber, the speed, the presets, the link to the whole lab — has at least
+/// 44×44 px of touch area (WCAG 2.5.5).
+#[test]
+fn every_embedded_control_is_thumb_sized_on_a_phone() {
+    use redislab_e2e::decks;
+    let b = Browser::new(360, 740);
+    b.touch_screen();
+    let mut wrong = Vec::new();
+    for d in decks() {
+        for (i, s) in d.slides.iter().enumerate() {
+            if !s.has_lab() {
+                continue;
+            }
+            b.open(&format!("#/{}/{}.{}", d.id, i + 1, s.steps()));
+            b.wait(60, "the embedded lab", |b| {
+                b.exists(".stage .lab[aria-busy=false]")
+            });
+            let small = b.js(
+                "return [...document.querySelectorAll('.stage .lab button, .stage .lab input, .stage .lab select, .stage .lab a')].filter(e => e.getClientRects().length).map(e => [e.getAttribute('aria-label') || e.className || e.tagName, e.getBoundingClientRect()]).filter(([, r]) => r.width < 43.5 || r.height < 43.5).map(([n, r]) => `${n} ${Math.round(r.width)}×${Math.round(r.height)}`)",
+                json!([]),
+            );
+            for s in small.as_array().into_iter().flatten() {
+                wrong.push(format!(
+                    "{} {}: {}",
+                    d.id,
+                    i + 1,
+                    s.as_str().unwrap_or_default()
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "controls under 44×44 px on a phone:\n{}",
+        wrong.join("\n")
+    );
+}

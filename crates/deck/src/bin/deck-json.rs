@@ -6,9 +6,13 @@
 //!
 //! `deck-json --shell <decks folder>` writes each deck's first slide into the `index.html`
 //! trunk is about to publish (`$TRUNK_STAGING_DIR`; a `post_build` hook), see
-//! `redislab_deck::shell`.
+//! `redislab_deck::shell`, and then makes the folder one release: its file list and service
+//! worker (`sw.js`, from `static/sw.js`), see `redislab_deck::release`. One step, because
+//! trunk runs a stage's hooks side by side and the list must see the finished `index.html`.
+//! A release build (`$TRUNK_PROFILE` = `release`) that is not for `trunk serve` is published;
+//! any other gets the development worker, which keeps nothing.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -74,5 +78,13 @@ fn shell(src: &Path) -> Result<(), String> {
     let infos: Vec<_> = decks.iter().map(|d| d.info(&d.to_json())).collect();
     let page = std::fs::read_to_string(&index).map_err(|e| format!("{}: {e}", index.display()))?;
     let page = redislab_deck::shell::insert(&page, &infos)?;
-    std::fs::write(&index, page).map_err(|e| format!("{}: {e}", index.display()))
+    std::fs::write(&index, &page).map_err(|e| format!("{}: {e}", index.display()))?;
+    let source = std::env::var_os("TRUNK_SOURCE_DIR").map_or_else(|| ".".into(), PathBuf::from);
+    let template_path = source.join("static/sw.js");
+    let template = std::fs::read_to_string(&template_path)
+        .map_err(|e| format!("{}: {e}", template_path.display()))?;
+    let publish = std::env::var("TRUNK_PROFILE").as_deref() == Ok("release")
+        && !redislab_deck::release::is_dev_server_page(&page);
+    redislab_deck::release::write(Path::new(&dir), &template, publish)?;
+    Ok(())
 }

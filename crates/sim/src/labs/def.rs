@@ -211,7 +211,7 @@ macro_rules! choices {
 
         impl ::std::fmt::Display for $name {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.word())
+                f.pad(self.word())
             }
         }
     };
