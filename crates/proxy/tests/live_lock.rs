@@ -6,7 +6,7 @@
 
 mod support;
 
-use redislab_sim::labs::lock::{self, CmdKind, LockLive, LockParams, LockOutput, OwnerEnd, INFO};
+use redislab_sim::labs::lock::{self, CmdKind, LockLive, LockOutput, LockParams, OwnerEnd, INFO};
 use redislab_sim::labs::params::Params;
 use redislab_sim::wire::{self, Incoming};
 use std::time::Duration;

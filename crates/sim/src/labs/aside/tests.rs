@@ -26,7 +26,7 @@ fn defaults_are_the_basic_preset_and_the_rule_holds() {
     let (p, errs) = Params::from_query(&INFO, "readers=6&duration=900&read_every=1000");
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert_eq!(errs[0].key, "read_every");
-    assert!(errs[0].message.contains("2000"), "{}", errs[0].message);
+    assert!(errs[0].message.contains("২,০০০"), "{}", errs[0].message);
     assert_eq!(p.get("read_every"), "5000");
 }
 
