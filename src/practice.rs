@@ -539,7 +539,9 @@ fn QuestionCard(props: &CardProps) -> Html {
             <p class="practice-crumbs">
                 <a href={route::practice_hash("", "")}>{"সব প্রশ্ন"}</a>
                 {" · "}{ topic_title }{" · "}{ kind_title }
-                {" · "}<a class="practice-seed" href={practice::address(&q.topic, &q.kind, q.seed)}>{"seed "}{ bn::text(&q.seed.to_string()) }</a>
+                // The seed names the question, but its ten digits mean nothing to a student: the crumb
+                // is the question's own link (to share or come back to), the seed in its title.
+                {" · "}<a class="practice-seed" href={practice::address(&q.topic, &q.kind, q.seed)} title={format!("seed {}", bn::text(&q.seed.to_string()))}>{"এই প্রশ্নের লিংক"}</a>
             </p>
             <h2 class="practice-text" id="practice-text">{ rich(&d.text) }</h2>
             { code_lines(&d.code, "practice-code") }

@@ -5,7 +5,8 @@
 //! One line per lab, in the home page's order: the lab's module, whose name is its id. The
 //! line makes several views of the same list, so each binary links only what it uses:
 //! [`IDS`] and [`CARDS`] (the app's first load: addresses and the home page), [`INFOS`],
-//! what each lab is (the labs' views: fields, presets, no simulation code), and [`LABS`],
+//! what each lab is (the labs' views: fields, presets, no simulation code), [`TOPICS`]
+//! (practice's topics and kinds, without the code that makes the questions), and [`LABS`],
 //! how each runs (the simulation worker and `labsim`). A lab module exports
 //! `const INFO: LabInfo` and `LAB`, a unit struct implementing [`Lab`].
 
@@ -34,6 +35,15 @@ macro_rules! registry {
         }),*];
         /// What every lab is, in the same order.
         pub static INFOS: &[&LabInfo] = &[$(&super::$lab::INFO),*];
+        /// Every lab's practice topic, its kinds without their simulation (the practice
+        /// page's and class mode's light view), in the same order.
+        pub const TOPICS: &[crate::practice::Topic] = &[$(crate::practice::Topic {
+            id: super::$lab::INFO.id,
+            title: super::$lab::INFO.title,
+            kinds: &crate::practice::light::<{ super::$lab::practice::KINDS.len() }>(
+                super::$lab::practice::KINDS,
+            ),
+        }),*];
         /// How every lab runs, in the same order as [`INFOS`].
         pub static LABS: &[&dyn Lab] = &[$(&super::$lab::LAB),*];
     };

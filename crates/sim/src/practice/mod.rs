@@ -35,6 +35,35 @@ pub struct QuestionKind {
     pub make: fn(u32) -> Draft,
 }
 
+/// A kind as the pages list it: its id and title, without the simulation that makes its
+/// questions ([`QuestionKind::make`]). The practice page, the sets and class mode run in the
+/// labs module on the page's main thread; they read these, so that module links no
+/// simulation (the questions are made in the worker).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindInfo {
+    /// [`QuestionKind::id`].
+    pub id: &'static str,
+    /// [`QuestionKind::title`].
+    pub title: &'static str,
+}
+
+/// A lab's kinds without their `make`: evaluated at compile time (the registry's [`TOPICS`]),
+/// so no function pointer, and none of the simulation behind it, is kept.
+///
+/// [`TOPICS`]: crate::labs::registry::TOPICS
+pub const fn light<const N: usize>(kinds: &[QuestionKind]) -> [KindInfo; N] {
+    let mut out = [KindInfo { id: "", title: "" }; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = KindInfo {
+            id: kinds[i].id,
+            title: kinds[i].title,
+        };
+        i += 1;
+    }
+    out
+}
+
 /// A question as a kind makes it, before it is stamped with its topic, kind and seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Draft {
@@ -185,19 +214,16 @@ pub struct Topic {
     /// Title, in Bengali.
     pub title: &'static str,
     /// Its kinds of question.
-    pub kinds: &'static [QuestionKind],
+    pub kinds: &'static [KindInfo],
 }
 
-/// Every topic: the registry's labs that have questions, in its order.
+/// Every topic: the registry's labs that have questions, in its order (the light list:
+/// no simulation is linked by reading it).
 pub fn topics() -> Vec<Topic> {
-    registry::LABS
+    registry::TOPICS
         .iter()
-        .filter(|l| !l.questions().is_empty())
-        .map(|l| Topic {
-            id: l.info().id,
-            title: l.info().title,
-            kinds: l.questions(),
-        })
+        .filter(|t| !t.kinds.is_empty())
+        .copied()
         .collect()
 }
 
@@ -217,11 +243,17 @@ fn short(s: &str) -> String {
 /// A Bengali message naming the unknown topic or kind, with what there is.
 pub fn generate(topic_id: &str, kind: &str, seed: u32) -> Result<Question, String> {
     let (t, k) = find(topic_id, kind)?;
+    let make = registry::LABS
+        .iter()
+        .find(|l| l.info().id == t.id)
+        .and_then(|l| l.questions().iter().find(|q| q.id == k.id))
+        .map(|q| q.make)
+        .ok_or_else(|| format!("`{}`/`{}`: the registry has no maker", t.id, k.id))?;
     Ok(Question {
         topic: t.id.into(),
         kind: k.id.into(),
         seed,
-        draft: (k.make)(seed),
+        draft: make(seed),
     })
 }
 
@@ -230,7 +262,7 @@ pub fn generate(topic_id: &str, kind: &str, seed: u32) -> Result<Question, Strin
 ///
 /// # Errors
 /// A Bengali message naming the unknown topic or kind, with what there is.
-pub fn find(topic_id: &str, kind: &str) -> Result<(Topic, QuestionKind), String> {
+pub fn find(topic_id: &str, kind: &str) -> Result<(Topic, KindInfo), String> {
     let t = topic(topic_id).ok_or_else(|| {
         let ids: Vec<&str> = topics().iter().map(|t| t.id).collect();
         format!(
