@@ -14,14 +14,15 @@
 //! prediction of the same setup beside it.
 
 use super::kit::{
-    Open,
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live_untyped, use_timeline, CmdLog, Controls,
-    LabFrame, LabProps,
+    failed_or_progress, live_panel, stat, stat_f, use_lab, use_sim_live, use_steps, CmdLog,
+    Controls, LabFrame, LabProps, Open,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::aside::{
-    key, price_of, AsideResult, CmdKind, CmdRow, DbKind, SpanEnd, INFO, MISSING, PRODUCT,
+    key, price_of, AsideOutput, AsideRun, CmdKind, CmdRow, DbKind, SpanEnd, FIRST_PRICE, INFO,
+    MISSING, PRODUCT,
 };
+use redislab_sim::labs::def::Steps;
 use redislab_sim::labs::log::CmdLine;
 use redislab_sim::redis::Reply;
 use yew::prelude::*;
@@ -34,8 +35,9 @@ const TICK_MS: u32 = 140;
 /// Commands kept in the log (the newest, up to the cursor).
 const LOG: usize = 14;
 
+/// A moment of the run (`১২.৩ s`).
 fn ms(v: u64) -> String {
-    bn::duration(v)
+    bn::qty(v as f64 / 1000.0, 1, bn::Unit::S)
 }
 
 fn price(p: u32) -> String {
@@ -117,14 +119,14 @@ fn lane(name: String, class: &'static str, data: String, body: Html) -> Html {
 }
 
 /// The database's committed price over time, and its reads.
-fn db_lane(r: &AsideResult, cut: usize, now: u64, ax: &Axis) -> Html {
+fn db_lane(r: &AsideOutput, cut: usize, now: u64, ax: &Axis) -> Html {
     let commits: Vec<_> =
         r.db.iter()
             .filter(|e| e.kind == DbKind::Commit && e.step < cut)
             .collect();
     let mut pieces = Vec::new();
     let mut from = 0;
-    let mut p = redislab_sim::labs::aside::FIRST_PRICE;
+    let mut p = FIRST_PRICE;
     for e in &commits {
         pieces.push((from, e.at_ms, p));
         from = e.at_ms;
@@ -154,7 +156,7 @@ fn db_lane(r: &AsideResult, cut: usize, now: u64, ax: &Axis) -> Html {
 }
 
 /// A cache key's values over time, with the stale windows.
-fn cache_lane(r: &AsideResult, product: u32, cut: usize, now: u64, ax: &Axis) -> Html {
+fn cache_lane(r: &AsideOutput, product: u32, cut: usize, now: u64, ax: &Axis) -> Html {
     let spans = r
         .spans
         .iter()
@@ -210,7 +212,7 @@ fn cache_lane(r: &AsideResult, product: u32, cut: usize, now: u64, ax: &Axis) ->
 }
 
 /// An actor's lane: its commands, its database work and its pause.
-fn actor_lane(r: &AsideResult, actor: usize, cut: usize, now: u64, ax: &Axis) -> Html {
+fn actor_lane(r: &AsideOutput, actor: usize, cut: usize, now: u64, ax: &Axis) -> Html {
     let writer = actor >= r.setup.readers as usize;
     let cmds = r
         .commands
@@ -218,14 +220,14 @@ fn actor_lane(r: &AsideResult, actor: usize, cut: usize, now: u64, ax: &Axis) ->
         .filter(|c| c.actor == actor && c.step < cut);
     let db = r.db.iter().filter(|e| e.actor == actor && e.step < cut);
     let pauses = r
-        .pauses
+        .pauses()
         .iter()
         .filter(|p| p.actor == actor && p.step < cut && p.from_ms <= now);
     let body = html! {
         <>
             { for pauses.map(|p| html! {
                 <span class="as-pause" style={ax.span(p.from_ms, p.to_ms.min(now))}
-                    title={format!("থমকে আছে {}–{}", ms(p.from_ms), ms(p.to_ms))}></span>
+                    title={format!("থমকে আছে {}–{} ({})", ms(p.from_ms), ms(p.to_ms), bn::duration(p.to_ms - p.from_ms))}></span>
             }) }
             { for db.map(|e| {
                 let (cls, what) = match e.kind {
@@ -255,13 +257,13 @@ fn actor_lane(r: &AsideResult, actor: usize, cut: usize, now: u64, ax: &Axis) ->
     lane(
         name,
         if writer { "as-writer" } else { "as-reader" },
-        r.name(actor).to_string(),
+        r.name(actor),
         body,
     )
 }
 
 /// What the command at the cursor means, in one line.
-fn now_line(r: &AsideResult, n: usize) -> Html {
+fn now_line(r: &AsideOutput, n: usize) -> Html {
     let Some(c) = n.checked_sub(1).and_then(|i| r.commands.get(i)) else {
         return html! { <p class="lab-now" data-testid="aside-now">{"শুরু: পাঠকেরা আগে Redis-এ খোঁজে, না পেলে ডেটাবেসে"}</p> };
     };
@@ -353,7 +355,7 @@ fn now_line(r: &AsideResult, n: usize) -> Html {
     }
 }
 
-fn log(r: &AsideResult, n: usize, live: bool) -> Html {
+fn log(r: &AsideOutput, n: usize, live: bool) -> Html {
     let upto = n.min(r.commands.len());
     let from = upto.saturating_sub(LOG);
     let lines: Vec<(CmdLine, Classes)> = r.commands[from..upto]
@@ -361,7 +363,7 @@ fn log(r: &AsideResult, n: usize, live: bool) -> Html {
         .map(|c| {
             let writer = c.actor >= r.setup.readers as usize;
             (
-                c.line(r.name(c.actor).to_string()),
+                c.line(r.name(c.actor)),
                 classes!(
                     if writer {
                         "as-by-writer"
@@ -392,7 +394,7 @@ fn end_word(e: Option<SpanEnd>) -> String {
 }
 
 /// The simulation's prediction beside the real run.
-fn compare(sim: &AsideResult, real: &AsideResult, done: bool) -> Html {
+fn compare(sim: &AsideOutput, real: &AsideOutput, done: bool) -> Html {
     let (s, r) = (sim.outcome(), real.outcome());
     let n = |v: u32| bn::int(i64::from(v));
     let rows = [
@@ -429,18 +431,17 @@ fn compare(sim: &AsideResult, real: &AsideResult, done: bool) -> Html {
 #[component]
 pub fn AsideLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let sl = use_sim_live_untyped::<AsideResult>(&lab, true, true);
+    let sl = use_sim_live::<AsideRun>(&lab, true, true);
     let busy = sl.busy();
     let real = sl.real();
     let result = sl.shown();
-    let frames = result.map_or(1, AsideResult::frames);
     // A new result opens on the whole run; ▶ replays it from the start.
-    let t = use_timeline(frames, TICK_MS, Open::End);
+    let t = use_steps(result, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match result {
         None => failed_or_progress(&sl.sim),
         Some(r) => {
-            let n = t.cursor.min(frames - 1);
+            let n = t.cursor.min(r.steps());
             let now = r.time_at(n);
             let cut = r.cut(n);
             let ax = Axis::new(r.end_ms);
@@ -451,7 +452,7 @@ pub fn AsideLab(props: &LabProps) -> Html {
                 bn::int(n as i64),
                 bn::int(r.commands.len() as i64)
             );
-            let actors = r.names.len();
+            let actors = r.setup.actors();
             let absent = r.setup.absent > 0;
             let mean = c.mean_ms();
             html! {
@@ -491,13 +492,10 @@ pub fn AsideLab(props: &LabProps) -> Html {
                             { stat("aside", "misses", "miss", u64::from(c.misses), false) }
                             { stat("aside", "db-reads", "ডেটাবেস পড়া", u64::from(c.db_reads), false) }
                             { stat("aside", "stale-reads", "বাসি পড়া", u64::from(c.stale_reads), true) }
-                            { stat("aside", "longest-stale", "সবচেয়ে লম্বা বাসি সময় (ms)", c.longest_stale_ms, true) }
+                            { stat_f("aside", "longest-stale", "সবচেয়ে লম্বা বাসি সময়", c.longest_stale_ms as f64, bn::duration(c.longest_stale_ms)) }
                             if !embedded {
                                 { stat("aside", "refused", "ফিরিয়ে দেওয়া কমান্ড", u64::from(c.refused), false) }
-                                <div class="lab-stat mean">
-                                    <dt>{"গড় উত্তর"}</dt>
-                                    <dd data-testid="aside-mean" data-n={format!("{mean:.1}")}>{ bn::qty(mean, 1, bn::Unit::Ms) }</dd>
-                                </div>
+                                { stat_f("aside", "mean", "গড় উত্তর", mean, bn::qty(mean, 1, bn::Unit::Ms)) }
                             }
                         </dl>
                     </div>

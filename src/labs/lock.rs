@@ -16,17 +16,16 @@
 //! table sets the simulation's prediction of the same (slowed) parameters beside it.
 
 use super::kit::{
-    Open,
-    failed_or_progress, live_panel, stat, CmdLog, use_lab, use_sim_live_untyped, use_timeline, Controls, LabFrame,
-    LabProps,
+    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_steps, CmdLog, Controls,
+    LabFrame, LabProps, Open,
 };
 use redislab_deck::bn;
-use redislab_sim::labs::log::CmdLine;
-use redislab_sim::redis::Reply;
+use redislab_sim::labs::def::Steps;
 use redislab_sim::labs::lock::{
-    CmdKind, CmdRow, LockParams, LockResult, OwnerEnd, SegKind, INFO, NAMES,
+    CmdKind, CmdRow, LockOutput, LockParams, LockRun, OwnerEnd, SegKind, INFO, NAMES,
 };
-use redislab_sim::redis::scripts;
+use redislab_sim::labs::log::CmdLine;
+use redislab_sim::redis::{scripts, Reply};
 use yew::prelude::*;
 
 /// The lab's view, by the name the dispatch uses.
@@ -37,8 +36,9 @@ const TICK_MS: u32 = 160;
 /// Commands kept in the log (the newest, up to the cursor).
 const LOG: usize = 14;
 
+/// A moment on the race's axis (`১,৪০৪ ms`).
 fn ms(v: u64) -> String {
-    format!("{} ms", bn::int(v as i64))
+    bn::qty(v as f64, 0, bn::Unit::Ms)
 }
 
 /// A position on the axis, in percent.
@@ -77,10 +77,10 @@ struct Lanes {
     ticks: [Vec<usize>; 2],
 }
 
-fn lanes(r: &LockResult) -> Lanes {
+fn lanes(r: &LockOutput) -> Lanes {
     let spans = [0, 1].map(|a| {
         let mut out: Vec<Span> = Vec::new();
-        for s in r.segs.iter().filter(|s| s.actor == a) {
+        for s in r.page().segs.iter().filter(|s| s.actor == a) {
             match out.last_mut() {
                 Some(l) if l.kind == s.kind && l.job == s.job && s.from_ms <= l.to + MERGE_MS => {
                     l.to = s.to_ms;
@@ -123,7 +123,7 @@ fn lanes(r: &LockResult) -> Lanes {
 }
 
 /// One worker's lane up to time `now` and step `n`.
-fn lane(r: &LockResult, g: &Lanes, actor: usize, n: usize, now: u64, end: u64) -> Html {
+fn lane(r: &LockOutput, g: &Lanes, actor: usize, n: usize, now: u64, end: u64) -> Html {
     let spans = g.spans[actor]
         .iter()
         .filter(|s| s.step < n && s.from <= now);
@@ -138,7 +138,7 @@ fn lane(r: &LockResult, g: &Lanes, actor: usize, n: usize, now: u64, end: u64) -
             <div class="lk-lane">
                 { for spans.map(|s| {
                     let (cls, title) = match s.kind {
-                        SegKind::Work => ("work", format!("কাজ (job {}) {}–{}", s.job, ms(s.from), ms(s.to))),
+                        SegKind::Work => ("work", format!("কাজ (job {}) {}–{}", bn::int(i64::from(s.job)), ms(s.from), ms(s.to))),
                         SegKind::Pause => ("pause", format!("থমকে আছে {}–{}", ms(s.from), ms(s.to))),
                         SegKind::Wait => ("wait", format!("লক পায়নি, বারবার চেষ্টা {}–{}", ms(s.from), ms(s.to))),
                     };
@@ -149,7 +149,7 @@ fn lane(r: &LockResult, g: &Lanes, actor: usize, n: usize, now: u64, end: u64) -
                     let (cls, mark) = if w.accepted { ("ok", "✓") } else { ("no", "✗") };
                     html! {
                         <span class={classes!("lk-write", cls, w.stale.then_some("stale"))} style={format!("left: {:.3}%", pos(w.at_ms, end))}
-                            title={format!("লেখা{} — {}", w.fence.map(|f| format!(" (fencing token {f})")).unwrap_or_default(), if w.accepted { "গৃহীত" } else { "বাতিল" })}>{ mark }</span>
+                            title={format!("লেখা{} — {}", w.fence.map(|f| format!(" (fencing token {})", bn::int(f))).unwrap_or_default(), if w.accepted { "গৃহীত" } else { "বাতিল" })}>{ mark }</span>
                     }
                 }) }
             </div>
@@ -173,7 +173,7 @@ fn cmd_tick(c: &CmdRow, end: u64) -> Html {
 }
 
 /// The lock's owner in Redis up to `now`.
-fn redis_lane(r: &LockResult, n: usize, now: u64, end: u64) -> Html {
+fn redis_lane(r: &LockOutput, n: usize, now: u64, end: u64) -> Html {
     let owners = r.owners.iter().filter(|o| o.step < n);
     html! {
         <div class="lk-row lk-redis" data-lane="redis">
@@ -202,7 +202,7 @@ fn redis_lane(r: &LockResult, n: usize, now: u64, end: u64) -> Html {
 }
 
 /// Stretches with two owners, and the resource's writes.
-fn resource_lane(r: &LockResult, n: usize, now: u64, end: u64) -> Html {
+fn resource_lane(r: &LockOutput, n: usize, now: u64, end: u64) -> Html {
     let overlaps = r.overlaps.iter().filter(|o| o.step < n && o.from_ms <= now);
     let writes = r.writes.iter().filter(|w| w.step < n);
     html! {
@@ -227,7 +227,7 @@ fn resource_lane(r: &LockResult, n: usize, now: u64, end: u64) -> Html {
 }
 
 /// What the entry at the cursor means, in one line.
-fn now_line(r: &LockResult, n: usize) -> Html {
+fn now_line(r: &LockOutput, n: usize) -> Html {
     let Some(c) = r.commands.iter().rev().find(|c| c.step < n) else {
         return html! { <p class="lab-now">{"শুরু: দুই worker একই লকের দিকে ছুটছে"}</p> };
     };
@@ -265,7 +265,7 @@ fn now_line(r: &LockResult, n: usize) -> Html {
     }
 }
 
-fn log(r: &LockResult, n: usize, keep: usize, live: bool) -> Html {
+fn log(r: &LockOutput, n: usize, keep: usize, live: bool) -> Html {
     let upto = r.commands.partition_point(|c| c.step < n);
     let from = upto.saturating_sub(keep);
     let lines: Vec<(CmdLine, Classes)> = r.commands[from..upto]
@@ -295,7 +295,7 @@ fn scripts_used(p: &LockParams) -> Html {
     }
 }
 
-fn grants(r: &LockResult) -> String {
+fn grants(r: &LockOutput) -> String {
     let g: Vec<&str> = r.outcome().grants.iter().map(|&a| NAMES[a]).collect();
     if g.is_empty() {
         "—".into()
@@ -305,7 +305,7 @@ fn grants(r: &LockResult) -> String {
 }
 
 /// The simulation's prediction beside the real race.
-fn compare(sim: &LockResult, real: &LockResult, done: bool) -> Html {
+fn compare(sim: &LockOutput, real: &LockOutput, done: bool) -> Html {
     let (s, r) = (sim.outcome(), real.outcome());
     let n = |v: u32| bn::int(v as i64);
     let yes = |b: bool| if b { "হ্যাঁ" } else { "না" }.to_string();
@@ -345,30 +345,29 @@ fn compare(sim: &LockResult, real: &LockResult, done: bool) -> Html {
 #[component]
 pub fn LockLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let typed: LockParams = lab.typed();
+    let typed: LockParams = lab.params().read();
     // Live mode: the same race against a real Redis, slowed `scale` times; the simulation
     // of the slowed parameters is its prediction.
-    let sl = use_sim_live_untyped::<LockResult>(&lab, true, true);
+    let sl = use_sim_live::<LockRun>(&lab, true, true);
     let busy = sl.busy();
     let predicted = sl.predicted();
     let real = sl.real();
     // The timeline draws the real race when there is one, the simulation otherwise (also
     // when live mode found no proxy: the lab stays usable).
     let result = sl.shown();
-    let frames = result.map_or(1, |r| r.steps + 1);
     // The lanes' geometry, once per result (the timeline only filters it).
     let geometry = {
-        let key = result.map(|r| (r.params.clone(), r.steps));
+        let key = result.map(|r| (r.params.clone(), r.steps()));
         use_memo(key, |_| result.map(lanes))
     };
     // A new result opens on the whole run; ▶ replays it from the start.
-    let t = use_timeline(frames, TICK_MS, Open::End);
+    let t = use_steps(result, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match result {
         None => failed_or_progress(&sl.sim),
         Some(r) => {
-            let n = (t.cursor).min(r.steps);
-            let now = if n == 0 { 0 } else { r.time_at(n - 1) };
+            let n = t.cursor.min(r.steps());
+            let now = r.now_at(n);
             let end = r.end_ms.max(1);
             let c = r.so_far(n);
             let label = format!(
@@ -376,12 +375,12 @@ pub fn LockLab(props: &LabProps) -> Html {
                 ms(now),
                 ms(r.end_ms),
                 bn::int(n as i64),
-                bn::int(r.steps as i64)
+                bn::int(r.steps() as i64)
             );
             let steal = r.first_steal().filter(|s| s.step < n).map(|s| {
                 html! {
                     <p class="lk-steal" data-testid="lock-steal" data-at={s.at_ms.to_string()}>
-                        { format!("{} ms-এ {}-র `{}` মুছে দিল {}-র লক", bn::int(s.at_ms as i64), NAMES[s.actor], s.cmd_text(), NAMES[1 - s.actor]) }
+                        { format!("{}-এ {}-র `{}` মুছে দিল {}-র লক", ms(s.at_ms), NAMES[s.actor], s.cmd_text(), NAMES[1 - s.actor]) }
                     </p>
                 }
             });

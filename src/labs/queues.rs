@@ -13,15 +13,15 @@
 //! Redis through the proxy; a table sets the simulation's prediction beside it.
 
 use super::kit::{
-    Open,
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live_untyped, use_timeline, CmdLog, Controls,
-    LabFrame, LabProps,
+    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_steps, CmdLog, Controls,
+    LabFrame, LabProps, Open,
 };
 use redislab_deck::bn;
+use redislab_sim::labs::def::Steps;
 use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::queues::{
-    At, CmdKind, EventKind, JobState, Place, QueuesResult, SegKind, INFO, PROCESSING, QUEUE,
-    STARTED,
+    At, CmdKind, Event, EventKind, JobState, Place, QueuesOutput, QueuesRun, SegKind, INFO,
+    PROCESSING, QUEUE, STARTED,
 };
 use redislab_sim::redis::Reply;
 use yew::prelude::*;
@@ -34,8 +34,9 @@ const TICK_MS: u32 = 220;
 /// Commands kept in the log (the newest, up to the cursor).
 const LOG: usize = 14;
 
+/// A moment of the run (`১২.৩ s`).
 fn ms(v: u64) -> String {
-    bn::duration(v)
+    bn::qty(v as f64 / 1000.0, 1, bn::Unit::S)
 }
 
 fn id(j: u32) -> String {
@@ -67,7 +68,7 @@ fn list_box(name: &'static str, cls: &'static str, ids: &[u32], note: Html) -> H
 }
 
 /// What a worker is doing at the cursor.
-fn worker_card(r: &QueuesResult, at: &At, actor: usize, cut: usize, now: u64) -> Html {
+fn worker_card(r: &QueuesOutput, at: &At, actor: usize, cut: usize, now: u64) -> Html {
     let last = r.events.iter().rfind(|e| {
         e.actor == actor
             && e.step < cut
@@ -80,7 +81,7 @@ fn worker_card(r: &QueuesResult, at: &At, actor: usize, cut: usize, now: u64) ->
         .find(|j| j.place == Place::Held(actor))
         .map(|j| j.id);
     let working = held.is_some()
-        && r.segs.iter().any(|s| {
+        && r.segs().iter().any(|s| {
             s.actor == actor
                 && s.kind == SegKind::Work
                 && s.step < cut
@@ -102,14 +103,14 @@ fn worker_card(r: &QueuesResult, at: &At, actor: usize, cut: usize, now: u64) ->
         (false, None) => ("wait", format!("{verb}-এ অপেক্ষা")),
     };
     html! {
-        <div class={classes!("qu-worker", cls)} data-worker={r.name(actor).to_string()} data-state={cls}>
+        <div class={classes!("qu-worker", cls)} data-worker={r.name(actor)} data-state={cls}>
             <span class="qu-worker-name">{ r.name(actor) }</span>
             <span class="qu-worker-what">{ what }</span>
         </div>
     }
 }
 
-fn job_chip(j: &JobState, r: &QueuesResult) -> Html {
+fn job_chip(j: &JobState, r: &QueuesOutput) -> Html {
     let (cls, what) = match j.place {
         Place::NotYet => ("notyet", "এখনো আসেনি".to_string()),
         Place::Queue => ("queue", "কিউতে".to_string()),
@@ -138,7 +139,7 @@ fn job_chip(j: &JobState, r: &QueuesResult) -> Html {
 }
 
 /// The actors' time: pushes, waits, work, deaths, the recovery's returns.
-fn lanes(r: &QueuesResult, cut: usize, now: u64) -> Html {
+fn lanes(r: &QueuesOutput, cut: usize, now: u64) -> Html {
     let end = r.end_ms.max(1);
     let workers = r.setup.workers as usize;
     let cmds_of = |a: usize| {
@@ -157,7 +158,7 @@ fn lanes(r: &QueuesResult, cut: usize, now: u64) -> Html {
         </div>
     };
     let worker = |a: usize| {
-        let segs = r.segs.iter().filter(move |s| {
+        let segs = r.segs().iter().filter(move |s| {
             s.actor == a && s.step < cut && s.from_ms <= now && s.kind != SegKind::Wait
         });
         let events = r.events.iter().filter(move |e| {
@@ -169,7 +170,7 @@ fn lanes(r: &QueuesResult, cut: usize, now: u64) -> Html {
                 )
         });
         html! {
-            <div class="qu-row" data-lane={r.name(a).to_string()}>
+            <div class="qu-row" data-lane={r.name(a)}>
                 <span class="qu-name">{ r.name(a) }</span>
                 <div class="qu-lane">
                     { for segs.map(|s| {
@@ -230,16 +231,16 @@ fn lanes(r: &QueuesResult, cut: usize, now: u64) -> Html {
 /// What the step at the cursor means: what happened since the position before it — a death,
 /// an email sent a second time, a second run made harmless, a worker back — or else its
 /// command.
-fn now_line(r: &QueuesResult, n: usize, cut: usize) -> Html {
+fn now_line(r: &QueuesOutput, n: usize, cut: usize) -> Html {
     let cmd = n.checked_sub(1).and_then(|i| r.commands.get(i));
     let from = n.checked_sub(1).map_or(0, |p| r.cut(p));
-    let effects_before = |e: &redislab_sim::labs::queues::Event| {
+    let effects_before = |e: &Event| {
         r.events
             .iter()
             .filter(|x| x.kind == EventKind::Effect && x.job == e.job && x.step < e.step)
             .count()
     };
-    let rank = |e: &redislab_sim::labs::queues::Event| match e.kind {
+    let rank = |e: &Event| match e.kind {
         EventKind::Crashed => 4,
         EventKind::Effect if effects_before(e) > 0 => 3,
         EventKind::Skipped => 2,
@@ -287,6 +288,8 @@ fn now_line(r: &QueuesResult, n: usize, cut: usize) -> Html {
     } else if let Some(c) = cmd {
         let who = r.name(c.actor);
         let k = j(c.job);
+        // A key's name stays as Redis has it.
+        let key = format!("done:{}", c.job.map(|x| x.to_string()).unwrap_or_default());
         let count = |rep: Option<&Reply>| match rep {
             Some(Reply::Array(a)) => a.len(),
             _ => 0,
@@ -300,10 +303,10 @@ fn now_line(r: &QueuesResult, n: usize, cut: usize) -> Html {
             CmdKind::Pop => format!("{who}: job {k} তুলল — Redis-এ আর নেই, আছে শুধু {who}-র হাতে"),
             CmdKind::Stamp => format!("{who}: job {k}-এর শুরুর সময় লিখল (ZADD {STARTED})"),
             CmdKind::Check if matches!(c.ok(), Some(Reply::Bulk(_))) => {
-                format!("{who}: done:{k} আছে — job আগেই চলেছে")
+                format!("{who}: {key} আছে — job আগেই চলেছে")
             }
-            CmdKind::Check => format!("{who}: done:{k} নেই — কাজ শুরু"),
-            CmdKind::Mark => format!("{who}: done:{k} লিখে রাখল (SET NX EX)"),
+            CmdKind::Check => format!("{who}: {key} নেই — কাজ শুরু"),
+            CmdKind::Mark => format!("{who}: {key} লিখে রাখল (SET NX EX)"),
             CmdKind::Ack => format!("{who}: কাজ শেষ — job {k} processing list থেকে সরাল (LREM)"),
             CmdKind::Unstamp => format!("{who}: job {k}-এর শুরুর সময় মুছল (ZREM)"),
             CmdKind::Scan => format!(
@@ -330,7 +333,7 @@ fn now_line(r: &QueuesResult, n: usize, cut: usize) -> Html {
     }
 }
 
-fn log(r: &QueuesResult, n: usize, live: bool) -> Html {
+fn log(r: &QueuesOutput, n: usize, live: bool) -> Html {
     let upto = n.min(r.commands.len());
     let from = upto.saturating_sub(LOG);
     let lines: Vec<(CmdLine, Classes)> = r.commands[from..upto]
@@ -343,14 +346,14 @@ fn log(r: &QueuesResult, n: usize, live: bool) -> Html {
             } else {
                 "qu-by-worker"
             };
-            (c.line(r.name(c.actor).to_string()), classes!(who))
+            (c.line(r.name(c.actor)), classes!(who))
         })
         .collect();
     html! { <CmdLog {lines} lab="queues" {live} empty={Some(AttrValue::from("এখনো কোনো কমান্ড যায়নি"))} /> }
 }
 
 /// The simulation's prediction beside the real run.
-fn compare(sim: &QueuesResult, real: &QueuesResult, done: bool) -> Html {
+fn compare(sim: &QueuesOutput, real: &QueuesOutput, done: bool) -> Html {
     let (s, r) = (sim.outcome(), real.outcome());
     let n = |v: u32| bn::int(i64::from(v));
     let rows = [
@@ -368,18 +371,17 @@ fn compare(sim: &QueuesResult, real: &QueuesResult, done: bool) -> Html {
 #[component]
 pub fn QueuesLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let sl = use_sim_live_untyped::<QueuesResult>(&lab, true, true);
+    let sl = use_sim_live::<QueuesRun>(&lab, true, true);
     let busy = sl.busy();
     let real = sl.real();
     let result = sl.shown();
-    let frames = result.map_or(1, QueuesResult::frames);
     // A new result opens on the whole run; ▶ replays it from the start.
-    let t = use_timeline(frames, TICK_MS, Open::End);
+    let t = use_steps(result, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match result {
         None => failed_or_progress(&sl.sim),
         Some(r) => {
-            let n = t.cursor.min(frames - 1);
+            let n = t.cursor.min(r.steps());
             let now = r.time_at(n);
             let cut = r.cut(n);
             let at = r.at(n);

@@ -12,14 +12,14 @@
 //! run's trace. No live mode (see the simulator module: the proxy has one Redis).
 
 use super::kit::{
+    failed_or_progress, stat, use_lab, use_run, use_steps, CmdLog, Controls, LabFrame, LabProps,
     Open,
-    failed_or_progress, stat, use_lab, use_timeline, use_work, CmdLog, Controls, LabFrame,
-    LabProps,
 };
 use redislab_deck::bn;
+use redislab_sim::labs::def::Steps;
 use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::redlock::{
-    CmdKind, FaultRow, HoldEnd, RedlockResult, SegKind, Verdict, INFO, NAMES,
+    CmdKind, FaultRow, HoldEnd, RedlockOutput, RedlockRun, SegKind, Verdict, INFO, NAMES,
 };
 use redislab_sim::redis::Reply;
 use yew::prelude::*;
@@ -32,8 +32,9 @@ const TICK_MS: u32 = 120;
 /// Commands kept in the log (the newest, up to the cursor).
 const LOG: usize = 14;
 
+/// A moment on the run's axis (`১,৪০৪ ms`).
 fn ms(v: u64) -> String {
-    format!("{} ms", bn::int(v as i64))
+    bn::qty(v as f64, 0, bn::Unit::Ms)
 }
 
 /// A position on the axis, in percent.
@@ -48,8 +49,9 @@ fn span_style(from: u64, to: u64, end: u64) -> String {
 }
 
 /// A client's lane up to step `n` and time `now`.
-fn client_lane(r: &RedlockResult, c: usize, n: usize, now: u64, end: u64) -> Html {
+fn client_lane(r: &RedlockOutput, c: usize, n: usize, now: u64, end: u64) -> Html {
     let segs = r
+        .page()
         .segs
         .iter()
         .filter(|s| s.client == c && s.step < n && s.from_ms <= now);
@@ -84,7 +86,7 @@ fn client_lane(r: &RedlockResult, c: usize, n: usize, now: u64, end: u64) -> Htm
 }
 
 /// A server's lane: who holds the key there, and its faults.
-fn node_lane(r: &RedlockResult, lane: usize, n: usize, now: u64, end: u64) -> Html {
+fn node_lane(r: &RedlockOutput, lane: usize, n: usize, now: u64, end: u64) -> Html {
     let holds = r
         .holds
         .iter()
@@ -129,7 +131,7 @@ fn node_lane(r: &RedlockResult, lane: usize, n: usize, now: u64, end: u64) -> Ht
 }
 
 /// The storage: two-owner stretches and the writes.
-fn storage_lane(r: &RedlockResult, n: usize, now: u64, end: u64) -> Html {
+fn storage_lane(r: &RedlockOutput, n: usize, now: u64, end: u64) -> Html {
     let overlaps = r.overlaps.iter().filter(|o| o.step < n && o.from_ms <= now);
     let writes = r.writes.iter().filter(|w| w.step < n);
     html! {
@@ -154,7 +156,7 @@ fn storage_lane(r: &RedlockResult, n: usize, now: u64, end: u64) -> Html {
 }
 
 /// What the entry at the cursor means, in one line.
-fn now_line(r: &RedlockResult, n: usize) -> Html {
+fn now_line(r: &RedlockOutput, n: usize) -> Html {
     let fault = r.faults.iter().rev().find(|f| f.step() < n);
     let cmd = r.commands.iter().rev().find(|c| c.step < n);
     let attempt = r.attempts.iter().rev().find(|a| a.step < n);
@@ -217,7 +219,7 @@ fn now_line(r: &RedlockResult, n: usize) -> Html {
     }
 }
 
-fn log(r: &RedlockResult, n: usize) -> Html {
+fn log(r: &RedlockOutput, n: usize) -> Html {
     let upto = r.commands.partition_point(|c| c.step < n);
     let from = upto.saturating_sub(LOG);
     let lines: Vec<(CmdLine, Classes)> = r.commands[from..upto]
@@ -228,7 +230,7 @@ fn log(r: &RedlockResult, n: usize) -> Html {
 }
 
 /// Who holds the key on each server at the cursor.
-fn holders(r: &RedlockResult, n: usize, now: u64) -> Html {
+fn holders(r: &RedlockOutput, n: usize, now: u64) -> Html {
     let h = r.holders_at(n, now);
     html! {
         <ul class="rdl-holders" aria-label="এই মুহূর্তে কোন server-এ lock কার">
@@ -245,26 +247,25 @@ fn holders(r: &RedlockResult, n: usize, now: u64) -> Html {
 #[component]
 pub fn RedlockLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let run = use_work::<(), RedlockResult>(Some(lab.job()));
-    let frames = run.result().map_or(1, |r| r.steps + 1);
+    let run = use_run::<RedlockRun>(&lab, true);
     // A new result opens on the whole run; ▶ replays it from the start.
-    let t = use_timeline(frames, TICK_MS, Open::End);
+    let t = use_steps(run.result(), TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match run.result() {
         None => failed_or_progress(&run),
         Some(r) => {
-            let n = t.cursor.min(r.steps);
-            let now = if n == 0 { 0 } else { r.time_at(n - 1) };
+            let n = t.cursor.min(r.steps());
+            let now = r.now_at(n);
             let end = r.end_ms.max(1);
             let c = r.so_far(n);
-            let label = format!("{} / {} · ধাপ {}/{}", ms(now), ms(r.end_ms), bn::int(n as i64), bn::int(r.steps as i64));
+            let label = format!("{} / {} · ধাপ {}/{}", ms(now), ms(r.end_ms), bn::int(n as i64), bn::int(r.steps() as i64));
             let bad = !matches!(r.verdict, Verdict::NeverTwo | Verdict::StaleRejected { .. });
             // The run's one status line: above the picture on the lab's page, beside the
             // counters inside a slide (one row less).
             let verdict = html! {
                 <p class={classes!("rdl-verdict", if bad { "bad" } else { "good" })} data-testid="redlock-status"
                     data-kind={match r.verdict { Verdict::TwoOwners { .. } => "two-owners", Verdict::NeverTwo => "never-two", Verdict::StaleRejected { .. } => "stale-rejected" }}>
-                    { r.verdict.line() }
+                    { r.status.clone() }
                 </p>
             };
             html! {

@@ -16,13 +16,15 @@
 //! and a table sets the simulation of the same scaled-down run beside the real counts.
 
 use super::kit::{
-    Open,
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live_untyped, use_timeline, CmdLog, Controls,
-    LabFrame, LabProps,
+    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_steps, CmdLog, Controls,
+    LabFrame, LabProps, Open,
 };
 use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
-use redislab_sim::labs::streams::{Counters, Sample, StreamsParams, StreamsResult, INFO};
+use redislab_sim::labs::def::Steps;
+use redislab_sim::labs::streams::{
+    Counters, Sample, StreamsOutput, StreamsParams, StreamsRun, INFO,
+};
 use yew::prelude::*;
 
 /// The lab's view, by the name the dispatch uses.
@@ -37,13 +39,42 @@ fn n(v: u64) -> String {
     bn::int(v as i64)
 }
 
+/// A moment of the run (`১২.৩ s`).
 fn secs(ms: u64) -> String {
-    bn::text(&format!("{:.1} s", ms as f64 / 1000.0))
+    bn::qty(ms as f64 / 1000.0, 1, bn::Unit::S)
+}
+
+/// A log note as a person reads it: its counts and message numbers in Bengali digits (`দখল:
+/// ৪৮টা`), a worker's name (`w2`) and a command's argument (`MAXLEN ~ 100000`) as Redis has
+/// them. The run's JSON keeps the note as the simulator wrote it.
+fn note_text(note: &str) -> String {
+    let chars: Vec<char> = note.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            i += 1;
+        }
+        let run: String = chars[start..i].iter().collect();
+        let after_letter = start > 0 && chars[start - 1].is_ascii_alphanumeric();
+        let argument = start >= 2 && chars[start - 2] == '~';
+        match run.parse::<i64>() {
+            Ok(v) if !after_letter && !argument => out.push_str(&bn::int(v)),
+            _ => out.push_str(&run),
+        }
+    }
+    out
 }
 
 
-/// XLEN and pending over time: the whole run faint, up to the cursor bright.
-fn plot(r: &StreamsResult, i: usize) -> Html {
+/// XLEN and pending over time: the whole run faint, its first `k` samples bright.
+fn plot(r: &StreamsOutput, k: usize) -> Html {
     let end = r.end_ms.max(1) as f64;
     let top = r
         .samples
@@ -64,7 +95,7 @@ fn plot(r: &StreamsResult, i: usize) -> Html {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let upto = &r.samples[..=i.min(r.samples.len() - 1)];
+    let upto = &r.samples[..k.min(r.samples.len())];
     let now = upto.last().map_or(0, |s| s.t);
     let x = now as f64 / end * 1000.0;
     html! {
@@ -113,13 +144,14 @@ fn stats(c: &Counters, s: &Sample, embedded: bool) -> Html {
     }
 }
 
-/// The newest notable event up to `now`, in one line (red when the run says it reports a
-/// loss or a crash).
-fn now_line(r: &StreamsResult, now: u64) -> Html {
-    let last = r
-        .log
-        .iter()
-        .rposition(|l| l.at_ms <= now && !l.note.is_empty());
+/// The newest notable event up to `now` (`None`: the start, nothing yet), in one line (red
+/// when the run says it reports a loss or a crash).
+fn now_line(r: &StreamsOutput, now: Option<u64>) -> Html {
+    let last = now.and_then(|now| {
+        r.log
+            .iter()
+            .rposition(|l| l.at_ms <= now && !l.note.is_empty())
+    });
     match last {
         None => {
             html! { <p class="lab-now" data-testid="streams-now">{"producer লিখছে, worker-রা ব্যাচে পড়ছে, সেভ করে XACK দিচ্ছে"}</p> }
@@ -129,21 +161,24 @@ fn now_line(r: &StreamsResult, now: u64) -> Html {
             let bad = r.alarms.binary_search(&i).is_ok();
             html! {
                 <p class={classes!("lab-now", bad.then_some("bad"))} data-testid="streams-now">
-                    <span class="lab-now-t">{ secs(l.at_ms) }</span>{ " " }{ format!("{} — {}", l.actor, l.note) }
+                    <span class="lab-now-t">{ secs(l.at_ms) }</span>{ " " }{ format!("{} — {}", l.actor, note_text(&l.note)) }
                 </p>
             }
         }
     }
 }
 
-/// The newest [`LOG`] lines of the command log up to `now` (the kit's log draws them).
-fn log(r: &StreamsResult, now: u64) -> Html {
-    let upto = r.log.partition_point(|l| l.at_ms <= now);
+/// The newest [`LOG`] lines of the command log up to `now` (`None`: none yet; the kit's log
+/// draws them).
+fn log(r: &StreamsOutput, now: Option<u64>) -> Html {
+    let upto = now.map_or(0, |now| r.log.partition_point(|l| l.at_ms <= now));
     let from = upto.saturating_sub(LOG);
     let lines = (from..upto)
         .map(|i| {
             let alarm = r.alarms.binary_search(&i).is_ok();
-            (r.log[i].clone(), classes!(alarm.then_some("alarm")))
+            let mut line = r.log[i].clone();
+            line.note = note_text(&line.note);
+            (line, classes!(alarm.then_some("alarm")))
         })
         .collect::<Vec<_>>();
     html! { <CmdLog {lines} lab="streams" live={r.live} secs=true class="sx-log" /> }
@@ -151,8 +186,8 @@ fn log(r: &StreamsResult, now: u64) -> Html {
 
 /// The simulation's prediction beside the real run: Redis' XLEN and XPENDING, and what the
 /// workers counted.
-fn compare(sim: &StreamsResult, real: &StreamsResult, done: bool) -> Html {
-    let last = |r: &StreamsResult| r.samples.last().copied().unwrap_or_default();
+fn compare(sim: &StreamsOutput, real: &StreamsOutput, done: bool) -> Html {
+    let last = |r: &StreamsOutput| r.samples.last().copied().unwrap_or_default();
     let (ls, lr) = (last(sim), last(real));
     let (a, b) = (&sim.counters, &real.counters);
     let rows = [
@@ -196,37 +231,38 @@ fn live_note(p: &StreamsParams) -> String {
 #[component]
 pub fn StreamsLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let typed: StreamsParams = lab.typed();
+    let typed: StreamsParams = lab.params().read();
     // Live: the same producers and workers against a real Redis, scaled down; the
     // simulation of the same scaled-down run is the prediction.
-    let sl = use_sim_live_untyped::<StreamsResult>(&lab, true, true);
+    let sl = use_sim_live::<StreamsRun>(&lab, true, true);
     let busy = sl.busy();
     let predicted = sl.predicted();
     // A live run shows itself from its first sample of Redis' XLEN and XPENDING on.
     let real = sl.real().filter(|r| !r.samples.is_empty());
     let result = real.or(predicted);
-    let frames = result.map_or(1, |r| r.samples.len().max(1));
     // A new result opens on the whole run; ▶ replays it from the start.
-    let t = use_timeline(frames, TICK_MS, Open::End);
+    let t = use_steps(result, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match result {
         None => failed_or_progress(&sl.sim),
         Some(r) => {
-            let i = t.cursor.min(r.samples.len().saturating_sub(1));
-            let s = r.samples.get(i).copied().unwrap_or_default();
+            // Position k: after the first k samples (0: the start, nothing yet).
+            let k = t.cursor.min(r.steps());
+            let s = r.sample_at(k);
+            let until = (k > 0).then_some(s.t);
             let label = format!("{} / {}", secs(s.t), secs(r.end_ms));
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    { plot(r, i) }
+                    { plot(r, k) }
                     <div class="lab-status">
-                        { now_line(r, s.t) }
+                        { now_line(r, until) }
                         { stats(&s.counters, &s, embedded) }
                     </div>
                     if let (Some(sim), Some(real)) = (predicted, real) {
                         { compare(sim, real, sl.live.done) }
                     }
-                    if !embedded { { log(r, s.t) } }
+                    if !embedded { { log(r, until) } }
                 </>
             }
         }

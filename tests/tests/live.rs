@@ -14,14 +14,14 @@ mod support;
 use support::*;
 
 use redislab_e2e::{assert_no_console_errors, key, screenshot_dir, Browser};
-use redislab_sim::labs::lock::{run, LockResult, INFO};
+use redislab_sim::labs::lock::{run, LockOutput, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
 
-fn native(query: &str) -> LockResult {
+fn native(query: &str) -> LockOutput {
     let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
-    run(&p.typed())
+    run(&p.read())
 }
 
 #[test]
@@ -101,7 +101,7 @@ fn the_lock_lab_races_on_a_real_redis_and_the_console_talks_to_it() {
     let real = b.text("[data-testid=live-compare] tr[data-row=grants] td[data-side=real]");
     let slow = {
         let (p, _) = Params::from_query(&INFO, q);
-        run(&p.typed::<redislab_sim::labs::lock::LockParams>().slowed(2))
+        run(&p.read::<redislab_sim::labs::lock::LockParams>().slowed(2))
     };
     let names: Vec<&str> = slow
         .outcome()
@@ -445,7 +445,7 @@ fn the_cache_engine_and_the_streams_lab_run_on_a_real_redis() {
     });
     let pr = PRESETS.iter().find(|p| p.id == "crash").unwrap();
     let q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let p: StreamsParams = Params::from_query(&SINFO, &q.join("&")).0.typed();
+    let p: StreamsParams = Params::from_query(&SINFO, &q.join("&")).0.read();
     let small = p.for_live(1);
     let sim = streams::run(&small);
     assert_eq!(compared(&b, "saved", "sim"), sim.counters.saved);

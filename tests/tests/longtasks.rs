@@ -53,10 +53,10 @@ fn broadcast_native(query: &str) -> broadcast::BroadcastOutput {
 }
 
 /// What the simulator computes natively for the lock lab's address query.
-fn lock_native(query: &str) -> lock::LockResult {
+fn lock_native(query: &str) -> lock::LockOutput {
     let (p, errs) = Params::from_query(&lock::INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
-    lock::run(&p.typed())
+    lock::run(&p.read())
 }
 
 /// Every lab at the largest values its fields allow, opened from a link: the work runs in the
@@ -150,6 +150,6 @@ fn the_largest_lock_race_never_blocks_the_main_thread() {
     eprintln!(
         "largest run: {} commands, {} trace entries",
         r.commands.len(),
-        r.steps
+        redislab_sim::labs::def::Steps::steps(&r)
     );
 }

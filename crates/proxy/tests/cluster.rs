@@ -18,7 +18,8 @@ mod support;
 
 use redislab_proxy::backend::key_slot;
 use redislab_proxy::Config;
-use redislab_sim::labs::lock::{self, CmdKind, LockParams, LockResult};
+use redislab_sim::labs::lock::{self, CmdKind, LockOutput, LockParams, Release, Who};
+use redislab_sim::labs::params::Switch;
 use redislab_sim::redis::SCRIPTS;
 use redislab_sim::Reply;
 use serde_json::json;
@@ -41,16 +42,16 @@ fn cluster_config(urls: Vec<String>) -> Config {
 /// the same way as virtual time: A takes the lock (TTL 2 s) and freezes 200–1800 ms into
 /// its 1.4 s of work, so the lock expires at 2 s; B (20 ms later) retries every 40–100 ms,
 /// takes it just after it expired and works to about 3.5 s; A releases at about 3 s.
-fn race_params(release: &str) -> LockParams {
+fn race_params(release: Release) -> LockParams {
     LockParams {
         ttl: 2000,
         work: 1400,
         jobs: 1,
-        release: release.into(),
-        heartbeat: "off".into(),
-        fencing: "off".into(),
-        dedup: "off".into(),
-        pause_worker: "a".into(),
+        release,
+        heartbeat: Switch::Off,
+        fencing: Switch::Off,
+        dedup: Switch::Off,
+        pause_worker: Who::A,
         pause_at: 200,
         pause: 1600,
         gap: 20,
@@ -61,7 +62,7 @@ fn race_params(release: &str) -> LockParams {
 
 /// What a race ends with: (releases that removed the other's lock, two-owner moments,
 /// locks granted, the last reply of each worker's release).
-fn outcome(r: &LockResult) -> (u32, u32, u32, Vec<Reply>) {
+fn outcome(r: &LockOutput) -> (u32, u32, u32, Vec<Reply>) {
     let releases = (0..2)
         .map(|a| {
             r.commands
@@ -82,17 +83,17 @@ async fn lock_race_live_through_two_proxies_ends_as_simulated() {
     // One proxy knows every node; the other only one of them and learns the rest.
     let p1 = Proxy::start(cluster_config(cluster.urls())).await;
     let p2 = Proxy::start(cluster_config(vec![cluster.nodes[1].url()])).await;
-    for (release, proxies) in [("del", [&p1, &p2]), ("token", [&p2, &p1])] {
+    for (release, proxies) in [(Release::Del, [&p1, &p2]), (Release::Token, [&p2, &p1])] {
         let p = race_params(release);
         let expected = outcome(&lock::run(&p));
         match release {
             // Plain DEL: A's release removes B's lock while B works.
-            "del" => assert_eq!(
+            Release::Del => assert_eq!(
                 expected,
                 (1, 1, 2, vec![Reply::Integer(1), Reply::Integer(0)])
             ),
             // Token: A's release finds B's token and leaves the lock alone.
-            _ => assert_eq!(
+            Release::Token => assert_eq!(
                 expected,
                 (0, 1, 2, vec![Reply::Integer(0), Reply::Integer(1)])
             ),

@@ -6,7 +6,7 @@
 
 mod support;
 
-use redislab_sim::labs::lock::{self, CmdKind, LockLive, LockParams, LockResult, OwnerEnd, INFO};
+use redislab_sim::labs::lock::{self, CmdKind, LockLive, LockOutput, LockParams, OwnerEnd, INFO};
 use redislab_sim::labs::params::Params;
 use redislab_sim::wire::{self, Incoming};
 use std::time::Duration;
@@ -15,11 +15,11 @@ use support::{config, drive_live, Proxy, RedisServer, Ws};
 fn preset(id: &str) -> LockParams {
     let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
     assert!(errs.is_empty(), "{errs:?}");
-    p.typed()
+    p.read()
 }
 
 /// The race through the proxy, driven as the browser's worker drives it: no error answers.
-async fn race_live(ws: &mut Ws, p: &LockParams) -> LockResult {
+async fn race_live(ws: &mut Ws, p: &LockParams) -> LockOutput {
     let mut run: LockLive = lock::live(p);
     let errors = drive_live(ws, &mut run, Duration::from_secs(60)).await;
     assert!(errors.is_empty(), "{errors:?}");
@@ -41,7 +41,7 @@ async fn the_live_race_ends_as_simulated() {
         // Real replies, each with its round trip.
         assert!(real.commands.iter().all(|c| c.rtt_us.is_some()), "{id}");
         assert!(sim.commands.iter().all(|c| c.rtt_us.is_none()), "{id}");
-        let acquired = |x: &LockResult| {
+        let acquired = |x: &LockOutput| {
             x.commands
                 .iter()
                 .filter(|c| c.kind == CmdKind::Acquire && c.reply == redislab_sim::Reply::ok())

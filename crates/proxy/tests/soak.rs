@@ -84,7 +84,7 @@ fn cpu_ms(pid: u32) -> u64 {
 fn preset(id: &str) -> LockParams {
     let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
     assert!(errs.is_empty(), "{errs:?}");
-    p.typed()
+    p.read()
 }
 
 /// What the honest students saw.

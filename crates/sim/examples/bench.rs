@@ -140,7 +140,7 @@ fn streams_lab() {
     use redislab_sim::labs::params::Params;
     use redislab_sim::labs::streams;
     let (p, _) = Params::from_query(&streams::INFO, streams::BENCH_QUERY);
-    let p: streams::StreamsParams = p.typed();
+    let p: streams::StreamsParams = p.read();
     let (t, cpu, r) = best_of_cpu(3, || streams::run(&p));
     let c = r.counters;
     // The run the budget times must be the one it names: every entry produced and saved.

@@ -125,7 +125,7 @@ fn preset(id: &str) -> StreamsParams {
     let q: Vec<String> = pr.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let (p, e) = Params::from_query(&INFO, &q.join("&"));
     assert!(e.is_empty());
-    p.typed()
+    p.read()
 }
 
 #[test]
@@ -317,7 +317,7 @@ fn cache_aside_live_tells_every_presets_story() {
         for k in [1, 2] {
             let (p, e) = Params::from_query(&aside::INFO, &format!("preset={}", pr.id));
             assert!(e.is_empty(), "{e:?}");
-            let p: aside::AsideParams = p.typed();
+            let p: aside::AsideParams = p.read();
             let s = p.for_live(k);
             let mut live = aside::live(&p, &s);
             let sent = drive(&mut live, p.seed);
@@ -357,7 +357,7 @@ fn the_queues_live_end_as_simulated_for_every_preset() {
         for k in [1, 2] {
             let (p, e) = Params::from_query(&queues::INFO, &format!("preset={}", pr.id));
             assert!(e.is_empty(), "{e:?}");
-            let p: queues::QueuesParams = p.typed();
+            let p: queues::QueuesParams = p.read();
             let s = p.for_live(k);
             let mut live = queues::live(&p, &s);
             let sent = drive(&mut live, p.seed);

@@ -1,10 +1,11 @@
 //! The lock-race lab over many seeds and through `labsim lock`: with the token release and a
 //! fencing token the resource never accepts a stale write; with the token release and a
 //! heartbeat no two workers ever work under the lock at once while every pause is shorter
-//! than the TTL; and `labsim lock --json` prints exactly what the library computes.
+//! than the TTL; and `labsim lock --json` prints exactly what the library computes (with `--page`, what the
+//! lab's page receives).
 
-use redislab_sim::labs::lock::{run, LockParams, INFO};
-use redislab_sim::labs::params::Params;
+use redislab_sim::labs::lock::{run, LockParams, Release, Who, INFO};
+use redislab_sim::labs::params::{Params, Switch};
 use redislab_sim::rng::Mulberry32;
 use std::process::Command;
 
@@ -13,17 +14,17 @@ fn random(s: u32) -> LockParams {
     let mut r = Mulberry32::new(s ^ 0x10C4_BACE);
     let mut pick = |lo: u32, hi: u32| u64::from(lo + r.below(hi - lo + 1));
     let ttl = pick(300, 3000);
-    let onoff = |b: u64| if b == 1 { "on" } else { "off" }.to_string();
+    let onoff = |b: u64| if b == 1 { Switch::On } else { Switch::Off };
     LockParams {
         ttl,
         work: pick(10, 3000),
         jobs: pick(1, 3) as u32,
-        release: "token".into(),
+        release: Release::Token,
         heartbeat: onoff(pick(0, 1)),
         fencing: onoff(pick(0, 1)),
         dedup: onoff(pick(0, 1)),
         dedup_ex: pick(1, 900),
-        pause_worker: if pick(0, 1) == 1 { "b" } else { "a" }.into(),
+        pause_worker: if pick(0, 1) == 1 { Who::B } else { Who::A },
         pause_at: pick(0, 4000),
         pause: pick(0, 4000),
         gap: pick(0, 200),
@@ -36,7 +37,7 @@ fn token_release_and_fencing_never_accept_a_stale_write() {
     let (mut stale_seen, mut rejected) = (0, 0);
     for s in 0..10_000 {
         let mut p = random(s);
-        p.fencing = "on".into();
+        p.fencing = Switch::On;
         let r = run(&p);
         assert_eq!(
             r.counters.stale_accepted, 0,
@@ -58,7 +59,7 @@ fn token_release_and_heartbeat_never_have_two_owners_while_pauses_are_shorter_th
     let mut lost = 0;
     for s in 0..10_000 {
         let mut p = random(s);
-        p.heartbeat = "on".into();
+        p.heartbeat = Switch::On;
         p.pause %= p.ttl;
         let r = run(&p);
         assert_eq!(
@@ -79,8 +80,8 @@ fn plain_del_without_heartbeat_does_have_two_owners() {
     let n = (0..2_000)
         .filter(|&s| {
             let mut p = random(s);
-            p.release = "del".into();
-            p.heartbeat = "off".into();
+            p.release = Release::Del;
+            p.heartbeat = Switch::Off;
             run(&p).counters.two_owner_moments > 0
         })
         .count();
@@ -130,8 +131,14 @@ fn labsim_lock_json_equals_the_library() {
         let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let (p, errs) = Params::from_query(&INFO, query);
         assert!(errs.is_empty());
-        let want = run(&p.typed()).to_json();
+        let out = run(&p.read());
+        let want = serde_json::to_value(out.clone().printed()).unwrap();
         assert_eq!(got, want, "{args:?}");
+        // With --page: the whole output, as the lab's page receives it.
+        a.push("--page");
+        let page: serde_json::Value = serde_json::from_slice(&labsim(&a).stdout).unwrap();
+        assert_eq!(page, serde_json::to_value(&out).unwrap(), "{args:?} --page");
+        a.pop();
         // The text form ends with the same counters.
         a.pop();
         let text = String::from_utf8(labsim(&a).stdout).unwrap();

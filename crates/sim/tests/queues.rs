@@ -1,10 +1,11 @@
 //! The queues lab over many seeds, each with a crash at a seeded random moment, and through
 //! `labsim queues`: the reliable queue with recovery never loses a job; with the idempotency
 //! key no job's effect happens twice; the simple queue does lose jobs; and `labsim queues
-//! --json` prints exactly what the library computes.
+//! --json` prints exactly what the library computes (with `--page`, what the lab's page
+//! receives).
 
-use redislab_sim::labs::params::Params;
-use redislab_sim::labs::queues::{run, Place, QueuesParams, INFO};
+use redislab_sim::labs::params::{Params, Switch};
+use redislab_sim::labs::queues::{run, Crash, CrashIn, Place, Queue, QueuesParams, INFO};
 use redislab_sim::rng::Mulberry32;
 use std::process::Command;
 use std::time::Instant;
@@ -29,16 +30,16 @@ fn random(s: u32) -> QueuesParams {
         0
     };
     QueuesParams {
-        queue: "reliable".into(),
-        recovery: "on".into(),
-        idem: "off".into(),
+        queue: Queue::Reliable,
+        recovery: Switch::On,
+        idem: Switch::Off,
         jobs,
         workers,
         work,
         every,
         block: 1,
-        crash: format!("w{}", pick(1, workers)),
-        crash_in: ["work", "ack", "any"][pick(0, 2) as usize].into(),
+        crash: Crash::ALL[pick(1, workers) as usize],
+        crash_in: CrashIn::ALL[pick(0, 2) as usize],
         crash_at: pick(0, u32::try_from(span).unwrap()),
         restart,
         visibility: work + pick(101, 600),
@@ -86,7 +87,7 @@ fn with_the_idempotency_key_no_effect_happens_twice() {
     let (mut skipped, mut twice) = (0, 0);
     for s in 0..SEEDS {
         let mut p = random(s);
-        p.idem = "on".into();
+        p.idem = Switch::On;
         let r = run(&p);
         let c = r.end.counters;
         assert_eq!(
@@ -111,7 +112,7 @@ fn the_simple_queue_loses_the_job_in_flight() {
     let mut lost_runs = 0;
     for s in 0..2_000 {
         let mut p = random(s);
-        p.queue = "simple".into();
+        p.queue = Queue::Simple;
         let r = run(&p);
         let c = r.end.counters;
         assert!(
@@ -168,8 +169,14 @@ fn labsim_queues_json_equals_the_library() {
         let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let (p, errs) = Params::from_query(&INFO, query);
         assert!(errs.is_empty(), "{errs:?}");
-        let want = run(&p.typed()).to_json();
+        let out = run(&p.read());
+        let want = serde_json::to_value(out.clone().printed()).unwrap();
         assert_eq!(got, want, "{args:?}");
+        // With --page: the whole output, as the lab's page receives it.
+        a.push("--page");
+        let page: serde_json::Value = serde_json::from_slice(&labsim(&a).stdout).unwrap();
+        assert_eq!(page, serde_json::to_value(&out).unwrap(), "{args:?} --page");
+        a.pop();
         a.pop();
         let text = String::from_utf8(labsim(&a).stdout).unwrap();
         assert!(

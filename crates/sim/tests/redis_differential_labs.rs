@@ -12,7 +12,8 @@
 mod common;
 
 use common::{Conn, Server};
-use redislab_sim::labs::lock::{LockParams, LockScenario};
+use redislab_sim::labs::lock::{LockParams, LockScenario, Release};
+use redislab_sim::labs::params::Switch;
 use redislab_sim::labs::scenario::Scenario;
 use redislab_sim::redis::{scripts, SimRedis};
 use redislab_sim::world::{Backend, Delivery, Sent};
@@ -66,10 +67,10 @@ fn the_lock_race_runs_unchanged_against_a_real_redis() {
         ttl: 1000,
         work: 800,
         jobs: 3,
-        release: "token".into(),
-        heartbeat: "on".into(),
-        fencing: "on".into(),
-        dedup: "on".into(),
+        release: Release::Token,
+        heartbeat: Switch::On,
+        fencing: Switch::On,
+        dedup: Switch::On,
         pause: 0,
         ..LockParams::default()
     };

@@ -208,8 +208,8 @@ mod tests {
     fn the_streams_lab_through_the_protocol_equals_its_run() {
         let q = "crash_worker=2";
         let msgs = Work::new(job(&streams::INFO, q)).unwrap().run_to_end();
-        let r: streams::StreamsResult = done(&msgs);
-        let p = Params::from_query(&streams::INFO, q).0.typed();
+        let r: streams::StreamsOutput = done(&msgs);
+        let p = Params::from_query(&streams::INFO, q).0.read();
         assert_eq!(r, streams::run(&p));
         assert!(r.counters.reclaimed > 0);
         let s = serde_json::to_string(&FromWorker {

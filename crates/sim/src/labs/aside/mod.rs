@@ -28,26 +28,35 @@
 //! value stays until the next write deletes or replaces it.
 //!
 //! The timeline's positions are the commands: position `n` shows the first `n` commands (the
-//! last position everything), and `AsideResult::so_far(n)` equals the counters of the same
-//! run stopped there (tested below).
+//! last position everything), and [`AsideOutput::so_far`]`(n)` equals the counters of the
+//! same run stopped there (tested).
+//!
+//! The files: [`params`] (the fields, the presets, what a run runs), [`model`] (the readers
+//! and writers, the run as a scenario, the analysis of its trace), [`output`] (what the view
+//! draws and `labsim` prints), [`practice`] (the question kinds).
 
 /// Its practice questions.
 pub mod practice;
 
-mod actors;
-mod result;
-mod scenario;
+pub mod model;
+pub mod output;
+pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use result::*;
-pub use scenario::{live, run, run_text, sim, AsideLive, AsideRun, AsideScenario};
+pub use model::{live, run, run_text, sim, AsideLive, AsideScenario};
+pub use output::*;
+pub use params::{AsideParams, Pause, Redis, Setup, Write, PRESETS, WRITERS};
 
-use super::lab::{erase, AnyRun, Broken, CliSpec, Job, Lab, LabInfo, LiveDriver};
-use super::params::{broken, choice, int, seed, Field, Params};
-use super::preset::Preset;
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
+use super::params::Params;
 use crate::cli::{Args, CliError};
-use serde::{Deserialize, Serialize};
+
+crate::run_def! {
+    /// The lab's one run: the readers and the writers, command by command.
+    pub struct AsideRun = "run", () => AsideOutput;
+}
 
 /// The product every writer changes.
 pub const PRODUCT: u32 = 99;
@@ -85,292 +94,21 @@ pub fn price_of(v: &[u8]) -> Option<u32> {
     u32::try_from(j.get("price")?.as_u64()?).ok()
 }
 
-/// The lab's fields: the seed's `EX 300`, one writer, delete on write.
-pub const FIELDS: &[Field] = &[
-    choice("write", "লেখার পরে ক্যাশ", &["delete", "update"], "delete"),
-    int("ttl", "TTL (s, ০ = নেই)", 0, 3_600, "300"),
-    int("readers", "পাঠক", 1, 6, "3"),
-    int("read_every", "পাঠকের পড়ার ফাঁক (ms, গড়)", 500, 600_000, "5000"),
-    int("writers", "লেখক", 0, 3, "1"),
-    int("write_at", "প্রথম লেখা (ms)", 0, 600_000, "1000"),
-    int("write_gap", "পরের লেখক আসে পরে (ms)", 0, 60_000, "100"),
-    int("writes", "প্রতি লেখকের লেখা", 1, 20, "1"),
-    int("write_every", "লেখার ফাঁক (ms)", 100, 600_000, "60000"),
-    int("db_ms", "ডেটাবেসের সময় (ms)", 1, 5_000, "40"),
-    choice("pause", "কে থমকায়", &["none", "writer", "reader"], "none"),
-    int("pause_ms", "থমকানোর দৈর্ঘ্য (ms)", 0, 600_000, "300"),
-    int("absent", "নেই-এমন id চাওয়া (%)", 0, 100, "0"),
-    int("negative", "“none” ক্যাশের TTL (s, ০ = বন্ধ)", 0, 3_600, "0"),
-    choice("redis", "Redis", &["up", "down"], "up"),
-    int("duration", "চলবে (s)", 5, 900, "400"),
-    seed("3"),
-];
-
-/// The lab's parameters, typed (field by field as [`FIELDS`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct AsideParams {
-    /// `delete` or `update`.
-    pub write: String,
-    /// The row's TTL in the cache, s (0: none).
-    pub ttl: u64,
-    /// Readers.
-    pub readers: u32,
-    /// Mean gap between a reader's reads, ms.
-    pub read_every: u64,
-    /// Writers.
-    pub writers: u32,
-    /// Writer A's first write, ms.
-    pub write_at: u64,
-    /// Each next writer starts this much later, ms.
-    pub write_gap: u64,
-    /// Writes per writer.
-    pub writes: u32,
-    /// Gap between a writer's writes, ms.
-    pub write_every: u64,
-    /// A database query, ms.
-    pub db_ms: u64,
-    /// `none`, `writer` or `reader`.
-    pub pause: String,
-    /// The pause's length, ms.
-    pub pause_ms: u64,
-    /// Percent of reads asking for the missing product.
-    pub absent: u32,
-    /// TTL of the "none" marker, s (0: no negative caching).
-    pub negative: u64,
-    /// `up` or `down`.
-    pub redis: String,
-    /// Readers stop asking after this, s.
-    pub duration: u64,
-    /// Seed of the readers' choices and gaps and the network's jitter.
-    pub seed: u32,
-}
-
-impl Default for AsideParams {
-    fn default() -> Self {
-        Params::defaults(&INFO).typed()
-    }
-}
-
-/// Who pauses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Pauser {
-    /// Nobody.
-    None,
-    /// Writer A, between its first commit and its cache step.
-    Writer,
-    /// Reader r1, between its first `SELECT` of product 99 and its `SET`.
-    Reader,
-}
-
-/// What a run runs: the parameters in milliseconds (a live run's long times divided by
-/// [`LIVE_DIV`], everything × its time scale).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Setup {
-    /// Update the cache in place on write (else delete it).
-    pub update: bool,
-    /// The row's TTL, ms (0: none).
-    pub ttl_ms: u64,
-    /// Readers.
-    pub readers: u32,
-    /// Mean gap between a reader's reads, ms.
-    pub read_every_ms: u64,
-    /// Writers.
-    pub writers: u32,
-    /// Writer A's first write, ms.
-    pub write_at_ms: u64,
-    /// Each next writer's delay, ms.
-    pub write_gap_ms: u64,
-    /// Writes per writer.
-    pub writes: u32,
-    /// Gap between a writer's writes, ms.
-    pub write_every_ms: u64,
-    /// A database query, ms.
-    pub db_ms: u64,
-    /// Who pauses.
-    pub pause: Pauser,
-    /// For how long, ms.
-    pub pause_ms: u64,
-    /// Percent of reads for the missing product.
-    pub absent: u32,
-    /// The "none" marker's TTL, ms (0: off).
-    pub negative_ms: u64,
-    /// Redis refuses every connection.
-    pub down: bool,
-    /// Readers stop asking after this, ms.
-    pub duration_ms: u64,
-    /// The seed.
-    pub seed: u32,
-}
-
-impl AsideParams {
-    /// The run of these parameters, in milliseconds.
-    pub fn setup(&self) -> Setup {
-        Setup {
-            update: self.write == "update",
-            ttl_ms: self.ttl * 1000,
-            readers: self.readers,
-            read_every_ms: self.read_every,
-            writers: self.writers,
-            write_at_ms: self.write_at,
-            write_gap_ms: self.write_gap,
-            writes: self.writes,
-            write_every_ms: self.write_every,
-            db_ms: self.db_ms,
-            pause: match self.pause.as_str() {
-                "writer" => Pauser::Writer,
-                "reader" => Pauser::Reader,
-                _ => Pauser::None,
-            },
-            pause_ms: self.pause_ms,
-            absent: self.absent,
-            negative_ms: self.negative * 1000,
-            down: self.redis == "down",
-            duration_ms: self.duration * 1000,
-            seed: self.seed,
-        }
-    }
-
-    /// What a live run at time scale `k` runs: the TTLs, the gaps between reads and writes and
-    /// the run's length divided by [`LIVE_DIV`] (a 300 s TTL lasts 3 s; a reader reads every
-    /// 50 ms — at least 25 ms × readers apart, within the proxy's rate), the database, the
-    /// pause and the writers' start as they are; then everything `k` times slower. The
-    /// simulation of the same setup is the prediction.
-    pub fn for_live(&self, k: u64) -> Setup {
-        let k = k.max(1);
-        let s = self.setup();
-        let div = |ms: u64| ms / LIVE_DIV;
-        Setup {
-            ttl_ms: div(s.ttl_ms) * k,
-            negative_ms: div(s.negative_ms) * k,
-            read_every_ms: div(s.read_every_ms).max(25 * u64::from(s.readers)) * k,
-            write_every_ms: div(s.write_every_ms).max(1) * k,
-            duration_ms: div(s.duration_ms) * k,
-            write_at_ms: s.write_at_ms * k,
-            write_gap_ms: s.write_gap_ms * k,
-            db_ms: s.db_ms * k,
-            pause_ms: s.pause_ms * k,
-            ..s
-        }
-    }
-}
-
-impl Setup {
-    /// `EX <s>` (whole seconds) or `PX <ms>` for a TTL of `ms` (nothing for 0).
-    pub fn expiry(ms: u64) -> Vec<String> {
-        match ms {
-            0 => Vec::new(),
-            ms if ms % 1000 == 0 => vec!["EX".into(), (ms / 1000).to_string()],
-            ms => vec!["PX".into(), ms.to_string()],
-        }
-    }
-
-    /// Reads the run will make, about.
-    pub fn reads(&self) -> u64 {
-        u64::from(self.readers) * self.duration_ms / self.read_every_ms.max(1)
-    }
-}
-
-fn rules(p: &Params) -> Result<(), Broken> {
-    let n = |k: &str| u64::try_from(p.int(k)).unwrap_or(1).max(1);
-    if n("readers") * n("duration") * 1000 / n("read_every") > MAX_READS {
-        return Err(broken(
-            "read_every",
-            format!(
-                "পাঠক × সময় ÷ পড়ার ফাঁক {MAX_READS}-এর বেশি পড়া হয় — ফাঁক বাড়ান বা সময় কমান"
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// The presets: the seed's three rules, each broken and kept, and its two dangers.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        id: "basic",
-        label: "সাধারণ",
-        about: "প্রথম পড়া miss → ডেটাবেস → SET … EX 300; তারপর সব hit। লেখার পরে DEL, পরের পড়া নতুন দাম আনে",
-        pairs: &[],
-    },
-    Preset {
-        id: "update-race",
-        label: "জায়গায় বদল: দুই লেখক",
-        about: "A আগে লেখে কিন্তু থমকে দেরিতে ক্যাশ বসায় — ক্যাশে A-র পুরোনো দাম, ডেটাবেসে B-র নতুন; TTL পর্যন্ত বাসি",
-        pairs: &[
-            ("write", "update"),
-            ("writers", "2"),
-            ("pause", "writer"),
-        ],
-    },
-    Preset {
-        id: "delete",
-        label: "লেখার পরে মোছো",
-        about: "একই দুই লেখক, একই থমকানো — কিন্তু দুজনেই DEL করে; পরের পড়া ডেটাবেস থেকে নতুন দাম আনে",
-        pairs: &[
-            ("write", "delete"),
-            ("writers", "2"),
-            ("pause", "writer"),
-        ],
-    },
-    Preset {
-        id: "delete-race",
-        label: "মোছাতেও race",
-        about: "r1 পুরোনো সারি পড়ে থমকায়; এর মধ্যে লেখক বদলে DEL করে; r1 পুরোনোটাই বসায় — বাসি থাকে TTL পর্যন্ত",
-        pairs: &[("pause", "reader"), ("write_at", "100")],
-    },
-    Preset {
-        id: "short-ttl",
-        label: "ছোট TTL",
-        about: "একই race, TTL ৩০ সেকেন্ড: বাসি মানের আয়ু TTL-এর বেশি নয়",
-        pairs: &[("pause", "reader"), ("write_at", "100"), ("ttl", "30")],
-    },
-    Preset {
-        id: "no-ttl",
-        label: "TTL ছাড়া",
-        about: "দুই লেখকের race, কিন্তু SET-এ মেয়াদ নেই — বাসি দাম থেকে যায় চিরকাল (পরের লেখা পর্যন্ত)",
-        pairs: &[
-            ("write", "update"),
-            ("writers", "2"),
-            ("pause", "writer"),
-            ("ttl", "0"),
-        ],
-    },
-    Preset {
-        id: "penetration",
-        label: "নেই-এমন id",
-        about: "৩০% পড়া চায় product 7777, যা ডেটাবেসেও নেই — প্রতিবার miss, প্রতিবার ডেটাবেস",
-        pairs: &[("absent", "30")],
-    },
-    Preset {
-        id: "negative",
-        label: "“none” ক্যাশ",
-        about: "একই পড়া, কিন্তু “নেই”-ও ৩০ সেকেন্ড ক্যাশে: SET cache:product:7777 none EX 30",
-        pairs: &[("absent", "30"), ("negative", "30")],
-    },
-    Preset {
-        id: "redis-down",
-        label: "Redis বন্ধ",
-        about: "প্রতিটা কমান্ড ECONNREFUSED — পাঠক সোজা ডেটাবেসে যায়: ধীর, কিন্তু ঠিক উত্তর",
-        pairs: &[("redis", "down")],
-    },
-];
-
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "aside",
     title: "Cache-aside — hit, miss, বাসি মান",
     blurb: "পাঠক আর লেখক একটা product সারি নিয়ে — জায়গায় বদল বনাম মোছা, TTL-ই বাসি মানের সীমা, “none” ক্যাশ, Redis বন্ধ",
-    fields: FIELDS,
+    fields: AsideParams::FIELDS,
     presets: PRESETS,
-    rules,
-    runs: &["run"],
+    rules: rules_of::<AsideParams>,
+    runs: &[AsideRun::NAME],
     live: true,
 };
 
 /// The setup of `job`: shaped for a live run when it asks.
 fn shaped(job: &Job, p: &Params) -> (AsideParams, Setup) {
-    let p: AsideParams = p.typed();
+    let p: AsideParams = p.read();
     let s = match job.live_scale {
         Some(k) => p.for_live(k),
         None => p.setup(),
@@ -395,12 +133,16 @@ impl Lab for AsideLab {
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let (p, s) = shaped(job, p);
-        Ok(erase(sim(&p, &s)))
+        Ok(AsideRun::erase(sim(&p, &s)))
     }
 
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
         let (p, s) = shaped(job, p);
         Some(Box::new(live(&p, &s)))
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<AsideRun>(out)
     }
 
     /// Every reader and writer the fields allow, as many reads as the rule lets through.
@@ -413,20 +155,83 @@ impl Lab for AsideLab {
             alias: None,
             summary: "cache-aside: readers GET, miss, SELECT, SET … EX; writers update in place \
                       or DEL; a pause that makes the races; negative caching; Redis down (the \
-                      commands, then the counters and the stale windows)",
+                      commands, then the counters and the stale windows; --page adds what only \
+                      the lab's page draws to the JSON)",
             skip: &[],
             more: &[],
-            switches: &[],
-            usage: &[],
+            switches: &["page"],
+            usage: &["[--page]"],
         }
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let p: AsideParams = p.typed();
+        let p: AsideParams = p.read();
         let mut run = sim(&p, &p.setup());
         run.steps(usize::MAX);
+        let out = run.output();
         Ok(crate::cli::emit(a, run_text(&run), || {
-            run.output().to_json()
+            let out = if a.flag("page") { out } else { out.printed() };
+            serde_json::to_value(&out).unwrap_or_default()
         }))
     }
+}
+
+/// The command line's text: the setup, the trace, the counters and the stale windows.
+pub fn text(r: &AsideOutput, trace: &str) -> String {
+    let s = &r.setup;
+    let c = &r.counters;
+    let ttl = |ms: u64| match ms {
+        0 => "none".to_string(),
+        ms => format!("{ms} ms"),
+    };
+    let mut out = format!(
+        "cache-aside: write {}, ttl {}, readers {} every ~{} ms, writers {} × {} from {} ms (+{} ms each), db {} ms, pause {:?} {} ms, absent {}%, negative ttl {}, redis {}, duration {} ms, seed {}\n",
+        if s.update { "update" } else { "delete" },
+        ttl(s.ttl_ms),
+        s.readers,
+        s.read_every_ms,
+        s.writers,
+        s.writes,
+        s.write_at_ms,
+        s.write_gap_ms,
+        s.db_ms,
+        s.pause,
+        s.pause_ms,
+        s.absent,
+        ttl(s.negative_ms),
+        if s.down { "down" } else { "up" },
+        s.duration_ms,
+        s.seed
+    );
+    out.push_str(trace);
+    out.push_str(&format!(
+        "requests {}, hits {}, negative hits {}, misses {}, refused {}, db reads {}, db writes {}, stale reads {} (stalest {} ms), stale windows {} ({} ms, longest {} ms), mean answer {:.1} ms, commands {}, end {} ms\n",
+        c.requests,
+        c.hits,
+        c.negative_hits,
+        c.misses,
+        c.refused,
+        c.db_reads,
+        c.db_writes,
+        c.stale_reads,
+        c.stalest_read_ms,
+        c.stale_windows,
+        c.stale_ms,
+        c.longest_stale_ms,
+        c.mean_ms(),
+        c.commands,
+        r.end_ms
+    ));
+    for w in &r.windows {
+        out.push_str(&format!(
+            "stale window: {}–{} ms ({} ms): cache {} while the database had {}, ended {:?}\n",
+            w.from_ms,
+            w.to_ms,
+            w.to_ms - w.from_ms,
+            w.cached,
+            w.db,
+            w.end
+        ));
+    }
+    out
 }

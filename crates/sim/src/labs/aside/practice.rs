@@ -3,11 +3,11 @@
 //! price, an older one, or nothing), and how many database reads a missing id costs with
 //! negative caching (multiple choice: the readers' times are drawn, so the options are the
 //! run's figure and the figures a student confuses it with). Every answer is read off the
-//! lab's own run ([`AsideResult`]) of the question's parameters.
+//! lab's own run ([`AsideOutput`]) of the question's parameters.
 
 use crate::practice::pick::{counts, int, options, until, Draw};
 use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
-use crate::labs::aside::{run, AsideParams, AsideResult, SpanEnd, INFO, PRODUCT};
+use crate::labs::aside::{run, AsideOutput, AsideParams, Pause, SpanEnd, Write, INFO, PRODUCT};
 use crate::labs::params::Params;
 
 /// The cache-aside lab's question kinds.
@@ -33,16 +33,16 @@ fn lab(pairs: &[(&str, String)]) -> Params {
     params(&INFO, pairs)
 }
 
-fn run_of(p: &Params) -> AsideResult {
-    run(&p.typed::<AsideParams>())
+fn run_of(p: &Params) -> AsideOutput {
+    run(&p.read::<AsideParams>())
 }
 
 /// The two races the questions draw: update in place with two writers, the first paused
 /// between its commit and its `SET`; delete on write, a reader paused between its `SELECT`
 /// and its `SET`.
-const RACES: [(&str, &str, &str, &str); 2] = [
-    ("update", "2", "writer", "100"),
-    ("delete", "1", "reader", "100"),
+const RACES: [(Write, &str, Pause, &str); 2] = [
+    (Write::Update, "2", Pause::Writer, "100"),
+    (Write::Delete, "1", Pause::Reader, "100"),
 ];
 
 /// The race told in Bengali.
@@ -60,9 +60,9 @@ fn stale_for(seed: u32) -> Draft {
         let (write, writers, pause, write_at) = RACES[race];
         let ttl = d.int(1, 60) * 5;
         let p = lab(&[
-            ("write", write.into()),
+            ("write", write.word().into()),
             ("writers", writers.into()),
-            ("pause", pause.into()),
+            ("pause", pause.word().into()),
             ("pause_ms", (d.int(2, 10) * 50).to_string()),
             ("write_at", write_at.into()),
             ("ttl", ttl.to_string()),
@@ -91,11 +91,12 @@ fn stale_for(seed: u32) -> Draft {
         ),
     ];
     hints.retain(|(v, _)| *v != right);
+    // "Show me" opens on the command that begins the longest window.
     let step = r
         .windows
         .iter()
         .max_by_key(|w| w.to_ms - w.from_ms)
-        .map_or(1, |w| w.step + 1);
+        .map_or(1, |w| r.position_of_step(w.step));
     Draft {
         text: format!(
             "cache-aside: {} জন পাঠক, প্রত্যেকে গড়ে {} ms পরপর `GET` করে, না পেলে ডেটাবেস থেকে পড়ে (প্রতিবার {} ms) `SET … EX {}` (TTL {} সেকেন্ড)। ১০০ ms-এ লেখা শুরু: {} ({} ms)। রান চলে {} সেকেন্ড। ক্যাশে বাসি দাম (ডেটাবেসে আর নেই এমন) সবচেয়ে বেশি কত ms টিকে থাকে?",
@@ -135,7 +136,7 @@ const ENDS: [&str; 3] = [
 ];
 
 /// Which of [`ENDS`] the run's end shows for the product.
-fn end_of(r: &AsideResult) -> usize {
+fn end_of(r: &AsideOutput) -> usize {
     if r.outcome().stale_at_end {
         1
     } else if r
@@ -151,17 +152,17 @@ fn end_of(r: &AsideResult) -> usize {
 
 fn at_end(seed: u32) -> Draft {
     let mut d = Draw::new(seed, 112);
-    let write = d.one(&["delete", "update"]);
-    let pause = d.one(&["none", "writer", "reader"]);
-    let writers = if pause == "writer" { 2 } else { d.int(1, 2) };
+    let write = d.one(Write::ALL);
+    let pause = d.one(Pause::ALL);
+    let writers = if pause == Pause::Writer { 2 } else { d.int(1, 2) };
     let ttl = d.one(&[0, 0, 10, 30, 60, 120]);
     let duration = d.int(2, 12) * 10;
     let readers = d.int(1, 3);
     let read_every = d.int(2, 30) * 500;
     let p = lab(&[
-        ("write", write.into()),
+        ("write", write.word().into()),
         ("writers", writers.to_string()),
-        ("pause", pause.into()),
+        ("pause", pause.word().into()),
         ("pause_ms", (d.int(2, 10) * 50).to_string()),
         ("write_at", "100".into()),
         ("ttl", ttl.to_string()),
@@ -201,15 +202,15 @@ fn at_end(seed: u32) -> Draft {
             } else {
                 "একজন লেখক"
             },
-            if write == "update" {
+            if write == Write::Update {
                 "জায়গায় বদলায় (`SET` নিজের সারি)"
             } else {
                 "মোছে (`DEL`)"
             },
             match pause {
-                "writer" => "প্রথম লেখক commit-এর পরে, ক্যাশে হাত দেওয়ার আগে থমকে যায়",
-                "reader" => "এক পাঠক ডেটাবেস থেকে পুরোনো সারি পড়ে `SET`-এর আগে থমকে যায়",
-                _ => "কেউ থমকায় না",
+                Pause::Writer => "প্রথম লেখক commit-এর পরে, ক্যাশে হাত দেওয়ার আগে থমকে যায়",
+                Pause::Reader => "এক পাঠক ডেটাবেস থেকে পুরোনো সারি পড়ে `SET`-এর আগে থমকে যায়",
+                Pause::None => "কেউ থমকায় না",
             },
             int(duration.into())
         ),
@@ -220,7 +221,7 @@ fn at_end(seed: u32) -> Draft {
             } else {
                 format!("SET cache:product:99 <row> EX {ttl}")
             },
-            if write == "update" {
+            if write == Write::Update {
                 "SET cache:product:99 <new row>   # writer".into()
             } else {
                 "DEL cache:product:99   # writer".into()
@@ -303,9 +304,16 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let out: AsideResult = lab_output(show);
+        let out: AsideOutput = lab_output(show);
         match q.kind.as_str() {
-            "stale-for" => Truth::Count(out.counters.longest_stale_ms as i64),
+            "stale-for" => {
+                // "Show me" opens on the command that begins the longest stale window.
+                let w = out.windows.iter().max_by_key(|w| w.to_ms - w.from_ms).expect("a window");
+                let at = show.at.expect("a position");
+                assert_eq!(at, out.position_of_step(w.step), "{}", q.seed);
+                assert!(out.cut(at) > w.step && out.cut(at - 1) <= w.step, "{}", q.seed);
+                Truth::Count(out.counters.longest_stale_ms as i64)
+            }
             "at-end" => Truth::Choice(ENDS[end_of(&out)].into()),
             "negative" => Truth::Choice(int(out.counters.db_reads.into())),
             k => panic!("no rerun for {k}"),

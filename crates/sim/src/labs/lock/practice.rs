@@ -1,11 +1,12 @@
 //! Questions on the lock race: how many times two workers both believe they own the lock,
 //! whose lock A's `DEL` removes, and how many writes the fencing check turns away. Every
-//! answer is read off the lab's own run ([`LockResult`]) of the question's parameters.
+//! answer is read off the lab's own run ([`LockOutput`]) of the question's parameters.
 
 use crate::practice::pick::{int, Draw};
 use crate::practice::{params, show, Answer, Draft, QuestionKind};
-use crate::labs::lock::{run, CmdKind, LockParams, LockResult, INFO};
-use crate::labs::params::Params;
+use crate::labs::def::Steps;
+use crate::labs::lock::{run, CmdKind, LockOutput, LockParams, Release, INFO};
+use crate::labs::params::{Params, Switch};
 use crate::redis::Reply;
 
 /// The lock lab's question kinds.
@@ -185,16 +186,16 @@ impl Race {
     }
 
     /// The lab's parameters: this race with `release` and `fencing`.
-    fn lab(&self, release: &str, fencing: &str) -> Params {
+    fn lab(&self, release: Release, fencing: Switch) -> Params {
         params(
             &INFO,
             &[
                 ("ttl", self.ttl.to_string()),
                 ("work", self.work.to_string()),
                 ("jobs", self.jobs.to_string()),
-                ("release", release.into()),
+                ("release", release.word().into()),
                 ("heartbeat", "off".into()),
-                ("fencing", fencing.into()),
+                ("fencing", fencing.word().into()),
                 ("dedup", "off".into()),
                 ("pause_worker", "a".into()),
                 ("pause_at", self.pause_at.to_string()),
@@ -206,7 +207,7 @@ impl Race {
     }
 
     /// The race told in Bengali (every number in Bengali digits).
-    fn told(&self, release: &str) -> String {
+    fn told(&self, release: Release) -> String {
         format!(
             "লকের TTL {} ms। A আর B প্রত্যেকে {}টা কাজ করে, প্রতিটা {} ms; B আসে {} ms পরে। A কাজ শুরুর {} ms পরে {} ms থমকে যায় (GC)। লক ছাড়ে {}।",
             int(self.ttl as i64),
@@ -215,7 +216,7 @@ impl Race {
             int(self.gap as i64),
             int(self.pause_at as i64),
             int(self.pause as i64),
-            if release == "del" {
+            if release == Release::Del {
                 "সাধারণ `DEL`-এ"
             } else {
                 "token মিলিয়ে, Lua স্ক্রিপ্টে"
@@ -224,12 +225,12 @@ impl Race {
     }
 
     /// The commands as code lines.
-    fn code(&self, release: &str, fencing: bool) -> Vec<String> {
+    fn code(&self, release: Release, fencing: bool) -> Vec<String> {
         let mut c = vec![format!("SET lock:campaign:42 <token> NX PX {}", self.ttl)];
         if fencing {
             c.push("INCR fence:campaign:42   # write with this token".into());
         }
-        c.push(if release == "del" {
+        c.push(if release == Release::Del {
             "DEL lock:campaign:42".into()
         } else {
             "EVALSHA <release> 1 lock:campaign:42 <token>".into()
@@ -238,8 +239,8 @@ impl Race {
     }
 }
 
-fn lab_run(p: &Params) -> LockResult {
-    run(&p.typed::<LockParams>())
+fn lab_run(p: &Params) -> LockOutput {
+    run(&p.read::<LockParams>())
 }
 
 /// What the pause does to the lock, in a sentence (for the hints and the why).
@@ -265,8 +266,8 @@ fn pause_vs_ttl(r: &Race) -> String {
 fn two_owners(seed: u32) -> Draft {
     let mut d = Draw::new(seed, 21);
     let r = Race::draw(&mut d);
-    let release = d.one(&["del", "token"]);
-    let p = r.lab(release, "off");
+    let release = d.one(&[Release::Del, Release::Token]);
+    let p = r.lab(release, Switch::Off);
     let out = lab_run(&p);
     let c = out.counters;
     let right = i64::from(c.two_owner_moments);
@@ -295,7 +296,7 @@ fn two_owners(seed: u32) -> Draft {
             "এটা লক পাওয়ার সংখ্যা — প্রশ্ন কেবল সেই মুহূর্তগুলোর, যখন দুজনের কাজ একসাথে চলে।".into(),
         ));
     }
-    let step = out.overlaps.first().map_or(out.steps, |o| o.step + 1);
+    let step = out.overlaps.first().map_or(out.steps(), |o| o.step + 1);
     Draft {
         text: format!(
             "{} কতবার এমন হয় যে A আর B দুজনেই নিজেকে লকের মালিক ভেবে একসাথে কাজ করছে?",
@@ -320,7 +321,7 @@ fn two_owners(seed: u32) -> Draft {
 }
 
 /// A's first `DEL` that removed a lock, and whose lock it was (`A` or `B`).
-fn first_del(out: &LockResult) -> Option<(usize, &'static str)> {
+fn first_del(out: &LockOutput) -> Option<(usize, &'static str)> {
     out.commands
         .iter()
         .find(|c| c.actor == 0 && c.kind == CmdKind::Del && c.reply == Reply::Integer(1))
@@ -334,7 +335,7 @@ fn whose_lock(seed: u32) -> Draft {
     let (r, p, out) = (0..40)
         .map(|_| {
             let r = Race::draw(&mut d);
-            let p = r.lab("del", "off");
+            let p = r.lab(Release::Del, Switch::Off);
             let out = lab_run(&p);
             (r, p, out)
         })
@@ -349,7 +350,7 @@ fn whose_lock(seed: u32) -> Draft {
                 gap: 20,
                 seed,
             };
-            let p = r.lab("del", "off");
+            let p = r.lab(Release::Del, Switch::Off);
             let out = lab_run(&p);
             (r, p, out)
         });
@@ -369,9 +370,9 @@ fn whose_lock(seed: u32) -> Draft {
     Draft {
         text: format!(
             "{} A কাজ শেষে প্রথম যে `DEL` পাঠায় আর যেটা একটা লক মুছে দেয় — সেটা কার লক?",
-            r.told("del")
+            r.told(Release::Del)
         ),
-        code: r.code("del", false),
+        code: r.code(Release::Del, false),
         answer: Answer::Key {
             key: whose.into(),
             hints: vec![(other.into(), hint.clone())],
@@ -384,7 +385,7 @@ fn whose_lock(seed: u32) -> Draft {
 fn fencing(seed: u32) -> Draft {
     let mut d = Draw::new(seed, 23);
     let r = Race::draw(&mut d);
-    let p = r.lab("token", "on");
+    let p = r.lab(Release::Token, Switch::On);
     let out = lab_run(&p);
     let c = out.counters;
     let right = i64::from(c.writes_rejected);
@@ -416,13 +417,13 @@ fn fencing(seed: u32) -> Draft {
         .writes
         .iter()
         .find(|w| !w.accepted)
-        .map_or(out.steps, |w| w.step + 1);
+        .map_or(out.steps(), |w| w.step + 1);
     Draft {
         text: format!(
             "{} লক নেওয়ার সময় `INCR` দিয়ে fencing token নেয়, resource তার দেখা সবচেয়ে বড় token-এর চেয়ে ছোট token-এর লেখা ফিরিয়ে দেয়। সব কাজ শেষে resource কয়টা লেখা ফিরিয়ে দিয়েছে?",
-            r.told("token")
+            r.told(Release::Token)
         ),
-        code: r.code("token", true),
+        code: r.code(Release::Token, true),
         answer: Answer::Count { n: right, hints },
         why: if right > 0 {
             format!(
@@ -453,7 +454,7 @@ mod tests {
             .show
             .as_ref()
             .expect("every lock question shows the lab");
-        let out: LockResult = lab_output(show);
+        let out: LockOutput = lab_output(show);
         match q.kind.as_str() {
             "two-owners" => Truth::Count(i64::from(out.counters.two_owner_moments)),
             "whose-lock" => {

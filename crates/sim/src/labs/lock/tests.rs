@@ -1,13 +1,15 @@
 //! The lock race's unit tests: golden presets, stepping, the heartbeat, the live driver.
 
 use super::*;
-use crate::redis::SimRedis;
-use crate::labs::params::Params;
+use crate::labs::params::{Params, Switch};
+use crate::labs::def::Steps;
+use crate::labs::lab::LiveDriver;
+use crate::redis::{Reply, SimRedis};
 
 fn preset_params(id: &str) -> LockParams {
     let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
     assert!(errs.is_empty(), "{errs:?}");
-    p.typed()
+    p.read()
 }
 
 #[test]
@@ -91,7 +93,7 @@ fn golden_presets() {
 fn a_double_click_runs_once_with_dedup() {
     let mut p = preset_params("token");
     p.jobs = 1;
-    p.dedup = "on".into();
+    p.dedup = Switch::On;
     let r = run(&p);
     assert_eq!(r.counters.duplicates, 1);
     assert_eq!(r.counters.grants, 1);
@@ -103,7 +105,7 @@ fn a_double_click_runs_once_with_dedup() {
         (second.cmd_text().as_str(), &second.reply),
         ("SET dedup:click-1 1 NX EX 900", &Reply::Nil)
     );
-    p.dedup = "off".into();
+    p.dedup = Switch::Off;
     assert_eq!(run(&p).counters.grants, 2);
 }
 
@@ -120,15 +122,15 @@ fn stepping_equals_the_run_to_the_end() {
             1,
             5,
             13,
-            full.steps / 3,
-            full.steps / 2,
-            full.steps - 1,
-            full.steps,
+            full.steps() / 3,
+            full.steps() / 2,
+            full.steps() - 1,
+            full.steps(),
         ] {
             let mut part = sim(&p);
             part.run_to_step(n);
             let r = part.output();
-            assert_eq!(r.times[..], full.times[..n], "{id} {n}");
+            assert_eq!(r.page().times[..], full.page().times[..n], "{id} {n}");
             assert_eq!(r.counters, full.so_far(n), "{id} at step {n}");
         }
     }
@@ -186,6 +188,8 @@ fn the_live_driver_fed_by_simredis_ends_as_simulated() {
 
 #[test]
 fn the_worker_protocol_gives_the_same_result() {
+    // labsim prints the same output without the page's part (the recorded shape), or with
+    // it given --page.
     use crate::labs::work::{Body, Job, Work};
     let p = preset_params("fencing");
     let job = Job::new(&INFO, &Params::from_query(&INFO, "preset=fencing").0);
@@ -193,7 +197,7 @@ fn the_worker_protocol_gives_the_same_result() {
     let Some(Body::Done(r)) = msgs.last() else {
         panic!("no result: {msgs:?}")
     };
-    assert_eq!(r.read::<LockResult>().unwrap(), run(&p));
+    assert_eq!(r.read::<LockOutput>().unwrap(), run(&p));
     // It survives the JSON trip the worker's messages take.
     let s = serde_json::to_string(&msgs).unwrap();
     assert_eq!(serde_json::from_str::<Vec<Body>>(&s).unwrap(), msgs);
@@ -209,7 +213,7 @@ fn property_token_release_with_work_inside_the_ttl_never_has_two_owners() {
         ttl: 1000,
         work: 300,
         jobs: 3,
-        release: "token".into(),
+        release: Release::Token,
         pause: 0,
         gap: 0,
         ..preset_params("token")
@@ -226,6 +230,7 @@ fn property_token_release_with_work_inside_the_ttl_never_has_two_owners() {
         assert_eq!(c.steals, 0, "seed {seed}");
         assert_eq!(c.grants, 6, "seed {seed}: 3 jobs each");
         let work = out
+            .page()
             .segs
             .iter()
             .filter(|s| s.kind == SegKind::Work && s.to_ms > s.from_ms)

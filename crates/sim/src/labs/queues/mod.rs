@@ -41,23 +41,32 @@
 //! recovery, crashes. The lists' contents are read from the commands and their replies as
 //! Redis ran them (and checked against SimRedis' own keyspace in the tests).
 
+//!
+//! The files: [`params`] (the fields, the presets, what a run runs), [`model`] (the actors,
+//! the run as a scenario, the analysis of its trace), [`output`] (what the view draws and
+//! `labsim` prints, the lists at any position), [`practice`] (the question kinds).
 /// Its practice questions.
 pub mod practice;
 
-mod actors;
-mod result;
-mod scenario;
+pub mod model;
+pub mod output;
+pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use result::*;
-pub use scenario::{live, run, run_text, sim, QueuesLive, QueuesRun, QueuesScenario};
+pub use model::{live, run, run_text, sim, QueuesLive, QueuesScenario};
+pub use output::*;
+pub use params::{Crash, CrashIn, Queue, QueuesParams, Setup, PRESETS};
 
-use super::lab::{erase, AnyRun, Broken, CliSpec, Job, Lab, LabInfo, LiveDriver};
-use super::params::{broken, choice, int, seed, Field, Params};
-use super::preset::Preset;
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
+use super::params::Params;
 use crate::cli::{Args, CliError};
-use serde::{Deserialize, Serialize};
+
+crate::run_def! {
+    /// The lab's one run: the producer, the workers and the recovery, command by command.
+    pub struct QueuesRun = "run", () => QueuesOutput;
+}
 
 /// The queue.
 pub const QUEUE: &str = "queue:emails";
@@ -97,278 +106,21 @@ pub fn id_of(v: &[u8]) -> Option<u32> {
     u32::try_from(j.get("id")?.as_u64()?).ok()
 }
 
-const ON_OFF: &[&str] = &["off", "on"];
-
-/// The lab's fields: the seed's list queue, `BRPOP queue:emails 5`, worker w1 dying mid-job.
-pub const FIELDS: &[Field] = &[
-    choice("queue", "কিউ", &["simple", "reliable"], "simple"),
-    choice("recovery", "recovery", ON_OFF, "off"),
-    choice("idem", "idempotency key", ON_OFF, "off"),
-    int("jobs", "job", 1, 40, "6"),
-    int("workers", "worker", 1, 4, "2"),
-    int("work", "এক job-এর কাজ (ms)", 10, 10_000, "800"),
-    int("every", "producer-এর ফাঁক (ms)", 0, 10_000, "300"),
-    int("block", "BRPOP/BLMOVE-এর timeout (s)", 1, 30, "5"),
-    choice("crash", "কে মরে", &["none", "w1", "w2", "w3", "w4"], "w1"),
-    choice("crash_in", "কখন মরে", &["work", "ack", "any"], "work"),
-    int("crash_at", "মরার সময় (ms)", 0, 600_000, "1000"),
-    int("restart", "ফিরে আসে (ms পরে, ০ = না)", 0, 60_000, "2000"),
-    int("visibility", "কতক্ষণ পরে ফেরত (ms)", 100, 600_000, "3000"),
-    int("recover_every", "recovery-র ফাঁক (ms)", 100, 60_000, "1000"),
-    seed("5"),
-];
-
-/// The lab's parameters, typed (field by field as [`FIELDS`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct QueuesParams {
-    /// `simple` (`BRPOP`) or `reliable` (`BLMOVE` to a processing list).
-    pub queue: String,
-    /// `on`: a recovery pass puts stale jobs back.
-    pub recovery: String,
-    /// `on`: the idempotency key.
-    pub idem: String,
-    /// Jobs the producer pushes.
-    pub jobs: u32,
-    /// Workers.
-    pub workers: u32,
-    /// One job's work, ms.
-    pub work: u64,
-    /// The producer's gap, ms.
-    pub every: u64,
-    /// The blocking pop's timeout, s.
-    pub block: u64,
-    /// `none` or `w1`…`w4`.
-    pub crash: String,
-    /// `work`, `ack` or `any`.
-    pub crash_in: String,
-    /// When, ms.
-    pub crash_at: u64,
-    /// Back after, ms (0: never).
-    pub restart: u64,
-    /// A job in flight longer than this is put back, ms.
-    pub visibility: u64,
-    /// The recovery's gap, ms.
-    pub recover_every: u64,
-    /// Seed of the network's jitter.
-    pub seed: u32,
-}
-
-impl Default for QueuesParams {
-    fn default() -> Self {
-        Params::defaults(&INFO).typed()
-    }
-}
-
-/// Where in its job a worker dies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum CrashIn {
-    /// In the middle of its work, before the effect.
-    Work,
-    /// Right after the effect, before acknowledging.
-    Ack,
-    /// At the moment: working, or the first time it acts after it.
-    Any,
-}
-
-/// What a run runs, in milliseconds.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Setup {
-    /// `BLMOVE` to a processing list (else `BRPOP`).
-    pub reliable: bool,
-    /// The recovery pass runs (reliable only).
-    pub recovery: bool,
-    /// The idempotency key.
-    pub idem: bool,
-    /// Jobs.
-    pub jobs: u32,
-    /// Workers.
-    pub workers: u32,
-    /// One job's work, ms.
-    pub work_ms: u64,
-    /// The producer's gap, ms.
-    pub every_ms: u64,
-    /// The blocking pop's timeout, ms.
-    pub block_ms: u64,
-    /// Which worker dies (0-based).
-    pub crash: Option<usize>,
-    /// Where.
-    pub crash_in: CrashIn,
-    /// When, ms.
-    pub crash_at_ms: u64,
-    /// Back after, ms (0: never).
-    pub restart_ms: u64,
-    /// A job in flight longer than this is put back, ms.
-    pub visibility_ms: u64,
-    /// The recovery's gap, ms.
-    pub recover_every_ms: u64,
-    /// The run stops here, ms.
-    pub deadline_ms: u64,
-    /// The seed.
-    pub seed: u32,
-}
-
-impl QueuesParams {
-    /// The run of these parameters.
-    pub fn setup(&self) -> Setup {
-        let reliable = self.queue == "reliable";
-        Setup {
-            reliable,
-            recovery: reliable && self.recovery == "on",
-            idem: self.idem == "on",
-            jobs: self.jobs,
-            workers: self.workers,
-            work_ms: self.work,
-            every_ms: self.every,
-            block_ms: self.block * 1000,
-            crash: self
-                .crash
-                .strip_prefix('w')
-                .and_then(|n| n.parse::<usize>().ok())
-                .map(|n| n - 1),
-            crash_in: match self.crash_in.as_str() {
-                "ack" => CrashIn::Ack,
-                "any" => CrashIn::Any,
-                _ => CrashIn::Work,
-            },
-            crash_at_ms: self.crash_at,
-            restart_ms: self.restart,
-            visibility_ms: self.visibility,
-            recover_every_ms: self.recover_every,
-            deadline_ms: MAX_MS,
-            seed: self.seed,
-        }
-    }
-
-    /// What a live run at time scale `k` runs: at most [`LIVE_JOBS`] jobs and
-    /// [`LIVE_WORKERS`] workers, each blocking on the queue for [`LIVE_BLOCK_MS`] at a time
-    /// (not 5 s: the proxy runs a session's blocking reads one at a time, and one waits at
-    /// most its request timeout, 2 s, for its turn); every other time `k` times slower. It
-    /// stops after [`LIVE_DEADLINE_MS`] × `k`. The simulation of the same setup is the
-    /// prediction.
-    pub fn for_live(&self, k: u64) -> Setup {
-        let k = k.max(1);
-        let s = self.setup();
-        let workers = s.workers.min(LIVE_WORKERS);
-        Setup {
-            jobs: s.jobs.min(LIVE_JOBS),
-            workers,
-            crash: s.crash.filter(|&w| w < workers as usize),
-            block_ms: LIVE_BLOCK_MS,
-            work_ms: s.work_ms * k,
-            every_ms: s.every_ms * k,
-            crash_at_ms: s.crash_at_ms * k,
-            restart_ms: s.restart_ms * k,
-            visibility_ms: s.visibility_ms * k,
-            recover_every_ms: s.recover_every_ms * k,
-            deadline_ms: LIVE_DEADLINE_MS * k,
-            ..s
-        }
-    }
-}
-
-impl Setup {
-    /// The blocking pop's timeout as the command writes it, in seconds (`5`, `0.2`).
-    pub fn block_arg(&self) -> String {
-        if self.block_ms % 1000 == 0 {
-            (self.block_ms / 1000).to_string()
-        } else {
-            format!("{}", self.block_ms as f64 / 1000.0)
-        }
-    }
-}
-
-fn rules(p: &Params) -> Result<(), Broken> {
-    if let Some(n) = p.get("crash").strip_prefix('w') {
-        if n.parse::<i64>().unwrap_or(0) > p.int("workers") {
-            return Err(broken(
-                "crash",
-                "এতজন worker নেই — worker-এর সংখ্যার মধ্যে একজনকে বাছুন",
-            ));
-        }
-    }
-    if p.int("visibility") <= p.int("work") + 100 {
-        // The field the student changed: the visibility, unless it is still the default.
-        let d = FIELDS.iter().find(|f| f.key == "visibility").map(|f| f.default);
-        let key = if Some(p.get("visibility")) == d {
-            "work"
-        } else {
-            "visibility"
-        };
-        return Err(broken(
-            key,
-            "এক job-এর কাজের চেয়ে অন্তত ১০০ ms বেশি দিন — নইলে কাজ চলা অবস্থাতেই job ফেরত যায়",
-        ));
-    }
-    Ok(())
-}
-
-/// The presets: the list queue and its gap, the reliable queue, recovery, at-least-once and
-/// the idempotency key.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        id: "simple-crash",
-        label: "BRPOP, worker মরে",
-        about: "w1 একটা job তুলে কাজের মাঝপথে মরে — BRPOP ফেরার মুহূর্তেই job Redis থেকে গেছে: হারাল",
-        pairs: &[],
-    },
-    Preset {
-        id: "simple",
-        label: "BRPOP, সব ঠিক",
-        about: "কেউ মরে না: LPUSH বাঁয়ে ঢোকায়, BRPOP ডান থেকে তোলে — আগে এলে আগে যায়",
-        pairs: &[("crash", "none")],
-    },
-    Preset {
-        id: "reliable",
-        label: "BLMOVE",
-        about: "একই crash, কিন্তু job processing list-এ টুকে রাখা — হারায় না, তবে কেউ শেষও করে না: আটকে থাকে",
-        pairs: &[("queue", "reliable")],
-    },
-    Preset {
-        id: "recovery",
-        label: "recovery",
-        about: "recovery দেখে job ৩ সেকেন্ডের বেশি আটকে — কিউতে ফেরত পাঠায়, অন্য worker শেষ করে: কিছুই হারায় না",
-        pairs: &[("queue", "reliable"), ("recovery", "on")],
-    },
-    Preset {
-        id: "twice",
-        label: "দুবার চলে",
-        about: "w1 ইমেইল পাঠিয়ে LREM-এর আগেই মরে — recovery job ফেরত দেয়, ইমেইল যায় দুবার: at-least-once",
-        pairs: &[
-            ("queue", "reliable"),
-            ("recovery", "on"),
-            ("crash_in", "ack"),
-        ],
-    },
-    Preset {
-        id: "idempotent",
-        label: "idempotency key",
-        about: "একই crash, কিন্তু SET done:<id> 1 NX EX — দ্বিতীয়বার GET চাবিটা পায়, ইমেইল আর যায় না",
-        pairs: &[
-            ("queue", "reliable"),
-            ("recovery", "on"),
-            ("crash_in", "ack"),
-            ("idem", "on"),
-        ],
-    },
-];
-
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "queues",
     title: "List-এর কিউ — হারানো job, recovery, দুবার চলা",
     blurb: "producer, worker আর একটা crash — BRPOP-এ job হারায়, BLMOVE-এ থাকে, recovery ফেরত দেয়, idempotency key দ্বিতীয়বারটা নিরীহ করে",
-    fields: FIELDS,
+    fields: QueuesParams::FIELDS,
     presets: PRESETS,
-    rules,
-    runs: &["run"],
+    rules: rules_of::<QueuesParams>,
+    runs: &[QueuesRun::NAME],
     live: true,
 };
 
 /// The setup of `job`: shaped for a live run when it asks.
 fn shaped(job: &Job, p: &Params) -> (QueuesParams, Setup) {
-    let p: QueuesParams = p.typed();
+    let p: QueuesParams = p.read();
     let s = match job.live_scale {
         Some(k) => p.for_live(k),
         None => p.setup(),
@@ -393,12 +145,16 @@ impl Lab for QueuesLab {
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let (p, s) = shaped(job, p);
-        Ok(erase(sim(&p, &s)))
+        Ok(QueuesRun::erase(sim(&p, &s)))
     }
 
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
         let (p, s) = shaped(job, p);
         Some(Box::new(live(&p, &s)))
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<QueuesRun>(out)
     }
 
     /// Forty jobs through four workers, the recovery every 100 ms over a long run.
@@ -411,20 +167,64 @@ impl Lab for QueuesLab {
             alias: None,
             summary: "list queues: LPUSH + BRPOP loses the job in flight, BLMOVE to a \
                       processing list keeps it, a recovery pass puts it back (start times in \
-                      a sorted set), the idempotency key (the commands, then the counts)",
+                      a sorted set), the idempotency key (the commands, then the counts; \
+                      --page adds what only the lab's page draws to the JSON)",
             skip: &[],
             more: &[],
-            switches: &[],
-            usage: &[],
+            switches: &["page"],
+            usage: &["[--page]"],
         }
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let p: QueuesParams = p.typed();
+        let p: QueuesParams = p.read();
         let mut run = sim(&p, &p.setup());
         run.steps(usize::MAX);
+        let out = run.output();
         Ok(crate::cli::emit(a, run_text(&run), || {
-            run.output().to_json()
+            let out = if a.flag("page") { out } else { out.printed() };
+            serde_json::to_value(&out).unwrap_or_default()
         }))
     }
+}
+
+/// The command line's text: the setup, the trace, the counts.
+pub fn text(r: &QueuesOutput, trace: &str) -> String {
+    let s = &r.setup;
+    let c = &r.end.counters;
+    let mut out = format!(
+        "queues: {}{}{}, {} jobs every {} ms, {} workers, work {} ms, block {} ms, crash {} {:?} at {} ms (back after {} ms), visibility {} ms, recovery every {} ms, seed {}\n",
+        if s.reliable { "reliable (BLMOVE)" } else { "simple (BRPOP)" },
+        if s.recovery { " + recovery" } else { "" },
+        if s.idem { " + idempotency key" } else { "" },
+        s.jobs,
+        s.every_ms,
+        s.workers,
+        s.work_ms,
+        s.block_ms,
+        s.crash.map_or("none".to_string(), |w| format!("w{}", w + 1)),
+        s.crash_in,
+        s.crash_at_ms,
+        s.restart_ms,
+        s.visibility_ms,
+        s.recover_every_ms,
+        s.seed
+    );
+    out.push_str(trace);
+    out.push_str(&format!(
+        "produced {}, done {}, lost {}, stuck {}, taken twice {}, effects twice {}, made harmless {}, requeued {}, crashes {}, commands {}, end {} ms{}\n",
+        c.produced,
+        c.done,
+        c.lost,
+        c.stuck,
+        c.taken_twice,
+        c.effects_twice,
+        c.skipped,
+        c.requeued,
+        c.crashes,
+        c.commands,
+        r.end_ms,
+        if r.cut_short { " (deadline)" } else { "" }
+    ));
+    out
 }

@@ -3,12 +3,12 @@
 //! once, twice when the worker had already sent the email, or once again with the
 //! idempotency key), how many of the jobs' emails go out, and how many emails are sent in all
 //! (at-least-once counts a job twice). Every answer is read off the lab's own run
-//! ([`QueuesResult`]) of the question's parameters.
+//! ([`QueuesOutput`]) of the question's parameters.
 
 use crate::practice::pick::{int, options, until};
 use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
-use crate::labs::params::Params;
-use crate::labs::queues::{run, Place, QueuesParams, QueuesResult, INFO};
+use crate::labs::params::{Params, Switch};
+use crate::labs::queues::{run, CrashIn, Place, Queue, QueuesOutput, QueuesParams, INFO};
 
 /// The queues lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -41,16 +41,16 @@ const FATES: [&str; 5] = [
 
 /// The five setups the questions draw: queue, recovery, where the worker dies, idempotency
 /// key — each leads to the fate of the same index.
-const SETUPS: [(&str, &str, &str, &str); 5] = [
-    ("simple", "off", "work", "off"),
-    ("reliable", "off", "work", "off"),
-    ("reliable", "on", "work", "off"),
-    ("reliable", "on", "ack", "off"),
-    ("reliable", "on", "ack", "on"),
+const SETUPS: [(Queue, Switch, CrashIn, Switch); 5] = [
+    (Queue::Simple, Switch::Off, CrashIn::Work, Switch::Off),
+    (Queue::Reliable, Switch::Off, CrashIn::Work, Switch::Off),
+    (Queue::Reliable, Switch::On, CrashIn::Work, Switch::Off),
+    (Queue::Reliable, Switch::On, CrashIn::Ack, Switch::Off),
+    (Queue::Reliable, Switch::On, CrashIn::Ack, Switch::On),
 ];
 
 /// The fate (an index of [`FATES`]) of the job the dead worker held, read off a run.
-fn fate_of(r: &QueuesResult) -> Option<usize> {
+fn fate_of(r: &QueuesOutput) -> Option<usize> {
     let job = r.crash()?.job?;
     let j = r.end.jobs.iter().find(|j| j.id == job)?;
     Some(match (j.place, j.effects, j.takes) {
@@ -73,7 +73,7 @@ struct Drawn {
     visibility: u32,
     setup: usize,
     p: Params,
-    r: QueuesResult,
+    r: QueuesOutput,
 }
 
 fn draw(seed: u32, salt: u32, setup: usize) -> Drawn {
@@ -87,16 +87,16 @@ fn draw(seed: u32, salt: u32, setup: usize) -> Drawn {
         let p = params(
             &INFO,
             &[
-                ("queue", queue.into()),
-                ("recovery", recovery.into()),
-                ("idem", idem.into()),
+                ("queue", queue.word().into()),
+                ("recovery", recovery.word().into()),
+                ("idem", idem.word().into()),
                 ("jobs", jobs.to_string()),
                 ("workers", workers.to_string()),
                 ("work", work.to_string()),
                 ("every", every.to_string()),
                 ("block", "5".into()),
                 ("crash", "w1".into()),
-                ("crash_in", crash_in.into()),
+                ("crash_in", crash_in.word().into()),
                 ("crash_at", (d.int(0, 20) * 100).to_string()),
                 ("restart", (d.int(0, 6) * 500).to_string()),
                 ("visibility", visibility.to_string()),
@@ -104,7 +104,7 @@ fn draw(seed: u32, salt: u32, setup: usize) -> Drawn {
                 ("seed", d.int(0, 99_999).to_string()),
             ],
         );
-        let r = run(&p.typed::<QueuesParams>());
+        let r = run(&p.read::<QueuesParams>());
         let ok = !r.cut_short && r.end.counters.crashes == 1 && fate_of(&r) == Some(setup);
         ok.then_some(Drawn {
             jobs,
@@ -125,28 +125,28 @@ impl Drawn {
         let (queue, recovery, crash_in, idem) = SETUPS[self.setup];
         let crash = self.r.crash().expect("w1 died");
         format!(
-            "producer `queue:emails`-এ {}টা ইমেইল job `LPUSH` করে, প্রতি {} ms-এ একটা; {}টা worker {} দিয়ে job নেয়, প্রতিটায় কাজ {} ms{}। worker w১ {} ms-এ মারা যায় — {}।{}{}",
+            "producer `queue:emails`-এ {}টা ইমেইল job `LPUSH` করে, প্রতি {} ms-এ একটা; {}টা worker {} দিয়ে job নেয়, প্রতিটায় কাজ {} ms{}। worker `w1` {} ms-এ মারা যায় — {}।{}{}",
             int(self.jobs.into()),
             int(self.every.into()),
             int(self.workers.into()),
-            if queue == "simple" {
+            if queue == Queue::Simple {
                 "`BRPOP`"
             } else {
                 "`BLMOVE`-এ processing লিস্টে সরিয়ে"
             },
             int(self.work.into()),
-            if queue == "simple" {
+            if queue == Queue::Simple {
                 String::new()
             } else {
                 ", শেষে `LREM` দিয়ে processing থেকে সরায়".to_string()
             },
             int(crash.at_ms as i64),
-            if crash_in == "work" {
+            if crash_in == CrashIn::Work {
                 "হাতের job-এর কাজের মাঝখানে, ইমেইল পাঠানোর আগে"
             } else {
                 "হাতের job-এর ইমেইল পাঠানোর ঠিক পরে, `LREM`-এর আগে"
             },
-            if recovery == "on" {
+            if recovery == Switch::On {
                 format!(
                     " recovery চালু: {} ms-এর বেশি আগে শুরু হওয়া job processing থেকে ফেরত যায় queue-তে।",
                     int(self.visibility.into())
@@ -154,7 +154,7 @@ impl Drawn {
             } else {
                 String::new()
             },
-            if idem == "on" {
+            if idem == Switch::On {
                 " idempotency key চালু: কাজের আগে `GET done:<id>`, ইমেইলের সাথে `SET done:<id> … NX`।"
             } else {
                 ""
@@ -165,16 +165,16 @@ impl Drawn {
     fn code(&self) -> Vec<String> {
         let (queue, recovery, _, idem) = SETUPS[self.setup];
         let mut c = vec!["LPUSH queue:emails <job>".to_string()];
-        if queue == "simple" {
+        if queue == Queue::Simple {
             c.push("BRPOP queue:emails 5".into());
         } else {
             c.push("BLMOVE queue:emails queue:emails:processing RIGHT LEFT 5".into());
-            if idem == "on" {
+            if idem == Switch::On {
                 c.push("GET done:<id>   # before the work".into());
                 c.push("SET done:<id> 1 NX EX 86400   # with the email".into());
             }
             c.push("LREM queue:emails:processing 1 <job>".into());
-            if recovery == "on" {
+            if recovery == Switch::On {
                 c.push(format!(
                     "ZRANGEBYSCORE queue:emails:started -INF <now-{}>   # recovery",
                     self.visibility
@@ -215,7 +215,7 @@ fn fate(seed: u32) -> Draft {
         (
             FATES[2],
             if setup == 3 {
-                "w১ ইমেইল পাঠিয়ে ফেলেছিল, শুধু `LREM` বাকি ছিল — ফেরত আসা job আবার চলে, ইমেইল যায় আবার।".into()
+                "`w1` ইমেইল পাঠিয়ে ফেলেছিল, শুধু `LREM` বাকি ছিল — ফেরত আসা job আবার চলে, ইমেইল যায় আবার।".into()
             } else {
                 "ফেরত দেওয়ার কেউ নেই: recovery বন্ধ থাকলে মরা worker-এর job কেউ ছোঁয় না।".into()
             },
@@ -225,7 +225,7 @@ fn fate(seed: u32) -> Draft {
             if setup == 4 {
                 "দ্বিতীয় রান কাজের আগে `GET done:<id>` দেখে — key আছে, তাই শুধু acknowledge করে, ইমেইল আর যায় না।".into()
             } else {
-                "w১ মরেছে ইমেইল পাঠানোর আগেই — প্রথম রানের ইমেইল যায়নি, তাই দুবার হওয়ার উপায় নেই।".into()
+                "`w1` মরেছে ইমেইল পাঠানোর আগেই — প্রথম রানের ইমেইল যায়নি, তাই দুবার হওয়ার উপায় নেই।".into()
             },
         ),
         (
@@ -236,7 +236,7 @@ fn fate(seed: u32) -> Draft {
     let job = d.r.crash().and_then(|c| c.job).expect("a job in hand");
     Draft {
         text: format!(
-            "{} w১-এর হাতের job-টার শেষমেশ কী হয়?",
+            "{} `w1`-এর হাতের job-টার শেষমেশ কী হয়?",
             d.told()
         ),
         code: d.code(),
@@ -297,7 +297,7 @@ fn done(seed: u32) -> Draft {
         code: d.code(),
         answer: Answer::Count { n: right, hints },
         why: format!(
-            "{}টা job-এর মধ্যে {}টার ইমেইল যায় — w১-এর হাতের job: {}।",
+            "{}টা job-এর মধ্যে {}টার ইমেইল যায় — `w1`-এর হাতের job: {}।",
             int(d.jobs.into()),
             int(right),
             FATES[d.setup]
@@ -322,7 +322,7 @@ fn sent(seed: u32) -> Draft {
             hints: email_hints(&d, right),
         },
         why: format!(
-            "{}টা job-এর {}টার ইমেইল যায়, দুবার যায় {}টার — মোট {}টা; w১-এর হাতের job: {}।",
+            "{}টা job-এর {}টার ইমেইল যায়, দুবার যায় {}টার — মোট {}টা; `w1`-এর হাতের job: {}।",
             int(d.jobs.into()),
             int(c.done.into()),
             int(c.effects_twice.into()),
@@ -342,7 +342,7 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let out: QueuesResult = lab_output(show);
+        let out: QueuesOutput = lab_output(show);
         assert_eq!(out.end.counters.crashes, 1);
         match q.kind.as_str() {
             "fate" => Truth::Choice(FATES[fate_of(&out).expect("a fate")].into()),

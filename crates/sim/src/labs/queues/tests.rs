@@ -8,7 +8,7 @@ use crate::redis::Reply;
 fn preset_params(id: &str) -> QueuesParams {
     let (p, errs) = Params::from_query(&INFO, &format!("preset={id}"));
     assert!(errs.is_empty(), "{errs:?}");
-    p.typed()
+    p.read()
 }
 
 fn counters(id: &str) -> Counters {
@@ -96,7 +96,7 @@ fn the_lists_agree_with_simredis() {
     for s in 0..100u32 {
         let mut p = preset_params("idempotent");
         p.seed = s;
-        p.crash_in = ["work", "ack", "any"][s as usize % 3].into();
+        p.crash_in = CrashIn::ALL[s as usize % 3];
         p.crash_at = u64::from(s * 37 % 4000);
         p.restart = u64::from(s % 2) * 500;
         all.push(p);
@@ -165,7 +165,7 @@ fn live_setup_is_short_and_blocks_briefly() {
     let mut p = preset_params("idempotent");
     p.jobs = 40;
     p.workers = 4;
-    p.crash = "w4".into();
+    p.crash = Crash::W4;
     let s = p.for_live(2);
     assert_eq!((s.jobs, s.workers, s.crash), (LIVE_JOBS, LIVE_WORKERS, None));
     assert_eq!((s.block_ms, s.block_arg().as_str()), (200, "0.2"));
@@ -181,7 +181,7 @@ fn the_worker_protocol_gives_the_same_result() {
         panic!("no result: {msgs:?}")
     };
     assert_eq!(
-        r.read::<QueuesResult>().unwrap(),
+        r.read::<QueuesOutput>().unwrap(),
         run(&preset_params("twice"))
     );
 }
@@ -193,7 +193,7 @@ fn the_heaviest_parameters_are_valid_and_run() {
     use crate::labs::lab::Lab;
     let (p, errs) = Params::from_query(&INFO, LAB.heaviest());
     assert!(errs.is_empty(), "{errs:?}");
-    let r = run(&p.typed());
+    let r = run(&p.read());
     assert!(!r.cut_short);
     assert_eq!((r.end.counters.done, r.end.counters.lost), (40, 0));
     assert!(r.commands.len() > 2_000, "{}", r.commands.len());

@@ -2,13 +2,13 @@
 //! before A's `SET` reached its asynchronous replica, how many of the five Redlock nodes say
 //! OK to A (a dead node, a partition), and what the storage does with A's write after a long
 //! pause (a stale write accepted, or turned away by the fencing token, or none at all).
-//! Every answer is read off the lab's own run ([`RedlockResult`]) of the question's
+//! Every answer is read off the lab's own run ([`RedlockOutput`]) of the question's
 //! parameters.
 
 use crate::practice::pick::{int, options, until, Draw};
 use crate::practice::{params, show, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
-use crate::labs::redlock::{run, CmdKind, RedlockParams, RedlockResult, INFO};
+use crate::labs::redlock::{run, CmdKind, RedlockParams, RedlockOutput, INFO};
 use crate::redis::Reply;
 
 /// The Redlock lab's question kinds.
@@ -43,12 +43,12 @@ fn lab(pairs: &[(&str, String)]) -> Params {
     params(&INFO, &all)
 }
 
-fn run_of(p: &Params) -> RedlockResult {
-    run(&p.typed::<RedlockParams>())
+fn run_of(p: &Params) -> RedlockOutput {
+    run(&p.read::<RedlockParams>())
 }
 
 /// When A's `SET … NX` first succeeded, ms.
-fn a_set_at(r: &RedlockResult) -> Option<u64> {
+fn a_set_at(r: &RedlockOutput) -> Option<u64> {
     r.commands
         .iter()
         .find(|c| c.client == 0 && c.kind == CmdKind::Acquire && c.line.reply == Ok(Reply::ok()))
@@ -56,7 +56,7 @@ fn a_set_at(r: &RedlockResult) -> Option<u64> {
 }
 
 /// The timeline's step (1-based) of the first two-owner moment, or 1.
-fn overlap_step(r: &RedlockResult) -> usize {
+fn overlap_step(r: &RedlockOutput) -> usize {
     r.overlaps.first().map_or(1, |o| o.step + 1)
 }
 
@@ -224,7 +224,7 @@ const WRITES: [&str; 3] = [
 ];
 
 /// Which of [`WRITES`] a run shows.
-fn write_fate(r: &RedlockResult) -> usize {
+fn write_fate(r: &RedlockOutput) -> usize {
     if r.counters.stale_accepted > 0 {
         0
     } else if r.counters.stale_rejected > 0 {
@@ -331,7 +331,7 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let out: RedlockResult = lab_output(show);
+        let out: RedlockOutput = lab_output(show);
         match q.kind.as_str() {
             "failover" => {
                 Truth::Choice(FAILOVER[usize::from(out.counters.two_owner_moments == 0)].into())

@@ -1,16 +1,17 @@
 //! Golden numbers per preset, and the properties over many seeds.
 
 use super::*;
+use crate::labs::def::Steps;
 use crate::labs::params::Params;
 use crate::rng::Mulberry32;
 
 fn preset(id: &str) -> RedlockParams {
-    Params::with_preset(&INFO, id).expect("preset").typed()
+    Params::with_preset(&INFO, id).expect("preset").read()
 }
 
 /// (grants, failed attempts, two-owner moments, two-owner ms, stale accepted, stale
 /// rejected, commands)
-fn golden(r: &RedlockResult) -> (u32, u32, u32, u64, u32, u32, u32) {
+fn golden(r: &RedlockOutput) -> (u32, u32, u32, u64, u32, u32, u32) {
     let c = r.counters;
     (
         c.grants,
@@ -54,7 +55,7 @@ fn redlock_majority_keeps_the_lock() {
     assert_eq!(r.verdict, Verdict::NeverTwo);
     let a = &r.attempts[0];
     assert_eq!((a.granted.len(), a.validity_ms, a.won), (5, 966, true));
-    assert_eq!(r.holders_at(r.steps, 300), vec![Some(0); 5]);
+    assert_eq!(r.holders_at(r.steps(), 300), vec![Some(0); 5]);
 }
 
 #[test]
@@ -65,7 +66,7 @@ fn redlock_survives_a_dead_node() {
     assert_eq!((c.grants, c.two_owner_moments), (2, 0));
     // B's attempts while A holds it see r1 refused and four nils.
     assert!(r.attempts.iter().skip(1).filter(|a| !a.won).all(|a| a.granted.is_empty()));
-    assert_eq!(r.holders_at(r.steps, 300), [None, Some(0), Some(0), Some(0), Some(0)]);
+    assert_eq!(r.holders_at(r.steps(), 300), [None, Some(0), Some(0), Some(0), Some(0)]);
     let won_b = r.attempts.iter().find(|a| a.won && a.client == 1).expect("B wins");
     assert_eq!(won_b.granted, [1, 2, 3, 4]);
     assert_eq!(golden(&r), (2, 5, 0, 0, 0, 0, 70));
@@ -109,14 +110,14 @@ fn same_seed_same_run_and_the_text_and_json_agree() {
     let (r, t) = run_with_trace(&p);
     let s = text(&r, &t);
     assert!(s.contains("two-owner moments 1 (398 ms)"), "{s}");
-    assert_eq!(r.to_json()["counters"]["twoOwnerMs"], 398);
+    assert_eq!(serde_json::to_value(&r).unwrap()["counters"]["twoOwnerMs"], 398);
 }
 
 #[test]
 fn so_far_at_the_end_is_the_whole_run_and_grows() {
     for pr in PRESETS {
         let r = run(&preset(pr.id));
-        assert_eq!(r.so_far(r.steps), r.counters, "{}", pr.id);
+        assert_eq!(r.so_far(r.steps()), r.counters, "{}", pr.id);
         assert_eq!(r.so_far(0), Counters::default(), "{}", pr.id);
     }
 }
@@ -125,8 +126,8 @@ fn so_far_at_the_end_is_the_whole_run_and_grows() {
 fn heaviest_parses_and_runs() {
     let p = Params::from_query(&INFO, LAB.heaviest());
     assert!(p.1.is_empty(), "{:?}", p.1);
-    let r = run(&p.0.typed());
-    assert!(r.steps > 0 && r.steps < MAX_STEPS);
+    let r = run(&p.0.read());
+    assert!(r.steps() > 0 && r.steps() < MAX_STEPS);
 }
 
 /// Property: one primary with asynchronous replication loses the lock on failover exactly
@@ -185,7 +186,7 @@ fn fencing_accepts_no_stale_write_under_any_pause() {
         };
         let r = run(&p);
         assert_eq!(r.counters.stale_accepted, 0, "{p:?}");
-        p.fencing = "off".into();
+        p.fencing = crate::labs::params::Switch::Off;
         stale_without += run(&p).counters.stale_accepted;
     }
     assert!(stale_without > 50, "{stale_without}");

@@ -26,36 +26,40 @@
 //! keeps the first commands and every notable one (claims, dead letters, a crash, the first
 //! loss).
 //!
-//! The modules: [`params`] (fields, presets, the live shape), [`model`] (the actors, one
-//! `world::Model`), [`scenario`] (the actors as a `Scenario`: [`StreamsRun`] simulated,
-//! [`StreamsLive`] against a real Redis — the same actors), `journal` (the bounded typed
-//! log), `replies` (reading XREADGROUP and XAUTOCLAIM), [`result`] (what a run shows).
-//! [`StreamsRun`] steps one event at a time; [`run`] runs to the end, and a run stepped in
-//! any slice sizes equals it (tested).
+//! The files: [`params`] (fields, presets, the live shape), [`model`] (the actors, one
+//! `world::Model`; its parts: the consumers, [`model::scenario`] — the actors as a
+//! `Scenario`: [`sim`] simulated, [`StreamsLive`] against a real Redis, the same actors —
+//! [`model::journal`], the bounded typed log, and the reading of XREADGROUP's and
+//! XAUTOCLAIM's replies), [`output`] (what the view draws and `labsim` prints), [`practice`]
+//! (the question kinds). [`sim`] steps one event at a time; [`run`] runs to the end, and a
+//! run stepped in any slice sizes equals it (tested).
 
 /// Its practice questions.
 pub mod practice;
 
-use super::lab::{erase, AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
+use super::def::{Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 
-mod journal;
 pub mod model;
+pub mod output;
 pub mod params;
-mod replies;
-pub mod result;
-pub mod scenario;
 #[cfg(test)]
 mod tests;
 
-pub use journal::LOG_MAX;
+pub use model::journal::LOG_MAX;
+pub use model::scenario::{live, run, sim, StreamsLive, StreamsScenario, MAX_EVENTS};
+pub use output::{Counters, Sample, StreamsOutput};
 pub use params::{
-    StreamsParams, FIELDS, LIVE_BLOCK_MS, LIVE_CLAIM_EVERY_MS, LIVE_CLAIM_IDLE_MS,
-    LIVE_DEADLINE_MS, LIVE_MESSAGES, LIVE_RATE, LIVE_WORKERS, PRESETS,
+    StreamsParams, LIVE_BLOCK_MS, LIVE_CLAIM_EVERY_MS, LIVE_CLAIM_IDLE_MS, LIVE_DEADLINE_MS,
+    LIVE_MESSAGES, LIVE_RATE, LIVE_WORKERS, PRESETS,
 };
-pub use result::{Counters, Sample, StreamsResult};
-pub use scenario::{live, run, sim, StreamsLive, StreamsRun, StreamsScenario, MAX_EVENTS};
+
+crate::run_def! {
+    /// The lab's one run: the producers, the group and the subscriber, sample by sample.
+    pub struct StreamsRun = "run", () => StreamsOutput;
+}
 
 /// The stream.
 pub const STREAM: &str = "orders";
@@ -75,16 +79,16 @@ pub const INFO: LabInfo = LabInfo {
     id: "streams",
     title: "Redis Streams — consumer group, XACK, XAUTOCLAIM",
     blurb: "ব্যাচে পড়া, সেভ করে XACK, poison-এর dead-letter, মরা worker-এর ব্যাচ XAUTOCLAIM-এ — আর পাশে Pub/Sub, যা কেউ না শুনলে হারায়",
-    fields: FIELDS,
+    fields: StreamsParams::FIELDS,
     presets: PRESETS,
     rules: super::lab::no_rules,
-    runs: &["run"],
+    runs: &[StreamsRun::NAME],
     live: true,
 };
 
 /// The parameters of `job`: scaled down for a live run when it asks.
 fn shaped(job: &Job, p: &Params) -> StreamsParams {
-    let p: StreamsParams = p.typed();
+    let p: StreamsParams = p.read();
     match job.live_scale {
         Some(k) => p.for_live(k),
         None => p,
@@ -107,11 +111,15 @@ impl Lab for StreamsLab {
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        Ok(erase(sim(&shaped(job, p))))
+        Ok(StreamsRun::erase(sim(&shaped(job, p))))
     }
 
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
         Some(Box::new(live(&shaped(job, p))))
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<StreamsRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -132,7 +140,9 @@ impl Lab for StreamsLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let r = run(&p.typed());
-        Ok(crate::cli::emit(a, r.text(), || r.to_json()))
+        let r = run(&p.read());
+        Ok(crate::cli::emit(a, r.text(), || {
+            serde_json::to_value(&r).unwrap_or_default()
+        }))
     }
 }

@@ -13,17 +13,21 @@
 //! has no Pub/Sub (nobody can SUBSCRIBE through the proxy), keeps the newest log lines, and
 //! closes itself: once settled (or at the deadline) a last XLEN and XPENDING, then nothing.
 
-use super::journal::{self, Journal};
+use self::journal::Journal;
+use self::replies::{integer, parse_autoclaim, read_entries, tree, Msg};
+use super::output::{Counters, Sample};
 use super::params::{StreamsParams, LIVE_DEADLINE_MS};
-use super::replies::{integer, parse_autoclaim, read_entries, tree, Msg};
-use super::result::{Counters, Sample};
 use super::{CHANNEL, DEAD, GROUP, STREAM};
 use crate::labs::log::NoReply;
+use crate::labs::params::Switch;
 use crate::redis::{num, RawReply, Reply, SimRedis, StreamId};
 use crate::rng::Mulberry32;
 use crate::world::{cmd, ActorId, Command, Io, Model, OpId, Outcome, Ran};
 
 pub(super) mod consumers;
+pub mod journal;
+pub(super) mod replies;
+pub mod scenario;
 
 /// The model's timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -306,7 +310,7 @@ impl Streams {
 
     /// Entries in crashed consumers' pending lists when nobody will claim them.
     pub(super) fn stuck(&self) -> u64 {
-        let claimer = self.p.autoclaim == "on"
+        let claimer = self.p.autoclaim == Switch::On
             && self
                 .consumers
                 .iter()

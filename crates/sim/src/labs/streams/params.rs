@@ -1,109 +1,63 @@
-//! The streams lab's parameters: the fields with their ranges and the seed's defaults, the
-//! typed struct, the presets (one failure mode each) and the shape of a live run.
+//! The streams lab's parameters, declared once ([`crate::params!`]): the seed's chat as the
+//! defaults, the presets (one failure mode each) and the shape of a live run.
 
-use crate::labs::params::{choice, int, Field};
+use crate::labs::params::Switch;
 use crate::labs::preset::Preset;
 use serde::{Deserialize, Serialize};
 
-const ON_OFF: &[&str] = &["on", "off"];
-
-/// The lab's fields with their ranges; the defaults are a healthy run.
-pub const FIELDS: &[Field] = &[
-    int("messages", "মোট মেসেজ", 1, 2_000_000, "5000"),
-    int("rate", "প্রতি সেকেন্ডে মেসেজ", 1, 1_000_000, "500"),
-    int("producers", "producer", 1, 16, "2"),
-    int("workers", "worker (consumer)", 1, 16, "4"),
-    int("count", "XREADGROUP COUNT", 1, 10_000, "200"),
-    int("block", "BLOCK (ms)", 0, 60_000, "5000"),
-    int("save_ms", "একটা ব্যাচ সেভ (ms)", 0, 60_000, "20"),
-    int("retry_ms", "একটা মেসেজ আবার সেভ (ms)", 0, 10_000, "2"),
-    int("fail_rate", "ব্যাচ সেভ ব্যর্থ (%)", 0, 100, "0"),
-    int(
-        "poison_every",
-        "প্রতি কতটায় একটা poison (0 = নেই)",
-        0,
-        1_000_000,
-        "0",
-    ),
-    int(
-        "crash_worker",
-        "কোন worker ক্র্যাশ করে (0 = কেউ না)",
-        0,
-        16,
-        "0",
-    ),
-    int("crash_at", "ক্র্যাশের সময় (ms)", 0, 3_600_000, "3000"),
-    choice("autoclaim", "XAUTOCLAIM", ON_OFF, "on"),
-    int(
-        "claim_idle",
-        "XAUTOCLAIM min-idle (ms)",
-        0,
-        3_600_000,
-        "30000",
-    ),
-    int(
-        "claim_every",
-        "XAUTOCLAIM কতক্ষণ পরপর (ms)",
-        100,
-        3_600_000,
-        "5000",
-    ),
-    int("maxlen", "MAXLEN ~ (0 = ছাঁটাই নেই)", 0, 10_000_000, "100000"),
-    int("away_at", "subscriber চলে যায় (ms)", 0, 3_600_000, "4000"),
-    int("away_ms", "subscriber কতক্ষণ নেই (ms)", 0, 3_600_000, "0"),
-    int("seed", "seed", 0, u32::MAX as i64, "17"),
-];
-
-/// The lab's parameters, typed (field by field as [`FIELDS`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct StreamsParams {
-    /// Messages produced in all.
-    pub messages: u64,
-    /// Messages per second, all producers together.
-    pub rate: u64,
-    /// Producers (message `i` comes from producer `i % producers`).
-    pub producers: u32,
-    /// Workers in the group.
-    pub workers: u32,
-    /// XREADGROUP COUNT.
-    pub count: u32,
-    /// XREADGROUP BLOCK, ms (0: wait for ever).
-    pub block: u64,
-    /// Saving one batch, ms.
-    pub save_ms: u64,
-    /// Saving one message on its own (the retry), ms.
-    pub retry_ms: u64,
-    /// Chance that a batch save fails, percent.
-    pub fail_rate: u32,
-    /// Every this many messages one is poison (0: none).
-    pub poison_every: u64,
-    /// The worker (1-based) that crashes (0: none).
-    pub crash_worker: u32,
-    /// It crashes after the first batch it saves at or after this time, ms, before XACK.
-    pub crash_at: u64,
-    /// `on`: workers run XAUTOCLAIM.
-    pub autoclaim: String,
-    /// XAUTOCLAIM's min-idle-time, ms.
-    pub claim_idle: u64,
-    /// How often each worker runs XAUTOCLAIM, ms.
-    pub claim_every: u64,
-    /// `MAXLEN ~` on XADD (0: no trimming).
-    pub maxlen: u64,
-    /// The subscriber leaves at, ms.
-    pub away_at: u64,
-    /// And is away for, ms (0: never leaves).
-    pub away_ms: u64,
-    /// Seed of the failures.
-    pub seed: u32,
+crate::params! {
+    /// The streams lab's parameters (the seed's chat: 5,000 messages at 500/s, a group of
+    /// four reading `COUNT 200 BLOCK 5000`).
+    #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    pub struct StreamsParams {
+        /// Messages in all.
+        pub messages: u64 = int(5000, 1..=2000000, "মোট মেসেজ"),
+        /// Messages a second, all producers together.
+        pub rate: u64 = int(500, 1..=1000000, "প্রতি সেকেন্ডে মেসেজ"),
+        /// Producers.
+        pub producers: u32 = int(2, 1..=16, "producer"),
+        /// Consumers in the group.
+        pub workers: u32 = int(4, 1..=16, "worker (consumer)"),
+        /// `XREADGROUP … COUNT`.
+        pub count: u32 = int(200, 1..=10000, "XREADGROUP COUNT"),
+        /// `XREADGROUP … BLOCK`, ms.
+        pub block: u64 = int(5000, 0..=60000, "BLOCK (ms)"),
+        /// Saving one batch, ms.
+        pub save_ms: u64 = int(20, 0..=60000, "একটা ব্যাচ সেভ (ms)"),
+        /// Saving one message again after a failed batch, ms.
+        pub retry_ms: u64 = int(2, 0..=10000, "একটা মেসেজ আবার সেভ (ms)"),
+        /// Percent of batch saves that fail (seeded).
+        pub fail_rate: u32 = int(0, 0..=100, "ব্যাচ সেভ ব্যর্থ (%)"),
+        /// Every this many messages one never saves (0: none).
+        pub poison_every: u64 = int(0, 0..=1000000, "প্রতি কতটায় একটা poison (০ = নেই)"),
+        /// The consumer that crashes after a save, before its XACK (1-based; 0: nobody).
+        pub crash_worker: u32 = int(0, 0..=16, "কোন worker ক্র্যাশ করে (০ = কেউ না)"),
+        /// When it crashes, ms.
+        pub crash_at: u64 = int(3000, 0..=3600000, "ক্র্যাশের সময় (ms)"),
+        /// The others take over what was idle too long.
+        pub autoclaim: Switch = choice(Switch::On, "XAUTOCLAIM"),
+        /// XAUTOCLAIM's min-idle, ms.
+        pub claim_idle: u64 = int(30000, 0..=3600000, "XAUTOCLAIM min-idle (ms)"),
+        /// How often each consumer runs XAUTOCLAIM, ms.
+        pub claim_every: u64 = int(5000, 100..=3600000, "XAUTOCLAIM কতক্ষণ পরপর (ms)"),
+        /// `MAXLEN ~` (0: no trimming).
+        pub maxlen: u64 = int(100000, 0..=10000000, "MAXLEN ~ (০ = ছাঁটাই নেই)"),
+        /// When the Pub/Sub subscriber goes away, ms.
+        pub away_at: u64 = int(4000, 0..=3600000, "subscriber চলে যায় (ms)"),
+        /// For how long (0: never), ms.
+        pub away_ms: u64 = int(0, 0..=3600000, "subscriber কতক্ষণ নেই (ms)"),
+        /// Seed of the failures and the producers' timing.
+        pub seed: u32 = seed(17),
+    }
 }
 
 impl Default for StreamsParams {
     fn default() -> Self {
-        crate::labs::params::Params::defaults(&super::INFO).typed()
+        crate::labs::params::Params::defaults(&super::INFO).read()
     }
 }
 
-/// The failure modes, one preset each.
+/// The presets: one failure mode each.
 pub const PRESETS: &[Preset] = &[
     Preset {
         id: "healthy",

@@ -3,12 +3,12 @@
 //! messages `MAXLEN ~` trims away before the group read them when the consumers fall behind
 //! (multiple choice: `~` trims whole nodes, so the exact figure is the run's), and how many
 //! messages are saved twice once XAUTOCLAIM takes the crashed batch over. Every answer is
-//! read off the lab's own run ([`StreamsResult`]) of the question's parameters.
+//! read off the lab's own run ([`StreamsOutput`]) of the question's parameters.
 
 use crate::practice::pick::{int, Draw};
 use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
-use crate::labs::params::Params;
-use crate::labs::streams::{run, StreamsParams, StreamsResult, INFO};
+use crate::labs::params::{Params, Switch};
+use crate::labs::streams::{run, StreamsOutput, StreamsParams, INFO};
 
 /// The streams lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -29,12 +29,12 @@ pub const KINDS: &[QuestionKind] = &[
     },
 ];
 
-fn result(p: &Params) -> StreamsResult {
-    run(&p.typed::<StreamsParams>())
+fn result(p: &Params) -> StreamsOutput {
+    run(&p.read::<StreamsParams>())
 }
 
 /// XPENDING's count at the end of the run.
-pub(crate) fn pending_at_end(r: &StreamsResult) -> u64 {
+pub(crate) fn pending_at_end(r: &StreamsOutput) -> u64 {
     r.samples.last().map_or(0, |s| s.pending)
 }
 
@@ -66,7 +66,7 @@ impl Crash {
                 ("save_ms", "100".into()),
                 ("crash_worker", who.to_string()),
                 ("crash_at", at.to_string()),
-                ("autoclaim", if claim { "on" } else { "off" }.into()),
+                ("autoclaim", if claim { Switch::On } else { Switch::Off }.word().into()),
                 ("claim_idle", idle.to_string()),
                 ("claim_every", "1000".into()),
                 ("maxlen", "0".into()),
@@ -85,7 +85,7 @@ impl Crash {
     }
 
     /// The crashed batch's size, as the run shows it.
-    fn batch(&self, r: &StreamsResult) -> u64 {
+    fn batch(&self, r: &StreamsOutput) -> u64 {
         if self.claim {
             r.counters.duplicates
         } else {
@@ -123,7 +123,7 @@ impl Crash {
 
 /// A run whose crash is clean: a batch of more than one message left pending, and (with
 /// XAUTOCLAIM) exactly that batch taken over and saved again.
-fn crash_run(seed: u32, salt: u32, claim: impl Fn(&mut Draw) -> bool) -> (Crash, StreamsResult) {
+fn crash_run(seed: u32, salt: u32, claim: impl Fn(&mut Draw) -> bool) -> (Crash, StreamsOutput) {
     let mut d = Draw::new(seed, salt);
     for _ in 0..100 {
         let on = claim(&mut d);
@@ -235,7 +235,7 @@ fn claim_twice(seed: u32) -> Draft {
 }
 
 /// Entries the trim took from the group: never read, or deleted while pending.
-pub(crate) fn lost(r: &StreamsResult) -> i64 {
+pub(crate) fn lost(r: &StreamsOutput) -> i64 {
     (r.counters.lost_trim + r.counters.claim_deleted) as i64
 }
 
@@ -349,12 +349,12 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let out: StreamsResult = lab_output(show);
+        let out: StreamsOutput = lab_output(show);
         match q.kind.as_str() {
             "pending-after-crash" => {
                 let pending = pending_at_end(&out);
                 let who: u32 = out.params.crash_worker;
-                let n = if out.params.autoclaim == "on" {
+                let n = if out.params.autoclaim == Switch::On {
                     out.counters.duplicates
                 } else {
                     out.counters.stuck

@@ -1,7 +1,7 @@
 //! The lab's tests: the seed's numbers and every preset's story, stepping in slices, seeded
 //! crash schedules, and the pending count the consumers keep against Redis' own.
 
-use super::replies::parse_u64;
+use super::model::replies::parse_u64;
 use super::*;
 use crate::labs::params::Params;
 use crate::rng::Mulberry32;
@@ -10,7 +10,7 @@ use crate::rng::Mulberry32;
 fn with(q: &str) -> StreamsParams {
     let (p, e) = Params::from_query(&INFO, q);
     assert!(e.is_empty(), "{e:?}");
-    p.typed()
+    p.read()
 }
 
 fn preset_params(id: &str, extra: &str) -> StreamsParams {

@@ -124,7 +124,7 @@ impl Streams {
     pub(super) fn read(&mut self, io: &mut Io<Timer>, k: usize) {
         let now = io.now();
         let w = &mut self.consumers[k];
-        if self.p.autoclaim == "on" && now >= w.next_claim {
+        if self.p.autoclaim == Switch::On && now >= w.next_claim {
             w.next_claim = now + self.p.claim_every;
             let cursor = w.cursor.to_string();
             let me = self.consumer_actor(k);

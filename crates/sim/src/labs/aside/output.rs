@@ -1,9 +1,15 @@
-//! What the cache-aside lab shows: commands, the database's events, the readers' answers, the
-//! cache key's values over time, the stale windows, the counters.
+//! What the cache-aside run gives the view and `labsim aside --json` alike ([`AsideOutput`]):
+//! every command with its reply, the database's reads and commits, the cache keys' values over
+//! time, the stale windows and the counters; the page's part ([`AsidePage`]: the readers'
+//! answers, the pause) rides along for the lanes and the counters up to the cursor. Its
+//! timeline walks the commands: position `n` is the run after its first `n` commands.
 
-use super::*;
+use super::params::{AsideParams, Setup};
+use super::{key, FIRST_PRICE, PRODUCT};
+use crate::labs::def::{Figure, Figures, Steps};
 use crate::labs::log::{CmdLine, NoReply};
 use crate::redis::Reply;
+use serde::{Deserialize, Serialize};
 
 /// What the database did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -270,38 +276,57 @@ pub struct Outcome {
     pub all_from_db: bool,
 }
 
-/// A finished (or prefix) run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A finished (or prefix) run: what the view draws and `labsim aside --json` prints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AsideResult {
+pub struct AsideOutput {
     /// The parameters.
     pub params: AsideParams,
     /// What ran (live: the shaped times).
     pub setup: Setup,
-    /// The actors' names, by index (readers, then writers).
-    pub names: Vec<String>,
+    /// Counters over the whole run.
+    pub counters: Counters,
+    /// The mean answer time, ms.
+    pub mean_ms: f64,
+    /// The stale windows of `cache:product:99`.
+    pub windows: Vec<StaleWindow>,
+    /// The cache keys' values over time.
+    pub spans: Vec<Span>,
     /// Every command with its reply.
     pub commands: Vec<CmdRow>,
     /// The database's reads and commits.
     pub db: Vec<DbEvent>,
+    /// When the run ended, ms.
+    pub end_ms: u64,
+    /// What only the page draws (`labsim aside --json` prints it with `--page`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<AsidePage>,
+}
+
+/// What only the lab's page draws: the readers' answers and the pause.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AsidePage {
     /// Every answer.
     pub answers: Vec<Answer>,
     /// The pause.
     pub pauses: Vec<PauseSeg>,
-    /// The cache keys' values over time.
-    pub spans: Vec<Span>,
-    /// The stale windows of `cache:product:99`.
-    pub windows: Vec<StaleWindow>,
-    /// Counters over the whole run.
-    pub counters: Counters,
-    /// When the run ended, ms.
-    pub end_ms: u64,
 }
 
-impl AsideResult {
-    /// Positions on the timeline: one per command, and the start.
-    pub fn frames(&self) -> usize {
-        self.commands.len() + 1
+impl AsideOutput {
+    /// The readers' answers (empty when printed without the page's part).
+    pub fn answers(&self) -> &[Answer] {
+        self.page.as_ref().map_or(&[], |p| &p.answers)
+    }
+
+    /// The pause (empty when printed without the page's part).
+    pub fn pauses(&self) -> &[PauseSeg] {
+        self.page.as_ref().map_or(&[], |p| &p.pauses)
+    }
+
+    /// The output without its page's part: what `labsim aside --json` prints.
+    pub fn printed(self) -> Self {
+        AsideOutput { page: None, ..self }
     }
 
     /// The trace index up to which position `n` shows (`usize::MAX` at the last).
@@ -322,14 +347,20 @@ impl AsideResult {
         }
     }
 
+    /// The first position that shows trace entry `step` (the command at or after it).
+    pub fn position_of_step(&self, step: usize) -> usize {
+        let i = self.commands.partition_point(|c| c.step < step);
+        (i + 1).min(self.steps()).max(1)
+    }
+
     /// The counters at position `n`: equal to the counters of the same run stopped there.
     pub fn so_far(&self, n: usize) -> Counters {
         count(self, self.cut(n), self.time_at(n), n.min(self.commands.len()))
     }
 
-    /// The actor's name.
-    pub fn name(&self, actor: usize) -> &str {
-        self.names.get(actor).map_or("?", String::as_str)
+    /// The actor's name (`r1`…, `A`…).
+    pub fn name(&self, actor: usize) -> String {
+        self.setup.name(actor)
     }
 
     /// The database's price at `t` ms.
@@ -355,24 +386,32 @@ impl AsideResult {
             longest_end: longest.map(|w| w.end),
             final_price: self.db_price_at(self.end_ms),
             stale_at_end: self.windows.iter().any(|w| w.end == SpanEnd::Held),
-            all_from_db: !self.answers.is_empty()
-                && self.answers.iter().all(|a| a.source == Source::Db),
+            all_from_db: !self.answers().is_empty()
+                && self.answers().iter().all(|a| a.source == Source::Db),
         }
     }
+}
 
-    /// The JSON `labsim aside --json` prints.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "params": self.params,
-            "setup": self.setup,
-            "counters": self.counters,
-            "meanMs": self.counters.mean_ms(),
-            "windows": self.windows,
-            "spans": self.spans,
-            "commands": self.commands,
-            "db": self.db,
-            "endMs": self.end_ms,
-        })
+impl Steps for AsideOutput {
+    /// The commands.
+    fn steps(&self) -> usize {
+        self.commands.len()
+    }
+}
+
+impl Figures for AsideOutput {
+    fn figures(&self) -> Vec<Figure> {
+        let c = &self.counters;
+        vec![
+            Figure::count("requests", u64::from(c.requests)),
+            Figure::count("hits", u64::from(c.hits + c.negative_hits)),
+            Figure::count("misses", u64::from(c.misses)),
+            Figure::count("db-reads", u64::from(c.db_reads)),
+            Figure::count("stale-reads", u64::from(c.stale_reads)),
+            Figure::count("longest-stale", c.longest_stale_ms),
+            Figure::count("refused", u64::from(c.refused)),
+            Figure::new("mean", c.mean_ms()),
+        ]
     }
 }
 
@@ -391,10 +430,10 @@ pub(super) fn db_price_at(db: &[DbEvent], t: u64) -> u32 {
 
 /// The counters over what happened before trace index `cut`, at time `now`, with the first
 /// `n` commands.
-pub(super) fn count(r: &AsideResult, cut: usize, now: u64, n: usize) -> Counters {
+pub(super) fn count(r: &AsideOutput, cut: usize, now: u64, n: usize) -> Counters {
     let cmds = &r.commands[..n];
     let c = |it: usize| it as u32;
-    let answers = || r.answers.iter().filter(|a| a.step < cut);
+    let answers = || r.answers().iter().filter(|a| a.step < cut);
     let db = || r.db.iter().filter(|e| e.step < cut);
     let windows: Vec<(u64, u64)> = r
         .windows
@@ -432,68 +471,10 @@ pub(super) fn count(r: &AsideResult, cut: usize, now: u64, n: usize) -> Counters
 }
 
 /// How long before `t` the stale window holding `t` began, ms.
-pub(super) fn stale_age(r: &AsideResult, t: u64) -> u64 {
+pub(super) fn stale_age(r: &AsideOutput, t: u64) -> u64 {
     r.windows
         .iter()
         .find(|w| w.from_ms <= t && t <= w.to_ms)
         .map_or(0, |w| t - w.from_ms)
 }
 
-pub(super) fn text(r: &AsideResult, trace: &str) -> String {
-    let s = &r.setup;
-    let c = &r.counters;
-    let ttl = |ms: u64| match ms {
-        0 => "none".to_string(),
-        ms => format!("{ms} ms"),
-    };
-    let mut out = format!(
-        "cache-aside: write {}, ttl {}, readers {} every ~{} ms, writers {} × {} from {} ms (+{} ms each), db {} ms, pause {:?} {} ms, absent {}%, negative ttl {}, redis {}, duration {} ms, seed {}\n",
-        if s.update { "update" } else { "delete" },
-        ttl(s.ttl_ms),
-        s.readers,
-        s.read_every_ms,
-        s.writers,
-        s.writes,
-        s.write_at_ms,
-        s.write_gap_ms,
-        s.db_ms,
-        s.pause,
-        s.pause_ms,
-        s.absent,
-        ttl(s.negative_ms),
-        if s.down { "down" } else { "up" },
-        s.duration_ms,
-        s.seed
-    );
-    out.push_str(trace);
-    out.push_str(&format!(
-        "requests {}, hits {}, negative hits {}, misses {}, refused {}, db reads {}, db writes {}, stale reads {} (stalest {} ms), stale windows {} ({} ms, longest {} ms), mean answer {:.1} ms, commands {}, end {} ms\n",
-        c.requests,
-        c.hits,
-        c.negative_hits,
-        c.misses,
-        c.refused,
-        c.db_reads,
-        c.db_writes,
-        c.stale_reads,
-        c.stalest_read_ms,
-        c.stale_windows,
-        c.stale_ms,
-        c.longest_stale_ms,
-        c.mean_ms(),
-        c.commands,
-        r.end_ms
-    ));
-    for w in &r.windows {
-        out.push_str(&format!(
-            "stale window: {}–{} ms ({} ms): cache {} while the database had {}, ended {:?}\n",
-            w.from_ms,
-            w.to_ms,
-            w.to_ms - w.from_ms,
-            w.cached,
-            w.db,
-            w.end
-        ));
-    }
-    out
-}

@@ -26,7 +26,7 @@ struct Line {
 }
 
 /// The log (see the module doc).
-pub(super) struct Journal {
+pub(crate) struct Journal {
     lines: VecDeque<Line>,
     /// Keep the newest (live) rather than the first.
     newest: bool,

@@ -1,7 +1,10 @@
-//! What a run shows: the counters, XLEN and the pending count over time, the command log,
-//! and the same as text and JSON for `labsim streams`.
+//! What a run gives the view and `labsim streams --json` alike ([`StreamsOutput`]): the
+//! counters, XLEN and the pending count over time (the samples), the command log. Its
+//! timeline walks the samples: position `k` is the run after its first `k` samples (0: the
+//! start, nothing yet).
 
 use super::params::StreamsParams;
+use crate::labs::def::{Figure, Figures, Steps};
 use crate::labs::log::CmdLine;
 use serde::{Deserialize, Serialize};
 
@@ -57,10 +60,10 @@ pub struct Counters {
     pub commands: u64,
 }
 
-/// A finished (or partial) run.
+/// A finished (or partial) run: what the view draws and `labsim streams --json` prints.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct StreamsResult {
+pub struct StreamsOutput {
     /// The parameters it ran with.
     pub params: StreamsParams,
     /// The state over time.
@@ -81,31 +84,25 @@ pub struct StreamsResult {
     pub end_ms: u64,
     /// Whether every message ended saved, dead-lettered, lost or stuck.
     pub settled: bool,
-    /// A live run (against a real Redis).
-    #[serde(default)]
+    /// A live run (against a real Redis; never in `labsim`'s JSON, which only simulates).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub live: bool,
 }
 
-impl StreamsResult {
+impl StreamsOutput {
+    /// The sample position `k` shows: the `k`-th (the start, all zeros, at 0).
+    pub fn sample_at(&self, k: usize) -> Sample {
+        k.checked_sub(1)
+            .and_then(|i| self.samples.get(i.min(self.samples.len().saturating_sub(1))))
+            .copied()
+            .unwrap_or_default()
+    }
+
     /// The counters at time `t` (the last sample at or before it).
     pub fn so_far(&self, t: u64) -> Counters {
         let i = self.samples.partition_point(|s| s.t <= t);
         i.checked_sub(1)
             .map_or_else(Counters::default, |i| self.samples[i].counters)
-    }
-
-    /// The JSON `labsim streams --json` prints.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "params": self.params,
-            "counters": self.counters,
-            "crashMs": self.crash_ms,
-            "endMs": self.end_ms,
-            "settled": self.settled,
-            "samples": self.samples,
-            "log": self.log,
-            "alarms": self.alarms,
-        })
     }
 
     /// The counters as text (`labsim streams`).
@@ -146,3 +143,34 @@ impl StreamsResult {
     }
 }
 
+impl Steps for StreamsOutput {
+    /// The samples.
+    fn steps(&self) -> usize {
+        self.samples.len()
+    }
+}
+
+impl Figures for StreamsOutput {
+    /// The last sample's counters (the run's), and Redis' XLEN and XPENDING then.
+    fn figures(&self) -> Vec<Figure> {
+        let s = self.sample_at(self.steps());
+        let c = &s.counters;
+        [
+            ("xlen", s.xlen),
+            ("pending", s.pending),
+            ("delivered", c.delivered),
+            ("saved", c.saved),
+            ("duplicates", c.duplicates),
+            ("dead", c.dead),
+            ("lost", c.lost_trim),
+            ("pubsub-lost", c.pubsub_lost),
+            ("reclaimed", c.reclaimed),
+            ("retried", c.retried),
+            ("stuck", c.stuck),
+            ("commands", c.commands),
+        ]
+        .into_iter()
+        .map(|(k, v)| Figure::count(k, v))
+        .collect()
+    }
+}

@@ -59,7 +59,7 @@ fn tree_entries(r: &Reply) -> Vec<Msg> {
 }
 
 /// `str::parse::<u64>` on bytes: an optional `+`, then at least one digit, no overflow.
-pub(super) fn parse_u64(b: &[u8]) -> Option<u64> {
+pub(crate) fn parse_u64(b: &[u8]) -> Option<u64> {
     let d = b.strip_prefix(b"+").unwrap_or(b);
     if d.is_empty() {
         return None;

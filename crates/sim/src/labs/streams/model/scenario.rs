@@ -1,15 +1,15 @@
 //! The lab as a [`Scenario`]: its actors ([`Streams`]) in a world in instant mode with the
-//! trace off, on SimRedis ([`StreamsRun`]) or on a real Redis ([`StreamsLive`]).
+//! trace off, on SimRedis ([`sim`]) or on a real Redis ([`StreamsLive`]).
 //!
 //! A simulation ends between two events (no chain of commands under way) as soon as the run
 //! has settled, when only the sampler is left (everyone waits for ever, or is gone), or after
 //! [`MAX_EVENTS`] events; its last sample is then taken from SimRedis itself. A live run ends
 //! itself (the model's last sample) and stops once its last replies are in.
 
-use super::model::Streams;
-use super::params::StreamsParams;
-use super::result::{Sample, StreamsResult};
-use super::{GROUP, STREAM};
+use super::super::output::{Sample, StreamsOutput};
+use super::super::params::StreamsParams;
+use super::super::{GROUP, STREAM};
+use super::Streams;
 use crate::labs::scenario::{LiveRun, Scenario, SimRun};
 use crate::world::{Backend, World};
 use std::cell::Cell;
@@ -42,14 +42,11 @@ impl StreamsScenario {
     }
 }
 
-/// The lab simulated, stepped an event at a time.
-pub type StreamsRun = SimRun<StreamsScenario>;
-
 /// The same actors against a real Redis, in real time (live mode): see [`LiveRun`].
 pub type StreamsLive = LiveRun<StreamsScenario>;
 
-/// The simulated run of `p` (nothing happened yet).
-pub fn sim(p: &StreamsParams) -> StreamsRun {
+/// The simulated run of `p` (nothing happened yet), stepped an event at a time.
+pub fn sim(p: &StreamsParams) -> SimRun<StreamsScenario> {
     SimRun::new(StreamsScenario::new(p), p.seed)
 }
 
@@ -59,13 +56,13 @@ pub fn live(p: &StreamsParams) -> StreamsLive {
 }
 
 /// Runs `p` to the end.
-pub fn run(p: &StreamsParams) -> StreamsResult {
+pub fn run(p: &StreamsParams) -> StreamsOutput {
     sim(p).finish()
 }
 
 impl Scenario for StreamsScenario {
     type Model = Streams;
-    type Output = StreamsResult;
+    type Output = StreamsOutput;
     const EVENTS: usize = 32_768;
     const SNAPSHOT_MS: f64 = 250.0;
 
@@ -112,7 +109,7 @@ impl Scenario for StreamsScenario {
         &self,
         world: &World<B, Streams>,
         live: Option<&[u32]>,
-    ) -> StreamsResult {
+    ) -> StreamsOutput {
         let rtts = live.unwrap_or(&[]);
         let m = world.model();
         let now = world.now_ms();
@@ -132,7 +129,7 @@ impl Scenario for StreamsScenario {
             }
         }
         let (log, alarms) = m.log.lines(rtts);
-        StreamsResult {
+        StreamsOutput {
             params: self.p.clone(),
             samples,
             log,

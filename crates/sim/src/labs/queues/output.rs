@@ -1,9 +1,16 @@
-//! What the queues lab shows: the commands, what the actors did, the lists as Redis holds
-//! them at any position, every job's fate, the counters.
+//! What the queues lab's run gives the view and `labsim queues --json` alike
+//! ([`QueuesOutput`]): the commands, what the actors did, every job's fate, the lists and the
+//! counters at the end; the page's part ([`QueuesPage`]: the workers' waits, work and deaths)
+//! rides along for the lanes. Its timeline walks the commands: position `n` is the run after
+//! its first `n` commands, and [`QueuesOutput::at`] gives the lists, the jobs and the counters
+//! there — equal to the end of the same run stopped there (tested).
 
-use super::*;
+use super::id_of;
+use super::params::{QueuesParams, Setup};
+use crate::labs::def::{Figure, Figures, Steps};
 use crate::labs::log::{CmdLine, NoReply};
 use crate::redis::Reply;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// What an actor did (beyond its commands).
@@ -272,34 +279,47 @@ pub struct Outcome {
     pub skipped: u32,
 }
 
-/// A finished (or prefix) run.
+/// A finished (or prefix) run: what the view draws and `labsim queues --json` prints.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct QueuesResult {
+pub struct QueuesOutput {
     /// The parameters.
     pub params: QueuesParams,
     /// What ran (live: shaped).
     pub setup: Setup,
-    /// The actors' names, by index.
-    pub names: Vec<String>,
+    /// The end: counters, lists, jobs.
+    #[serde(flatten)]
+    pub end: At,
+    /// The run stopped at its deadline, not because nothing more could happen.
+    pub cut_short: bool,
     /// Every command with its reply.
     pub commands: Vec<CmdRow>,
     /// What the actors did.
     pub events: Vec<Event>,
-    /// The workers' time.
-    pub segs: Vec<Seg>,
-    /// The run stopped at its deadline, not because nothing more could happen.
-    pub cut_short: bool,
-    /// The end: counters, lists, jobs.
-    pub end: At,
     /// When the run ended, ms.
     pub end_ms: u64,
+    /// What only the page draws (`labsim queues --json` prints it with `--page`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<QueuesPage>,
 }
 
-impl QueuesResult {
-    /// Positions on the timeline: one per command, and the start.
-    pub fn frames(&self) -> usize {
-        self.commands.len() + 1
+/// What only the lab's page draws: the workers' lanes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueuesPage {
+    /// The workers' time: waits, work, deaths.
+    pub segs: Vec<Seg>,
+}
+
+impl QueuesOutput {
+    /// The workers' time (empty when printed without the page's part).
+    pub fn segs(&self) -> &[Seg] {
+        self.page.as_ref().map_or(&[], |p| &p.segs)
+    }
+
+    /// The output without its page's part: what `labsim queues --json` prints.
+    pub fn printed(self) -> Self {
+        QueuesOutput { page: None, ..self }
     }
 
     /// The trace index up to which position `n` shows (`usize::MAX` at the last).
@@ -325,9 +345,9 @@ impl QueuesResult {
         walk(self, self.cut(n), n.min(self.commands.len()))
     }
 
-    /// The actor's name.
-    pub fn name(&self, actor: usize) -> &str {
-        self.names.get(actor).map_or("?", String::as_str)
+    /// The actor's name (`producer`, `w1`…, `recovery`).
+    pub fn name(&self, actor: usize) -> String {
+        self.setup.name(actor)
     }
 
     /// How the run ended.
@@ -347,27 +367,38 @@ impl QueuesResult {
     pub fn crash(&self) -> Option<&Event> {
         self.events.iter().find(|e| e.kind == EventKind::Crashed)
     }
+}
 
-    /// The JSON `labsim queues --json` prints.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "params": self.params,
-            "setup": self.setup,
-            "counters": self.end.counters,
-            "lists": self.end.lists,
-            "jobs": self.end.jobs,
-            "cutShort": self.cut_short,
-            "commands": self.commands,
-            "events": self.events,
-            "endMs": self.end_ms,
-        })
+impl Steps for QueuesOutput {
+    /// The commands.
+    fn steps(&self) -> usize {
+        self.commands.len()
+    }
+}
+
+impl Figures for QueuesOutput {
+    fn figures(&self) -> Vec<Figure> {
+        let c = &self.end.counters;
+        [
+            ("done", c.done),
+            ("lost", c.lost),
+            ("stuck", c.stuck),
+            ("twice", c.effects_twice),
+            ("skipped", c.skipped),
+            ("taken-twice", c.taken_twice),
+            ("requeued", c.requeued),
+            ("crashes", c.crashes),
+        ]
+        .into_iter()
+        .map(|(k, v)| Figure::count(k, u64::from(v)))
+        .collect()
     }
 }
 
 /// Everything before trace index `cut` (the first `n` commands and the events before it),
 /// walked in order: Redis' lists as the commands left them, who holds which job, the
 /// counters.
-pub(super) fn walk(r: &QueuesResult, cut: usize, n: usize) -> At {
+pub(super) fn walk(r: &QueuesOutput, cut: usize, n: usize) -> At {
     let s = &r.setup;
     let workers = s.workers as usize;
     let mut l = Lists::default();
@@ -531,42 +562,3 @@ pub(super) fn walk(r: &QueuesResult, cut: usize, n: usize) -> At {
     }
 }
 
-pub(super) fn text(r: &QueuesResult, trace: &str) -> String {
-    let s = &r.setup;
-    let c = &r.end.counters;
-    let mut out = format!(
-        "queues: {}{}{}, {} jobs every {} ms, {} workers, work {} ms, block {} ms, crash {} {:?} at {} ms (back after {} ms), visibility {} ms, recovery every {} ms, seed {}\n",
-        if s.reliable { "reliable (BLMOVE)" } else { "simple (BRPOP)" },
-        if s.recovery { " + recovery" } else { "" },
-        if s.idem { " + idempotency key" } else { "" },
-        s.jobs,
-        s.every_ms,
-        s.workers,
-        s.work_ms,
-        s.block_ms,
-        s.crash.map_or("none".to_string(), |w| format!("w{}", w + 1)),
-        s.crash_in,
-        s.crash_at_ms,
-        s.restart_ms,
-        s.visibility_ms,
-        s.recover_every_ms,
-        s.seed
-    );
-    out.push_str(trace);
-    out.push_str(&format!(
-        "produced {}, done {}, lost {}, stuck {}, taken twice {}, effects twice {}, made harmless {}, requeued {}, crashes {}, commands {}, end {} ms{}\n",
-        c.produced,
-        c.done,
-        c.lost,
-        c.stuck,
-        c.taken_twice,
-        c.effects_twice,
-        c.skipped,
-        c.requeued,
-        c.crashes,
-        c.commands,
-        r.end_ms,
-        if r.cut_short { " (deadline)" } else { "" }
-    ));
-    out
-}

@@ -1,6 +1,17 @@
-//! What the lock-race lab shows: commands, owners, writes, overlaps, counters.
+//! What the lock race gives the view and `labsim lock --json` alike ([`LockOutput`]): every
+//! command with its reply, the lock's owners in Redis, the resource's writes, the two-owner
+//! moments and the counters; the page's part ([`LockPage`]: each trace entry's time, the
+//! workers' work, pauses and waits, the dropped jobs) rides along for the lanes and the
+//! scrubber. Its timeline walks the trace: position `n` is the race after its first `n`
+//! entries, and [`LockOutput::so_far`] equals the counters of the same race stopped there.
 
-use super::*;
+use super::model::count;
+use super::params::LockParams;
+use super::NAMES;
+use crate::labs::def::{Figure, Figures, Steps};
+use crate::labs::log::CmdLine;
+use crate::redis::Reply;
+use serde::{Deserialize, Serialize};
 
 /// Why a job was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -194,32 +205,42 @@ pub struct Counters {
     pub commands: u32,
 }
 
-/// A finished (or prefix) run.
+/// A finished (or prefix) race: what the view draws and `labsim lock --json` prints.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct LockResult {
+pub struct LockOutput {
     /// The parameters it ran with.
     pub params: LockParams,
-    /// Trace entries (the timeline's positions).
-    pub steps: usize,
-    /// Time of each trace entry, ms.
-    pub times: Vec<u64>,
+    /// Counters over the whole run.
+    pub counters: Counters,
+    /// The first command that deleted the other worker's lock.
+    pub first_steal: Option<CmdRow>,
     /// Every command with its reply.
     pub commands: Vec<CmdRow>,
-    /// Work, pauses and waits.
-    pub segs: Vec<Seg>,
     /// The lock's owners in Redis.
     pub owners: Vec<Owner>,
     /// The resource's writes.
     pub writes: Vec<Write>,
-    /// Dropped jobs: (step, worker, job, why).
-    pub dropped: Vec<(usize, usize, u32, Dropped)>,
     /// Two-owner moments.
     pub overlaps: Vec<Overlap>,
-    /// Counters over the whole run.
-    pub counters: Counters,
     /// When the run ended, ms.
     pub end_ms: u64,
+    /// What only the page draws (`labsim lock --json` prints it with `--page`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<LockPage>,
+}
+
+/// What only the lab's page draws: the trace's times (the scrubber's positions) and the
+/// workers' stretches.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LockPage {
+    /// Time of each trace entry, ms.
+    pub times: Vec<u64>,
+    /// Work, pauses and waits.
+    pub segs: Vec<Seg>,
+    /// Dropped jobs: (step, worker, job, why).
+    pub dropped: Vec<(usize, usize, u32, Dropped)>,
 }
 
 /// How a race ended: what the live mode puts beside the simulation's prediction.
@@ -242,15 +263,31 @@ pub struct Outcome {
     pub last_end: Option<OwnerEnd>,
 }
 
-impl LockResult {
+impl LockOutput {
+    /// The page's part (empty when printed without it).
+    pub fn page(&self) -> &LockPage {
+        static EMPTY: LockPage = LockPage {
+            times: Vec::new(),
+            segs: Vec::new(),
+            dropped: Vec::new(),
+        };
+        self.page.as_ref().unwrap_or(&EMPTY)
+    }
+
+    /// The output without its page's part: what `labsim lock --json` prints.
+    pub fn printed(self) -> Self {
+        LockOutput { page: None, ..self }
+    }
+
     /// The counters after the first `n` trace entries (what the timeline shows at `n`):
     /// equal to the counters of the same run stopped there.
     pub fn so_far(&self, n: usize) -> Counters {
+        let page = self.page();
         count(
             &self.commands,
             &self.writes,
-            &self.segs,
-            &self.dropped,
+            &page.segs,
+            &page.dropped,
             &self.owners,
             n,
         )
@@ -258,16 +295,18 @@ impl LockResult {
 
     /// Time of trace entry `n` (the last entry's after the end).
     pub fn time_at(&self, n: usize) -> u64 {
-        self.times
-            .get(n)
-            .or(self.times.last())
-            .copied()
-            .unwrap_or(0)
+        let times = &self.page().times;
+        times.get(n).or(times.last()).copied().unwrap_or(0)
+    }
+
+    /// The time position `n` shows: after its `n`-th entry (0 at the start).
+    pub fn now_at(&self, n: usize) -> u64 {
+        n.checked_sub(1).map_or(0, |i| self.time_at(i))
     }
 
     /// The first `DEL` that removed the other worker's lock.
     pub fn first_steal(&self) -> Option<&CmdRow> {
-        self.commands.iter().find(|c| c.steals)
+        self.first_steal.as_ref()
     }
 
     /// How the run ended, in the terms a live run is compared with its simulation.
@@ -283,63 +322,29 @@ impl LockResult {
             last_end: self.owners.last().map(|o| o.end),
         }
     }
+}
 
-    /// The JSON `labsim lock --json` prints.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "params": self.params,
-            "counters": self.counters,
-            "firstSteal": self.first_steal(),
-            "commands": self.commands,
-            "owners": self.owners,
-            "writes": self.writes,
-            "overlaps": self.overlaps,
-            "endMs": self.end_ms,
-        })
+impl Steps for LockOutput {
+    /// The trace's entries.
+    fn steps(&self) -> usize {
+        self.page().times.len()
     }
 }
 
-pub(super) fn text(r: &LockResult, trace: &str) -> String {
-    let p = &r.params;
-    let c = &r.counters;
-    let mut s = format!(
-        "lock race: ttl {} ms, work {} ms, jobs {}, release {}, heartbeat {}, fencing {}, dedup {}, pause {} at {} ms for {} ms, gap {} ms, seed {}\n",
-        p.ttl,
-        p.work,
-        p.jobs,
-        p.release,
-        p.heartbeat,
-        p.fencing,
-        p.dedup,
-        p.pause_worker.to_ascii_uppercase(),
-        p.pause_at,
-        p.pause,
-        p.gap,
-        p.seed
-    );
-    s.push_str(trace);
-    s.push_str(&format!(
-        "two-owner moments {} ({} ms), DEL removed the other's lock {}, writes accepted {} rejected {}, stale writes accepted {} rejected {}, duplicates {}, lost locks {}, grants {}, commands {}, end {} ms\n",
-        c.two_owner_moments,
-        c.two_owner_ms,
-        c.steals,
-        c.writes_accepted,
-        c.writes_rejected,
-        c.stale_accepted,
-        c.stale_rejected,
-        c.duplicates,
-        c.lost,
-        c.grants,
-        c.commands,
-        r.end_ms
-    ));
-    if let Some(st) = r.first_steal() {
-        s.push_str(&format!(
-            "first steal: {} at {} ms: {}\n",
-            NAMES[st.actor],
-            st.at_ms,
-            st.cmd_text()
-        ));
+impl Figures for LockOutput {
+    fn figures(&self) -> Vec<Figure> {
+        let c = &self.counters;
+        [
+            ("two-owner", c.two_owner_moments),
+            ("steals", c.steals),
+            ("stale-accepted", c.stale_accepted),
+            ("stale-rejected", c.stale_rejected),
+            ("grants", c.grants),
+            ("duplicates", c.duplicates),
+            ("lost", c.lost),
+        ]
+        .into_iter()
+        .map(|(k, v)| Figure::count(k, u64::from(v)))
+        .collect()
     }
-    s
 }
