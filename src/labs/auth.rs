@@ -10,12 +10,14 @@
 //! the simulation worker; the timeline walks the seconds. No live mode (see the simulator's
 //! module doc).
 
+use super::kit::time_chart::{
+    time_chart, Band, Key, Lane, Line, Mark, Seg, Shape, Stack, Tick, TimeChart, Tone,
+};
 use super::kit::{
     failed_or_progress, open_full, stat, stat_f, use_lab, use_run, use_steps, CmdLog, Controls,
     LabFrame, LabProps, Open,
 };
 use redislab_deck::bn;
-use super::kit::time_chart::{time_chart, Band, Key, Lane, Line, Mark, Seg, Shape, Stack, Tick, TimeChart, Tone};
 use redislab_sim::labs::auth::{AuthOutput, AuthRun, BanOutcome, INFO, QUERIES_UNCACHED};
 use yew::prelude::*;
 
@@ -49,7 +51,10 @@ fn ban_state(o: &AuthOutput, b: &BanOutcome, t: u64) -> (&'static str, bool) {
     } else if t < end {
         ("ব্যান কার্যকর — ফেরানো হচ্ছে", false)
     } else if !filters && t <= listed {
-        ("ব্যান শেষ, কিন্তু ক্যাশের এন্ট্রিতে এখনো আছে — এখনো ফেরানো হচ্ছে", true)
+        (
+            "ব্যান শেষ, কিন্তু ক্যাশের এন্ট্রিতে এখনো আছে — এখনো ফেরানো হচ্ছে",
+            true,
+        )
     } else {
         ("ব্যান শেষ — আবার ঢুকছে", false)
     }
@@ -98,31 +103,70 @@ fn chart(o: &AuthOutput, k: usize) -> Html {
     let sums: Vec<(f64, f64)> = o
         .secs
         .chunks(group)
-        .map(|c| c.iter().fold((0.0, 0.0), |(r, q), s| (r + f64::from(s.requests), q + f64::from(s.queries))))
+        .map(|c| {
+            c.iter().fold((0.0, 0.0), |(r, q), s| {
+                (r + f64::from(s.requests), q + f64::from(s.queries))
+            })
+        })
         .collect();
-    let per_bar = if group == 1 { "প্রতি সেকেন্ডে".to_string() } else { format!("প্রতি {} সেকেন্ডে", bn::int(group as i64)) };
+    let per_bar = if group == 1 {
+        "প্রতি সেকেন্ডে".to_string()
+    } else {
+        format!("প্রতি {} সেকেন্ডে", bn::int(group as i64))
+    };
     let mut c = TimeChart {
         title: format!("ডেটাবেস কোয়েরি, {per_bar}"),
         label: format!("ডেটাবেস কোয়েরি {per_bar}, আর ক্যাশ ছাড়া একই রিকোয়েস্টে কত হতো"),
         bucket_ms: group as f64 * 1000.0,
-        stacks: vec![Stack { label: "ডেটাবেস কোয়েরি".into(), tone: Tone::Amber, values: sums.iter().map(|s| s.1).collect() }],
+        stacks: vec![Stack {
+            label: "ডেটাবেস কোয়েরি".into(),
+            tone: Tone::Amber,
+            values: sums.iter().map(|s| s.1).collect(),
+        }],
         span_ms: (group * sums.len()).max(1) as f64 * 1000.0,
         now_ms: Some(k as f64 * 1000.0),
         ..TimeChart::default()
     };
     if o.params.cached() {
-        c.lines.push(Line { label: "ক্যাশ ছাড়া: ৪ × রিকোয়েস্ট".into(), tone: Tone::Red, values: sums.iter().map(|s| f64::from(QUERIES_UNCACHED) * s.0).collect() });
+        c.lines.push(Line {
+            label: "ক্যাশ ছাড়া: ৪ × রিকোয়েস্ট".into(),
+            tone: Tone::Red,
+            values: sums
+                .iter()
+                .map(|s| f64::from(QUERIES_UNCACHED) * s.0)
+                .collect(),
+        });
         if let Some(w) = &o.warm {
-            c.bands.push(Band { label: "গরম: সব key ক্যাশে, মেয়াদ ফুরোয়নি".into(), tone: Tone::Teal, from_ms: w.from_ms as f64, to_ms: w.to_ms as f64 });
+            c.bands.push(Band {
+                label: "গরম: সব key ক্যাশে, মেয়াদ ফুরোয়নি".into(),
+                tone: Tone::Teal,
+                from_ms: w.from_ms as f64,
+                to_ms: w.to_ms as f64,
+            });
         }
     }
     if let Some(b) = &o.ban {
-        c.marks.push(Mark { label: "ব্যান শুরু / শেষ".into(), tone: Tone::Red, at_ms: b.at_ms as f64, dashed: false });
+        c.marks.push(Mark {
+            label: "ব্যান শুরু / শেষ".into(),
+            tone: Tone::Red,
+            at_ms: b.at_ms as f64,
+            dashed: false,
+        });
         if b.stale_until_ms > b.at_ms {
-            c.marks.push(Mark { label: "পুরোনো এন্ট্রির মেয়াদ শেষ".into(), tone: Tone::Teal, at_ms: b.stale_until_ms as f64, dashed: true });
+            c.marks.push(Mark {
+                label: "পুরোনো এন্ট্রির মেয়াদ শেষ".into(),
+                tone: Tone::Teal,
+                at_ms: b.stale_until_ms as f64,
+                dashed: true,
+            });
         }
         if let Some(e) = b.ends_ms {
-            c.marks.push(Mark { label: String::new(), tone: Tone::Red, at_ms: e as f64, dashed: true });
+            c.marks.push(Mark {
+                label: String::new(),
+                tone: Tone::Red,
+                at_ms: e as f64,
+                dashed: true,
+            });
         }
         c.lanes.push(lane(o));
         c.keys = vec![
@@ -149,7 +193,16 @@ fn lane(o: &AuthOutput) -> Lane {
                     (true, true) => (Tone::Blue, "ব্যান আছে — পড়ার পরে ছাঁকা হয়"),
                     (true, false) => (Tone::Red, "ব্যান আছে"),
                 };
-                Seg { from_ms: e.set_ms as f64, to_ms: e.expires_ms as f64, tone, title: format!("ক্যাশে ইউজার এন্ট্রি {}–{}: {what}", secs(e.set_ms), secs(e.expires_ms)) }
+                Seg {
+                    from_ms: e.set_ms as f64,
+                    to_ms: e.expires_ms as f64,
+                    tone,
+                    title: format!(
+                        "ক্যাশে ইউজার এন্ট্রি {}–{}: {what}",
+                        secs(e.set_ms),
+                        secs(e.expires_ms)
+                    ),
+                }
             })
             .collect(),
         ticks: o
@@ -158,7 +211,15 @@ fn lane(o: &AuthOutput) -> Lane {
             .map(|v| Tick {
                 at_ms: v.at_ms as f64,
                 tone: if v.allowed { Tone::Green } else { Tone::Red },
-                title: format!("{}: {}", secs(v.at_ms), if v.allowed { "ঢুকল" } else { "ফেরানো" }),
+                title: format!(
+                    "{}: {}",
+                    secs(v.at_ms),
+                    if v.allowed {
+                        "ঢুকল"
+                    } else {
+                        "ফেরানো"
+                    }
+                ),
                 glyph: None,
             })
             .collect(),
@@ -199,14 +260,22 @@ pub fn AuthLab(props: &LabProps) -> Html {
         Some(o) => {
             let k = t.cursor.min(o.secs.len());
             let (r, q) = o.so_far(k);
-            let label = format!("{} / {}", secs(k as u64 * 1000), secs(o.params.duration * 1000));
+            let label = format!(
+                "{} / {}",
+                secs(k as u64 * 1000),
+                secs(o.params.duration * 1000)
+            );
             let cut = k as u64 * 1000;
             // The log is in time order: the newest LOG lines before the cursor's second ends.
             let upto = o.log.partition_point(|l| l.at_ms < cut);
             let lines: Vec<_> = o.log[upto.saturating_sub(LOG)..upto]
                 .iter()
                 .map(|l| {
-                    let cls = if l.cmd.is_empty() { "au-note" } else { "au-cmd" };
+                    let cls = if l.cmd.is_empty() {
+                        "au-note"
+                    } else {
+                        "au-cmd"
+                    };
                     (l.clone(), classes!(cls))
                 })
                 .collect();

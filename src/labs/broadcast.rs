@@ -228,7 +228,11 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
         </>
     };
     let live = if queue {
-        live_panel(&lab, &sl, Some(live::live_note(&typed.for_live(*sl.switch.scale))))
+        live_panel(
+            &lab,
+            &sl,
+            Some(live::live_note(&typed.for_live(*sl.switch.scale))),
+        )
     } else {
         html! {
             <p class="live-note" data-testid="live-none">{"আসল Redis: লুপের ধরনে Redis-এ কিছুই যায় না — লুপটা রিকোয়েস্টের ভেতর থেকে সরাসরি FCM ডাকে, তাই আসল Redis-এ চালানোর মতো কোনো কমান্ড নেই। কিউয়ের কোনো প্রিসেট বেছে নিলে সুইচটা ফেরে।"}</p>
@@ -240,4 +244,3 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
         </LabFrame>
     }
 }
-

@@ -149,11 +149,7 @@ fn requeue_said(requeue: Requeue, f: &Flush) -> String {
             n(f.requeued),
             n(f.overwrote_newer)
         ),
-        Requeue::NewerWins => format!(
-            "{} রো ফেরত, {}টায় নতুনটাই থাকল",
-            n(f.requeued),
-            n(f.kept_newer)
-        ),
+        Requeue::NewerWins => format!("{} রো ফেরত, {}টায় নতুনটাই থাকল", n(f.requeued), n(f.kept_newer)),
     }
 }
 

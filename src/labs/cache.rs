@@ -17,17 +17,15 @@
 //! trips.
 
 use super::kit::{
-    Open,
     failed_or_progress, live_panel, open_full, use_lab, use_sim_live_untyped, use_timeline, CmdLog,
-    Controls, LabFrame, LabProps, ParamForm, TimeAction,
+    Controls, LabFrame, LabProps, Open, ParamForm, TimeAction,
 };
 use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
-use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::cache::{
-    CacheConfig, CacheParams, CacheSide, CacheView, Counts, Health, Layers, Path, INFO,
-    VIEW_FRAMES,
+    CacheConfig, CacheParams, CacheSide, CacheView, Counts, Health, Layers, Path, INFO, VIEW_FRAMES,
 };
+use redislab_sim::labs::log::CmdLine;
 use yew::prelude::*;
 
 /// The lab's view, by the name the dispatch uses.

@@ -7,8 +7,8 @@
 
 use super::kit::charts::{hbars, line_chart, Axes, Bar, Series};
 use super::kit::{
-    failed_or_progress, open_full, pct, use_lab, use_run, use_steps, Controls, LabFrame,
-    LabProps, Open, ParamForm, RunState,
+    failed_or_progress, open_full, pct, use_lab, use_run, use_steps, Controls, LabFrame, LabProps,
+    Open, ParamForm, RunState,
 };
 use redislab_deck::bn;
 use redislab_sim::eviction::Access;
@@ -127,7 +127,11 @@ pub fn EvictionLab(props: &LabProps) -> Html {
     let t = use_steps(
         race.result(),
         250,
-        if props.embedded { Open::End } else { Open::Start },
+        if props.embedded {
+            Open::End
+        } else {
+            Open::Start
+        },
     );
     let kind_label = p.trace.label();
 

@@ -15,11 +15,11 @@ use super::kit::{
     Open,
 };
 use redislab_deck::bn;
+use redislab_sim::labs::def::Steps;
 use redislab_sim::labs::failure::output::{card_keys, BIN_KEYS};
 use redislab_sim::labs::failure::{
     FailureLevel, FailureOutput, FailureRun, Level, BUCKETS, COMMAND_TIMEOUT_MS, INFO,
 };
-use redislab_sim::labs::def::Steps;
 use yew::prelude::*;
 
 /// The lab's view, by the name the dispatch uses.
@@ -101,7 +101,10 @@ fn what_stops(level: Level) -> Html {
         ],
         Level::Slow => [
             ("ক্যাশ", "১,৫০০ ms পরে হাল ছেড়ে loader() — উত্তর আসে, দেরিতে"),
-            ("কিউ (BullMQ)", "ওদের কানেকশনে commandTimeout নেই: জব জমা হয়, তবে দেরিতে"),
+            (
+                "কিউ (BullMQ)",
+                "ওদের কানেকশনে commandTimeout নেই: জব জমা হয়, তবে দেরিতে",
+            ),
             ("স্ট্রিম", "সেভ হয়, দেরিতে"),
             ("Socket.IO adapter", "মেসেজ পৌঁছায়, দেরিতে"),
         ],
@@ -203,7 +206,11 @@ fn histogram(r: &FailureLevel) -> Html {
         } else if i == BUCKETS.len() {
             format!("≥{}", bn::grouped(BUCKETS[i - 1] as i64))
         } else {
-            format!("{}–{}", bn::grouped(BUCKETS[i - 1] as i64), bn::grouped(BUCKETS[i] as i64))
+            format!(
+                "{}–{}",
+                bn::grouped(BUCKETS[i - 1] as i64),
+                bn::grouped(BUCKETS[i] as i64)
+            )
         }
     };
     html! {
@@ -229,7 +236,11 @@ fn log(r: &FailureLevel, k: usize) -> Html {
         .iter()
         .take(k)
         .map(|l| {
-            let who = if l.actor == "ioredis" { "ioredis" } else { "req" };
+            let who = if l.actor == "ioredis" {
+                "ioredis"
+            } else {
+                "req"
+            };
             (l.clone(), classes!("fl-cmd", who))
         })
         .collect();

@@ -17,8 +17,8 @@ use super::kit::{
 };
 use redislab_deck::bn;
 use redislab_sim::labs::invalidation::{
-    Action, ActionOutcome, Counts, Design, InvalidationOutput, InvalidationParams,
-    InvalidationRun, Sample, CATALOG_VERSION, CV0, INFO, T_EDIT,
+    Action, ActionOutcome, Counts, Design, InvalidationOutput, InvalidationParams, InvalidationRun,
+    Sample, CATALOG_VERSION, CV0, INFO, T_EDIT,
 };
 use redislab_sim::labs::log::CmdLine;
 use yew::prelude::*;
@@ -51,7 +51,11 @@ fn groups(a: &ActionOutcome, s: &Sample) -> Vec<(&'static str, &'static str, u64
         ("known", "জানা চার key", u64::from(s.known)),
     ];
     if a.action == Action::TwoVersions {
-        g.push(("mc-reachable", "my-courses — চলতি", u64::from(s.mc_reachable)));
+        g.push((
+            "mc-reachable",
+            "my-courses — চলতি",
+            u64::from(s.mc_reachable),
+        ));
         g.push(("mc-orphaned", "my-courses — অনাথ", u64::from(s.mc_orphaned)));
     }
     g.push(("others", "অন্য key", u64::from(s.others)));
@@ -128,7 +132,10 @@ fn now_line(r: &InvalidationOutput, a: &ActionOutcome, t: u64, c: &Counts) -> Ht
         )
     } else if t < a.done_ms {
         match a.action {
-            Action::Del => ("চারটা DEL একসাথে গেল (allSettled) — উত্তরের অপেক্ষা".to_string(), false),
+            Action::Del => (
+                "চারটা DEL একসাথে গেল (allSettled) — উত্তরের অপেক্ষা".to_string(),
+                false,
+            ),
             Action::ScanDel => (
                 format!(
                     "SCAN চলছে: গোটা keyspace ঘোরা, প্রতি ডাকে COUNT {}; এ পর্যন্ত {} ডাক, মোছা {}",

@@ -11,8 +11,8 @@
 
 use super::kit::charts::{histogram, num, Axes};
 use super::kit::{
-    failed_or_progress, open_full, stat, stat_f, use_lab, use_run, use_steps, Controls,
-    LabFrame, LabProps, Open, ParamForm,
+    failed_or_progress, open_full, stat, stat_f, use_lab, use_run, use_steps, Controls, LabFrame,
+    LabProps, Open, ParamForm,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::jitter::output::nice_ceil;
@@ -183,7 +183,10 @@ pub fn JitterLab(props: &LabProps) -> Html {
     let table_lab = {
         let mut l = lab.clone();
         // The defaults' own values: always valid.
-        let _ = (l.form.good.set("jitter", "0"), l.form.good.set("round", "1"));
+        let _ = (
+            l.form.good.set("jitter", "0"),
+            l.form.good.set("round", "1"),
+        );
         l
     };
     let rows_run = use_run::<JitterTable>(&table_lab, true);
@@ -216,7 +219,9 @@ pub fn JitterLab(props: &LabProps) -> Html {
     };
     let rows_view = match rows_run.result() {
         Some(t) => table(&t.rows, p.case(), &p, true),
-        None => html! { <>{ failed_or_progress(&rows_run) }{ table(&rows_run.parts, p.case(), &p, false) }</> },
+        None => {
+            html! { <>{ failed_or_progress(&rows_run) }{ table(&rows_run.parts, p.case(), &p, false) }</> }
+        }
     };
     let lead = html! {
         { format!("{} key একই মুহূর্তে লেখা, TTL {}; প্রতিটির মেয়াদ TTL × (১ + J·u), u −১ থেকে ১-এর মধ্যে সমবণ্টিত (mulberry32({}))। মরলেই আবার লেখা হয় — তাই দ্বিতীয়, তৃতীয় মেয়াদও আছে।",

@@ -254,7 +254,9 @@ fn now_line(r: &LockOutput, n: usize) -> Html {
                 }
             )
         }
-        CmdKind::Del | CmdKind::Release if c.reply.as_int() == Some(1) => format!("{who} নিজের লক ছাড়ল"),
+        CmdKind::Del | CmdKind::Release if c.reply.as_int() == Some(1) => {
+            format!("{who} নিজের লক ছাড়ল")
+        }
         CmdKind::Release => format!("{who}-র টোকেন মেলেনি — স্ক্রিপ্ট কিছুই মুছল না (০)"),
         CmdKind::Del => format!("{who}-র DEL: মোছার মতো কিছু ছিল না"),
     };
@@ -270,7 +272,12 @@ fn log(r: &LockOutput, n: usize, keep: usize, live: bool) -> Html {
     let from = upto.saturating_sub(keep);
     let lines: Vec<(CmdLine, Classes)> = r.commands[from..upto]
         .iter()
-        .map(|c| (c.line(), classes!(format!("lk-w{}", c.actor), c.steals.then_some("steals"))))
+        .map(|c| {
+            (
+                c.line(),
+                classes!(format!("lk-w{}", c.actor), c.steals.then_some("steals")),
+            )
+        })
         .collect();
     html! { <CmdLog {lines} lab="lock" {live} /> }
 }

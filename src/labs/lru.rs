@@ -7,8 +7,8 @@
 //! cache size and any registry policy; the numbers come from `redislab_sim` (`policy_trace`).
 
 use super::kit::{
-    failed_or_progress, open_full, stat, use_lab, use_run, use_steps, Controls, LabFrame,
-    LabProps, Open, ParamForm, TimeAction,
+    failed_or_progress, open_full, stat, use_lab, use_run, use_steps, Controls, LabFrame, LabProps,
+    Open, ParamForm, TimeAction,
 };
 use redislab_deck::bn;
 use redislab_sim::eviction::lru_trace::{OpKind, Outcome, TraceStep};
@@ -28,7 +28,14 @@ fn op_text(s: &TraceStep) -> String {
 }
 
 /// The Bengali sentence for step `n` of `total`.
-fn sentence(run: &LruOutput, about: &PolicyText, n: usize, total: usize, step: &TraceStep, t: Touch) -> Html {
+fn sentence(
+    run: &LruOutput,
+    about: &PolicyText,
+    n: usize,
+    total: usize,
+    step: &TraceStep,
+    t: Touch,
+) -> Html {
     let k = step.op.key.clone();
     let lru = run.is_lru();
     let head = format!(

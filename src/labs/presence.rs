@@ -16,8 +16,8 @@ use super::kit::{
 use redislab_deck::bn;
 use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::presence::{
-    Bucket, PresenceOutput, PresenceRoom, PresenceSpread, SpreadOutput, BINS, BIN_PCT,
-    BUCKET_MS, INFO, ROOM, STANDARD_ERROR_PCT,
+    Bucket, PresenceOutput, PresenceRoom, PresenceSpread, SpreadOutput, BINS, BIN_PCT, BUCKET_MS,
+    INFO, ROOM, STANDARD_ERROR_PCT,
 };
 use yew::prelude::*;
 
@@ -234,11 +234,7 @@ pub fn PresenceLab(props: &LabProps) -> Html {
             let k = t.cursor.min(r.buckets.len());
             let at = r.bucket_at(k);
             let b = at.unwrap_or(&empty);
-            let label = format!(
-                "bucket {} / {}",
-                n(k as i64),
-                n(r.buckets.len() as i64)
-            );
+            let label = format!("bucket {} / {}", n(k as i64), n(r.buckets.len() as i64));
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />

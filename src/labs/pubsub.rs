@@ -160,10 +160,8 @@ fn now_line(r: &PubSubOutput, k: usize) -> Html {
                 n(u64::from(r.params.rate)),
                 match r.params.adapter {
                     Adapter::Dynamic => "কেবল সেই রুমের সদস্য-থাকা ইনস্ট্যান্সে".to_string(),
-                    Adapter::Plain | Adapter::Static => format!(
-                        "{}টা ইনস্ট্যান্সের সবার কাছে",
-                        n(u64::from(r.params.instances))
-                    ),
+                    Adapter::Plain | Adapter::Static =>
+                        format!("{}টা ইনস্ট্যান্সের সবার কাছে", n(u64::from(r.params.instances))),
                 }
             ),
             false,

@@ -48,7 +48,11 @@ fn world(r: &RateOutput, k: usize) -> Html {
     let p = &r.params;
     let got = r.instances_so_far(k);
     let total: u64 = got.iter().sum();
-    let limit = u64::from(if p.layers == Layers::Ip { p.ip_limit } else { p.limit });
+    let limit = u64::from(if p.layers == Layers::Ip {
+        p.ip_limit
+    } else {
+        p.limit
+    });
     // The bars' scale: the limit, or more when more got through.
     let top = got.iter().copied().max().unwrap_or(0).max(limit).max(1) as f64;
     let memory = !p.redis();
@@ -207,10 +211,7 @@ fn now_line(r: &RateOutput, k: usize) -> Html {
         )
     } else if a_no > 0 {
         (
-            format!(
-                "লিমিট ছুঁয়েছে: অ্যাটাকারের {}টা রিকোয়েস্ট ফেরত (৪২৯)",
-                n(a_no)
-            ),
+            format!("লিমিট ছুঁয়েছে: অ্যাটাকারের {}টা রিকোয়েস্ট ফেরত (৪২৯)", n(a_no)),
             false,
         )
     } else {
@@ -295,7 +296,11 @@ fn log(r: &RateOutput, t: u64, live: bool) -> Html {
                 r.params.limit
             });
             let over = matches!(l.cmd.first().map(String::as_str), Some("INCR" | "ZCARD"))
-                && l.reply.as_ref().ok().and_then(|x| x.as_int()).is_some_and(|v| v > limit);
+                && l.reply
+                    .as_ref()
+                    .ok()
+                    .and_then(|x| x.as_int())
+                    .is_some_and(|v| v > limit);
             (l.clone(), classes!(over.then_some("over")))
         })
         .collect();
@@ -308,10 +313,30 @@ fn log(r: &RateOutput, t: u64, live: bool) -> Html {
 /// The simulation's prediction beside the real run.
 fn compare(sim: &RateOutput, real: &RateOutput, done: bool) -> Html {
     let rows: Vec<CountRow> = [
-        ("allowed", "অ্যাটাকার ঢুকল", sim.attacker.allowed, real.attacker.allowed),
-        ("blocked", "অ্যাটাকার ফেরত", sim.attacker.blocked(), real.attacker.blocked()),
-        ("students-ok", "স্টুডেন্ট ঢুকল", sim.students.allowed, real.students.allowed),
-        ("students-no", "স্টুডেন্ট ফেরত", sim.students.blocked(), real.students.blocked()),
+        (
+            "allowed",
+            "অ্যাটাকার ঢুকল",
+            sim.attacker.allowed,
+            real.attacker.allowed,
+        ),
+        (
+            "blocked",
+            "অ্যাটাকার ফেরত",
+            sim.attacker.blocked(),
+            real.attacker.blocked(),
+        ),
+        (
+            "students-ok",
+            "স্টুডেন্ট ঢুকল",
+            sim.students.allowed,
+            real.students.allowed,
+        ),
+        (
+            "students-no",
+            "স্টুডেন্ট ফেরত",
+            sim.students.blocked(),
+            real.students.blocked(),
+        ),
         ("commands", "Redis কমান্ড", sim.commands, real.commands),
     ]
     .iter()
@@ -328,7 +353,8 @@ fn compare(sim: &RateOutput, real: &RateOutput, done: bool) -> Html {
 fn live_note(s: &RateSetup) -> String {
     let p = &s.p;
     if !p.redis() {
-        return "আসল Redis-এ চলে কেবল Redis কাউন্টার (store=redis): মেমোরির কাউন্টার Redis-এ কিছুই পাঠায় না।".into();
+        return "আসল Redis-এ চলে কেবল Redis কাউন্টার (store=redis): মেমোরির কাউন্টার Redis-এ কিছুই পাঠায় না।"
+            .into();
     }
     format!(
         "আসল Redis-এ ছোট করে চলে: উইন্ডো {}, অ্যাটাকারের {}টা রিকোয়েস্ট, লিমিট {}, অফিসে {} জন — প্রক্সির এক সেশন যতটা বয়। পাশের সংখ্যা একই ছোট রানের সিমুলেশন।",
@@ -386,7 +412,11 @@ pub fn RateLimitLab(props: &LabProps) -> Html {
             {" করে। fixed বনাম sliding window, IP আর আইডেন্টিটির দুই স্তরও এখানে।"}
         </>
     };
-    let live = live_panel(&lab, &sl, Some(live_note(&typed.for_live(*sl.switch.scale))));
+    let live = live_panel(
+        &lab,
+        &sl,
+        Some(live_note(&typed.for_live(*sl.switch.scale))),
+    );
     html! {
         <LabFrame lab={lab.clone()} {busy} {lead} {live}>
             <div class="rl-main">{ view }</div>

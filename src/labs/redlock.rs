@@ -173,29 +173,53 @@ fn now_line(r: &RedlockOutput, n: usize) -> Html {
         (0, "শুরু: A আর B একই lock চায়".to_string())
     } else if w > f && w > c && w > a {
         let w = write.expect("latest");
-        let token = w.fence.map_or(String::new(), |f| format!(" (fencing token {})", bn::int(f)));
+        let token = w.fence.map_or(String::new(), |f| {
+            format!(" (fencing token {})", bn::int(f))
+        });
         let how = match (w.accepted, w.stale) {
             (true, false) => "গৃহীত",
             (true, true) => "গৃহীত — বাসি লেখা নতুন ডেটার ওপর চেপে বসল!",
             (false, _) => "ফিরিয়ে দিল: token পুরোনো",
         };
-        (w.at_ms, format!("{} storage-এ লিখল{token} — {how}", NAMES[w.client]))
+        (
+            w.at_ms,
+            format!("{} storage-এ লিখল{token} — {how}", NAMES[w.client]),
+        )
     } else if f >= c && f >= a {
         match *fault.expect("latest") {
-            FaultRow::Crash { at_ms, lane, .. } => (at_ms, format!("{} মরল — replica-তে যা পৌঁছায়নি, তা হারাল", r.lanes[lane])),
-            FaultRow::Promote { at_ms, .. } => (at_ms, "replica promote হয়ে নতুন primary".to_string()),
-            FaultRow::ClockJump { at_ms, lane, ms: j, .. } => (at_ms, format!("{}-এর ঘড়ি {} লাফ দিল", r.lanes[lane], ms(j.max(0) as u64))),
+            FaultRow::Crash { at_ms, lane, .. } => (
+                at_ms,
+                format!("{} মরল — replica-তে যা পৌঁছায়নি, তা হারাল", r.lanes[lane]),
+            ),
+            FaultRow::Promote { at_ms, .. } => {
+                (at_ms, "replica promote হয়ে নতুন primary".to_string())
+            }
+            FaultRow::ClockJump {
+                at_ms, lane, ms: j, ..
+            } => (
+                at_ms,
+                format!("{}-এর ঘড়ি {} লাফ দিল", r.lanes[lane], ms(j.max(0) as u64)),
+            ),
         }
     } else if a > c {
         let a = attempt.expect("latest");
         let who = NAMES[a.client];
         let k = bn::int(a.granted.len() as i64);
         if a.won && r.lanes.len() > 2 {
-            (a.to_ms, format!("{who} lock পেল: {k}টা node-এ, validity {}", ms(a.validity_ms.max(0) as u64)))
+            (
+                a.to_ms,
+                format!(
+                    "{who} lock পেল: {k}টা node-এ, validity {}",
+                    ms(a.validity_ms.max(0) as u64)
+                ),
+            )
         } else if a.won {
             (a.to_ms, format!("{who} lock পেল (OK)"))
         } else if r.lanes.len() > 2 {
-            (a.to_ms, format!("{who} পেল মাত্র {k}টা — সংখ্যাগরিষ্ঠ নয়, সবগুলো থেকে ছেড়ে আবার চেষ্টা"))
+            (
+                a.to_ms,
+                format!("{who} পেল মাত্র {k}টা — সংখ্যাগরিষ্ঠ নয়, সবগুলো থেকে ছেড়ে আবার চেষ্টা"),
+            )
         } else {
             (a.to_ms, format!("{who} lock পেল না — একটু পরে আবার চেষ্টা"))
         }
@@ -206,7 +230,10 @@ fn now_line(r: &RedlockOutput, n: usize) -> Html {
             (Err(_), _) => format!("{who}: connection refused — server নেই"),
             (Ok(r), CmdKind::Acquire) if *r == Reply::ok() => format!("{who}: SET NX → OK"),
             (Ok(_), CmdKind::Acquire) => format!("{who}: SET NX → nil, অন্য কারও lock আছে"),
-            (Ok(r), CmdKind::Fence) => format!("{who} পেল fencing token {}", bn::int(r.as_int().unwrap_or(0))),
+            (Ok(r), CmdKind::Fence) => format!(
+                "{who} পেল fencing token {}",
+                bn::int(r.as_int().unwrap_or(0))
+            ),
             (Ok(r), CmdKind::Release) if r.as_int() == Some(1) => format!("{who} নিজের lock ছাড়ল"),
             (Ok(_), CmdKind::Release) => format!("{who}-র token মেলেনি — কিছুই মোছেনি"),
         };
@@ -258,7 +285,13 @@ pub fn RedlockLab(props: &LabProps) -> Html {
             let now = r.now_at(n);
             let end = r.end_ms.max(1);
             let c = r.so_far(n);
-            let label = format!("{} / {} · ধাপ {}/{}", ms(now), ms(r.end_ms), bn::int(n as i64), bn::int(r.steps() as i64));
+            let label = format!(
+                "{} / {} · ধাপ {}/{}",
+                ms(now),
+                ms(r.end_ms),
+                bn::int(n as i64),
+                bn::int(r.steps() as i64)
+            );
             let bad = !matches!(r.verdict, Verdict::NeverTwo | Verdict::StaleRejected { .. });
             // The run's one status line: above the picture on the lab's page, beside the
             // counters inside a slide (one row less).

@@ -108,7 +108,11 @@ fn chart(
     while unit * 10 <= low {
         unit *= 10;
     }
-    let bottom = if zoom { (low / unit * unit).min(top - 1) } else { 0 };
+    let bottom = if zoom {
+        (low / unit * unit).min(top - 1)
+    } else {
+        0
+    };
     let y = |v: u32| 100.0 - f64::from(v - bottom) / f64::from(top - bottom) * 100.0;
     let path = |l: &Line, range: std::ops::Range<usize>| -> String {
         let mut d = String::new();

@@ -176,7 +176,10 @@ fn now_line(r: &RoundTripsOutput, k: usize) -> Html {
             "{}-এর {} → {}",
             client_name(x.client),
             chip_name(x),
-            redislab_sim::wire::redis_cli(&x.reply).lines().next().unwrap_or("")
+            redislab_sim::wire::redis_cli(&x.reply)
+                .lines()
+                .next()
+                .unwrap_or("")
         );
         if x.between {
             say.push_str(" — অন্য ক্লায়েন্টের চার কমান্ডের মাঝে ঢুকে পড়ল");

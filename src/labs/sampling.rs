@@ -45,9 +45,15 @@ fn chart(points: &[SamplingPoint], k: Option<u32>) -> Html {
         class: class.into(),
     };
     let series = [
-        line("মাপা (simulation)", "smp-measured", |p| p.measured * 100.0),
-        line("তত্ত্ব k/(k+1)", "smp-theory", |p| p.theory * 100.0),
-        line("নিখুঁত LRU ১০০%", "smp-perfect", |_| 100.0),
+        line("মাপা (simulation)", "smp-measured", |p| {
+            p.measured * 100.0
+        }),
+        line("তত্ত্ব k/(k+1)", "smp-theory", |p| {
+            p.theory * 100.0
+        }),
+        line("নিখুঁত LRU ১০০%", "smp-perfect", |_| {
+            100.0
+        }),
     ];
     // The unit is in the caption above the chart (inside the plot it sat on the "১০০").
     let axes = Axes {

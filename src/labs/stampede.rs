@@ -12,8 +12,8 @@
 
 use super::kit::charts::num;
 use super::kit::{
-    failed_or_progress, open_full, stat, use_lab, use_run, use_steps, Controls, LabFrame,
-    LabProps, Open, ParamForm,
+    failed_or_progress, open_full, stat, use_lab, use_run, use_steps, Controls, LabFrame, LabProps,
+    Open, ParamForm,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::stampede::{
@@ -29,7 +29,9 @@ const TICK_MS: u32 = 120;
 
 /// A number of seconds as the form takes it (`০.০৫ s`, `৬০ s`): its own decimals, up to three.
 fn secs(s: f64) -> String {
-    let places = (0..=3).find(|&p| (s * 10f64.powi(p)).fract().abs() < 1e-9).unwrap_or(3);
+    let places = (0..=3)
+        .find(|&p| (s * 10f64.powi(p)).fract().abs() < 1e-9)
+        .unwrap_or(3);
     bn::qty(s, places as usize, bn::Unit::S)
 }
 
@@ -53,7 +55,9 @@ fn take(mode: Mode, c: &Counters, short: bool) -> String {
             return if short {
                 format!("আগাম নবায়ন, তবু {n}টি দেয়ালে")
             } else {
-                format!("মেয়াদের আগেই নবায়নের চেষ্টা, তবু {n}টি রিকোয়েস্ট দেয়ালে পৌঁছাল — β বাড়ালে নবায়ন আরও আগে")
+                format!(
+                    "মেয়াদের আগেই নবায়নের চেষ্টা, তবু {n}টি রিকোয়েস্ট দেয়ালে পৌঁছাল — β বাড়ালে নবায়ন আরও আগে"
+                )
             };
         }
         Mode::XFetch => (

@@ -72,7 +72,6 @@ fn note_text(note: &str) -> String {
     out
 }
 
-
 /// XLEN and pending over time: the whole run faint, its first `k` samples bright.
 fn plot(r: &StreamsOutput, k: usize) -> Html {
     let end = r.end_ms.max(1) as f64;
@@ -121,7 +120,6 @@ fn plot(r: &StreamsOutput, k: usize) -> Html {
         </figure>
     }
 }
-
 
 fn stats(c: &Counters, s: &Sample, embedded: bool) -> Html {
     html! {
@@ -274,7 +272,11 @@ pub fn StreamsLab(props: &LabProps) -> Html {
             {", ডেটাবেসে সেভ করে তারপর XACK। পাশে একই মেসেজ PUBLISH — কেউ না শুনলে হারিয়ে যায়।"}
         </>
     };
-    let live = live_panel(&lab, &sl, Some(live_note(&typed.for_live(*sl.switch.scale))));
+    let live = live_panel(
+        &lab,
+        &sl,
+        Some(live_note(&typed.for_live(*sl.switch.scale))),
+    );
     html! {
         <LabFrame lab={lab.clone()} {busy} {lead} {live}>
             <div class="sx-main">{ view }</div>

@@ -1,8 +1,8 @@
 //! The broadcast lab inside a slide: one panel with the counters the slide is about, a strip
 //! of every batch and the newest incident.
 
-use super::parts::{has_incidents, last_incident, strip};
 use super::g;
+use super::parts::{has_incidents, last_incident, strip};
 use redislab_deck::bn;
 use redislab_sim::labs::broadcast::{BroadcastOutput, Mode, Paging, Why};
 use redislab_sim::labs::params::Switch;
@@ -65,7 +65,11 @@ pub(super) fn compact(r: &BroadcastOutput, i: usize, named: &[String], link: Htm
             let first = costs[0];
             let last = costs[costs.len() - 1];
             if p.paging == Paging::Offset {
-                format!("{} → {}", bn::duration(first.offset_ms), bn::duration(last.offset_ms))
+                format!(
+                    "{} → {}",
+                    bn::duration(first.offset_ms),
+                    bn::duration(last.offset_ms)
+                )
             } else {
                 format!("সবগুলো {}", bn::duration(last.cursor_ms))
             }
@@ -104,4 +108,3 @@ pub(super) fn compact(r: &BroadcastOutput, i: usize, named: &[String], link: Htm
         </div>
     }
 }
-

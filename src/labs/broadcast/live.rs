@@ -92,4 +92,3 @@ pub(super) fn live_note(cfg: &BroadcastConfig) -> String {
         bn::duration(cfg.pace.block)
     )
 }
-

@@ -102,7 +102,6 @@ pub(super) fn grid(r: &BroadcastOutput, t: u64) -> Html {
     }
 }
 
-
 /// Sent over time, up to `t`.
 pub(super) fn sent_chart(r: &BroadcastOutput, t: u64) -> Html {
     let end = r.end_ms.max(1) as f64;
@@ -364,4 +363,3 @@ pub(super) fn strip(r: &BroadcastOutput, f: &Frame, t: u64) -> Html {
         </svg>
     }
 }
-

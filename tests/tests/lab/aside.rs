@@ -28,9 +28,15 @@ fn shown(b: &Browser) -> Vec<u64> {
 }
 
 fn want(c: &Counters) -> Vec<u64> {
-    [c.requests, c.hits + c.negative_hits, c.misses, c.db_reads, c.stale_reads]
-        .map(u64::from)
-        .to_vec()
+    [
+        c.requests,
+        c.hits + c.negative_hits,
+        c.misses,
+        c.db_reads,
+        c.stale_reads,
+    ]
+    .map(u64::from)
+    .to_vec()
 }
 
 #[test]
@@ -53,7 +59,10 @@ fn the_cache_lane_draws_each_value_and_each_stale_window() {
         );
         let spans = r.spans.iter().filter(|s| s.product == PRODUCT).count();
         assert_eq!(boxes, json!(spans), "{id}");
-        let windows = b.js("return document.querySelectorAll('.as-stale').length", json!([]));
+        let windows = b.js(
+            "return document.querySelectorAll('.as-stale').length",
+            json!([]),
+        );
         assert_eq!(windows, json!(r.windows.len()), "{id}");
         b.screenshot(&screenshot_dir().join(format!("labs/aside-{id}.png")));
     }
@@ -75,7 +84,11 @@ fn the_first_stale_read_at_the_cursor_and_a_phone_sees_the_lanes() {
     let r = native("preset=update-race");
     // To the first stale read: the line at the cursor turns red and the counters are the
     // native run's prefix; one step back they are the prefix before it.
-    let i = r.commands.iter().position(|c| c.stale).expect("a stale read");
+    let i = r
+        .commands
+        .iter()
+        .position(|c| c.stale)
+        .expect("a stale read");
     let seek = format!(
         "const s = document.querySelector('.lab-aside .scrubber'); s.value = '{}'; s.dispatchEvent(new Event('input', {{bubbles: true}}));",
         i + 1
@@ -95,7 +108,10 @@ fn the_first_stale_read_at_the_cursor_and_a_phone_sees_the_lanes() {
     computed(&phone);
     assert_no_sideways_scroll(&phone);
     let lanes = phone.rect(".as-lanes").expect("the lanes");
-    assert!(lanes.y < 740.0, "the lanes start below the first screen: {lanes:?}");
+    assert!(
+        lanes.y < 740.0,
+        "the lanes start below the first screen: {lanes:?}"
+    );
     phone.screenshot(&screenshot_dir().join("labs/aside-phone.png"));
     assert_no_console_errors(&phone);
 }

@@ -53,7 +53,10 @@ fn the_lab_page_shows_the_native_run_side_by_side() {
     assert_eq!(per("cmds", "direct"), "৫০,০০০");
     assert_eq!(per("cmds", "buffered"), "১৬৭");
     assert_eq!(per("trips", "buffered"), "১");
-    assert_eq!(b.text("[data-testid=buffer-per-trip]").as_deref(), Some("১৬৭"));
+    assert_eq!(
+        b.text("[data-testid=buffer-per-trip]").as_deref(),
+        Some("১৬৭")
+    );
     assert_eq!(flushes(&b), want_flushes(&r));
     let now = b.text("[data-testid=buffer-now]").unwrap_or_default();
     assert!(now.contains("রাউন্ড-ট্রিপ") && now.contains("১৬৭"), "{now}");
@@ -123,8 +126,16 @@ fn the_slide_shows_the_bars_at_room_scale() {
     );
     assert_eq!(
         cells,
-        json!([r.direct.redis_cmds, r.buffered.redis_cmds, r.direct.round_trips, r.buffered.round_trips,
-            r.direct.db_rows, r.buffered.db_rows, r.direct.db_queries, r.buffered.db_queries])
+        json!([
+            r.direct.redis_cmds,
+            r.buffered.redis_cmds,
+            r.direct.round_trips,
+            r.buffered.round_trips,
+            r.direct.db_rows,
+            r.buffered.db_rows,
+            r.direct.db_queries,
+            r.buffered.db_queries
+        ])
     );
     let bars = b
         .rect(".slide [data-testid=buffer-chart]")

@@ -170,7 +170,8 @@ fn the_embedded_race_opens_at_the_seed_tables_numbers() {
         });
         let bars = b.text(".stage [data-testid=race-bars]").unwrap();
         assert!(bars.contains("(ক) Zipf"), "{bars}");
-        for (policy, want) in [("LRU", "৩৯.১%"), ("LFU", "৪৮.৭%"), ("OPT", "৫৯.৯%")] {
+        for (policy, want) in [("LRU", "৩৯.১%"), ("LFU", "৪৮.৭%"), ("OPT", "৫৯.৯%")]
+        {
             let row = b
                 .js(
                     "const r = [...document.querySelectorAll('.stage [data-testid=race-bars] .hbar')].find(r => r.textContent.includes(arguments[0])); return r ? r.textContent : null;",

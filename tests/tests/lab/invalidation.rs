@@ -124,7 +124,11 @@ fn the_lab_page_walks_the_keyspace_and_the_counters_second_by_second() {
                     == [c.unreachable, c.round_trips, c.scan_calls, c.db_loads].map(u64::from)
         });
     }
-    assert_eq!(sec.at(2).unreachable, a.unreachable, "one INCR orphans them all");
+    assert_eq!(
+        sec.at(2).unreachable,
+        a.unreachable,
+        "one INCR orphans them all"
+    );
     assert!(group(&b, "orphaned") > 900);
     let now = b.text("[data-testid=invalidation-now]").unwrap_or_default();
     assert!(now.contains("INCR") && now.contains("অনাথ"), "{now}");
@@ -184,9 +188,13 @@ fn the_scan_slide_follows_the_scrubber() {
         let b = Browser::new(w, h);
         b.open(&format!("#/broadcast/{}", i + 1));
         b.wait(60, "the slide's lab", |b| {
-            b.exists(".slide .lab-invalidation[aria-busy=false] [data-testid=invalidation-keyspace]")
+            b.exists(
+                ".slide .lab-invalidation[aria-busy=false] [data-testid=invalidation-keyspace]",
+            )
         });
-        b.wait(5, "nothing counted at 0.0 s", |b| counters(b, ".slide ") == [0; 4]);
+        b.wait(5, "nothing counted at 0.0 s", |b| {
+            counters(b, ".slide ") == [0; 4]
+        });
         for _ in 0..2 {
             step(&b);
         }
@@ -198,7 +206,9 @@ fn the_scan_slide_follows_the_scrubber() {
         });
         assert_eq!(c.unreachable, a.unreachable);
         assert!(group(&b, "deleted") > 0);
-        let now = b.text(".slide [data-testid=invalidation-now]").unwrap_or_default();
+        let now = b
+            .text(".slide [data-testid=invalidation-now]")
+            .unwrap_or_default();
         assert!(now.contains("SCAN শেষ") && now.contains("১,০২৮"), "{now}");
         b.screenshot(&screenshot_dir().join(format!("labs/invalidation-slide-scan-{name}.png")));
         b.click(".slide .lab-invalidation .lab-controls button[aria-label='শেষে যান']");

@@ -44,7 +44,8 @@ fn the_seeds_eight_rows_equal_native() {
         assert_eq!(rows(&b), want);
         // The chosen case (±10%, the first expiry) is the marked row.
         assert_eq!(
-            b.text("[data-testid=jitter-table] tr[aria-current] td").as_deref(),
+            b.text("[data-testid=jitter-table] tr[aria-current] td")
+                .as_deref(),
             Some("±১০%")
         );
         let ascii = b.ascii_digits_drawn(".lab-jitter");

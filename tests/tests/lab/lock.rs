@@ -6,7 +6,9 @@
 //! clear of their bars (issue 35 item 20). Screenshots under target/screenshots/labs/.
 
 use redislab_deck::Block;
-use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, deck, screenshot_dir, Browser};
+use redislab_e2e::{
+    assert_no_console_errors, assert_no_sideways_scroll, deck, screenshot_dir, Browser,
+};
 use redislab_sim::labs::lock::{run, Counters, LockOutput, INFO};
 use redislab_sim::labs::params::Params;
 use serde_json::json;
@@ -22,12 +24,20 @@ fn counters(b: &Browser, scope: &str) -> [u64; 4] {
 }
 
 fn want(c: &Counters) -> [u64; 4] {
-    [c.two_owner_moments, c.steals, c.stale_accepted, c.stale_rejected].map(u64::from)
+    [
+        c.two_owner_moments,
+        c.steals,
+        c.stale_accepted,
+        c.stale_rejected,
+    ]
+    .map(u64::from)
 }
 
 fn computed(b: &Browser, scope: &str) {
     b.wait(60, "the lock lab to finish", |b| {
-        b.exists(&format!("{scope} .lab-lock[aria-busy=false] .lab-controls .scrubber"))
+        b.exists(&format!(
+            "{scope} .lab-lock[aria-busy=false] .lab-controls .scrubber"
+        ))
     });
 }
 
@@ -39,7 +49,10 @@ fn the_steal_shows_on_its_step_and_the_scripts_in_use_are_shown() {
     let r = native("preset=plain-del");
     // At the end: the whole log, the steal, no script (plain DEL).
     let log = b.text("[data-testid=lock-log]").unwrap_or_default();
-    assert!(log.contains(&r.commands.last().unwrap().cmd_text()), "{log}");
+    assert!(
+        log.contains(&r.commands.last().unwrap().cmd_text()),
+        "{log}"
+    );
     let steal = r.first_steal().expect("plain DEL removes B's lock");
     let at = b.js(
         "return document.querySelector('[data-testid=lock-steal]').dataset.at",
@@ -54,7 +67,9 @@ fn the_steal_shows_on_its_step_and_the_scripts_in_use_are_shown() {
         steal.step + 1
     );
     b.js(&seek, json!([]));
-    b.wait(5, "the steal on screen", |b| b.exists("[data-testid=lock-steal]"));
+    b.wait(5, "the steal on screen", |b| {
+        b.exists("[data-testid=lock-steal]")
+    });
     assert_eq!(counters(&b, ".lab-lock"), want(&r.so_far(steal.step + 1)));
     b.click(".lab-lock .lab-controls button[aria-label='এক ধাপ পিছনে']");
     b.wait(5, "a step back", |b| !b.exists("[data-testid=lock-steal]"));
@@ -97,9 +112,14 @@ fn on_its_slides_the_lanes_names_stay_clear_of_their_bars() {
         let b = Browser::new(w, h);
         for &(d, n) in &slides {
             b.open(&format!("#/{d}/{n}"));
-            b.wait(30, "the embedded lock lab", |b| b.exists(".slide .lab-lock"));
+            b.wait(30, "the embedded lock lab", |b| {
+                b.exists(".slide .lab-lock")
+            });
             computed(&b, ".slide");
-            assert_eq!(counters(&b, ".slide"), want(&native("preset=plain-del").counters));
+            assert_eq!(
+                counters(&b, ".slide"),
+                want(&native("preset=plain-del").counters)
+            );
             // Every lane's name ends before its lane begins (the name may wrap, never run
             // under the bar).
             let clash = b.js(
@@ -110,7 +130,11 @@ fn on_its_slides_the_lanes_names_stay_clear_of_their_bars() {
                  }).map(r => r.dataset.lane)",
                 json!([]),
             );
-            assert_eq!(clash, json!([]), "{d}/{n} at {w}×{h}: names over their lanes");
+            assert_eq!(
+                clash,
+                json!([]),
+                "{d}/{n} at {w}×{h}: names over their lanes"
+            );
             if size == "phone" {
                 assert_no_sideways_scroll(&b);
             }

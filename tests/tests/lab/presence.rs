@@ -67,7 +67,8 @@ fn the_lab_page_shows_the_native_run_bucket_by_bucket() {
     b.click(".lab-presence .lab-controls button[aria-label='রিসেট']");
     b.wait(5, "the empty room", |b| {
         shown(b) == [0; 5]
-            && b.text("[data-testid=presence-now]").is_some_and(|t| t.contains("রুম খালি"))
+            && b.text("[data-testid=presence-now]")
+                .is_some_and(|t| t.contains("রুম খালি"))
     });
     for k in 1..=r.buckets.len() {
         b.click(".lab-presence .lab-controls button[aria-label='এক ধাপ সামনে']");

@@ -98,9 +98,21 @@ fn the_lists_and_every_jobs_fate_are_the_native_runs() {
     }
     // The stories, as the pictures tell them: BRPOP lost the job, BLMOVE kept it stuck,
     // the recovery ran it twice.
-    assert!(native("preset=simple-crash").end.jobs.iter().any(|j| j.place == Place::Lost));
-    assert!(native("preset=reliable").end.jobs.iter().any(|j| j.place == Place::Stuck));
-    assert!(native("preset=twice").end.jobs.iter().any(|j| j.effects == 2));
+    assert!(native("preset=simple-crash")
+        .end
+        .jobs
+        .iter()
+        .any(|j| j.place == Place::Lost));
+    assert!(native("preset=reliable")
+        .end
+        .jobs
+        .iter()
+        .any(|j| j.place == Place::Stuck));
+    assert!(native("preset=twice")
+        .end
+        .jobs
+        .iter()
+        .any(|j| j.effects == 2));
     let axe = b.axe_serious();
     assert!(axe.is_empty(), "{axe:#?}");
     assert_no_console_errors(&b);
@@ -138,7 +150,10 @@ fn the_crash_on_screen_step_by_step_and_on_a_phone() {
     computed(&phone);
     assert_no_sideways_scroll(&phone);
     let pic = phone.rect(".qu-picture").expect("the picture");
-    assert!(pic.y < 740.0, "the picture starts below the first screen: {pic:?}");
+    assert!(
+        pic.y < 740.0,
+        "the picture starts below the first screen: {pic:?}"
+    );
     phone.screenshot(&screenshot_dir().join("labs/queues-phone.png"));
     assert_no_console_errors(&phone);
 }

@@ -44,7 +44,8 @@ fn memory_counters_let_the_limit_through_each_and_redis_once() {
     assert_eq!(instances(&b), vec![500; 6]);
     assert_eq!(instances(&b), r.per_instance);
     assert_eq!(
-        b.text("[data-testid=ratelimit-allowed]").unwrap_or_default(),
+        b.text("[data-testid=ratelimit-allowed]")
+            .unwrap_or_default(),
         "৩,০০০"
     );
     let log = b.text("[data-testid=ratelimit-log]").unwrap_or_default();
@@ -81,7 +82,10 @@ fn the_sliding_window_from_a_practice_question_shows_the_one_window_figure() {
     assert_eq!(counter(&b, "max-window"), Some(r.max_in_window));
     assert_eq!(r.max_in_window, 500);
     assert_eq!(counter(&b, "allowed"), Some(r.so_far(at)[0]));
-    assert!(r.so_far(at)[0] > r.max_in_window, "the total spans two windows");
+    assert!(
+        r.so_far(at)[0] > r.max_in_window,
+        "the total spans two windows"
+    );
     let marked = |key: &str| {
         b.exists(&format!(
             ".lab-ratelimit .lab-stat.bad [data-testid=ratelimit-{key}]"

@@ -98,9 +98,7 @@ fn each_preset_from_the_address_shows_its_story_on_a_laptop_and_a_phone() {
     ] {
         let b = Browser::new(w, h);
         open_lab(&b, "replica", &format!("preset={id}"));
-        assert!(b.exists(&format!(
-            ".lab-preset[data-preset={id}][aria-pressed=true]"
-        )));
+        assert!(b.exists(&format!(".lab-preset[data-preset={id}][aria-pressed=true]")));
         let o = native::<ReplicaRun>(&INFO, &format!("preset={id}"));
         assert_eq!(shown(&b, ".lab-replica"), want(o.frames.last().unwrap()));
         // The load: old-rdb's replica starts with fewer keys, restart's copy drops them.

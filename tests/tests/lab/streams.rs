@@ -5,7 +5,9 @@
 //! beside the worker's own name; the lab on the production deck's streams slide, at the
 //! room's size and on a phone.
 
-use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, deck, screenshot_dir, Browser};
+use redislab_e2e::{
+    assert_no_console_errors, assert_no_sideways_scroll, deck, screenshot_dir, Browser,
+};
 use redislab_sim::labs::params::Params;
 use redislab_sim::labs::streams::{run, Counters, StreamsOutput, INFO};
 use serde_json::json;
@@ -14,10 +16,24 @@ fn native(query: &str) -> StreamsOutput {
     run(&Params::from_query(&INFO, query).0.read())
 }
 
-const KEYS: [&str; 6] = ["saved", "duplicates", "dead", "lost", "pubsub-lost", "delivered"];
+const KEYS: [&str; 6] = [
+    "saved",
+    "duplicates",
+    "dead",
+    "lost",
+    "pubsub-lost",
+    "delivered",
+];
 
 fn want(c: &Counters) -> Vec<u64> {
-    vec![c.saved, c.duplicates, c.dead, c.lost_trim, c.pubsub_lost, c.delivered]
+    vec![
+        c.saved,
+        c.duplicates,
+        c.dead,
+        c.lost_trim,
+        c.pubsub_lost,
+        c.delivered,
+    ]
 }
 
 fn shown(b: &Browser, scope: &str) -> Vec<u64> {
@@ -28,7 +44,9 @@ fn shown(b: &Browser, scope: &str) -> Vec<u64> {
 
 fn computed(b: &Browser, scope: &str) {
     b.wait(90, "the streams lab to finish", |b| {
-        b.exists(&format!("{scope} .lab-streams[aria-busy=false] .lab-controls .scrubber"))
+        b.exists(&format!(
+            "{scope} .lab-streams[aria-busy=false] .lab-controls .scrubber"
+        ))
     });
 }
 
@@ -42,14 +60,19 @@ fn the_start_then_one_sample_and_the_crash_taken_over() {
     assert!(plot.width > 600.0 && plot.height > 80.0, "{plot:?}");
     // The start: nothing yet, an empty log; one step on: the first sample, the group made.
     b.click(".lab-streams .lab-controls button[aria-label='রিসেট']");
-    b.wait(5, "the start", |b| shown(b, ".lab-streams") == vec![0; KEYS.len()]);
+    b.wait(5, "the start", |b| {
+        shown(b, ".lab-streams") == vec![0; KEYS.len()]
+    });
     assert!(!b.exists("[data-testid=streams-log] li"));
     b.click(".lab-streams .lab-controls button[aria-label='এক ধাপ সামনে']");
     b.wait(5, "one step", |b| {
         shown(b, ".lab-streams") == want(&r.samples[0].counters)
     });
     let log = b.text("[data-testid=streams-log]").unwrap_or_default();
-    assert!(log.contains("XGROUP CREATE orders savers $ MKSTREAM"), "{log}");
+    assert!(
+        log.contains("XGROUP CREATE orders savers $ MKSTREAM"),
+        "{log}"
+    );
     b.screenshot(&screenshot_dir().join("labs/streams.png"));
     // The crash: marked on the plot; at the end the take-over's note in Bengali digits.
     b.open("#/lab/streams?preset=crash");
@@ -57,7 +80,11 @@ fn the_start_then_one_sample_and_the_crash_taken_over() {
     let r = native("preset=crash");
     assert!(r.counters.duplicates > 0 && r.counters.duplicates == r.counters.reclaimed);
     assert!(b.exists(".sx-crash"), "the crash is marked on the plot");
-    let note = r.log.iter().find(|l| l.note.starts_with("দখল")).expect("a take-over");
+    let note = r
+        .log
+        .iter()
+        .find(|l| l.note.starts_with("দখল"))
+        .expect("a take-over");
     let seek = format!(
         "const s = document.querySelector('.lab-streams .scrubber'); s.value = '{}'; s.dispatchEvent(new Event('input', {{bubbles: true}}));",
         r.samples.partition_point(|s| s.t < note.at_ms) + 1
@@ -71,7 +98,12 @@ fn the_start_then_one_sample_and_the_crash_taken_over() {
     b.wait(5, "the take-over on screen", |b| read(b).contains("দখল"));
     let log = read(&b);
     assert!(log.contains("XAUTOCLAIM orders savers"), "{log}");
-    let taken: String = note.note.chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
+    let taken: String = note
+        .note
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(char::is_ascii_digit)
+        .collect();
     let bengali = format!("দখল: {}টা", redislab_deck::bn::int(taken.parse().unwrap()));
     assert!(log.contains(&bengali), "{bengali} not in {log}");
     assert!(!log.contains(&format!("দখল: {taken}টা")), "{log}");
@@ -93,7 +125,9 @@ fn the_lab_on_the_streams_slide_at_both_sizes() {
     for (w, h, name) in [(1366, 768, "laptop"), (360, 740, "phone")] {
         let b = Browser::new(w, h);
         b.open(&format!("#/production/{n}"));
-        b.wait(30, "the embedded streams lab", |b| b.exists(".slide .lab-streams"));
+        b.wait(30, "the embedded streams lab", |b| {
+            b.exists(".slide .lab-streams")
+        });
         computed(&b, ".slide");
         let r = native("preset=crash");
         assert_eq!(shown(&b, ".slide .lab-streams"), want(&r.counters));

@@ -492,7 +492,10 @@ fn analyse(
                 cmd: c,
                 reply: Some(reply),
             } => (c, Ok(reply.clone()), None),
-            What::Exec { cmd: c, reply: None } => {
+            What::Exec {
+                cmd: c,
+                reply: None,
+            } => {
                 pending[e.actor] = Some(c);
                 continue;
             }

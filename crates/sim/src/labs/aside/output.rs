@@ -355,7 +355,12 @@ impl AsideOutput {
 
     /// The counters at position `n`: equal to the counters of the same run stopped there.
     pub fn so_far(&self, n: usize) -> Counters {
-        count(self, self.cut(n), self.time_at(n), n.min(self.commands.len()))
+        count(
+            self,
+            self.cut(n),
+            self.time_at(n),
+            n.min(self.commands.len()),
+        )
     }
 
     /// The actor's name (`r1`…, `A`…).
@@ -477,4 +482,3 @@ pub(super) fn stale_age(r: &AsideOutput, t: u64) -> u64 {
         .find(|w| w.from_ms <= t && t <= w.to_ms)
         .map_or(0, |w| t - w.from_ms)
 }
-

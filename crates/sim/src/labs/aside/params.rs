@@ -295,4 +295,3 @@ pub const PRESETS: &[Preset] = &[
         pairs: &[("redis", "down")],
     },
 ];
-

@@ -5,10 +5,10 @@
 //! run's figure and the figures a student confuses it with). Every answer is read off the
 //! lab's own run ([`AsideOutput`]) of the question's parameters.
 
-use crate::practice::pick::{counts, int, options, until, Draw};
-use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::aside::{run, AsideOutput, AsideParams, Pause, SpanEnd, Write, INFO, PRODUCT};
 use crate::labs::params::Params;
+use crate::practice::pick::{counts, int, options, until, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 
 /// The cache-aside lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -154,7 +154,11 @@ fn at_end(seed: u32) -> Draft {
     let mut d = Draw::new(seed, 112);
     let write = d.one(Write::ALL);
     let pause = d.one(Pause::ALL);
-    let writers = if pause == Pause::Writer { 2 } else { d.int(1, 2) };
+    let writers = if pause == Pause::Writer {
+        2
+    } else {
+        d.int(1, 2)
+    };
     let ttl = d.one(&[0, 0, 10, 30, 60, 120]);
     let duration = d.int(2, 12) * 10;
     let readers = d.int(1, 3);
@@ -308,10 +312,18 @@ mod tests {
         match q.kind.as_str() {
             "stale-for" => {
                 // "Show me" opens on the command that begins the longest stale window.
-                let w = out.windows.iter().max_by_key(|w| w.to_ms - w.from_ms).expect("a window");
+                let w = out
+                    .windows
+                    .iter()
+                    .max_by_key(|w| w.to_ms - w.from_ms)
+                    .expect("a window");
                 let at = show.at.expect("a position");
                 assert_eq!(at, out.position_of_step(w.step), "{}", q.seed);
-                assert!(out.cut(at) > w.step && out.cut(at - 1) <= w.step, "{}", q.seed);
+                assert!(
+                    out.cut(at) > w.step && out.cut(at - 1) <= w.step,
+                    "{}",
+                    q.seed
+                );
                 Truth::Count(out.counters.longest_stale_ms as i64)
             }
             "at-end" => Truth::Choice(ENDS[end_of(&out)].into()),

@@ -56,7 +56,11 @@ fn golden_presets() {
     // Update in place, two writers, A paused after its commit: A's older price sits in the
     // cache from 1,342 ms until its TTL runs out 300 s later.
     let u = run(&preset_params("update-race"));
-    let w = u.windows.iter().max_by_key(|w| w.to_ms - w.from_ms).unwrap();
+    let w = u
+        .windows
+        .iter()
+        .max_by_key(|w| w.to_ms - w.from_ms)
+        .unwrap();
     assert_eq!(
         (w.from_ms, w.to_ms, w.cached, w.db, w.end),
         (1342, 301_342, 1250, 1300, SpanEnd::Expired)
@@ -95,9 +99,17 @@ fn golden_presets() {
     // Redis down: every answer from the database, right, ten times slower.
     let down = run(&preset_params("redis-down"));
     let c = down.counters;
-    assert_eq!((c.hits, c.stale_reads, c.db_reads, c.requests), (0, 0, 235, 235));
+    assert_eq!(
+        (c.hits, c.stale_reads, c.db_reads, c.requests),
+        (0, 0, 235, 235)
+    );
     assert!(down.outcome().all_from_db);
-    assert!(c.mean_ms() > 40.0 && b.mean_ms() < 5.0, "{} {}", c.mean_ms(), b.mean_ms());
+    assert!(
+        c.mean_ms() > 40.0 && b.mean_ms() < 5.0,
+        "{} {}",
+        c.mean_ms(),
+        b.mean_ms()
+    );
     assert!(down.commands.iter().all(|x| x.refused()));
 }
 
@@ -113,7 +125,11 @@ fn every_answer_is_the_database_or_the_cache_as_it_was() {
             }
         }
         // A stale read is a hit inside a stale window, and every hit inside one is stale.
-        for c in r.commands.iter().filter(|c| c.hit() && c.key() == key(PRODUCT)) {
+        for c in r
+            .commands
+            .iter()
+            .filter(|c| c.hit() && c.key() == key(PRODUCT))
+        {
             let inside = r
                 .windows
                 .iter()

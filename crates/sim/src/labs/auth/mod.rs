@@ -165,14 +165,7 @@ pub fn text(o: &AuthOutput) -> String {
         s,
         "auth: {} students, a request every {} ms ± 50%, {} s, cache {}, TTLs user {} s / \
          context {} s / access {} s, seed {}",
-        p.students,
-        p.every,
-        p.duration,
-        p.cache,
-        p.user_ttl,
-        p.context_ttl,
-        p.access_ttl,
-        p.seed
+        p.students, p.every, p.duration, p.cache, p.user_ttl, p.context_ttl, p.access_ttl, p.seed
     );
     let _ = writeln!(
         s,

@@ -321,12 +321,7 @@ impl Auth {
             stale_until_ms: stale_until,
             let_in: let_in.len() as u32,
             last_let_in_ms: let_in.last().map(|v| v.at_ms),
-            first_refused_ms: self
-                .out
-                .visits
-                .iter()
-                .find(|v| !v.allowed)
-                .map(|v| v.at_ms),
+            first_refused_ms: self.out.visits.iter().find(|v| !v.allowed).map(|v| v.at_ms),
             refused_after_end: self
                 .out
                 .visits

@@ -161,18 +161,33 @@ impl Figures for AuthOutput {
             Figure::count("commands", self.commands),
         ];
         if self.params.cached() {
-            f.push(Figure::count("uncached", u64::from(super::QUERIES_UNCACHED) * self.requests));
+            f.push(Figure::count(
+                "uncached",
+                u64::from(super::QUERIES_UNCACHED) * self.requests,
+            ));
             if let Some(w) = &self.warm {
                 f.push(Figure::count("warm-queries", w.queries));
             }
         }
         if let Some(b) = &self.ban {
             f.push(Figure::count("let-in", u64::from(b.let_in)));
-            f.push(Figure::new("late", b.last_let_in_ms.map_or(0, |t| t.saturating_sub(b.at_ms)) as f64 / 1000.0));
-            f.push(Figure::new("stale", (b.stale_until_ms - b.at_ms) as f64 / 1000.0));
+            f.push(Figure::new(
+                "late",
+                b.last_let_in_ms.map_or(0, |t| t.saturating_sub(b.at_ms)) as f64 / 1000.0,
+            ));
+            f.push(Figure::new(
+                "stale",
+                (b.stale_until_ms - b.at_ms) as f64 / 1000.0,
+            ));
             if let Some(e) = b.ends_ms {
-                f.push(Figure::count("refused-after-end", u64::from(b.refused_after_end)));
-                f.push(Figure::new("back", b.back_in_ms.map_or(0, |t| t.saturating_sub(e)) as f64 / 1000.0));
+                f.push(Figure::count(
+                    "refused-after-end",
+                    u64::from(b.refused_after_end),
+                ));
+                f.push(Figure::new(
+                    "back",
+                    b.back_in_ms.map_or(0, |t| t.saturating_sub(e)) as f64 / 1000.0,
+                ));
             }
         }
         f

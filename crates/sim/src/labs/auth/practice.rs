@@ -7,10 +7,10 @@
 //! entry that lists the ban expires). Every answer is read off the lab's own run
 //! ([`AuthOutput`]) of the question's parameters.
 
-use crate::practice::pick::{int, until, Draw};
-use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::auth::{run, AuthOutput, AuthParams, Visit, INFO, QUERIES_UNCACHED};
 use crate::labs::params::Params;
+use crate::practice::pick::{int, until, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 
 /// The auth lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

@@ -104,7 +104,10 @@ fn a_ban_ends_on_time_only_with_the_filter() {
         let o = run(&with(&format!("{q}&filter=none")));
         let b = o.ban.expect("a ban");
         let listed = b.listed_until_ms.unwrap_or(end);
-        assert!(listed >= end && listed <= end + 60_000, "seed {seed}: {b:?}");
+        assert!(
+            listed >= end && listed <= end + 60_000,
+            "seed {seed}: {b:?}"
+        );
         for v in o.visits.iter().filter(|v| v.at_ms >= end) {
             assert_eq!(v.allowed, v.at_ms > listed, "seed {seed}: {v:?} {b:?}");
         }

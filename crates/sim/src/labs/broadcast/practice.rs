@@ -6,10 +6,10 @@
 //! against the places a student might think of). Every answer is read off the lab's own run
 //! ([`BroadcastOutput`]) of the question's parameters.
 
-use crate::practice::pick::{int, Draw};
-use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 use crate::labs::broadcast::{run, BroadcastOutput, BroadcastParams, End, Why, INFO};
 use crate::labs::params::Params;
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 
 /// The broadcast lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

@@ -160,11 +160,27 @@ pub fn text(r: &BufferOutput) -> String {
             format!("{:.2}", r.per_s(b))
         )
     };
-    out.push_str(&row("Redis commands", r.direct.redis_cmds, r.buffered.redis_cmds));
-    out.push_str(&row("round trips", r.direct.round_trips, r.buffered.round_trips));
-    out.push_str(&row("ZSET members written", r.direct.members, r.buffered.members));
+    out.push_str(&row(
+        "Redis commands",
+        r.direct.redis_cmds,
+        r.buffered.redis_cmds,
+    ));
+    out.push_str(&row(
+        "round trips",
+        r.direct.round_trips,
+        r.buffered.round_trips,
+    ));
+    out.push_str(&row(
+        "ZSET members written",
+        r.direct.members,
+        r.buffered.members,
+    ));
     out.push_str(&row("DB rows", r.direct.db_rows, r.buffered.db_rows));
-    out.push_str(&row("DB queries", r.direct.db_queries, r.buffered.db_queries));
+    out.push_str(&row(
+        "DB queries",
+        r.direct.db_queries,
+        r.buffered.db_queries,
+    ));
     out.push_str(&format!(
         "\nwhole run: Redis commands {} vs {}, round trips {} vs {}, DB rows {} vs {}, DB queries {} vs {}\n",
         num(r.direct.redis_cmds),

@@ -112,8 +112,7 @@ pub fn run(p: &BufferParams) -> BufferOutput {
     let mut moments: Vec<(u64, Moment)> = (1..=p.flushes())
         .map(|k| (u64::from(k) * period, Moment::Flush(k)))
         .collect();
-    let requeue_at_ms =
-        (p.fail > 0).then(|| u64::from(p.fail) * period + u64::from(p.db_ms));
+    let requeue_at_ms = (p.fail > 0).then(|| u64::from(p.fail) * period + u64::from(p.db_ms));
     if let Some(r) = requeue_at_ms {
         moments.push((r, Moment::Requeue));
     }
@@ -141,7 +140,11 @@ pub fn run(p: &BufferParams) -> BufferOutput {
                 let f = Flush {
                     at_s: (t / PRESENCE_MS) as u32,
                     rows,
-                    queries: if ok { rows.div_ceil(batch) } else { u64::from(rows > 0) },
+                    queries: if ok {
+                        rows.div_ceil(batch)
+                    } else {
+                        u64::from(rows > 0)
+                    },
                     ok,
                     ..Flush::default()
                 };
@@ -328,7 +331,8 @@ impl Model for Viewers {
             let members = (line.cmd.len() - 2) / 2;
             line.note = format!("{members} জন, {} শব্দ", line.cmd.len());
             line.cmd.truncate(WORDS);
-            line.cmd.push(format!("… (আরও {} জন)", members - (WORDS - 2) / 2));
+            line.cmd
+                .push(format!("… (আরও {} জন)", members - (WORDS - 2) / 2));
         }
         self.out.log.push(line);
     }

@@ -172,9 +172,17 @@ pub fn cell_key(row: &str, buffered: bool) -> String {
 /// The figure keys of a design's sample: its commands, round trips and `ZCARD`.
 pub fn sample_keys(buffered: bool) -> [&'static str; 3] {
     if buffered {
-        ["sample-buffered-cmds", "sample-buffered-trips", "sample-buffered-zcard"]
+        [
+            "sample-buffered-cmds",
+            "sample-buffered-trips",
+            "sample-buffered-zcard",
+        ]
     } else {
-        ["sample-direct-cmds", "sample-direct-trips", "sample-direct-zcard"]
+        [
+            "sample-direct-cmds",
+            "sample-direct-trips",
+            "sample-direct-zcard",
+        ]
     }
 }
 

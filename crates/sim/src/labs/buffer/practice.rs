@@ -7,10 +7,10 @@
 //! Every answer is read off the lab's own run ([`BufferOutput`]) of the question's
 //! parameters.
 
-use crate::practice::pick::{counts, int, only_wrong, until, Draw};
-use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::buffer::{run, BufferOutput, BufferParams, Requeue, INFO, ROOM};
 use crate::labs::params::Params;
+use crate::practice::pick::{counts, int, only_wrong, until, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 
 /// The buffering lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

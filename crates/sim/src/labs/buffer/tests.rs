@@ -26,11 +26,20 @@ fn the_defaults_tell_the_slide() {
     // Redis writes the same members either way: the pipeline saves trips, chunks commands.
     assert_eq!(r.direct.members, r.buffered.members);
     assert_eq!(r.direct.members, 6_000_000);
-    assert_eq!((r.direct.redis_cmds, r.buffered.redis_cmds), (6_000_000, 20_040));
-    assert_eq!((r.direct.round_trips, r.buffered.round_trips), (6_000_000, 120));
+    assert_eq!(
+        (r.direct.redis_cmds, r.buffered.redis_cmds),
+        (6_000_000, 20_040)
+    );
+    assert_eq!(
+        (r.direct.round_trips, r.buffered.round_trips),
+        (6_000_000, 120)
+    );
     // Progress: direct writes every event (50,000 rows a second, 1,500,000 per 30 s); the
     // Map keeps one row per user: 50,000 rows every 30 s in 50 queries of 1,000.
-    assert_eq!((r.direct.db_rows, r.direct.db_queries), (6_000_000, 6_000_000));
+    assert_eq!(
+        (r.direct.db_rows, r.direct.db_queries),
+        (6_000_000, 6_000_000)
+    );
     assert_eq!(r.flushes.len(), 4);
     for (k, f) in r.flushes.iter().enumerate() {
         assert_eq!(
@@ -39,7 +48,15 @@ fn the_defaults_tell_the_slide() {
         );
     }
     assert_eq!((r.buffered.db_rows, r.buffered.db_queries), (200_000, 200));
-    assert_eq!(r.check, Check { users: 50_000, written: 50_000, pending: 0, behind: 0 });
+    assert_eq!(
+        r.check,
+        Check {
+            users: 50_000,
+            written: 50_000,
+            pending: 0,
+            behind: 0
+        }
+    );
     // The SimRedis sample: 600 viewers × 3 s.
     let s = &r.sample;
     assert_eq!((s.viewers, s.seconds), (600, 3));
@@ -55,8 +72,14 @@ fn the_defaults_tell_the_slide() {
     // The page's figures: the slide's 167 commands in one pipeline, 50,000 members a second.
     let f = r.figures();
     let of = |k: &str| f.iter().find(|x| x.key == k).map(|x| x.value);
-    assert_eq!((of("per-trip"), of("members")), (Some(167.0), Some(50_000.0)));
-    assert_eq!((of("cmds-direct"), of("cmds-buffered")), (Some(6e6), Some(20_040.0)));
+    assert_eq!(
+        (of("per-trip"), of("members")),
+        (Some(167.0), Some(50_000.0))
+    );
+    assert_eq!(
+        (of("cmds-direct"), of("cmds-buffered")),
+        (Some(6e6), Some(20_040.0))
+    );
     assert_eq!(of("sample-buffered-trips"), Some(3.0));
     assert_eq!(f.len(), 9 + 8 + 6);
     // The timeline walks the flushes.
@@ -65,16 +88,29 @@ fn the_defaults_tell_the_slide() {
 
 #[test]
 fn the_sample_counts_as_the_arithmetic_does() {
-    for q in ["sample=1", "sample=299&chunk=300", "sample=301", "sample=1000&chunk=7"] {
+    for q in [
+        "sample=1",
+        "sample=299&chunk=300",
+        "sample=301",
+        "sample=1000&chunk=7",
+    ] {
         let x = p(q);
         let s = sample(&x);
         let n = u64::from(x.sample);
         let secs = u64::from(SAMPLE_S);
         assert_eq!(s.direct.cmds, n * secs, "{q}");
         assert_eq!(s.direct.round_trips, n * secs, "{q}");
-        assert_eq!(s.buffered.cmds, n.div_ceil(u64::from(x.chunk)) * secs, "{q}");
+        assert_eq!(
+            s.buffered.cmds,
+            n.div_ceil(u64::from(x.chunk)) * secs,
+            "{q}"
+        );
         assert_eq!(s.buffered.round_trips, secs, "{q}");
-        assert_eq!((s.direct.zcard, s.buffered.zcard), (n as i64, n as i64), "{q}");
+        assert_eq!(
+            (s.direct.zcard, s.buffered.zcard),
+            (n as i64, n as i64),
+            "{q}"
+        );
     }
 }
 
@@ -106,7 +142,13 @@ fn a_failed_flush_requeued_newer_wins_loses_nothing() {
     assert_eq!(r.check.behind, 0);
     // The goldens of this seed.
     assert_eq!(
-        (f.rows, f.requeued, f.kept_newer, r.flushes[2].rows, r.check.users),
+        (
+            f.rows,
+            f.requeued,
+            f.kept_newer,
+            r.flushes[2].rows,
+            r.check.users
+        ),
         GOLD_NEWER
     );
 }
@@ -166,7 +208,9 @@ fn event_by_event(p: &BufferParams) -> (Vec<Flush>, Check) {
     }
     events.sort();
     let period = u64::from(p.progress_s) * 1_000;
-    let mut moments: Vec<(u64, u32)> = (1..=p.flushes()).map(|k| (u64::from(k) * period, k)).collect();
+    let mut moments: Vec<(u64, u32)> = (1..=p.flushes())
+        .map(|k| (u64::from(k) * period, k))
+        .collect();
     if p.fail > 0 {
         moments.push((u64::from(p.fail) * period + u64::from(p.db_ms), 0));
     }
@@ -181,7 +225,10 @@ fn event_by_event(p: &BufferParams) -> (Vec<Flush>, Check) {
             e += 1;
         }
         if k == 0 {
-            let f = flushes.iter_mut().find(|f| !f.ok).expect("the failed flush");
+            let f = flushes
+                .iter_mut()
+                .find(|f| !f.ok)
+                .expect("the failed flush");
             for (u, v) in std::mem::take(&mut failed_rows) {
                 match p.requeue {
                     Requeue::Drop => f.dropped += 1,
@@ -209,7 +256,11 @@ fn event_by_event(p: &BufferParams) -> (Vec<Flush>, Check) {
         flushes.push(Flush {
             at_s: (t / 1_000) as u32,
             rows: n,
-            queries: if ok { n.div_ceil(u64::from(p.batch)) } else { u64::from(n > 0) },
+            queries: if ok {
+                n.div_ceil(u64::from(p.batch))
+            } else {
+                u64::from(n > 0)
+            },
             ok,
             ..Flush::default()
         });

@@ -88,14 +88,9 @@ impl CacheCmd {
                 "PX",
                 &px_ms.to_string(),
             ]),
-            CacheCmd::Lock { token: t, ttl_ms } => cmd(&[
-                "SET",
-                LOCK,
-                &token(t),
-                "NX",
-                "PX",
-                &ttl_ms.to_string(),
-            ]),
+            CacheCmd::Lock { token: t, ttl_ms } => {
+                cmd(&["SET", LOCK, &token(t), "NX", "PX", &ttl_ms.to_string()])
+            }
             CacheCmd::Extend { token: t, ttl_ms } => cmd(&[
                 "EVALSHA",
                 scripts::EXTEND.sha1,

@@ -47,11 +47,11 @@ pub mod result;
 pub mod run;
 pub mod view;
 
+pub use cmd::{CacheCmd, CmdRow};
 pub use params::{
     CacheConfig, CacheParams, Health, Layers, Start, HEALTH_NAMES, KEY, LIVE_CONCURRENT,
     LIVE_REQUESTS, LOCK, POLL_MS, SLOW_MS, START_NAMES, THINK_MS, TIMEOUT_MS, VERSION,
 };
-pub use cmd::{CacheCmd, CmdRow};
 pub use result::{CacheLab, CacheResult, Counts, Path, Query, Request};
 pub use run::{
     finish, live, pair, run, sim, CacheLive, CacheRun, CacheScenario, PairRun, LIVE_NAMES,

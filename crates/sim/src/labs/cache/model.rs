@@ -325,7 +325,13 @@ impl CacheModel {
     }
 
     /// A command rejected in the offline queue: logged as timed out, as ioredis rejects it.
-    fn offline_rejected(&mut self, inst: usize, task: Option<usize>, cmd: CacheCmd, io: &mut Io<Timer>) {
+    fn offline_rejected(
+        &mut self,
+        inst: usize,
+        task: Option<usize>,
+        cmd: CacheCmd,
+        io: &mut Io<Timer>,
+    ) {
         self.out.borrow_mut().log.push(CmdRow {
             at_ms: io.now(),
             inst: inst as u32,

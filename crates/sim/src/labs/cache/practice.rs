@@ -5,10 +5,10 @@
 //! (singleflight keeps it to one per instance; the lock, living in Redis, does nothing).
 //! Every answer is read off the lab's own run ([`CacheView`]) of the question's parameters.
 
-use crate::practice::pick::{int, Draw};
-use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 use crate::labs::cache::{run, CacheCmd, CacheParams, CacheResult, CmdRow, Path, INFO};
 use crate::labs::params::Params;
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 
 /// The cache lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

@@ -58,9 +58,7 @@ fn golden_default_preset() {
     let set_lock = |l: &&CmdLine| l.cmd[..2] == ["SET", LOCK];
     let lock = on.iter().find(set_lock).unwrap();
     assert_eq!(lock.cmd[3..], ["NX", "PX", "3000"], "{:?}", lock.cmd);
-    assert!(on
-        .iter()
-        .any(|l| set_lock(&l) && l.reply == Ok(Reply::Nil)));
+    assert!(on.iter().any(|l| set_lock(&l) && l.reply == Ok(Reply::Nil)));
     let write = on.iter().find(|l| l.cmd[..2] == ["SET", KEY]).unwrap();
     // As redis-cli echoes it: the JSON in double quotes.
     assert!(
@@ -73,8 +71,10 @@ fn golden_default_preset() {
     assert_eq!(write.cmd[3], "PX");
     let px: f64 = write.cmd[4].parse().unwrap();
     assert!((2250.0..=2750.0).contains(&px), "PX {px} is not 2500 ± 10%");
-    assert!(on.iter().any(|l| l.cmd[..2] == ["EVALSHA", scripts::RELEASE.sha1]
-        && l.reply == Ok(Reply::Integer(1))));
+    assert!(on
+        .iter()
+        .any(|l| l.cmd[..2] == ["EVALSHA", scripts::RELEASE.sha1]
+            && l.reply == Ok(Reply::Integer(1))));
     assert_eq!(
         table(&lab).lines().nth(4).unwrap(),
         "layers on       556      204        0        1       39        0        0        3     1     34.9     700      1017"
@@ -98,7 +98,11 @@ fn golden_failure_levels() {
         .iter()
         .all(|l| l.reply == Err(NoReply::TimedOut(TIMEOUT_MS))));
     for r in &lab.off.requests {
-        assert_eq!(r.end - r.start, TIMEOUT_MS + 600, "{r:?}: the timeout, then the query");
+        assert_eq!(
+            r.end - r.start,
+            TIMEOUT_MS + 600,
+            "{r:?}: the timeout, then the query"
+        );
     }
     for inst in 0..6 {
         let qs: Vec<&Query> = lab.on.queries.iter().filter(|q| q.inst == inst).collect();
@@ -132,7 +136,13 @@ fn golden_failure_levels() {
     let lab = pair(&cfg("redis=slow&timeout=0"));
     assert_eq!(lab.off.counts.paths[6] + lab.on.counts.paths[6], 0);
     assert!(lab.off.counts.requests() == 800 && lab.on.counts.requests() == 800);
-    let slowest = lab.on.requests.iter().map(|r| r.end - r.start).max().unwrap();
+    let slowest = lab
+        .on
+        .requests
+        .iter()
+        .map(|r| r.end - r.start)
+        .max()
+        .unwrap();
     assert!(slowest > 5_000, "{slowest} ms");
 }
 
@@ -159,8 +169,9 @@ fn golden_heartbeat_keeps_one_loader() {
     assert_eq!(on.counts.overlaps, 0);
     assert_eq!((on.counts.db, on.counts.peak_db), (2, 1));
     assert_eq!(paths(&on), [526, 162, 0, 1, 40, 71, 0]);
-    let extend =
-        |l: &&CmdLine| l.cmd.len() > 4 && l.cmd[..4] == ["EVALSHA", scripts::EXTEND.sha1, "1", LOCK];
+    let extend = |l: &&CmdLine| {
+        l.cmd.len() > 4 && l.cmd[..4] == ["EVALSHA", scripts::EXTEND.sha1, "1", LOCK]
+    };
     let on_lines = lines(&on);
     let beats: Vec<&CmdLine> = on_lines.iter().filter(extend).collect();
     assert!(beats.len() >= 4, "{} heartbeats", beats.len());

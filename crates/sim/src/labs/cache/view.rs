@@ -3,8 +3,8 @@
 
 use super::super::log::CmdLine;
 use super::cmd::CmdRow;
-use super::result::{CacheLab, CacheResult, Counts, Path, Request};
 use super::params::CacheConfig;
+use super::result::{CacheLab, CacheResult, Counts, Path, Request};
 use super::run::PAIR_NAMES;
 use serde::{Deserialize, Serialize};
 
@@ -154,4 +154,3 @@ pub fn table_json(lab: &CacheLab, series: bool) -> serde_json::Value {
         "on": side(&lab.on),
     })
 }
-

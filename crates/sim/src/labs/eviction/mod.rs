@@ -14,9 +14,7 @@ pub mod params;
 mod tests;
 
 pub use model::{FRAMES, LOG};
-pub use output::{
-    Cell, CurvePoint, CurveSeries, EvictionOutput, EvictionRow, Logged, RaceOutput,
-};
+pub use output::{Cell, CurvePoint, CurveSeries, EvictionOutput, EvictionRow, Logged, RaceOutput};
 pub use params::{EvictionParams, Policy, TraceName};
 
 use super::def::{rules_of, Choice, Figure, RunDef};
@@ -77,9 +75,9 @@ impl Lab for EvictionLab {
         let p: EvictionParams = p.read();
         let e = |e: UnknownPolicy| e.to_string();
         match job.run.as_str() {
-            "" | EvictionTable::NAME => {
-                Ok(EvictionTable::erase(TableCount::new(p.config()).map_err(e)?))
-            }
+            "" | EvictionTable::NAME => Ok(EvictionTable::erase(
+                TableCount::new(p.config()).map_err(e)?,
+            )),
             EvictionRace::NAME => Ok(EvictionRace::erase(RaceReplay::new(&p).map_err(e)?)),
             EvictionCurve::NAME => Ok(EvictionCurve::erase(CurveCount::new(&p).map_err(e)?)),
             other => Err(format!("eviction has no run `{other}`")),

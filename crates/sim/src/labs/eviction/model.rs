@@ -7,7 +7,9 @@
 use super::output::{CurvePoint, CurveSeries, EvictionOutput, EvictionRow, Logged, RaceOutput};
 use super::params::EvictionParams;
 use crate::eviction::registry::{by_name, info, Spec, UnknownPolicy};
-use crate::eviction::runner::{run, EvictionConfig, EvictionRow as Row, EvictionTable, Replay, Step};
+use crate::eviction::runner::{
+    run, EvictionConfig, EvictionRow as Row, EvictionTable, Replay, Step,
+};
 use crate::eviction::trace::{Trace, TraceKind};
 use crate::eviction::Stats;
 use crate::labs::lab::Run;
@@ -413,4 +415,3 @@ impl Run for CurveCount {
         self.series().to_vec()
     }
 }
-

@@ -3,13 +3,13 @@
 //! ratio. Every answer is read off the lab's own table run ([`TableRow`]s) of the question's
 //! parameters.
 
-use crate::practice::pick::{int, Draw};
-use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 use crate::bn;
 use crate::eviction::runner::eviction_table;
 use crate::eviction::TraceKind;
 use crate::labs::eviction::{EvictionParams, INFO};
 use crate::labs::params::Params;
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 
 /// The eviction lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

@@ -9,7 +9,6 @@ use model::{curve_policies, curve_sizes, CurveCount, RaceReplay, TableCount};
 
 const EVICTION: &LabInfo = &INFO;
 
-
 fn small() -> EvictionParams {
     let (p, e) = Params::from_query(
         EVICTION,
@@ -21,10 +20,7 @@ fn small() -> EvictionParams {
 
 #[test]
 fn the_table_in_steps_equals_the_table() {
-    for p in [
-        EvictionParams::default(),
-        small(),
-    ] {
+    for p in [EvictionParams::default(), small()] {
         let cfg = p.config();
         let want = eviction_table(&cfg).unwrap();
         let mut run = TableCount::new(cfg).unwrap();
@@ -90,12 +86,7 @@ fn the_race_ends_where_a_run_to_the_end_does() {
 }
 
 /// The first `n` requests of `trace` through `policy`, scored like `run`.
-fn run_to(
-    policy: &mut dyn crate::eviction::Policy,
-    trace: &Trace,
-    warmup: u64,
-    n: usize,
-) -> Stats {
+fn run_to(policy: &mut dyn crate::eviction::Policy, trace: &Trace, warmup: u64, n: usize) -> Stats {
     let cut = Trace {
         keys: trace.keys[..n.min(trace.keys.len())].to_vec(),
         user_keys: trace.user_keys,

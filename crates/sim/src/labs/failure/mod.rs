@@ -41,8 +41,8 @@ pub mod params;
 mod tests;
 
 pub use model::{
-    requests, run, run_level, BUCKETS, COMMAND_TIMEOUT_MS, MAX_RETRIES_PER_REQUEST,
-    RETRY_CAP_MS, SLOW_MS,
+    requests, run, run_level, BUCKETS, COMMAND_TIMEOUT_MS, MAX_RETRIES_PER_REQUEST, RETRY_CAP_MS,
+    SLOW_MS,
 };
 pub use output::{FailureLevel, FailureOutput};
 pub use params::{FailureParams, Level};

@@ -162,7 +162,10 @@ impl FailureModel {
         reply: Result<Reply, NoReply>,
         note: &str,
     ) {
-        let cmd = vec!["GET".to_string(), format!("cache:product:{}", self.reqs[i].1)];
+        let cmd = vec![
+            "GET".to_string(),
+            format!("cache:product:{}", self.reqs[i].1),
+        ];
         self.log(
             kind,
             CmdLine {
@@ -242,7 +245,9 @@ impl FailureModel {
                     "flushed",
                     i,
                     now,
-                    &format!("→ MaxRetriesPerRequestError, offline queue-তে {waited} ms পরে → loader()"),
+                    &format!(
+                        "→ MaxRetriesPerRequestError, offline queue-তে {waited} ms পরে → loader()"
+                    ),
                 );
                 self.load(i, false, io);
             }
@@ -397,7 +402,11 @@ impl Model for FailureModel {
                 let note = format!(
                     "connect → ECONNREFUSED: retryAttempts {}{}; আবার চেষ্টা {} ms পরে",
                     self.attempts,
-                    if flush { ", offline queue খালি (flush)" } else { "" },
+                    if flush {
+                        ", offline queue খালি (flush)"
+                    } else {
+                        ""
+                    },
                     bn::grouped(wait as i64)
                 );
                 self.log(
@@ -489,14 +498,25 @@ impl Scenario for LevelScenario {
         }
     }
 
-    fn output<B: Backend>(&self, world: &World<B, FailureModel>, _live: Option<&[u32]>) -> FailureLevel {
+    fn output<B: Backend>(
+        &self,
+        world: &World<B, FailureModel>,
+        _live: Option<&[u32]>,
+    ) -> FailureLevel {
         world.model().result(self.p.seconds)
     }
 }
 
 /// One level's run of `p` to the end.
 pub fn run_level(p: &FailureParams, level: Level) -> FailureLevel {
-    SimRun::new(LevelScenario { level, p: p.clone() }, p.seed).finish()
+    SimRun::new(
+        LevelScenario {
+            level,
+            p: p.clone(),
+        },
+        p.seed,
+    )
+    .finish()
 }
 
 /// The three levels of `p`.
@@ -558,10 +578,7 @@ impl Run for Levels {
     }
 
     fn progress(&self) -> f64 {
-        let part = self
-            .current
-            .as_ref()
-            .map_or(0.0, Run::progress);
+        let part = self.current.as_ref().map_or(0.0, Run::progress);
         (self.done.len() as f64 + part) / Level::ALL.len() as f64
     }
 

@@ -68,11 +68,12 @@ impl FailureOutput {
     }
 }
 
-
 impl Steps for FailureOutput {
     /// The focused level's log lines.
     fn steps(&self) -> usize {
-        self.levels.get(self.focus.index()).map_or(0, |l| l.log.len())
+        self.levels
+            .get(self.focus.index())
+            .map_or(0, |l| l.log.len())
     }
 }
 
@@ -94,7 +95,9 @@ pub fn card_keys(level: Level) -> [&'static str; 3] {
 }
 
 /// The figure keys of the focused level's histogram bins.
-pub const BIN_KEYS: [&str; 7] = ["bin-0", "bin-1", "bin-2", "bin-3", "bin-4", "bin-5", "bin-6"];
+pub const BIN_KEYS: [&str; 7] = [
+    "bin-0", "bin-1", "bin-2", "bin-3", "bin-4", "bin-5", "bin-6",
+];
 
 impl Figures for FailureOutput {
     fn figures(&self) -> Vec<Figure> {

@@ -8,12 +8,12 @@
 //! `MaxRetriesPerRequestError`, nothing with the queue off. Every answer is read off the
 //! lab's own run ([`FailureOutput`]) of the question's parameters.
 
-use crate::practice::pick::{counts, int, only_wrong, until, Draw};
-use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::failure::{
     run, FailureOutput, FailureParams, Level, COMMAND_TIMEOUT_MS, INFO, RETRY_CAP_MS,
 };
 use crate::labs::params::Params;
+use crate::practice::pick::{counts, int, only_wrong, until, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 
 /// The failure lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -207,7 +207,13 @@ fn p50(seed: u32) -> Draft {
 
 fn queries(seed: u32) -> Draft {
     let (s, p, out) = until(seed, 136, 100, |d| {
-        let level = d.one(&[Level::Healthy, Level::Slow, Level::Slow, Level::Down, Level::Down]);
+        let level = d.one(&[
+            Level::Healthy,
+            Level::Slow,
+            Level::Slow,
+            Level::Down,
+            Level::Down,
+        ]);
         let seconds = d.int(2, 12);
         let s = Setup {
             level,
@@ -223,8 +229,8 @@ fn queries(seed: u32) -> Draft {
         let out = run_of(&p);
         let right = i64::from(out.shown().db_queries);
         // Healthy: some keys expire, not all, and not every request loads.
-        let fits =
-            level != Level::Healthy || (right > 0 && right < i64::from(s.keys) && right < s.requests());
+        let fits = level != Level::Healthy
+            || (right > 0 && right < i64::from(s.keys) && right < s.requests());
         fits.then_some((s, p, out))
     });
     let n = s.requests();

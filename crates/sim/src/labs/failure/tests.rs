@@ -42,7 +42,10 @@ fn defaults_golden() {
     let f = out.figures();
     let of = |k: &str| f.iter().find(|x| x.key == k).map(|x| x.value);
     assert_eq!(f.len(), 3 * 3 + 7);
-    assert_eq!((of("slow-p50"), of("healthy-dbqps")), (Some(1_540.0), Some(1.1)));
+    assert_eq!(
+        (of("slow-p50"), of("healthy-dbqps")),
+        (Some(1_540.0), Some(1.1))
+    );
     assert_eq!(of("bin-0"), Some(978.0));
     // The timeline walks the healthy level's log.
     assert_eq!(out.steps(), out.levels[0].log.len());

@@ -139,7 +139,15 @@ pub fn text(r: &InvalidationOutput) -> String {
     );
     out.push_str(&format!(
         "{:<13} {:>11} {:>6} {:>6} {:>7} {:>8} {:>7} {:>6} {:>8} {:>6}\n",
-        "action", "unreachable", "trips", "scans", "walked", "written", "missed", "took", "loads",
+        "action",
+        "unreachable",
+        "trips",
+        "scans",
+        "walked",
+        "written",
+        "missed",
+        "took",
+        "loads",
         "stale"
     ));
     for a in &r.actions {

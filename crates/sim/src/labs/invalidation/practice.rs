@@ -6,10 +6,10 @@
 //! two-version key. Every answer is read off the lab's own run ([`InvalidationOutput`]) of the
 //! question's parameters.
 
-use crate::practice::pick::{counts, int, until, Draw};
-use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 use crate::labs::invalidation::{run, Action, Design, InvalidationOutput, INFO};
 use crate::labs::params::Params;
+use crate::practice::pick::{counts, int, until, Draw};
+use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 
 /// The invalidation lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

@@ -66,7 +66,13 @@ fn version_bump_is_one_incr_and_the_orphans_leave_on_their_ttl() {
     assert_eq!(log0.cmd, ["INCR", CATALOG_VERSION]);
     assert_eq!(log0.reply, Ok(crate::redis::Reply::Integer(42)));
     // Before: all reachable. Right after the INCR: every list orphaned, none deleted.
-    let at = |ms: u64| v.samples.iter().find(|s| s.at_ms == ms).copied().expect("sample");
+    let at = |ms: u64| {
+        v.samples
+            .iter()
+            .find(|s| s.at_ms == ms)
+            .copied()
+            .expect("sample")
+    };
     assert_eq!((at(0).reachable, at(0).orphaned), (1_000, 0));
     let after = at(2_000);
     assert_eq!(after.deleted, 0);
@@ -77,7 +83,10 @@ fn version_bump_is_one_incr_and_the_orphans_leave_on_their_ttl() {
     assert_eq!((end.orphaned, end.deleted), (0, 0));
     assert!(end.at_ms >= T_CHANGE + 30_000);
     // The orphans fall over time, never rise.
-    assert!(v.samples.windows(2).all(|w| w[1].orphaned <= w[0].orphaned || w[0].at_ms < T_CHANGE));
+    assert!(v
+        .samples
+        .windows(2)
+        .all(|w| w[1].orphaned <= w[0].orphaned || w[0].at_ms < T_CHANGE));
 }
 
 #[test]
@@ -86,16 +95,25 @@ fn two_versions_invalidate_only_what_changed() {
     let d = |id: Design| r.design(id).clone();
     // Course-wide version only: a purchase must bump it, and 5,00,000 go to the database.
     let c = d(Design::Course);
-    assert_eq!((c.purchase.unreachable, c.purchase.db_loads), (500_000, 500_000));
+    assert_eq!(
+        (c.purchase.unreachable, c.purchase.db_loads),
+        (500_000, 500_000)
+    );
     assert_eq!(c.edit.db_loads, 500_000);
     // Student version only: the purchase costs one load; the course edit is never seen.
     let s = d(Design::Student);
     assert_eq!((s.purchase.unreachable, s.purchase.db_loads), (1, 1));
-    assert_eq!((s.edit.unreachable, s.edit.db_loads, s.edit.stale_reads), (0, 0, 500_000));
+    assert_eq!(
+        (s.edit.unreachable, s.edit.db_loads, s.edit.stale_reads),
+        (0, 0, 500_000)
+    );
     // Both: the purchase one key, the edit everyone's (the course changed for all).
     let b = d(Design::Both);
     assert_eq!((b.purchase.unreachable, b.purchase.db_loads), (1, 1));
-    assert_eq!((b.edit.unreachable, b.edit.db_loads, b.edit.stale_reads), (500_000, 500_000, 0));
+    assert_eq!(
+        (b.edit.unreachable, b.edit.db_loads, b.edit.stale_reads),
+        (500_000, 500_000, 0)
+    );
     assert!(b.key.ends_with(":sv3:cv41"), "{}", b.key);
     // The action's reads: one MGET of sv and cv each.
     let a = r.action(Action::TwoVersions);
@@ -141,15 +159,26 @@ fn the_seconds_end_at_the_totals() {
     for sec in &parts {
         let a = out.action(sec.action);
         assert_eq!(sec.counts.len(), a.samples.len(), "{}", sec.action);
-        assert_eq!(sec.at(0), Counts::default(), "{}: nothing before the change", sec.action);
+        assert_eq!(
+            sec.at(0),
+            Counts::default(),
+            "{}: nothing before the change",
+            sec.action
+        );
         assert_eq!(sec.at(usize::MAX), a.totals(), "{}", sec.action);
-        assert!(sec.counts.windows(2).all(|w| w[0].round_trips <= w[1].round_trips));
+        assert!(sec
+            .counts
+            .windows(2)
+            .all(|w| w[0].round_trips <= w[1].round_trips));
     }
     // The SCAN walk takes 408 ms from 1 s: at 1 s nothing is deleted yet, at 2 s all of it.
     let scan = &parts[1];
     assert_eq!(scan.at(1).unreachable, 0);
     assert_eq!(scan.at(2).unreachable, 1_028);
-    assert!(scan.at(2).db_loads < scan.at(usize::MAX).db_loads, "the reads come later");
+    assert!(
+        scan.at(2).db_loads < scan.at(usize::MAX).db_loads,
+        "the reads come later"
+    );
     assert_eq!(out.steps(), out.shown().samples.len() - 1);
     let f = out.figures();
     let get = |k: &str| f.iter().find(|x| x.key == k).map(|x| x.value as u32);

@@ -67,7 +67,10 @@ impl Lab for JitterLab {
         let p: JitterParams = p.read();
         match job.run.as_str() {
             "" | JitterChart::NAME => Ok(JitterChart::erase(ChartCount::new(p.config(), p.case()))),
-            JitterTable::NAME => Ok(JitterTable::erase(TableCount::new(p.config(), seed_cases()))),
+            JitterTable::NAME => Ok(JitterTable::erase(TableCount::new(
+                p.config(),
+                seed_cases(),
+            ))),
             other => Err(format!("jitter has no run `{other}`")),
         }
     }
@@ -120,7 +123,10 @@ impl Lab for JitterLab {
         };
         let (waves, text) = table(&cfg, &cases);
         let series = a.flag("series");
-        let out = JitterCases::new(&cfg, waves.iter().map(|w| JitterRow::of(w, series)).collect());
+        let out = JitterCases::new(
+            &cfg,
+            waves.iter().map(|w| JitterRow::of(w, series)).collect(),
+        );
         Ok(crate::cli::emit(a, text, || {
             serde_json::to_value(&out).unwrap_or_default()
         }))

@@ -317,7 +317,6 @@ pub fn table(cfg: &JitterConfig, cases: &[JitterCase]) -> (Vec<JitterWave>, Stri
     (waves, out)
 }
 
-
 /// Generator draws per unit of work.
 const DRAWS: u32 = 65_536;
 

@@ -224,4 +224,3 @@ pub fn nice_ceil(v: f64) -> f64 {
         .find(|&x| x >= v)
         .unwrap_or(10.0 * p)
 }
-

@@ -3,11 +3,11 @@
 //! the busiest second under a bound, and how many seconds the wave spreads over. Every answer
 //! is read off the lab's own run ([`JitterOutput`]) of the question's parameters.
 
-use crate::practice::pick::{int, Draw};
-use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 use crate::bn;
 use crate::labs::jitter::{JitterParams, JitterWave, INFO};
 use crate::labs::params::Params;
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 
 /// The jitter lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

@@ -36,7 +36,7 @@ fn binned_sums_to_keys() {
     assert_eq!(chart.before(chart.bins.len()), 1000);
     assert!(chart.bins.len() as i64 <= MAX_BINS);
     assert_eq!(chart.row.max_per_s, w.max);
-        // "This second" at the end of each bar is the histogram's count of that second.
+    // "This second" at the end of each bar is the histogram's count of that second.
     for (i, &e) in chart.ends.iter().enumerate() {
         let s = chart.w0 + chart.bin * (i as i64 + 1) - 1;
         let want = w.histogram.iter().find(|h| h.0 == s).map_or(0, |h| h.1);
@@ -175,5 +175,8 @@ fn the_runs_give_the_seeds_numbers() {
         json.starts_with(r#"{"keys":2000,"rows":[{"jitter":0.0,"max_per_s":2000,"mean_per_s":2000.0,"round":1,"span":1},"#),
         "{json}"
     );
-    assert!(json.ends_with(r#""seed":5,"ttl":3600.0,"ttl_text":"3600"}"#), "{json}");
+    assert!(
+        json.ends_with(r#""seed":5,"ttl":3600.0,"ttl_text":"3600"}"#),
+        "{json}"
+    );
 }

@@ -491,7 +491,10 @@ pub(super) fn analyse(
     let generations: Vec<u32> = j.writes.iter().map(|w| generation_of(&grants, w)).collect();
     let judged = owners::judge(
         p.fencing_on(),
-        j.writes.iter().zip(&generations).map(|(w, &g)| (w.fence, g)),
+        j.writes
+            .iter()
+            .zip(&generations)
+            .map(|(w, &g)| (w.fence, g)),
     );
     let writes: Vec<Write> = j
         .writes

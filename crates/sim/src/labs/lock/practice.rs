@@ -2,11 +2,11 @@
 //! whose lock A's `DEL` removes, and how many writes the fencing check turns away. Every
 //! answer is read off the lab's own run ([`LockOutput`]) of the question's parameters.
 
-use crate::practice::pick::{int, Draw};
-use crate::practice::{params, show, Answer, Draft, QuestionKind};
 use crate::labs::def::Steps;
 use crate::labs::lock::{run, CmdKind, LockOutput, LockParams, Release, INFO};
 use crate::labs::params::{Params, Switch};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show, Answer, Draft, QuestionKind};
 use crate::redis::Reply;
 
 /// The lock lab's question kinds.

@@ -1,9 +1,9 @@
 //! The lock race's unit tests: golden presets, stepping, the heartbeat, the live driver.
 
 use super::*;
-use crate::labs::params::{Params, Switch};
 use crate::labs::def::Steps;
 use crate::labs::lab::LiveDriver;
+use crate::labs::params::{Params, Switch};
 use crate::redis::{Reply, SimRedis};
 
 fn preset_params(id: &str) -> LockParams {
@@ -220,7 +220,10 @@ fn property_token_release_with_work_inside_the_ttl_never_has_two_owners() {
     };
     let mut traces = std::collections::HashSet::new();
     for seed in 0..300 {
-        let p = LockParams { seed, ..base.clone() };
+        let p = LockParams {
+            seed,
+            ..base.clone()
+        };
         let mut r = sim(&p);
         while !r.steps(1_000) {}
         traces.insert(r.world().trace_text());
@@ -238,5 +241,9 @@ fn property_token_release_with_work_inside_the_ttl_never_has_two_owners() {
         assert_eq!(work, 6, "seed {seed}");
         assert!(out.commands.iter().all(|c| c.kind != CmdKind::Del));
     }
-    assert!(traces.len() > 250, "seeds draw other timings: {}", traces.len());
+    assert!(
+        traces.len() > 250,
+        "seeds draw other timings: {}",
+        traces.len()
+    );
 }

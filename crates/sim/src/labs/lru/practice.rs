@@ -2,11 +2,11 @@
 //! after step n, how many `get`s hit, and whom FIFO would evict instead. Every answer is read
 //! off the lab's own run ([`LruOutput`]) of the question's operations.
 
-use crate::practice::pick::{int, Draw};
-use crate::practice::{list, params, show, Answer, Draft, QuestionKind};
 use crate::eviction::lru_trace::Outcome;
 use crate::labs::lru::{run, LruOutput, LruParams, INFO};
 use crate::labs::params::Params;
+use crate::practice::pick::{int, Draw};
+use crate::practice::{list, params, show, Answer, Draft, QuestionKind};
 
 /// The LRU lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

@@ -6,10 +6,10 @@
 //! student confuses it with). Every answer is read off the lab's own room run
 //! ([`PresenceOutput`]) of the question's parameters.
 
-use crate::practice::pick::{counts, int, options, until, Draw};
-use crate::practice::{params, show_end, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::presence::{run_room, Bucket, PresenceOutput, INFO};
+use crate::practice::pick::{counts, int, options, until, Draw};
+use crate::practice::{params, show_end, Draft, QuestionKind};
 
 /// The presence lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

@@ -4,7 +4,7 @@
 //! fresh SimRedis worlds (the chosen one first, recorded), stepped a slice of events at a
 //! time.
 
-use super::output::{Bucket, Fate, Instance, Line, Push, PubSubOutput, Summary};
+use super::output::{Bucket, Fate, Instance, Line, PubSubOutput, Push, Summary};
 use super::params::{Adapter, PubSubParams};
 use crate::labs::lab::Run;
 use crate::labs::log::{CmdLine, NoReply};
@@ -252,7 +252,9 @@ impl PubSubModel {
             for i in 0..self.n {
                 let s = match self.mode {
                     Adapter::Dynamic => {
-                        1 + (0..self.rooms as u32).filter(|&r| self.member(i, r) > 0).count()
+                        1 + (0..self.rooms as u32)
+                            .filter(|&r| self.member(i, r) > 0)
+                            .count()
                     }
                     _ => 1,
                 };
@@ -399,7 +401,9 @@ impl PubSubModel {
             .map(|i| Instance {
                 name: format!("api-{}", i + 1),
                 users: self.user_inst.iter().filter(|&&x| x as usize == i).count() as u32,
-                rooms: (0..self.rooms as u32).filter(|&r| self.member(i, r) > 0).count() as u32,
+                rooms: (0..self.rooms as u32)
+                    .filter(|&r| self.member(i, r) > 0)
+                    .count() as u32,
                 subscriptions: self.subs_at_start[i],
             })
             .collect()

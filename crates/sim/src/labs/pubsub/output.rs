@@ -218,7 +218,10 @@ impl PubSubOutput {
     pub fn so_far(&self, n: usize) -> [u64; 5] {
         let mut t = [0u64; 5];
         for b in self.buckets.iter().take(n) {
-            for (x, v) in t.iter_mut().zip([b.publishes, b.deliveries, b.wasted, b.reached, b.lost]) {
+            for (x, v) in t
+                .iter_mut()
+                .zip([b.publishes, b.deliveries, b.wasted, b.reached, b.lost])
+            {
                 *x += u64::from(v);
             }
         }

@@ -6,11 +6,11 @@
 //! nothing). Every answer is read off the lab's own run ([`PubSubOutput`]) of the question's
 //! parameters.
 
-use crate::practice::pick::{counts, int, options, until, Draw};
 use crate::labs::def::Steps;
-use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::pubsub::{run, Adapter, PubSubOutput, Summary, INFO};
+use crate::practice::pick::{counts, int, options, until, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 
 /// The Pub/Sub lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

@@ -15,8 +15,17 @@ fn the_sharded_adapter_delivers_fewer_messages_than_the_plain_one() {
     let sharded = run(&preset("sharded"));
     let (p, s) = (&plain.summary, &sharded.summary);
     assert_eq!(p.publishes, s.publishes, "the same messages");
-    assert_eq!(p.deliveries, p.publishes * 6, "plain: every instance gets every message");
-    assert!(s.deliveries < p.deliveries, "{} !< {}", s.deliveries, p.deliveries);
+    assert_eq!(
+        p.deliveries,
+        p.publishes * 6,
+        "plain: every instance gets every message"
+    );
+    assert!(
+        s.deliveries < p.deliveries,
+        "{} !< {}",
+        s.deliveries,
+        p.deliveries
+    );
     assert!(s.wasted < p.wasted);
     // The same sockets are reached either way; nobody is lost.
     assert_eq!(p.reached, s.reached);
@@ -43,11 +52,19 @@ fn one_shard_channel_saves_nothing_on_one_redis() {
 fn small_rooms_save_most_and_one_class_saves_nothing() {
     let small = run(&preset("small-rooms"));
     let (p, d) = (small.of(Adapter::Plain), small.of(Adapter::Dynamic));
-    assert!(d.deliveries * 10 < p.deliveries * 6, "{} vs {}", d.deliveries, p.deliveries);
+    assert!(
+        d.deliveries * 10 < p.deliveries * 6,
+        "{} vs {}",
+        d.deliveries,
+        p.deliveries
+    );
     // Dynamic: nothing but the sender's own echo is wasted.
     assert_eq!((d.no_member, d.echo), (0, d.publishes));
     let one = run(&preset("one-class"));
-    assert_eq!(one.of(Adapter::Dynamic).deliveries, one.of(Adapter::Plain).deliveries);
+    assert_eq!(
+        one.of(Adapter::Dynamic).deliveries,
+        one.of(Adapter::Plain).deliveries
+    );
     assert_eq!(one.rooms_everywhere, 1);
 }
 
@@ -91,7 +108,17 @@ fn redis_counts_the_deliveries_the_subscribers_read() {
             assert_eq!(s.echo + s.no_member, s.wasted, "{id}: {}", s.adapter);
         }
         let t = r.so_far(usize::MAX);
-        assert_eq!(t, [r.summary.publishes, r.summary.deliveries, r.summary.wasted, r.summary.reached, r.summary.lost], "{id}");
+        assert_eq!(
+            t,
+            [
+                r.summary.publishes,
+                r.summary.deliveries,
+                r.summary.wasted,
+                r.summary.reached,
+                r.summary.lost
+            ],
+            "{id}"
+        );
     }
 }
 
@@ -106,7 +133,10 @@ fn the_run_is_a_function_of_its_parameters_and_the_worker_gives_the_same() {
         panic!("no result")
     };
     assert_eq!(r.read::<PubSubOutput>().unwrap(), run(&p));
-    let other = run(&PubSubParams { seed: 14, ..p.clone() });
+    let other = run(&PubSubParams {
+        seed: 14,
+        ..p.clone()
+    });
     assert_ne!(other.summary, run(&p).summary);
 }
 
@@ -121,9 +151,19 @@ fn the_log_shows_the_real_commands_and_pushes() {
             Line::Push(_) => None,
         })
         .collect();
-    assert!(cmds.iter().any(|c| c.starts_with("SSUBSCRIBE socket.io#/#r")), "{cmds:?}");
-    assert!(cmds.iter().any(|c| c.starts_with("SPUBLISH socket.io#/#r")), "{cmds:?}");
-    assert!(r.log.iter().any(|l| matches!(l, Line::Push(p) if p.kind == "smessage")));
+    assert!(
+        cmds.iter()
+            .any(|c| c.starts_with("SSUBSCRIBE socket.io#/#r")),
+        "{cmds:?}"
+    );
+    assert!(
+        cmds.iter().any(|c| c.starts_with("SPUBLISH socket.io#/#r")),
+        "{cmds:?}"
+    );
+    assert!(r
+        .log
+        .iter()
+        .any(|l| matches!(l, Line::Push(p) if p.kind == "smessage")));
     assert!(r.log.windows(2).all(|w| w[0].at_ms() <= w[1].at_ms()));
     let plain = run(&preset("plain"));
     assert!(plain
@@ -143,10 +183,17 @@ fn the_timeline_ends_at_the_summary() {
     let f = r.figures();
     let get = |k: &str| f.iter().find(|x| x.key == k).map(|x| x.value as u64);
     assert_eq!(
-        (get("publishes"), get("deliveries"), get("wasted"), get("lost")),
+        (
+            get("publishes"),
+            get("deliveries"),
+            get("wasted"),
+            get("lost")
+        ),
         (Some(publishes), Some(deliveries), Some(wasted), Some(lost))
     );
-    let first = r.position_of_first_loss().expect("the away preset loses messages");
+    let first = r
+        .position_of_first_loss()
+        .expect("the away preset loses messages");
     assert_eq!(r.so_far(first - 1)[4], 0);
     assert!(r.so_far(first)[4] > 0);
     assert_eq!(run(&preset("sharded")).position_of_first_loss(), None);

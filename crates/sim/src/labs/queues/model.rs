@@ -202,7 +202,13 @@ impl Worker {
                     r => r.as_bulk(),
                 };
                 let job = p.and_then(|p| Some((id_of(p)?, String::from_utf8_lossy(p).into())));
-                j.seg(ctx.id, job.as_ref().map(|x| x.0), self.sent_at, now, SegKind::Wait);
+                j.seg(
+                    ctx.id,
+                    job.as_ref().map(|x| x.0),
+                    self.sent_at,
+                    now,
+                    SegKind::Wait,
+                );
                 if let Some((id, _)) = &job {
                     j.queued -= 1;
                     if self.s.reliable {
@@ -260,11 +266,7 @@ impl Worker {
         }
         if self.s.idem {
             let (k, ex) = (done_key(id), DONE_EX.to_string());
-            return self.send(
-                Phase::Mark,
-                now,
-                words(&["SET", &k, "1", "NX", "EX", &ex]),
-            );
+            return self.send(Phase::Mark, now, words(&["SET", &k, "1", "NX", "EX", &ex]));
         }
         if self.dying {
             return self.die(now);
@@ -342,9 +344,12 @@ impl Actor for Worker {
             }
             (Phase::Pop, _) => self.pop(now),
             (Phase::Stamp, _) => self.after_take(now),
-            (Phase::Check, Input::Reply {
-                reply: Reply::Bulk(_),
-            }) => {
+            (
+                Phase::Check,
+                Input::Reply {
+                    reply: Reply::Bulk(_),
+                },
+            ) => {
                 let id = self.id();
                 self.journal
                     .borrow_mut()
@@ -444,7 +449,10 @@ impl Recovery {
 
 fn bulk_list(r: &Reply) -> Vec<Vec<u8>> {
     match r {
-        Reply::Array(a) => a.iter().filter_map(|x| x.as_bulk().map(<[u8]>::to_vec)).collect(),
+        Reply::Array(a) => a
+            .iter()
+            .filter_map(|x| x.as_bulk().map(<[u8]>::to_vec))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -685,7 +693,10 @@ fn analyse(
                 cmd: c,
                 reply: Some(reply),
             } => (c, Ok(reply.clone()), None),
-            What::Exec { cmd: c, reply: None } => {
+            What::Exec {
+                cmd: c,
+                reply: None,
+            } => {
                 pending[e.actor] = Some(c);
                 continue;
             }

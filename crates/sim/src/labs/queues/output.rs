@@ -166,7 +166,9 @@ impl CmdRow {
             (CmdKind::Pop, Reply::Bulk(p)) => id_of(p),
             (CmdKind::Push | CmdKind::Requeue, _) => id_of(self.cmd.get(2)?.as_bytes()),
             (CmdKind::Ack | CmdKind::Take, _) => id_of(self.cmd.get(3)?.as_bytes()),
-            (CmdKind::Check | CmdKind::Mark, _) => self.cmd.get(1)?.strip_prefix("done:")?.parse().ok(),
+            (CmdKind::Check | CmdKind::Mark, _) => {
+                self.cmd.get(1)?.strip_prefix("done:")?.parse().ok()
+            }
             (CmdKind::Stamp | CmdKind::Unstamp | CmdKind::Forget, _) => {
                 self.cmd.last()?.parse().ok()
             }
@@ -561,4 +563,3 @@ pub(super) fn walk(r: &QueuesOutput, cut: usize, n: usize) -> At {
         jobs,
     }
 }
-

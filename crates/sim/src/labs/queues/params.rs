@@ -38,7 +38,10 @@ crate::choices! {
 impl Crash {
     /// The worker that dies (0-based), if any.
     pub fn worker(self) -> Option<usize> {
-        Crash::ALL.iter().position(|&c| c == self).and_then(|i| i.checked_sub(1))
+        Crash::ALL
+            .iter()
+            .position(|&c| c == self)
+            .and_then(|i| i.checked_sub(1))
     }
 }
 
@@ -286,4 +289,3 @@ pub const PRESETS: &[Preset] = &[
         ],
     },
 ];
-

@@ -5,10 +5,10 @@
 //! (at-least-once counts a job twice). Every answer is read off the lab's own run
 //! ([`QueuesOutput`]) of the question's parameters.
 
-use crate::practice::pick::{int, options, until};
-use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::{Params, Switch};
 use crate::labs::queues::{run, CrashIn, Place, Queue, QueuesOutput, QueuesParams, INFO};
+use crate::practice::pick::{int, options, until};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 
 /// The queues lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

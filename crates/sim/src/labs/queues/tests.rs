@@ -145,7 +145,10 @@ fn stepping_equals_the_run_to_the_end() {
         while !chunked.steps(5) {}
         assert_eq!(chunked.output(), full, "{id}");
         let n = full.commands.len();
-        for k in [0, 1, 2, 7, 13, n / 3, n / 2, n - 1].into_iter().filter(|&k| k < n) {
+        for k in [0, 1, 2, 7, 13, n / 3, n / 2, n - 1]
+            .into_iter()
+            .filter(|&k| k < n)
+        {
             let mut part = sim(&p, &p.setup());
             if k > 0 {
                 part.run_to_step(full.commands[k - 1].step + 1);
@@ -167,7 +170,10 @@ fn live_setup_is_short_and_blocks_briefly() {
     p.workers = 4;
     p.crash = Crash::W4;
     let s = p.for_live(2);
-    assert_eq!((s.jobs, s.workers, s.crash), (LIVE_JOBS, LIVE_WORKERS, None));
+    assert_eq!(
+        (s.jobs, s.workers, s.crash),
+        (LIVE_JOBS, LIVE_WORKERS, None)
+    );
     assert_eq!((s.block_ms, s.block_arg().as_str()), (200, "0.2"));
     assert_eq!((s.work_ms, s.visibility_ms), (1600, 6000));
 }

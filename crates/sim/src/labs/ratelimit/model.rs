@@ -368,7 +368,11 @@ impl RateModel {
             })
             .collect();
         counters.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.place.cmp(&b.place)));
-        counters.truncate(if self.p.redis() { 4 } else { self.p.instances as usize });
+        counters.truncate(if self.p.redis() {
+            4
+        } else {
+            self.p.instances as usize
+        });
         let mut log: Vec<CmdLine> = self
             .log
             .iter()
@@ -404,7 +408,11 @@ impl Model for RateModel {
     fn on_timer(&mut self, t: Timer, io: &mut Io<Timer>) {
         match t {
             Timer::Attack(k) => {
-                let who = if self.p.target == Target::Many { k + 1 } else { 0 };
+                let who = if self.p.target == Target::Many {
+                    k + 1
+                } else {
+                    0
+                };
                 self.request(true, who, io);
                 if k + 1 < self.p.attempts {
                     io.at(self.attack_at(k + 1), Timer::Attack(k + 1));
@@ -433,7 +441,11 @@ impl Model for RateModel {
             Outcome::Refused => Err(NoReply::Refused),
             Outcome::TimedOut => Err(NoReply::TimedOut(0)),
         };
-        let at = if self.live { now } else { now.saturating_sub(HOP_MS) };
+        let at = if self.live {
+            now
+        } else {
+            now.saturating_sub(HOP_MS)
+        };
         let b = self.bucket(at);
         if self.logged[b] < LOG_PER_BUCKET {
             self.logged[b] += 1;
@@ -444,7 +456,10 @@ impl Model for RateModel {
         let (key, _) = self.key(pend.layer, &r);
         let n = reply.as_ref().ok().and_then(Reply::as_int);
         if pend.decides {
-            let c = self.counters.entry(("redis".into(), key.clone())).or_insert(0);
+            let c = self
+                .counters
+                .entry(("redis".into(), key.clone()))
+                .or_insert(0);
             *c = (*c).max(n.unwrap_or(0).max(0) as u64);
         }
         if pend.incr && n == Some(1) {
@@ -512,12 +527,10 @@ impl Scenario for RateScenario {
     fn progress<B: Backend>(&self, world: &World<B, RateModel>) -> f64 {
         let m = world.model();
         let p = &self.s.p;
-        let total = m.attacker.sent.max(u64::from(p.attempts))
-            + u64::from(p.office) * u64::from(p.tries);
-        let done = m.attacker.allowed
-            + m.attacker.blocked()
-            + m.students.allowed
-            + m.students.blocked();
+        let total =
+            m.attacker.sent.max(u64::from(p.attempts)) + u64::from(p.office) * u64::from(p.tries);
+        let done =
+            m.attacker.allowed + m.attacker.blocked() + m.students.allowed + m.students.blocked();
         done as f64 / total.max(1) as f64
     }
 

@@ -138,8 +138,8 @@ impl RateParams {
     /// (at one account), the IP's (with the IP layer), whichever stops it first (`None`: no
     /// layer stops it — a new account each try and no IP layer).
     pub fn attacker_limit(&self) -> Option<u64> {
-        let identity = (self.identity_layer() && self.target == Target::One)
-            .then_some(u64::from(self.limit));
+        let identity =
+            (self.identity_layer() && self.target == Target::One).then_some(u64::from(self.limit));
         let ip = self.ip_layer().then_some(u64::from(self.ip_limit));
         match (identity, ip) {
             (Some(a), Some(b)) => Some(a.min(b)),

@@ -5,10 +5,10 @@
 //! one office IP the IP layer turns away. Every answer is read off the lab's own run
 //! ([`RateOutput`]) of the question's parameters.
 
-use crate::practice::pick::{int, Draw};
-use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::ratelimit::{run, Algo, Layers, Pattern, RateOutput, Store, Target, INFO};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
 
 /// The rate-limit lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

@@ -32,7 +32,10 @@ fn the_fixed_windows_edge_lets_two_limits_through_in_two_seconds_the_sliding_one
     assert!(f.max_span.1 - f.max_span.0 <= 2_100, "{:?}", f.max_span);
     let s = run(&preset("sliding"));
     assert!(s.max_in_window <= 500, "{}", s.max_in_window);
-    assert_eq!(s.attacker.allowed, 501, "the probe at 0 leaves the window at its edge");
+    assert_eq!(
+        s.attacker.allowed, 501,
+        "the probe at 0 leaves the window at its edge"
+    );
     // Four commands a request in one round trip.
     assert_eq!((s.commands, s.round_trips), (4000, 1000));
 }
@@ -71,7 +74,11 @@ fn memory_and_redis_agree_when_there_is_one_instance() {
                 store: Store::Memory,
                 ..base.clone()
             });
-            assert_eq!((m.attacker, m.students), (r.attacker, r.students), "{algo} {pattern}");
+            assert_eq!(
+                (m.attacker, m.students),
+                (r.attacker, r.students),
+                "{algo} {pattern}"
+            );
         }
     }
 }
@@ -79,7 +86,14 @@ fn memory_and_redis_agree_when_there_is_one_instance() {
 #[test]
 fn the_timeline_adds_up_and_the_worker_gives_the_same() {
     use crate::labs::work::{Body, Job, Work};
-    for id in ["memory", "redis", "edge", "sliding", "office-ip", "office-both"] {
+    for id in [
+        "memory",
+        "redis",
+        "edge",
+        "sliding",
+        "office-ip",
+        "office-both",
+    ] {
         let r = run(&preset(id));
         let t = r.so_far(usize::MAX);
         assert_eq!(
@@ -92,7 +106,11 @@ fn the_timeline_adds_up_and_the_worker_gives_the_same() {
             ],
             "{id}"
         );
-        assert_eq!(r.attacker.allowed + r.attacker.blocked(), r.attacker.sent, "{id}");
+        assert_eq!(
+            r.attacker.allowed + r.attacker.blocked(),
+            r.attacker.sent,
+            "{id}"
+        );
         assert_eq!(r.instances_so_far(usize::MAX), r.per_instance, "{id}");
         assert!(r.log.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
         assert!(r.buckets.len() <= 130, "{id}: {}", r.buckets.len());
@@ -102,12 +120,22 @@ fn the_timeline_adds_up_and_the_worker_gives_the_same() {
     let Some(Body::Done(out)) = msgs.last() else {
         panic!("no result")
     };
-    assert_eq!(out.read::<RateOutput>().unwrap(), run(&preset("office-both")));
+    assert_eq!(
+        out.read::<RateOutput>().unwrap(),
+        run(&preset("office-both"))
+    );
 }
 
 #[test]
 fn a_live_run_is_the_same_story_at_a_size_one_session_carries() {
-    for id in ["redis", "edge", "sliding", "office-ip", "office-both", "rotate"] {
+    for id in [
+        "redis",
+        "edge",
+        "sliding",
+        "office-ip",
+        "office-both",
+        "rotate",
+    ] {
         let s = preset(id).for_live(1);
         let r = sim(&s).finish();
         // The busiest second, in commands: within the proxy's 200 a second.
@@ -117,7 +145,11 @@ fn a_live_run_is_the_same_story_at_a_size_one_session_carries() {
             .map(|b| b.attacker_ok + b.attacker_no + b.students_ok + b.students_no)
             .collect();
         let w = (1000 / r.bucket_ms).max(1) as usize;
-        let busiest = per.windows(w.min(per.len())).map(|x| x.iter().sum::<u32>()).max().unwrap_or(0);
+        let busiest = per
+            .windows(w.min(per.len()))
+            .map(|x| x.iter().sum::<u32>())
+            .max()
+            .unwrap_or(0);
         assert!(r.end_ms <= 15_000, "{id}: {} ms", r.end_ms);
         assert!(r.commands <= 2_500, "{id}: {} commands", r.commands);
         assert!(
@@ -136,9 +168,18 @@ fn a_live_run_is_the_same_story_at_a_size_one_session_carries() {
         assert_eq!(r.students_hit > 0, full.students_hit > 0, "{id}");
         // Twice as slow: the same numbers.
         let slow = sim(&preset(id).for_live(2)).finish();
-        assert_eq!((slow.attacker, slow.students), (r.attacker, r.students), "{id} ×2");
+        assert_eq!(
+            (slow.attacker, slow.students),
+            (r.attacker, r.students),
+            "{id} ×2"
+        );
     }
-    assert!(LAB.live(&Job::new(&INFO, &Params::from_query(&INFO, "preset=memory").0).scaled(1), &Params::from_query(&INFO, "preset=memory").0).is_none());
+    assert!(LAB
+        .live(
+            &Job::new(&INFO, &Params::from_query(&INFO, "preset=memory").0).scaled(1),
+            &Params::from_query(&INFO, "preset=memory").0
+        )
+        .is_none());
 }
 
 /// What the status line judges by: the most let through within one window, bucket by
@@ -146,7 +187,15 @@ fn a_live_run_is_the_same_story_at_a_size_one_session_carries() {
 /// its run lets 501 through in all), and never above the exact figure.
 #[test]
 fn the_window_max_so_far_judges_per_window() {
-    for id in ["memory", "redis", "edge", "sliding", "office-ip", "office-both", "rotate"] {
+    for id in [
+        "memory",
+        "redis",
+        "edge",
+        "sliding",
+        "office-ip",
+        "office-both",
+        "rotate",
+    ] {
         let r = run(&preset(id));
         let all = r.window_max_so_far(usize::MAX);
         assert!(all <= r.max_in_window, "{id}: {all} > {}", r.max_in_window);
@@ -166,12 +215,23 @@ fn the_window_max_so_far_judges_per_window() {
 #[test]
 fn the_window_max_at_the_densest_stretch_is_exact() {
     use crate::labs::def::{Figures, Steps};
-    for id in ["memory", "redis", "edge", "sliding", "office-ip", "office-both", "rotate"] {
+    for id in [
+        "memory",
+        "redis",
+        "edge",
+        "sliding",
+        "office-ip",
+        "office-both",
+        "rotate",
+    ] {
         let r = run(&preset(id));
         let at = r.position_of(r.max_span.1);
         assert_eq!(r.window_max_at(at), r.max_in_window, "{id}");
         assert_eq!(r.window_max_at(r.steps()), r.max_in_window, "{id}");
-        assert!(r.window_max_at(at.saturating_sub(1)) <= r.max_in_window, "{id}");
+        assert!(
+            r.window_max_at(at.saturating_sub(1)) <= r.max_in_window,
+            "{id}"
+        );
         assert_eq!(r.window_max_at(0), 0, "{id}");
         let f = r.figures();
         assert!(f.iter().all(|x| x.value >= 0.0), "{id}");

@@ -4,8 +4,8 @@
 //! faults, and the analysis of the trace into a [`RedlockOutput`].
 
 use super::output::{
-    Attempt, CmdKind, CmdRow, Counters, FaultRow, Hold, HoldEnd, RedlockOutput, RedlockPage,
-    Seg, SegKind, Verdict, Write,
+    Attempt, CmdKind, CmdRow, Counters, FaultRow, Hold, HoldEnd, RedlockOutput, RedlockPage, Seg,
+    SegKind, Verdict, Write,
 };
 use super::params::RedlockParams;
 use super::{FENCE_KEY, LOCK_KEY, MAX_STEPS, NAMES, NODE_TIMEOUT_MS, REDLOCK_NODES};
@@ -323,7 +323,12 @@ fn world(p: &RedlockParams) -> World<Nodes, Clients> {
 fn look(p: &RedlockParams, nodes: &Nodes) -> Vec<Option<(usize, u64)>> {
     let key = LOCK_KEY.as_bytes();
     let who = |v: Option<(&[u8], Option<u64>)>| {
-        v.map(|(tok, until)| (usize::from(tok.starts_with(b"b-")), until.unwrap_or(u64::MAX)))
+        v.map(|(tok, until)| {
+            (
+                usize::from(tok.starts_with(b"b-")),
+                until.unwrap_or(u64::MAX),
+            )
+        })
     };
     if p.redlock() {
         (0..nodes.len()).map(|i| who(nodes.peek(i, key))).collect()
@@ -429,9 +434,22 @@ pub fn run_with_trace(p: &RedlockParams) -> (RedlockOutput, String) {
             for &(at, fault) in &w.backend().happened()[applied..] {
                 let lane = |i: usize| if p.redlock() { i } else { 0 };
                 faults.push(match fault {
-                    Fault::Crash(i) => FaultRow::Crash { at_ms: at, step, lane: lane(i) },
-                    Fault::Promote(_) => FaultRow::Promote { at_ms: at, step, lane: 1 },
-                    Fault::ClockJump(i, ms) => FaultRow::ClockJump { at_ms: at, step, lane: lane(i), ms },
+                    Fault::Crash(i) => FaultRow::Crash {
+                        at_ms: at,
+                        step,
+                        lane: lane(i),
+                    },
+                    Fault::Promote(_) => FaultRow::Promote {
+                        at_ms: at,
+                        step,
+                        lane: 1,
+                    },
+                    Fault::ClockJump(i, ms) => FaultRow::ClockJump {
+                        at_ms: at,
+                        step,
+                        lane: lane(i),
+                        ms,
+                    },
                 });
             }
             let why = match faults.last() {
@@ -495,7 +513,10 @@ fn analyse(
     let mut commands = Vec::new();
     for e in trace {
         let (c, reply) = match &e.what {
-            What::Exec { cmd, reply: Some(r) } => (cmd, Ok(r.clone())),
+            What::Exec {
+                cmd,
+                reply: Some(r),
+            } => (cmd, Ok(r.clone())),
             What::Refused { cmd } => (cmd, Err(NoReply::Refused)),
             What::TimedOut { cmd, after_ms } => (cmd, Err(NoReply::TimedOut(*after_ms))),
             _ => continue,

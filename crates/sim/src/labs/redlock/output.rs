@@ -62,7 +62,6 @@ pub struct Attempt {
     pub won: bool,
 }
 
-
 /// What a command in the run is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -345,7 +344,12 @@ impl RedlockOutput {
             .map(|lane| {
                 self.holds
                     .iter()
-                    .find(|h| h.lane == lane && h.step < n && h.from_ms <= t && t < h.to_ms.max(h.from_ms + 1))
+                    .find(|h| {
+                        h.lane == lane
+                            && h.step < n
+                            && h.from_ms <= t
+                            && t < h.to_ms.max(h.from_ms + 1)
+                    })
                     .map(|h| h.client)
             })
             .collect()

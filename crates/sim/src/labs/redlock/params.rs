@@ -189,4 +189,3 @@ pub const PRESETS: &[Preset] = &[
         ],
     },
 ];
-

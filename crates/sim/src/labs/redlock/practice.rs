@@ -5,10 +5,10 @@
 //! Every answer is read off the lab's own run ([`RedlockOutput`]) of the question's
 //! parameters.
 
+use crate::labs::params::Params;
+use crate::labs::redlock::{run, CmdKind, RedlockOutput, RedlockParams, INFO};
 use crate::practice::pick::{int, options, until, Draw};
 use crate::practice::{params, show, Answer, Draft, QuestionKind};
-use crate::labs::params::Params;
-use crate::labs::redlock::{run, CmdKind, RedlockParams, RedlockOutput, INFO};
 use crate::redis::Reply;
 
 /// The Redlock lab's question kinds.

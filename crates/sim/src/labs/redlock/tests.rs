@@ -36,8 +36,16 @@ fn failover_loses_the_lock_two_owners() {
     assert_eq!(
         r.faults,
         [
-            FaultRow::Crash { at_ms: 20, step: 2, lane: 0 },
-            FaultRow::Promote { at_ms: 120, step: 2, lane: 1 }
+            FaultRow::Crash {
+                at_ms: 20,
+                step: 2,
+                lane: 0
+            },
+            FaultRow::Promote {
+                at_ms: 120,
+                step: 2,
+                lane: 1
+            }
         ]
     );
     // Replicated in time (lag 10 < 20 − 3): B waits for A's release.
@@ -45,7 +53,13 @@ fn failover_loses_the_lock_two_owners() {
     p.lag = 10;
     let r = run(&p);
     assert_eq!(r.verdict, Verdict::NeverTwo);
-    assert_eq!(r.holds.iter().filter(|h| h.lane == 1 && h.client == 0).count(), 1);
+    assert_eq!(
+        r.holds
+            .iter()
+            .filter(|h| h.lane == 1 && h.client == 0)
+            .count(),
+        1
+    );
 }
 
 #[test]
@@ -65,9 +79,21 @@ fn redlock_survives_a_dead_node() {
     let c = r.counters;
     assert_eq!((c.grants, c.two_owner_moments), (2, 0));
     // B's attempts while A holds it see r1 refused and four nils.
-    assert!(r.attempts.iter().skip(1).filter(|a| !a.won).all(|a| a.granted.is_empty()));
-    assert_eq!(r.holders_at(r.steps(), 300), [None, Some(0), Some(0), Some(0), Some(0)]);
-    let won_b = r.attempts.iter().find(|a| a.won && a.client == 1).expect("B wins");
+    assert!(r
+        .attempts
+        .iter()
+        .skip(1)
+        .filter(|a| !a.won)
+        .all(|a| a.granted.is_empty()));
+    assert_eq!(
+        r.holders_at(r.steps(), 300),
+        [None, Some(0), Some(0), Some(0), Some(0)]
+    );
+    let won_b = r
+        .attempts
+        .iter()
+        .find(|a| a.won && a.client == 1)
+        .expect("B wins");
     assert_eq!(won_b.granted, [1, 2, 3, 4]);
     assert_eq!(golden(&r), (2, 5, 0, 0, 0, 0, 70));
 }
@@ -77,7 +103,11 @@ fn kleppmann_pause_two_owners_and_a_stale_write() {
     let r = run(&preset("pause"));
     assert_eq!(golden(&r), (2, 9, 1, 113, 1, 0, 110));
     assert_eq!(r.verdict, Verdict::TwoOwners { ms: 113, stale: 1 });
-    let w: Vec<_> = r.writes.iter().map(|w| (w.client, w.generation, w.stale, w.accepted)).collect();
+    let w: Vec<_> = r
+        .writes
+        .iter()
+        .map(|w| (w.client, w.generation, w.stale, w.accepted))
+        .collect();
     assert_eq!(w, [(1, 2, false, true), (0, 1, true, true)]);
 }
 
@@ -85,9 +115,16 @@ fn kleppmann_pause_two_owners_and_a_stale_write() {
 fn kleppmann_clock_jump_two_owners() {
     let r = run(&preset("clock-jump"));
     assert_eq!(golden(&r), (2, 0, 1, 398, 0, 0, 20));
-    let won: Vec<_> = r.attempts.iter().map(|a| (a.client, a.granted.clone())).collect();
+    let won: Vec<_> = r
+        .attempts
+        .iter()
+        .map(|a| (a.client, a.granted.clone()))
+        .collect();
     assert_eq!(won, [(0, vec![0, 1, 2]), (1, vec![2, 3, 4])]);
-    assert!(r.holds.iter().any(|h| h.lane == 2 && h.client == 0 && h.end == HoldEnd::ClockJump && h.to_ms == 100));
+    assert!(r
+        .holds
+        .iter()
+        .any(|h| h.lane == 2 && h.client == 0 && h.end == HoldEnd::ClockJump && h.to_ms == 100));
     // Without the jump B never reaches a majority while A works.
     let mut p = preset("clock-jump");
     p.jump = 0;
@@ -99,7 +136,11 @@ fn fencing_rejects_the_stale_write() {
     let r = run(&preset("fencing"));
     assert_eq!(golden(&r), (2, 9, 1, 112, 0, 1, 112));
     assert_eq!(r.verdict, Verdict::StaleRejected { two_owner_ms: 112 });
-    let w: Vec<_> = r.writes.iter().map(|w| (w.client, w.fence, w.accepted)).collect();
+    let w: Vec<_> = r
+        .writes
+        .iter()
+        .map(|w| (w.client, w.fence, w.accepted))
+        .collect();
     assert_eq!(w, [(1, Some(2), true), (0, Some(1), false)]);
 }
 
@@ -110,7 +151,10 @@ fn same_seed_same_run_and_the_text_and_json_agree() {
     let (r, t) = run_with_trace(&p);
     let s = text(&r, &t);
     assert!(s.contains("two-owner moments 1 (398 ms)"), "{s}");
-    assert_eq!(serde_json::to_value(&r).unwrap()["counters"]["twoOwnerMs"], 398);
+    assert_eq!(
+        serde_json::to_value(&r).unwrap()["counters"]["twoOwnerMs"],
+        398
+    );
 }
 
 #[test]
@@ -148,11 +192,19 @@ fn async_replication_loses_the_lock_when_the_lag_exceeds_the_gap() {
             ..preset("failover")
         };
         let r = run(&p);
-        let a = r.attempts.iter().find(|a| a.won && a.client == 0).expect("A wins");
+        let a = r
+            .attempts
+            .iter()
+            .find(|a| a.won && a.client == 0)
+            .expect("A wins");
         let set_at = r
             .commands
             .iter()
-            .find(|c| c.client == 0 && c.kind == CmdKind::Acquire && c.line.reply == Ok(crate::redis::Reply::ok()))
+            .find(|c| {
+                c.client == 0
+                    && c.kind == CmdKind::Acquire
+                    && c.line.reply == Ok(crate::redis::Reply::ok())
+            })
             .expect("A's SET")
             .line
             .at_ms;

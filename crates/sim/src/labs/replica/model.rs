@@ -179,7 +179,9 @@ impl ReplicaModel {
         let dropped;
         self.servers = if self.out.replica {
             dropped = 0;
-            Servers::Pair(Box::new(Replicated::attach_with(*s, seed, self.p.lag, what)))
+            Servers::Pair(Box::new(Replicated::attach_with(
+                *s, seed, self.p.lag, what,
+            )))
         } else {
             let (b, loaded) = s.restarted(seed, what);
             dropped = loaded.expired as u32;
@@ -229,7 +231,11 @@ impl ReplicaModel {
             self.out.log.push(l);
             return;
         };
-        let who = if self.out.replica { "replica" } else { "restored" };
+        let who = if self.out.replica {
+            "replica"
+        } else {
+            "restored"
+        };
         let held = held(&k);
         let note = match (self.out.replica, held, before_sync(&k)) {
             (true, true, _) => "মেয়াদ পেরোনো: (nil) — তবু key মেমোরিতে, keys=-এ গোনা",
@@ -308,7 +314,9 @@ impl ReplicaModel {
                 .into_iter()
                 .flatten()
                 .min();
-            let Some(at) = next.filter(|&at| at <= t) else { break };
+            let Some(at) = next.filter(|&at| at <= t) else {
+                break;
+            };
             self.servers.advance_to(at);
             if sync == Some(at) {
                 self.sync_pending = false;

@@ -82,19 +82,22 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "old-rdb",
         label: "Redis ৪.০.৯ পর্যন্ত",
-        about: "snapshot লেখার সময় মরা key বাদ — replica শুরুই করে কম key নিয়ে, অথচ বেঁচে থাকা key দুদিকে সমান",
+        about:
+            "snapshot লেখার সময় মরা key বাদ — replica শুরুই করে কম key নিয়ে, অথচ বেঁচে থাকা key দুদিকে সমান",
         pairs: &[("snapshot", "skip-expired")],
     },
     Preset {
         id: "restart",
         label: "RDB থেকে primary",
-        about: "একই RDB থেকে একটা সার্ভার primary হিসেবে চালু হলো — লোডের সময়ই মরা key বাদ, গুনতি সাথে সাথে কম",
+        about:
+            "একই RDB থেকে একটা সার্ভার primary হিসেবে চালু হলো — লোডের সময়ই মরা key বাদ, গুনতি সাথে সাথে কম",
         pairs: &[("load", "primary")],
     },
     Preset {
         id: "no-reads",
         label: "কেউ পড়ে না",
-        about: "কোনো client পড়ছে না — মরা key মোছে কেবল primary-র সক্রিয় চক্র, replica তার DEL-এর অপেক্ষায়",
+        about:
+            "কোনো client পড়ছে না — মরা key মোছে কেবল primary-র সক্রিয় চক্র, replica তার DEL-এর অপেক্ষায়",
         pairs: &[("reads", "0")],
     },
 ];

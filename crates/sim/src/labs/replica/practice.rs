@@ -8,10 +8,10 @@
 //! expires a key itself). Every answer is read off the lab's own run ([`ReplicaOutput`]) of
 //! the question's parameters.
 
-use crate::practice::pick::{int, until, Draw};
-use crate::practice::{params, show, Answer, Draft, QuestionKind};
 use crate::labs::params::Params;
 use crate::labs::replica::{run, Frame, LoadAs, ReplicaOutput, ReplicaParams, SnapshotKeys, INFO};
+use crate::practice::pick::{int, until, Draw};
+use crate::practice::{params, show, Answer, Draft, QuestionKind};
 
 /// The replica lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -258,7 +258,11 @@ fn loaded(seed: u32) -> Draft {
 
 fn reads(seed: u32) -> Draft {
     let (s, p, r, k) = until(seed, 122, 50, |d| {
-        let snapshot = d.one(&[SnapshotKeys::All, SnapshotKeys::All, SnapshotKeys::SkipExpired]);
+        let snapshot = d.one(&[
+            SnapshotKeys::All,
+            SnapshotKeys::All,
+            SnapshotKeys::SkipExpired,
+        ]);
         let s = Setup::draw(d, snapshot, LoadAs::Replica);
         let p = s.lab();
         let r = run_of(&p);

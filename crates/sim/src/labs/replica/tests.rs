@@ -1,6 +1,6 @@
 use super::*;
-use crate::labs::lab::Run;
 use crate::labs::def::{Figures, Steps};
+use crate::labs::lab::Run;
 use crate::labs::params::{check, Params};
 use crate::redis::Reply;
 use crate::rng::Mulberry32;
@@ -27,7 +27,10 @@ fn today_the_counts_match_at_the_sync_and_fall_together() {
     let o = run(&preset("today"));
     assert_eq!(o.frames.len(), 181);
     let a = o.at_sync.unwrap();
-    assert_eq!((a.keys, a.stale, a.snapshot, a.dropped), (9379, 704, 9379, 0));
+    assert_eq!(
+        (a.keys, a.stale, a.snapshot, a.dropped),
+        (9379, 704, 9379, 0)
+    );
     // Loaded at 31 s: the replica holds the snapshot's keys, the primary has reclaimed some
     // since; their DELs are on the way.
     let f = frame_at(&o, 31_000);
@@ -179,7 +182,10 @@ fn random_setups_never_lose_a_key_and_a_replica_never_expires_one() {
 
 #[test]
 fn bad_values_get_a_message_and_the_heaviest_parses() {
-    let f = ReplicaParams::FIELDS.iter().find(|f| f.key == "hz").unwrap();
+    let f = ReplicaParams::FIELDS
+        .iter()
+        .find(|f| f.key == "hz")
+        .unwrap();
     assert!(check(f, "0").is_err());
     let mut p = Params::defaults(&INFO);
     let e = p.set("ttl_min", "200").unwrap_err();

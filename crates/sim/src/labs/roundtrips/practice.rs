@@ -5,11 +5,11 @@
 //! an error (no rollback: the pipeline's and the transaction's `EXPIRE` still ran). Every
 //! answer is read off the lab's own run ([`RoundTripsOutput`]) of the question's parameters.
 
+use crate::labs::def::Steps;
+use crate::labs::params::Params;
+use crate::labs::roundtrips::{run, RoomType, RoundTripsOutput, Way, INFO, ROOM_TTL};
 use crate::practice::pick::{int, options, Draw};
 use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};
-use crate::labs::params::Params;
-use crate::labs::def::Steps;
-use crate::labs::roundtrips::{run, RoomType, RoundTripsOutput, Way, INFO, ROOM_TTL};
 
 /// The round-trips lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -39,7 +39,11 @@ const WAYS: [(Way, &str, i64); 5] = [
     ),
     (Way::Pipeline, "চারটাই এক pipeline-এ", 1),
     (Way::Multi, "`MULTI` … `EXEC`-এ মুড়ে, এক pipeline-এ", 1),
-    (Way::Watch, "আগে `WATCH` আর `ZCARD`, তারপর `MULTI` … `EXEC`", 2),
+    (
+        Way::Watch,
+        "আগে `WATCH` আর `ZCARD`, তারপর `MULTI` … `EXEC`",
+        2,
+    ),
     (Way::Script, "`markactive` Lua স্ক্রিপ্ট, এক `EVALSHA`-তে", 1),
 ];
 

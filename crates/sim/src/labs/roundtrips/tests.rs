@@ -17,7 +17,10 @@ fn the_defaults_tell_the_slide() {
     // One by one: 4 round trips each (PFADD, ZCARD, ZADD, EXPIRE), the other client's ZADD
     // lands between our ZCARD and ZADD: 501 in a room limited to 500.
     let one = w(Way::OneByOne);
-    assert_eq!(one.clients.iter().map(|c| c.trips).collect::<Vec<_>>(), [4, 4]);
+    assert_eq!(
+        one.clients.iter().map(|c| c.trips).collect::<Vec<_>>(),
+        [4, 4]
+    );
     assert_eq!((one.room_after, one.over), (Some(501), 1));
     assert!(one.between > 0);
     assert_eq!(one.slowest_ms, 40);
@@ -34,7 +37,10 @@ fn the_defaults_tell_the_slide() {
     assert_eq!(watch.clients.iter().map(|c| c.aborted).sum::<u32>(), 1);
     // The script: one round trip each, exactly at the limit, nothing in between.
     let s = w(Way::Script);
-    assert_eq!((s.trips_total, s.room_after, s.over, s.between), (2, Some(500), 0, 0));
+    assert_eq!(
+        (s.trips_total, s.room_after, s.over, s.between),
+        (2, Some(500), 0, 0)
+    );
     assert_eq!(s.clients.iter().filter(|c| c.in_set).count(), 1);
     // Every way adds both viewers to the HyperLogLog (the room's 499 and two new): the same
     // 501 members, so the same estimate — Redis' HLL reads 505 (0.8% off, its standard
@@ -110,7 +116,9 @@ fn a_longer_round_trip_costs_each_way_its_trips() {
 fn the_script_never_breaks_the_limit_and_watch_neither() {
     for seed in 0..40 {
         for clients in [2, 5, 8] {
-            let r = run(&p(&format!("clients={clients}&seed={seed}&spread=40&rtt=20")));
+            let r = run(&p(&format!(
+                "clients={clients}&seed={seed}&spread=40&rtt=20"
+            )));
             for m in [Way::Script, Way::Watch] {
                 let x = r.way(m);
                 assert_eq!(x.room_after, Some(500), "seed {seed} {clients} {m}");
@@ -123,7 +131,12 @@ fn the_script_never_breaks_the_limit_and_watch_neither() {
 /// The room the picture draws, step by step, ends where the observer's `ZCARD` found it.
 #[test]
 fn the_room_step_by_step_ends_at_the_observers_count() {
-    for q in ["", "clients=6&spread=30&seed=9", "room=500", "preset=no-rollback"] {
+    for q in [
+        "",
+        "clients=6&spread=30&seed=9",
+        "room=500",
+        "preset=no-rollback",
+    ] {
         for m in Way::ALL {
             let r = run(&p(&format!("{q}&mode={m}")));
             let w = r.shown();
@@ -148,7 +161,10 @@ fn the_timeline_and_the_figures() {
     assert_eq!(r.room_at(over - 1), Some(500));
     let f = r.figures();
     let get = |k: &str| f.iter().find(|x| x.key == k).map(|x| x.value);
-    assert_eq!((get("trips"), get("over"), get("slowest")), (Some(8.0), Some(1.0), Some(40.0)));
+    assert_eq!(
+        (get("trips"), get("over"), get("slowest")),
+        (Some(8.0), Some(1.0), Some(40.0))
+    );
     let broken = run(&p("preset=no-rollback"));
     let e = broken.position_of_error().expect("an error");
     assert!(broken.shown().ran[e - 1].reply.is_error());

@@ -30,7 +30,10 @@ impl SamplingOutput {
 
     /// The position that shows `k` (the first position when it was not measured).
     pub fn position_of(&self, k: u32) -> usize {
-        self.points.iter().position(|p| p.k == k).map_or(0, |i| i + 1)
+        self.points
+            .iter()
+            .position(|p| p.k == k)
+            .map_or(0, |i| i + 1)
     }
 
     /// The figure key of `k`'s measured rank (`k5`).

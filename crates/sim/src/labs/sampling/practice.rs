@@ -2,12 +2,12 @@
 //! points), the smallest k that reaches a rank, and which k gave a measured rank. Every answer
 //! is read off the lab's own run ([`SamplingPoint`]s) of the question's parameters.
 
-use crate::practice::pick::{int, Draw};
-use crate::practice::{params, show, Answer, Draft, QuestionKind};
 use crate::bn;
 use crate::eviction::sampling::SamplingPoint;
 use crate::labs::params::Params;
 use crate::labs::sampling::{run, SamplingOutput, SamplingParams, INFO};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show, Answer, Draft, QuestionKind};
 
 /// The sampled-LRU lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

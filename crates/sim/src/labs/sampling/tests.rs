@@ -40,5 +40,8 @@ fn the_seeds_k5_and_positions() {
     // The output is a JSON array of points, as `labsim sampling --json` prints it.
     let json = serde_json::to_string(&small).unwrap();
     assert!(json.starts_with(r#"[{"k":1,"measured":"#), "{json}");
-    assert_eq!(serde_json::from_str::<SamplingOutput>(&json).unwrap(), small);
+    assert_eq!(
+        serde_json::from_str::<SamplingOutput>(&json).unwrap(),
+        small
+    );
 }

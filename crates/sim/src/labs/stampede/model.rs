@@ -460,7 +460,6 @@ pub fn table(cfg: &StampedeConfig, modes: &[Mode]) -> (Vec<StampedeSummary>, Str
     (runs, out)
 }
 
-
 /// Arrivals per unit of work.
 const EVENTS: usize = 32_768;
 
@@ -485,9 +484,7 @@ impl Run for DesignsCount {
     type Part = StampedeRow;
     type Output = StampedeOutput;
     fn step(&mut self) -> Option<StampedeRow> {
-        self.set
-            .step(EVENTS)
-            .map(|s| StampedeRow::of(&s, false))
+        self.set.step(EVENTS).map(|s| StampedeRow::of(&s, false))
     }
     fn is_done(&self) -> bool {
         self.set.is_done()

@@ -5,11 +5,11 @@
 //! loads: none), and how many loads the lock makes. Every answer is read off the lab's own
 //! run ([`StampedeOutput`]) of the question's parameters.
 
-use crate::practice::pick::{int, Draw};
-use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 use crate::bn;
 use crate::labs::params::Params;
 use crate::labs::stampede::{Counters, Mode, StampedeParams, StampedeSummary, INFO};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 
 /// The stampede lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[

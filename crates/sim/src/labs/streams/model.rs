@@ -330,9 +330,10 @@ impl Streams {
             && c.saved + c.dead + c.lost_trim >= self.p.messages
             && self.pending == self.stuck()
             && self.producing.is_none()
-            && self.consumers.iter().all(|w| {
-                matches!(w.state, State::Idle | State::Reading | State::Crashed)
-            })
+            && self
+                .consumers
+                .iter()
+                .all(|w| matches!(w.state, State::Idle | State::Reading | State::Crashed))
     }
 
     /// How far along, 0..1 (an estimate).
@@ -382,7 +383,14 @@ impl Streams {
     }
 
     /// `actor` sends `cmd`, one of the reused buffers (`buf`), counted and logged as usual.
-    fn send_buf(&mut self, io: &mut Io<Timer>, actor: ActorId, cmd: Command, buf: Buf, note: &'static str) {
+    fn send_buf(
+        &mut self,
+        io: &mut Io<Timer>,
+        actor: ActorId,
+        cmd: Command,
+        buf: Buf,
+        note: &'static str,
+    ) {
         self.count_send(actor, note, Rule::Usual);
         self.flights[actor].buf = buf;
         io.send(actor, cmd);
@@ -649,7 +657,6 @@ impl Streams {
             self.ask_len(io);
         }
     }
-
 }
 
 /// `n` in decimal in `text`, which holds `*of`: the next number is an increment in place
@@ -676,7 +683,6 @@ pub(super) fn set_decimal(text: &mut Vec<u8>, of: &mut Option<u64>, n: u64) {
     }
     *of = Some(n);
 }
-
 
 /// The note on a PUBLISH nobody heard.
 const UNHEARD: &str = "কেউ শুনছে না";

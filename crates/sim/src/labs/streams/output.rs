@@ -93,7 +93,10 @@ impl StreamsOutput {
     /// The sample position `k` shows: the `k`-th (the start, all zeros, at 0).
     pub fn sample_at(&self, k: usize) -> Sample {
         k.checked_sub(1)
-            .and_then(|i| self.samples.get(i.min(self.samples.len().saturating_sub(1))))
+            .and_then(|i| {
+                self.samples
+                    .get(i.min(self.samples.len().saturating_sub(1)))
+            })
             .copied()
             .unwrap_or_default()
     }

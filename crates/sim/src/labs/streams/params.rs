@@ -135,7 +135,6 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
-
 /// A live run produces at most this many messages…
 pub const LIVE_MESSAGES: u64 = 200;
 /// …at most this many a second (every message is an XADD, a read and an XACK through the
@@ -194,4 +193,3 @@ impl StreamsParams {
         }
     }
 }
-

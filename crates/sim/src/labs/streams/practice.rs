@@ -5,10 +5,10 @@
 //! messages are saved twice once XAUTOCLAIM takes the crashed batch over. Every answer is
 //! read off the lab's own run ([`StreamsOutput`]) of the question's parameters.
 
-use crate::practice::pick::{int, Draw};
-use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 use crate::labs::params::{Params, Switch};
 use crate::labs::streams::{run, StreamsOutput, StreamsParams, INFO};
+use crate::practice::pick::{int, Draw};
+use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 
 /// The streams lab's question kinds.
 pub const KINDS: &[QuestionKind] = &[
@@ -66,7 +66,10 @@ impl Crash {
                 ("save_ms", "100".into()),
                 ("crash_worker", who.to_string()),
                 ("crash_at", at.to_string()),
-                ("autoclaim", if claim { Switch::On } else { Switch::Off }.word().into()),
+                (
+                    "autoclaim",
+                    if claim { Switch::On } else { Switch::Off }.word().into(),
+                ),
                 ("claim_idle", idle.to_string()),
                 ("claim_every", "1000".into()),
                 ("maxlen", "0".into()),

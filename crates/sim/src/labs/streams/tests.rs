@@ -6,7 +6,6 @@ use super::*;
 use crate::labs::params::Params;
 use crate::rng::Mulberry32;
 
-
 fn with(q: &str) -> StreamsParams {
     let (p, e) = Params::from_query(&INFO, q);
     assert!(e.is_empty(), "{e:?}");
@@ -83,7 +82,10 @@ fn a_healthy_run_saves_everything_once() {
     assert_eq!(c.pubsub_delivered, 5000);
     assert_eq!(r.samples.last().unwrap().pending, 0);
     // The log starts with the group and the first commands as sent.
-    assert_eq!(r.log[0].cmd_text(), "XGROUP CREATE orders savers $ MKSTREAM");
+    assert_eq!(
+        r.log[0].cmd_text(),
+        "XGROUP CREATE orders savers $ MKSTREAM"
+    );
     assert!(r.log.iter().any(|l| l
         .cmd_text()
         .starts_with("XREADGROUP GROUP savers w1 COUNT 200 BLOCK 5000")));
@@ -212,7 +214,14 @@ fn decimals_in_place_are_to_string() {
         assert_eq!(text, n.to_string().into_bytes(), "{n}");
     }
     let mut ms = (Vec::new(), None);
-    for (a, b) in [(1_700_000_000_000, 0), (1_700_000_000_000, 9), (1_700_000_000_000, 10), (1_700_000_000_001, 0), (5, 123_456), (5, 7)] {
+    for (a, b) in [
+        (1_700_000_000_000, 0),
+        (1_700_000_000_000, 9),
+        (1_700_000_000_000, 10),
+        (1_700_000_000_001, 0),
+        (5, 123_456),
+        (5, 7),
+    ] {
         let sid = StreamId { ms: a, seq: b };
         let mut id = b"stale".to_vec();
         write_id(&mut id, &mut ms, sid);

@@ -309,7 +309,10 @@ impl Bcast {
         }
         let (taken, failed) = if self.down(now) {
             self.c.calls_unavailable += 1;
-            (0, format!("messaging/server-unavailable: {n} of {n} tokens"))
+            (
+                0,
+                format!("messaging/server-unavailable: {n} of {n} tokens"),
+            )
         } else {
             let minute = now / self.bucket_ms.max(1);
             if self.bucket.0 != minute {
@@ -397,8 +400,7 @@ impl Bcast {
                 if wait >= self.p.db_timeout {
                     self.c.db_timeouts += 1;
                     self.c.db_wait_max_ms = self.c.db_wait_max_ms.max(self.p.db_timeout);
-                    self.why
-                        .insert(slot, Why::DbTimeout.reason(self.p.fcm_max));
+                    self.why.insert(slot, Why::DbTimeout.reason(self.p.fcm_max));
                     run.stage = 9;
                     return Step::Work {
                         ms: self.p.db_timeout,

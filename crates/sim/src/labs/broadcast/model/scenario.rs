@@ -2,9 +2,7 @@
 //! on any backend (the simulation and a live run build the same actors), the naive loop's
 //! closed form, and the analysis of a world's trace into what the lab shows.
 
-use super::super::output::{
-    BroadcastOutput, Counters, End, Frame, Moment, Naive, Response,
-};
+use super::super::output::{BroadcastOutput, Counters, End, Frame, Moment, Naive, Response};
 use super::super::params::{BroadcastConfig, BroadcastParams, Mode};
 use super::super::{MAX_STEPS, QUEUE};
 use super::actors::{is_dead, Api, Bcast};
@@ -124,7 +122,11 @@ impl Scenario for BroadcastScenario {
         }
         // The naive loop never speaks Redis: no actors, the closed form is its result.
         if p.mode != Mode::Naive {
-            let hop = if live { Hop::default() } else { Hop::symmetric(1) };
+            let hop = if live {
+                Hop::default()
+            } else {
+                Hop::symmetric(1)
+            };
             populate(&mut world, &self.cfg, &self.b, &self.life, hop);
         }
         world

@@ -51,7 +51,11 @@ pub(super) enum Kind {
     /// A catalog list of this version.
     Catalog(i64),
     /// A my-courses list of student `s` with these versions (0: not in the name).
-    MyCourses { s: u32, sv: i64, cv: i64 },
+    MyCourses {
+        s: u32,
+        sv: i64,
+        cv: i64,
+    },
 }
 
 /// What a command in flight is for.
@@ -394,9 +398,10 @@ impl Inval {
                     .map(|b| String::from_utf8_lossy(b).into_owned())
                     .unwrap_or_else(|| "0".into());
                 let found: Vec<Vec<u8>> = match a.get(1) {
-                    Some(Reply::Array(k)) => {
-                        k.iter().filter_map(|x| x.as_bulk().map(<[u8]>::to_vec)).collect()
-                    }
+                    Some(Reply::Array(k)) => k
+                        .iter()
+                        .filter_map(|x| x.as_bulk().map(<[u8]>::to_vec))
+                        .collect(),
                     _ => Vec::new(),
                 };
                 self.walk_cursor = cursor.clone();
@@ -525,7 +530,11 @@ impl Inval {
     fn named_with(&self, k: &Tracked, sv: &[i64], cv: i64) -> bool {
         match k.kind {
             Kind::Catalog(v) => v == cv,
-            Kind::MyCourses { s, sv: ksv, cv: kcv } => {
+            Kind::MyCourses {
+                s,
+                sv: ksv,
+                cv: kcv,
+            } => {
                 let d = self.design();
                 (d == Some(Design::Course) || ksv == sv[s as usize])
                     && (d == Some(Design::Student) || kcv == cv)
@@ -579,11 +588,21 @@ impl Model for Inval {
                 self.track(k.clone(), Kind::Catalog(CV0), dl);
                 // A request that read the database before the edit fills its list now.
                 let ttl = LIST_TTL_S.to_string();
-                self.send(io, WRITER, cmd(&["SET", &k, "rev1", "EX", &ttl]), Purpose::Write(f));
+                self.send(
+                    io,
+                    WRITER,
+                    cmd(&["SET", &k, "rev1", "EX", &ttl]),
+                    Purpose::Write(f),
+                );
                 io.after(self.p.write_ms, Tick::Write);
             }
             Tick::CatRead(f) => {
-                self.send(io, READER, cmd(&["GET", CATALOG_VERSION]), Purpose::CatVersion(f));
+                self.send(
+                    io,
+                    READER,
+                    cmd(&["GET", CATALOG_VERSION]),
+                    Purpose::CatVersion(f),
+                );
             }
             Tick::KnownRead => {
                 let mut c = cmd(&["MGET"]);
@@ -685,14 +704,7 @@ impl Model for Inval {
         }
     }
 
-    fn on_logged(
-        &mut self,
-        _op: OpId,
-        actor: ActorId,
-        c: &Command,
-        what: Logged<'_>,
-        at_ms: u64,
-    ) {
+    fn on_logged(&mut self, _op: OpId, actor: ActorId, c: &Command, what: Logged<'_>, at_ms: u64) {
         self.commands += 1;
         if self.log.len() >= LOG_MAX {
             return;
@@ -717,4 +729,3 @@ impl Model for Inval {
         .into()
     }
 }
-

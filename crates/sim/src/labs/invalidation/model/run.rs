@@ -76,11 +76,7 @@ fn design_outcome(d: Design, m: &Inval, p: &InvalidationParams) -> DesignOutcome
     let eff = |i: usize| {
         let mut e = m.effects[i];
         e.unreachable = scale(e.own_unreachable, e.others_unreachable, p.viewers);
-        e.db_loads = scale(
-            m.own_loads[i],
-            e.sample_loads - m.own_loads[i],
-            p.viewers,
-        );
+        e.db_loads = scale(m.own_loads[i], e.sample_loads - m.own_loads[i], p.viewers);
         e.stale_reads = scale(m.own_stale[i], e.sample_stale - m.own_stale[i], p.viewers);
         e
     };
@@ -253,4 +249,3 @@ pub fn run(p: &InvalidationParams) -> InvalidationOutput {
     }
     r.output()
 }
-

@@ -135,8 +135,8 @@ pub(super) fn look(m: &Inval, sim: &SimRedis, at_ms: u64) -> Sample {
                 if !alive {
                     continue;
                 }
-                let sv_ok = design == Some(Design::Course)
-                    || int(&Inval::sv_key(st)).unwrap_or(SV0) == sv;
+                let sv_ok =
+                    design == Some(Design::Course) || int(&Inval::sv_key(st)).unwrap_or(SV0) == sv;
                 let cv_ok = design == Some(Design::Student) || kcv == cv;
                 if sv_ok && cv_ok {
                     s.mc_reachable += 1;
@@ -148,4 +148,3 @@ pub(super) fn look(m: &Inval, sim: &SimRedis, at_ms: u64) -> Sample {
     }
     s
 }
-

@@ -155,7 +155,13 @@ impl Streams {
         self.consumers[k].state = State::Reading;
     }
 
-    pub(super) fn got_batch(&mut self, io: &mut Io<Timer>, k: usize, batch: Vec<Msg>, claimed: bool) {
+    pub(super) fn got_batch(
+        &mut self,
+        io: &mut Io<Timer>,
+        k: usize,
+        batch: Vec<Msg>,
+        claimed: bool,
+    ) {
         if batch.is_empty() {
             self.consumers[k].state = State::Idle;
             let t = io.now();
@@ -225,7 +231,11 @@ impl Streams {
 
 /// `id` as `ms-seq` into `to`; `ms` is the milliseconds part with its dash last written
 /// (the entries of a batch mostly share it) and which number that was.
-pub(in crate::labs::streams) fn write_id(to: &mut Vec<u8>, ms: &mut (Vec<u8>, Option<u64>), id: StreamId) {
+pub(in crate::labs::streams) fn write_id(
+    to: &mut Vec<u8>,
+    ms: &mut (Vec<u8>, Option<u64>),
+    id: StreamId,
+) {
     if ms.1 != Some(id.ms) {
         ms.0.clear();
         ms.0.extend_from_slice(num::decimal(id.ms, &mut [0u8; 20]));

@@ -89,8 +89,7 @@ impl Scenario for StreamsScenario {
             );
         }
         // Only the sampler left (everyone waits for ever, or is gone), or nothing at all.
-        let idle = m.timers == 0
-            && world.backend().next_timeout_ms().is_none()
+        let idle = m.timers == 0 && world.backend().next_timeout_ms().is_none()
             || world.next_at().is_none();
         let events = self.events.get() + 1;
         self.events.set(events);
@@ -105,11 +104,7 @@ impl Scenario for StreamsScenario {
         world.model().progress()
     }
 
-    fn output<B: Backend>(
-        &self,
-        world: &World<B, Streams>,
-        live: Option<&[u32]>,
-    ) -> StreamsOutput {
+    fn output<B: Backend>(&self, world: &World<B, Streams>, live: Option<&[u32]>) -> StreamsOutput {
         let rtts = live.unwrap_or(&[]);
         let m = world.model();
         let now = world.now_ms();
