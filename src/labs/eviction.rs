@@ -136,7 +136,7 @@ pub fn EvictionLab(props: &LabProps) -> Html {
     let kind_label = p.trace.label();
 
     let table_view = html! {
-        <div class="race-table">
+        <div class="race-table" tabindex="0" role="region" aria-label="দৌড়ের টেবিল">
             if let Some(o) = table_run.result() {
                 <p class="lab-caption">{ format!("তিন trace-এ পুরো ফল (seed-এর টেবিল) · এই ব্রাউজারে হিসাব লাগল {}", bn::qty(table_run.millis.round(), 0, bn::Unit::Ms)) }</p>
                 { table(&o.rows, Some(o), &p) }

@@ -46,7 +46,7 @@ fn sentence(
     );
     let what = match (step.outcome, t) {
         (Outcome::Hit, _) => html! {
-            <><b class="lru-w-hit">{"hit"}</b>{format!(" — {k} ক্যাশেই আছে; hash map O(1)-এ তার node দেখাল, {}।", about.hit_bn)}</>
+            <><b class="lru-w-hit">{"hit"}</b>{format!(" — {k} ক্যাশেই আছে; hash map এক ধাপেই তার node দেখাল, {}।", about.hit_bn)}</>
         },
         (Outcome::MissLoad, Touch::Refused) => html! {
             <><b class="lru-w-miss">{"miss"}</b>{format!(" — {k} ক্যাশে নেই; ডেটাবেস থেকে load করে উত্তর দেওয়া হলো।")}</>
@@ -124,12 +124,12 @@ pub fn LruLab(props: &LabProps) -> Html {
     };
     let note = html! {
         <p class="lru-note">
-            {"hash map বলে node কোথায় (O(1)-এ খোঁজ); doubly linked list রাখে ক্রম — মাথায় সবচেয়ে সাম্প্রতিক (MRU), লেজে সবচেয়ে পুরোনো (LRU)। Node-এর ঠিকানা জানা থাকলে তাকে খুলে মাথায় বসানো মাত্র দুটি pointer বদল, তাই get আর put দুটোই O(1)। অন্য policy বেছে দেখুন একই অপারেশনে কে সরে।"}
+            {"hash map বলে node কোথায় ("}<code>{"O(1)"}</code>{"-এ খোঁজ); doubly linked list রাখে ক্রম — মাথায় সবচেয়ে সাম্প্রতিক (MRU), লেজে সবচেয়ে পুরোনো (LRU)। Node-এর ঠিকানা জানা থাকলে তাকে খুলে মাথায় বসানো মাত্র দুটি pointer বদল, তাই get আর put দুটোই "}<code>{"O(1)"}</code>{"। অন্য policy বেছে দেখুন একই অপারেশনে কে সরে।"}
         </p>
     };
     let (Some(run), Some(about)) = (walk, walk.and_then(|w| w.about.as_ref())) else {
         return html! {
-            <LabFrame lab={lab.clone()} busy={work.busy()} form={false} after={note} link={false}>
+            <LabFrame lab={lab.clone()} busy={work.busy()} after={note} link={false}>
                 { top }
                 { failed_or_progress(&work) }
             </LabFrame>
@@ -289,7 +289,7 @@ pub fn LruLab(props: &LabProps) -> Html {
     };
 
     html! {
-        <LabFrame lab={lab.clone()} form={false} after={note} link={false}>
+        <LabFrame lab={lab.clone()} after={note} link={false}>
             { top }
             <Controls timeline={t.clone()} label={label} />
             <div class="lru-stage">

@@ -30,7 +30,7 @@ fn remark(k: u32) -> &'static str {
     match k {
         1 => "একটিমাত্র নমুনা মানে এলোমেলো একটি key — random eviction-এর সমান, গড়ে মাঝামাঝি।",
         2 | 3 => "নমুনা বাড়ছে, লাভ দ্রুত বাড়ছে।",
-        5 => "Redis-এর ডিফল্ট (maxmemory-samples 5)।",
+        5 => "Redis-এর ডিফল্ট (maxmemory-samples-এ ৫)।",
         10 => "দশটি নমুনায় বেশিরভাগ লাভ এসে গেছে।",
         k if k > 10 => "এর পরে প্রতিটি নমুনায় লাভ সামান্য, কিন্তু প্রতি eviction-এ CPU বেশি।",
         _ => "",
@@ -48,7 +48,7 @@ fn chart(points: &[SamplingPoint], k: Option<u32>) -> Html {
         line("মাপা (simulation)", "smp-measured", |p| {
             p.measured * 100.0
         }),
-        line("তত্ত্ব k/(k+1)", "smp-theory", |p| {
+        line("তত্ত্ব k/(k+১)", "smp-theory", |p| {
             p.theory * 100.0
         }),
         line("নিখুঁত LRU ১০০%", "smp-perfect", |_| {
@@ -126,7 +126,7 @@ pub fn SamplingLab(props: &LabProps) -> Html {
     let after = html! {
         <>
             <p class="smp-caption">
-                {"Redis allkeys-lru ডিফল্টে প্রতি eviction-এ ৫টি নমুনা দেখে (maxmemory-samples 5); সংস্করণ ৩.০ থেকে প্রার্থীদের একটি ছোট pool রেখে আন্দাজ আরও ভালো। এখানের রেখা pool ছাড়া, শুধু নমুনার।"}
+                {"Redis allkeys-lru ডিফল্টে প্রতি eviction-এ ৫টি নমুনা দেখে ("}<code>{"maxmemory-samples 5"}</code>{"); সংস্করণ ৩.০ থেকে প্রার্থীদের একটি ছোট pool রেখে আন্দাজ আরও ভালো। এখানের রেখা pool ছাড়া, শুধু নমুনার।"}
             </p>
             <p class="smp-note">
                 { format!(

@@ -114,8 +114,13 @@ fn the_heaviest_broadcast_never_blocks_the_main_thread() {
         b.scrub_middle_and_end(".lab-broadcast");
     });
     let r = broadcast_native(q);
-    assert_eq!(b.counter("[data-testid=bc-lost]"), r.counters.lost);
-    assert!(r.counters.lost > 0);
+    // Everything at once fits FCM's real quota (6,00,000 a minute): nobody is lost; the page
+    // shows the native run's deliveries.
+    assert_eq!(
+        b.counter("[data-testid=bc-delivered]"),
+        r.counters.delivered
+    );
+    assert!(r.counters.delivered > 0);
     assert!(attempts.len() < 3, "long main-thread tasks: {attempts:?}");
 }
 

@@ -87,17 +87,18 @@ fn the_steal_shows_on_its_step_and_the_scripts_in_use_are_shown() {
     assert_no_console_errors(&b);
 }
 
-/// The slides whose lab is the lock race: (deck, slide number).
-fn lock_slides() -> Vec<(&'static str, usize)> {
+/// The slides whose lab is the lock race: (deck, slide number, the lab's query).
+fn lock_slides() -> Vec<(&'static str, usize, String)> {
     let mut out = Vec::new();
     for id in ["production", "patterns"] {
         for (i, s) in deck(id).slides.iter().enumerate() {
-            let lock = s.body.iter().any(|b| {
-                matches!(b, Block::Container { kind, args, .. }
-                    if kind == "lab" && args.first().is_some_and(|a| a == "lock"))
-            });
-            if lock {
-                out.push((id, i + 1));
+            for b in s.body.iter() {
+                if let Block::Container { kind, args, .. } = b {
+                    if kind == "lab" && args.first().is_some_and(|a| a == "lock") {
+                        let query: Vec<&str> = args[1..].iter().map(|a| a.as_ref()).collect();
+                        out.push((id, i + 1, query.join("&")));
+                    }
+                }
             }
         }
     }
@@ -110,7 +111,7 @@ fn on_its_slides_the_lanes_names_stay_clear_of_their_bars() {
     assert!(slides.len() >= 2, "{slides:?}");
     for (w, h, size) in [(1366, 768, "laptop"), (360, 740, "phone")] {
         let b = Browser::new(w, h);
-        for &(d, n) in &slides {
+        for (d, n, query) in &slides {
             b.open(&format!("#/{d}/{n}"));
             b.wait(30, "the embedded lock lab", |b| {
                 b.exists(".slide .lab-lock")
@@ -118,7 +119,8 @@ fn on_its_slides_the_lanes_names_stay_clear_of_their_bars() {
             computed(&b, ".slide");
             assert_eq!(
                 counters(&b, ".slide"),
-                want(&native("preset=plain-del").counters)
+                want(&native(query).counters),
+                "{d}/{n}: {query}"
             );
             // Every lane's name ends before its lane begins (the name may wrap, never run
             // under the bar).

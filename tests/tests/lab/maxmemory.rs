@@ -1,13 +1,12 @@
 //! What is special to the maxmemory lab (the rest is `every_lab`'s): on the page,
 //! `allkeys-lru` loses jobs in the burst and `volatile-lru` none, the same numbers as the
-//! native run, at the room's size and on a phone; `noeviction` shows Redis' OOM reply; and
-//! the lab sits on the production deck's risk slide. Screenshots under
+//! native run, at the room's size and on a phone; `noeviction` shows Redis' OOM reply. (It does not sit on the production deck's risk
+//! slide: with the table it overflowed 1366×768 by 171 px; the slide's script points to it.)
+//! Screenshots under
 //! target/screenshots/labs/.
 
 use crate::{native, open_lab};
-use redislab_e2e::{
-    assert_no_console_errors, assert_no_sideways_scroll, deck, screenshot_dir, Browser,
-};
+use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
 use redislab_sim::labs::maxmemory::{MaxmemoryRun, INFO};
 
 #[test]
@@ -55,32 +54,4 @@ fn noeviction_shows_the_oom_reply() {
         "{reply}"
     );
     assert_no_console_errors(&b);
-}
-
-#[test]
-fn the_lab_on_the_risk_slide() {
-    let d = deck("production");
-    let Some(i) = d
-        .slides
-        .iter()
-        .position(|s| s.kicker.contains("উন্নতি ১/২") && s.has_lab())
-    else {
-        panic!("no slide embeds the maxmemory lab");
-    };
-    for (w, h, name) in [(1366, 768, "laptop"), (360, 740, "phone")] {
-        let b = Browser::new(w, h);
-        b.open(&format!("#/production/{}.{}", i + 1, d.slides[i].steps()));
-        b.wait(60, "the embedded lab", |b| {
-            b.exists(".slide .lab-maxmemory[aria-busy=false]")
-        });
-        let lost = native::<MaxmemoryRun>(&INFO, "preset=allkeys-lru")
-            .total()
-            .lost;
-        b.wait(10, "the slide's lost jobs", |b| {
-            b.counter(".slide [data-testid=maxmemory-lost]") == u64::from(lost)
-        });
-        assert!(b.exists(".slide .lab-maxmemory a.lab-open[href*='#/lab/maxmemory']"));
-        b.screenshot(&screenshot_dir().join(format!("labs/maxmemory-slide-{name}.png")));
-        assert_no_console_errors(&b);
-    }
 }
