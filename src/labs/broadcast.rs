@@ -78,7 +78,7 @@ fn answer(r: &BroadcastOutput) -> Html {
     let first = r.responses.first();
     html! {
         <p class="bc-answer" data-testid="bc-answer">
-            { first.map(|a| format!("API উত্তর দিল {}-এ (200 OK) — জব কিউতে, পাঠাবে ওয়ার্কার", bn::duration(a.ms))).unwrap_or_default() }
+            { first.map(|a| format!("API উত্তর দিল {}-এ — জব কিউতে, পাঠাবে ওয়ার্কার", bn::duration(a.ms))).unwrap_or_default() }
             { format!(" · লুপ হলে: প্রক্সি কাটত {}-এ, পুরো কাজ {}", bn::duration(r.params.proxy_timeout * 1000), bn::duration(r.naive.total_ms)) }
         </p>
     }
@@ -200,7 +200,7 @@ pub fn BroadcastLab(props: &LabProps) -> Html {
                             { stat("bc", "retries", "রিট্রাই", f.retries, false) }
                             { stat("bc", "failed", "failed set", f.failed, true) }
                             { stat("bc", "dead", "মরা টোকেন নেভানো", f.marked, false) }
-                            { stat("bc", "429", "429 উত্তর", c.calls_429, true) }
+                            { stat("bc", "429", "৪২৯ উত্তর (কোটা পেরিয়ে)", c.calls_429, true) }
                             { stat("bc", "stalled", "stalled থেকে ফেরত", c.stalled, false) }
                             { stat("bc", "commands", "Redis কমান্ড", c.commands, false) }
                         }

@@ -58,7 +58,7 @@ pub fn LabFrame(props: &LabFrameProps) -> Html {
                     let id = pr.id;
                     html! {
                         <button class={classes!("tool", "lab-preset", on.then_some("on"))} aria-pressed={on.to_string()}
-                            data-preset={id} title={pr.about} onclick={Callback::from(move |_: MouseEvent| choose.emit(id))}>{ pr.label }</button>
+                            data-preset={id} title={pr.about.replace('`', "")} onclick={Callback::from(move |_: MouseEvent| choose.emit(id))}>{ pr.label }</button>
                     }
                 }) }
             </div>
@@ -67,7 +67,7 @@ pub fn LabFrame(props: &LabFrameProps) -> Html {
     let about = current
         .and_then(|id| info.presets.iter().find(|p| p.id == id))
         .filter(|_| !embedded)
-        .map(|pr| html! { <p class="lab-about">{ pr.about }</p> });
+        .map(|pr| html! { <p class="lab-about">{ with_code(pr.about) }</p> });
     let has_errors = !lab.form.errors.is_empty();
     // The fields are drawn only while the box is open (or holds a message): closed, they
     // are many elements built on every opening for nobody.
@@ -233,4 +233,18 @@ pub fn pct(hits: u64, of: u64) -> f64 {
     } else {
         hits as f64 * 100.0 / of as f64
     }
+}
+
+/// A preset's words with its `backticked` parts (commands, keys) as code.
+fn with_code(text: &str) -> Html {
+    text.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                html! { <code>{ part.to_string() }</code> }
+            } else {
+                html! { { part.to_string() } }
+            }
+        })
+        .collect::<Html>()
 }

@@ -72,7 +72,7 @@ fn the_lab_page_shows_the_native_run_side_by_side() {
         .unwrap_or_default()
         .to_string();
     assert!(log.contains("ZADD presence:room:42"), "{log}");
-    assert!(log.contains("আরও 297 জন"), "{log}");
+    assert!(log.contains("(আরও 298 জন)"), "{log}");
     let bars = b.rect("[data-testid=buffer-chart]").expect("the chart");
     assert!(bars.width > 600.0 && bars.height > 120.0, "{bars:?}");
     b.screenshot(&screenshot_dir().join("labs/buffer.png"));

@@ -198,10 +198,11 @@ fn every_timeline_walks_one_position_at_a_time() {
 
 /// The numbers a lab draws, in its text and its SVG (axes, legends, labels), as a person reads
 /// them: runs of ASCII digits outside code (commands, replies, key names, inputs) and not part of
-/// a name (`w1`, `api-1`, `r4`, `key:01296`), with the element they are in.
+/// a name (`w1`, `api-1`, `r4`, `key:01296`; a command log's actors and its notes, which quote
+/// replies such as an HTTP status), with the element they are in.
 const ASCII_NUMBERS: &str = r#"
 const root = document.querySelector(arguments[0]);
-const code = 'code, kbd, pre, samp, input, select, textarea, .cmd-log-cmd, .cmd-log-reply, [data-code]';
+const code = 'code, kbd, pre, samp, input, select, textarea, .cmd-log-cmd, .cmd-log-reply, .cmd-log-who, .cmd-log-note, [data-code]';
 const out = [];
 const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
 for (let n = walk.nextNode(); n; n = walk.nextNode()) {

@@ -230,7 +230,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "basic",
         label: "সাধারণ",
-        about: "প্রথম পড়া miss → ডেটাবেস → SET … EX 300; তারপর সব hit। লেখার পরে DEL, পরের পড়া নতুন দাম আনে",
+        about: "প্রথম পড়া miss → ডেটাবেস → `SET … EX 300`; তারপর সব hit। লেখার পরে DEL, পরের পড়া নতুন দাম আনে",
         pairs: &[],
     },
     Preset {
