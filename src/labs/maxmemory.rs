@@ -126,7 +126,8 @@ pub fn MaxmemoryLab(props: &LabProps) -> Html {
         }
     };
     let policy = lab
-        .typed::<redislab_sim::labs::maxmemory::MaxmemoryParams>()
+        .params()
+        .read::<redislab_sim::labs::maxmemory::MaxmemoryParams>()
         .policy;
     let lead = html! {
         <>
