@@ -23,7 +23,7 @@ use redislab_sim::labs::aside::{
     MISSING, PRODUCT,
 };
 use redislab_sim::labs::def::Steps;
-use redislab_sim::labs::log::CmdLine;
+use redislab_sim::labs::log::{CmdLine, CmdSteps};
 use redislab_sim::redis::Reply;
 use yew::prelude::*;
 

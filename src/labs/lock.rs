@@ -15,6 +15,8 @@
 //! scale; the timeline, counters and log then show the real race (with round trips), and a
 //! table sets the simulation's prediction of the same (slowed) parameters beside it.
 
+use super::kit::owners::{storage_keys, storage_lane, WriteMark};
+use super::kit::time_chart::{time_chart, Key, Lane, Seg, Shape, Tick, TimeChart, Tone};
 use super::kit::{
     failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_steps, CmdLog, Controls,
     LabFrame, LabProps, Open,
@@ -22,9 +24,9 @@ use super::kit::{
 use redislab_deck::bn;
 use redislab_sim::labs::def::Steps;
 use redislab_sim::labs::lock::{
-    CmdKind, CmdRow, LockOutput, LockParams, LockRun, OwnerEnd, SegKind, INFO, NAMES,
+    CmdKind, CmdRow, LockOutput, LockParams, LockRun, OwnerEnd, SegKind, INFO, LOCK_KEY, NAMES,
 };
-use redislab_sim::labs::log::CmdLine;
+use redislab_sim::labs::log::{CmdLine, TraceSteps};
 use redislab_sim::redis::{scripts, Reply};
 use yew::prelude::*;
 
@@ -39,17 +41,6 @@ const LOG: usize = 14;
 /// A moment on the race's axis (`১,৪০৪ ms`).
 fn ms(v: u64) -> String {
     bn::qty(v as f64, 0, bn::Unit::Ms)
-}
-
-/// A position on the axis, in percent.
-fn pos(t: u64, end: u64) -> f64 {
-    (t as f64 / end.max(1) as f64 * 100.0).clamp(0.0, 100.0)
-}
-
-fn span_style(from: u64, to: u64, end: u64) -> String {
-    let l = pos(from, end);
-    let w = (pos(to, end) - l).max(0.25);
-    format!("left: {l:.3}%; width: {w:.3}%")
 }
 
 /// A stretch drawn on a lane: consecutive pieces of the same kind merged (a heartbeat's round
@@ -122,108 +113,136 @@ fn lanes(r: &LockOutput) -> Lanes {
     Lanes { spans, ticks }
 }
 
-/// One worker's lane up to time `now` and step `n`.
-fn lane(r: &LockOutput, g: &Lanes, actor: usize, n: usize, now: u64, end: u64) -> Html {
-    let spans = g.spans[actor]
-        .iter()
-        .filter(|s| s.step < n && s.from <= now);
+/// Worker `a`'s tone (its work, its lock in Redis).
+fn tone(a: usize) -> Tone {
+    if a == 0 {
+        Tone::Teal
+    } else {
+        Tone::Violet
+    }
+}
+
+/// One worker's lane at position `n`: its work, pause and waits, and its commands.
+fn lane(r: &LockOutput, g: &Lanes, actor: usize, n: usize) -> Lane {
+    let spans = g.spans[actor].iter().filter(|s| s.step < n);
     let cmds = g.ticks[actor]
         .iter()
         .map(|&i| &r.commands[i])
         .filter(|c| c.step < n);
-    let writes = r.writes.iter().filter(|w| w.actor == actor && w.step < n);
-    html! {
-        <div class={classes!("lk-row", format!("lk-w{actor}"))} data-lane={NAMES[actor]}>
-            <span class="lk-name">{ format!("worker {}", NAMES[actor]) }</span>
-            <div class="lk-lane">
-                { for spans.map(|s| {
-                    let (cls, title) = match s.kind {
-                        SegKind::Work => ("work", format!("কাজ (job {}) {}–{}", bn::int(i64::from(s.job)), ms(s.from), ms(s.to))),
-                        SegKind::Pause => ("pause", format!("থমকে আছে {}–{}", ms(s.from), ms(s.to))),
-                        SegKind::Wait => ("wait", format!("লক পায়নি, বারবার চেষ্টা {}–{}", ms(s.from), ms(s.to))),
-                    };
-                    html! { <span class={classes!("lk-seg", cls)} style={span_style(s.from, s.to.min(now), end)} title={title}></span> }
-                }) }
-                { for cmds.map(|c| cmd_tick(c, end)) }
-                { for writes.map(|w| {
-                    let (cls, mark) = if w.accepted { ("ok", "✓") } else { ("no", "✗") };
-                    html! {
-                        <span class={classes!("lk-write", cls, w.stale.then_some("stale"))} style={format!("left: {:.3}%", pos(w.at_ms, end))}
-                            title={format!("লেখা{} — {}", w.fence.map(|f| format!(" (fencing token {})", bn::int(f))).unwrap_or_default(), if w.accepted { "গৃহীত" } else { "বাতিল" })}>{ mark }</span>
-                    }
-                }) }
-            </div>
-        </div>
+    Lane {
+        name: format!("worker {}", NAMES[actor]),
+        segs: spans
+            .map(|s| {
+                let (tone, what) = match s.kind {
+                    SegKind::Work => (
+                        tone(actor),
+                        format!("কাজ (job {})", bn::int(i64::from(s.job))),
+                    ),
+                    SegKind::Pause => (Tone::Amber, "থমকে আছে".to_string()),
+                    SegKind::Wait => (Tone::Muted, "লক পায়নি, বারবার চেষ্টা".to_string()),
+                };
+                Seg {
+                    from_ms: s.from as f64,
+                    to_ms: s.to as f64,
+                    tone,
+                    title: format!("{what} {}–{}", ms(s.from), ms(s.to)),
+                }
+            })
+            .collect(),
+        ticks: cmds.map(cmd_tick).collect(),
     }
 }
 
-fn cmd_tick(c: &CmdRow, end: u64) -> Html {
-    let cls = match c.kind {
-        CmdKind::Acquire if c.reply == Reply::ok() => "got",
-        CmdKind::Acquire => "miss",
-        CmdKind::Dedup => "dedup",
-        CmdKind::Fence => "fence",
-        CmdKind::Extend => "extend",
-        CmdKind::Del | CmdKind::Release => "release",
+fn cmd_tick(c: &CmdRow) -> Tick {
+    let tone = match c.kind {
+        _ if c.steals => Tone::Red,
+        CmdKind::Acquire if c.reply == Reply::ok() => Tone::Green,
+        CmdKind::Acquire | CmdKind::Dedup => Tone::Muted,
+        CmdKind::Fence => Tone::Blue,
+        CmdKind::Extend => Tone::Amber,
+        CmdKind::Del | CmdKind::Release => Tone::Ink,
     };
-    html! {
-        <span class={classes!("lk-cmd", cls, c.steals.then_some("steals"))} style={format!("left: {:.3}%", pos(c.at_ms, end))}
-            title={format!("{} · {} → {}", ms(c.at_ms), c.cmd_text(), c.reply)}></span>
+    Tick {
+        at_ms: c.at_ms as f64,
+        tone,
+        title: format!("{} · {} → {}", ms(c.at_ms), c.cmd_text(), c.reply),
+        glyph: None,
     }
 }
 
-/// The lock's owner in Redis up to `now`.
-fn redis_lane(r: &LockOutput, n: usize, now: u64, end: u64) -> Html {
+/// The lock's owner in Redis at position `n`.
+fn redis_lane(r: &LockOutput, n: usize, now: u64) -> Lane {
     let owners = r.owners.iter().filter(|o| o.step < n);
-    html! {
-        <div class="lk-row lk-redis" data-lane="redis">
-            <span class="lk-name">{"Redis-এ লক"}</span>
-            <div class="lk-lane">
-                { for owners.map(|o| {
-                    let to = o.to_ms.min(now);
-                    let ended = o.to_ms <= now;
-                    let how = match o.end {
-                        OwnerEnd::Released => "ছাড়া হলো",
-                        OwnerEnd::Stolen => "অন্যজনের DEL-এ মুছে গেল",
-                        OwnerEnd::Expired => "মেয়াদ ফুরোল",
-                        OwnerEnd::Held => "এখনো ধরা",
-                    };
-                    html! {
-                        <span class={classes!("lk-own", format!("lk-o{}", o.actor), (ended && o.end == OwnerEnd::Stolen).then_some("stolen"), (ended && o.end == OwnerEnd::Expired).then_some("expired"))}
-                            style={span_style(o.from_ms, to, end)}
-                            title={format!("{} = {} · {}–{}{}", "lock:campaign:42", o.token, ms(o.from_ms), ms(to), if ended { format!(" · {how}") } else { String::new() })}>
-                            <span class="lk-own-name">{ NAMES[o.actor] }</span>
-                        </span>
-                    }
-                }) }
-            </div>
-        </div>
+    Lane {
+        name: "Redis-এ লক".into(),
+        segs: owners
+            .map(|o| {
+                let to = o.to_ms.min(now);
+                let how = match o.end {
+                    _ if o.to_ms > now => "",
+                    OwnerEnd::Released => " · ছাড়া হলো",
+                    OwnerEnd::Stolen => " · অন্যজনের DEL-এ মুছে গেল",
+                    OwnerEnd::Expired => " · মেয়াদ ফুরোল",
+                    OwnerEnd::Held => " · এখনো ধরা",
+                };
+                Seg {
+                    from_ms: o.from_ms as f64,
+                    to_ms: o.to_ms as f64,
+                    tone: tone(o.actor),
+                    title: format!(
+                        "{LOCK_KEY} = {} ({}) · {}–{}{how}",
+                        o.token,
+                        NAMES[o.actor],
+                        ms(o.from_ms),
+                        ms(to)
+                    ),
+                }
+            })
+            .collect(),
+        ticks: Vec::new(),
     }
 }
 
-/// Stretches with two owners, and the resource's writes.
-fn resource_lane(r: &LockOutput, n: usize, now: u64, end: u64) -> Html {
-    let overlaps = r.overlaps.iter().filter(|o| o.step < n && o.from_ms <= now);
-    let writes = r.writes.iter().filter(|w| w.step < n);
-    html! {
-        <div class="lk-row lk-res" data-lane="resource">
-            <span class="lk-name">{"resource"}</span>
-            <div class="lk-lane">
-                { for overlaps.map(|o| html! {
-                    <span class="lk-two" style={span_style(o.from_ms, o.to_ms.min(now), end)}
-                        title={format!("দুই মালিক: {}–{}", ms(o.from_ms), ms(o.to_ms))}></span>
-                }) }
-                { for writes.map(|w| {
-                    let label = match w.fence { Some(f) => bn::int(f), None => NAMES[w.actor].to_string() };
-                    html! {
-                        <span class={classes!("lk-rw", if w.accepted { "ok" } else { "no" }, w.stale.then_some("stale"))}
-                            style={format!("left: {:.3}%", pos(w.at_ms, end))}
-                            title={format!("{}-র লেখা{} · {}", NAMES[w.actor], if w.stale { " (পুরোনো)" } else { "" }, if w.accepted { "গৃহীত" } else { "বাতিল" })}>{ label }</span>
-                    }
-                }) }
-            </div>
-        </div>
-    }
+/// The race at position `n` on the kit's time chart: worker A, the lock in Redis, worker B,
+/// the resource.
+fn chart(r: &LockOutput, g: Option<&Lanes>, n: usize, now: u64) -> Html {
+    let writes: Vec<WriteMark> = r
+        .writes
+        .iter()
+        .map(|w| WriteMark {
+            step: w.step,
+            at_ms: w.at_ms,
+            who: NAMES[w.actor],
+            fence: w.fence,
+            stale: w.stale,
+            accepted: w.accepted,
+        })
+        .collect();
+    let mut lanes = Vec::new();
+    lanes.extend(g.map(|g| lane(r, g, 0, n)));
+    lanes.push(redis_lane(r, n, now));
+    lanes.extend(g.map(|g| lane(r, g, 1, n)));
+    lanes.push(storage_lane("resource", &r.overlaps, &writes, n, ms));
+    let mut keys = vec![
+        Key::new("A-র লক / কাজ", Tone::Teal, Shape::Box),
+        Key::new("B-র লক / কাজ", Tone::Violet, Shape::Box),
+        Key::new("থমকে থাকা", Tone::Amber, Shape::Box),
+        Key::new("লক পেল (SET NX)", Tone::Green, Shape::Tick),
+        Key::new("অন্যের লক মুছল", Tone::Red, Shape::Tick),
+    ];
+    keys.extend(storage_keys());
+    let c = TimeChart {
+        label: format!(
+            "সময়রেখা: worker A, Redis-এ লকের মালিক, worker B, resource — {} পর্যন্ত",
+            ms(now)
+        ),
+        lanes,
+        keys,
+        span_ms: r.end_ms.max(1) as f64,
+        now_ms: Some(now as f64),
+        ..TimeChart::default()
+    };
+    html! { <div class="lk-chart" data-testid="lock-chart">{ time_chart(&c) }</div> }
 }
 
 /// What the entry at the cursor means, in one line.
@@ -374,8 +393,7 @@ pub fn LockLab(props: &LabProps) -> Html {
         None => failed_or_progress(&sl.sim),
         Some(r) => {
             let n = t.cursor.min(r.steps());
-            let now = r.now_at(n);
-            let end = r.end_ms.max(1);
+            let now = r.time_at(n);
             let c = r.so_far(n);
             let label = format!(
                 "{} / {} · ধাপ {}/{}",
@@ -394,18 +412,7 @@ pub fn LockLab(props: &LabProps) -> Html {
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
-                    <div class="lk-lanes" role="img" aria-label={format!("সময়রেখা: worker A, Redis-এ লকের মালিক, worker B, resource — {} পর্যন্ত", ms(now))}>
-                        { geometry.as_ref().as_ref().map(|g| lane(r, g, 0, n, now, end)).unwrap_or_default() }
-                        { redis_lane(r, n, now, end) }
-                        { geometry.as_ref().as_ref().map(|g| lane(r, g, 1, n, now, end)).unwrap_or_default() }
-                        { resource_lane(r, n, now, end) }
-                        <div class="lk-axis" aria-hidden="true">
-                            <span>{"০"}</span><span>{ ms(end / 2) }</span><span>{ ms(end) }</span>
-                        </div>
-                        <div class="lk-cursor-track" aria-hidden="true">
-                            <span class="lk-cursor" style={format!("left: {:.3}%", pos(now, end))}></span>
-                        </div>
-                    </div>
+                    { chart(r, geometry.as_ref().as_ref(), n, now) }
                     <div class="lab-status">
                     { now_line(r, n) }
                     <dl class="lab-stats">

@@ -18,7 +18,7 @@ use super::kit::{
 };
 use redislab_deck::bn;
 use redislab_sim::labs::def::Steps;
-use redislab_sim::labs::log::CmdLine;
+use redislab_sim::labs::log::{CmdLine, CmdSteps};
 use redislab_sim::labs::queues::{
     At, CmdKind, Event, EventKind, JobState, Place, QueuesOutput, QueuesRun, SegKind, INFO,
     PROCESSING, QUEUE, STARTED,

@@ -11,13 +11,15 @@
 //! from `redislab_sim::labs::redlock` (run in the simulation worker); the timeline walks the
 //! run's trace. No live mode (see the simulator module: the proxy has one Redis).
 
+use super::kit::owners::{storage_keys, storage_lane, WriteMark};
+use super::kit::time_chart::{time_chart, Key, Lane, Mark, Seg, Shape, TimeChart, Tone};
 use super::kit::{
     failed_or_progress, stat, use_lab, use_run, use_steps, CmdLog, Controls, LabFrame, LabProps,
     Open,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::def::Steps;
-use redislab_sim::labs::log::CmdLine;
+use redislab_sim::labs::log::{CmdLine, TraceSteps};
 use redislab_sim::labs::redlock::{
     CmdKind, FaultRow, HoldEnd, RedlockOutput, RedlockRun, SegKind, Verdict, INFO, NAMES,
 };
@@ -37,122 +39,132 @@ fn ms(v: u64) -> String {
     bn::qty(v as f64, 0, bn::Unit::Ms)
 }
 
-/// A position on the axis, in percent.
-fn pos(t: u64, end: u64) -> f64 {
-    (t as f64 / end.max(1) as f64 * 100.0).clamp(0.0, 100.0)
-}
-
-fn span_style(from: u64, to: u64, end: u64) -> String {
-    let l = pos(from, end);
-    let w = (pos(to, end) - l).max(0.4);
-    format!("left: {l:.3}%; width: {w:.3}%")
-}
-
-/// A client's lane up to step `n` and time `now`.
-fn client_lane(r: &RedlockOutput, c: usize, n: usize, now: u64, end: u64) -> Html {
-    let segs = r
-        .page()
-        .segs
-        .iter()
-        .filter(|s| s.client == c && s.step < n && s.from_ms <= now);
-    let wins = r
-        .attempts
-        .iter()
-        .filter(|a| a.client == c && a.won && a.step <= n && a.to_ms <= now);
-    let writes = r.writes.iter().filter(|w| w.client == c && w.step < n);
-    html! {
-        <div class={classes!("rdl-row", format!("rdl-c{c}"))} data-lane={NAMES[c]}>
-            <span class="rdl-name">{ format!("client {}", NAMES[c]) }</span>
-            <div class="rdl-lane">
-                { for segs.map(|s| {
-                    let (cls, title) = match s.kind {
-                        SegKind::Work => ("work", format!("কাজ {}–{}", ms(s.from_ms), ms(s.to_ms))),
-                        SegKind::Pause => ("pause", format!("stop-the-world pause {}–{}", ms(s.from_ms), ms(s.to_ms))),
-                        SegKind::Wait => ("wait", format!("lock পায়নি, অপেক্ষা {}–{}", ms(s.from_ms), ms(s.to_ms))),
-                    };
-                    html! { <span class={classes!("rdl-seg", cls)} style={span_style(s.from_ms, s.to_ms.min(now), end)} title={title}></span> }
-                }) }
-                { for wins.map(|a| html! {
-                    <span class="rdl-win" style={format!("left: {:.3}%", pos(a.to_ms, end))}
-                        title={format!("lock পেল: {}টা node, validity {}", bn::int(a.granted.len() as i64), ms(a.validity_ms.max(0) as u64))}></span>
-                }) }
-                { for writes.map(|w| {
-                    let (cls, mark) = if w.accepted { ("ok", "✓") } else { ("no", "✗") };
-                    html! { <span class={classes!("rdl-write", cls)} style={format!("left: {:.3}%", pos(w.at_ms, end))}>{ mark }</span> }
-                }) }
-            </div>
-        </div>
+/// Client `c`'s tone (its work, its holds on the servers).
+fn tone(c: usize) -> Tone {
+    if c == 0 {
+        Tone::Teal
+    } else {
+        Tone::Violet
     }
 }
 
-/// A server's lane: who holds the key there, and its faults.
-fn node_lane(r: &RedlockOutput, lane: usize, n: usize, now: u64, end: u64) -> Html {
-    let holds = r
-        .holds
-        .iter()
-        .filter(|h| h.lane == lane && h.step < n && h.from_ms <= now);
-    let faults = r.faults.iter().filter(|f| f.step() < n);
-    let name = &r.lanes[lane];
-    html! {
-        <div class="rdl-row rdl-node" data-lane={name.clone()}>
-            <span class="rdl-name">{ name.clone() }</span>
-            <div class="rdl-lane">
-                { for holds.map(|h| {
-                    let to = h.to_ms.min(now);
-                    let ended = h.to_ms <= now;
-                    let how = match h.end {
-                        HoldEnd::Released => "ছাড়া হলো",
-                        HoldEnd::Expired => "মেয়াদ ফুরোল",
-                        HoldEnd::ClockJump => "ঘড়ির লাফে আগেই মেয়াদ ফুরোল",
-                        HoldEnd::Crashed => "server মরল",
-                        HoldEnd::Held => "এখনো ধরা",
-                    };
-                    html! {
-                        <span class={classes!("rdl-hold", format!("rdl-h{}", h.client), (ended && matches!(h.end, HoldEnd::ClockJump | HoldEnd::Crashed)).then_some("cut"))}
-                            style={span_style(h.from_ms, to, end)}
-                            title={format!("lock:reindex = {} · {}–{}{}", NAMES[h.client], ms(h.from_ms), ms(to), if ended { format!(" · {how}") } else { String::new() })}>
-                            <span class="rdl-hold-name">{ NAMES[h.client] }</span>
-                        </span>
-                    }
-                }) }
-                { for faults.filter_map(|f| {
-                    let (at, l, cls, mark, title) = match *f {
-                        FaultRow::Crash { at_ms, lane: l, .. } => (at_ms, l, "crash", "✗", "server মরল"),
-                        FaultRow::Promote { at_ms, lane: l, .. } => (at_ms, l, "promote", "↑", "promote: নতুন primary"),
-                        FaultRow::ClockJump { at_ms, lane: l, .. } => (at_ms, l, "jump", "⏩", "ঘড়ি লাফ দিল"),
-                    };
-                    (l == lane).then(|| html! {
-                        <span class={classes!("rdl-fault", cls)} style={format!("left: {:.3}%", pos(at, end))} title={format!("{} · {title}", ms(at))}>{ mark }</span>
-                    })
-                }) }
-            </div>
-        </div>
+/// A client's lane at position `n`: its work, pauses and waits.
+fn client_lane(r: &RedlockOutput, c: usize, n: usize) -> Lane {
+    let segs = r.page().segs.iter().filter(|s| s.client == c && s.step < n);
+    Lane {
+        name: format!("client {}", NAMES[c]),
+        segs: segs
+            .map(|s| {
+                let (tone, what) = match s.kind {
+                    SegKind::Work => (tone(c), "কাজ"),
+                    SegKind::Pause => (Tone::Amber, "stop-the-world pause"),
+                    SegKind::Wait => (Tone::Muted, "lock পায়নি, অপেক্ষা"),
+                };
+                Seg {
+                    from_ms: s.from_ms as f64,
+                    to_ms: s.to_ms as f64,
+                    tone,
+                    title: format!("{what} {}–{}", ms(s.from_ms), ms(s.to_ms)),
+                }
+            })
+            .collect(),
+        ticks: Vec::new(),
     }
 }
 
-/// The storage: two-owner stretches and the writes.
-fn storage_lane(r: &RedlockOutput, n: usize, now: u64, end: u64) -> Html {
-    let overlaps = r.overlaps.iter().filter(|o| o.step < n && o.from_ms <= now);
-    let writes = r.writes.iter().filter(|w| w.step < n);
-    html! {
-        <div class="rdl-row rdl-store" data-lane="storage">
-            <span class="rdl-name">{"storage"}</span>
-            <div class="rdl-lane">
-                { for overlaps.map(|o| html! {
-                    <span class="rdl-two" style={span_style(o.from_ms, o.to_ms.min(now), end)}
-                        title={format!("দুই মালিক: {}–{}", ms(o.from_ms), ms(o.to_ms))}></span>
-                }) }
-                { for writes.map(|w| {
-                    let label = match w.fence { Some(f) => bn::int(f), None => NAMES[w.client].to_string() };
-                    html! {
-                        <span class={classes!("rdl-sw", if w.accepted { "ok" } else { "no" }, w.stale.then_some("stale"))}
-                            style={format!("left: {:.3}%", pos(w.at_ms, end))}
-                            title={format!("{}-র লেখা{} · {}", NAMES[w.client], if w.stale { " (বাসি)" } else { "" }, if w.accepted { "গৃহীত" } else { "ফিরিয়ে দিল" })}>{ label }</span>
-                    }
-                }) }
-            </div>
-        </div>
+/// A server's lane at position `n`: who holds the key there.
+fn node_lane(r: &RedlockOutput, lane: usize, n: usize, now: u64) -> Lane {
+    let holds = r.holds.iter().filter(|h| h.lane == lane && h.step < n);
+    Lane {
+        name: r.lanes[lane].clone(),
+        segs: holds
+            .map(|h| {
+                let to = h.to_ms.min(now);
+                let how = match h.end {
+                    _ if h.to_ms > now => "",
+                    HoldEnd::Released => " · ছাড়া হলো",
+                    HoldEnd::Expired => " · মেয়াদ ফুরোল",
+                    HoldEnd::ClockJump => " · ঘড়ির লাফে আগেই মেয়াদ ফুরোল",
+                    HoldEnd::Crashed => " · server মরল",
+                    HoldEnd::Held => " · এখনো ধরা",
+                };
+                Seg {
+                    from_ms: h.from_ms as f64,
+                    to_ms: h.to_ms as f64,
+                    tone: tone(h.client),
+                    title: format!(
+                        "lock:reindex = {} · {}–{}{how}",
+                        NAMES[h.client],
+                        ms(h.from_ms),
+                        ms(to)
+                    ),
+                }
+            })
+            .collect(),
+        ticks: Vec::new(),
     }
+}
+
+/// The faults known at position `n`, as moments across the lanes.
+fn fault_marks(r: &RedlockOutput, n: usize) -> Vec<Mark> {
+    r.faults
+        .iter()
+        .filter(|f| f.step() < n)
+        .map(|f| {
+            let (at, lane, tone, what) = match *f {
+                FaultRow::Crash { at_ms, lane, .. } => (at_ms, lane, Tone::Red, "মরল"),
+                FaultRow::Promote { at_ms, lane, .. } => (at_ms, lane, Tone::Amber, "promote হলো"),
+                FaultRow::ClockJump { at_ms, lane, .. } => (at_ms, lane, Tone::Blue, "ঘড়ি লাফ দিল"),
+            };
+            Mark {
+                label: format!("{} {what}", r.lanes[lane]),
+                tone,
+                at_ms: at as f64,
+                dashed: tone != Tone::Red,
+            }
+        })
+        .collect()
+}
+
+/// The run at position `n` on the kit's time chart: client A, the servers, client B, the
+/// storage; the faults as moments across them.
+fn chart(r: &RedlockOutput, n: usize, now: u64) -> Html {
+    let writes: Vec<WriteMark> = r
+        .writes
+        .iter()
+        .map(|w| WriteMark {
+            step: w.step,
+            at_ms: w.at_ms,
+            who: NAMES[w.client],
+            fence: w.fence,
+            stale: w.stale,
+            accepted: w.accepted,
+        })
+        .collect();
+    let mut lanes = vec![client_lane(r, 0, n)];
+    lanes.extend((0..r.lanes.len()).map(|l| node_lane(r, l, n, now)));
+    lanes.push(client_lane(r, 1, n));
+    lanes.push(storage_lane("storage", &r.overlaps, &writes, n, ms));
+    let mut keys = vec![
+        Key::new("A-র lock / কাজ", Tone::Teal, Shape::Box),
+        Key::new("B-র lock / কাজ", Tone::Violet, Shape::Box),
+        Key::new("pause", Tone::Amber, Shape::Box),
+        Key::new("অপেক্ষা", Tone::Muted, Shape::Box),
+    ];
+    keys.extend(storage_keys());
+    let c = TimeChart {
+        label: format!(
+            "সময়রেখা: client A, প্রতিটা server-এ lock-এর মালিক, client B, storage — {} পর্যন্ত",
+            ms(now)
+        ),
+        marks: fault_marks(r, n),
+        lanes,
+        keys,
+        span_ms: r.end_ms.max(1) as f64,
+        now_ms: Some(now as f64),
+        ..TimeChart::default()
+    };
+    html! { <div class="rdl-chart" data-testid="redlock-chart">{ time_chart(&c) }</div> }
 }
 
 /// What the entry at the cursor means, in one line.
@@ -282,8 +294,7 @@ pub fn RedlockLab(props: &LabProps) -> Html {
         None => failed_or_progress(&run),
         Some(r) => {
             let n = t.cursor.min(r.steps());
-            let now = r.now_at(n);
-            let end = r.end_ms.max(1);
+            let now = r.time_at(n);
             let c = r.so_far(n);
             let label = format!(
                 "{} / {} · ধাপ {}/{}",
@@ -305,18 +316,7 @@ pub fn RedlockLab(props: &LabProps) -> Html {
                 <>
                     if !embedded { { verdict.clone() } }
                     <Controls timeline={t.clone()} label={label} />
-                    <div class="rdl-lanes" role="img" aria-label={format!("সময়রেখা: client A, প্রতিটা server-এ lock-এর মালিক, client B, storage — {} পর্যন্ত", ms(now))}>
-                        { client_lane(r, 0, n, now, end) }
-                        { for (0..r.lanes.len()).map(|l| node_lane(r, l, n, now, end)) }
-                        { client_lane(r, 1, n, now, end) }
-                        { storage_lane(r, n, now, end) }
-                        <div class="rdl-axis" aria-hidden="true">
-                            <span>{"০"}</span><span>{ ms(end / 2) }</span><span>{ ms(end) }</span>
-                        </div>
-                        <div class="rdl-cursor-track" aria-hidden="true">
-                            <span class="rdl-cursor" style={format!("left: {:.3}%", pos(now, end))}></span>
-                        </div>
-                    </div>
+                    { chart(r, n, now) }
                     <div class="lab-status">
                         if embedded { { verdict } }
                         { now_line(r, n) }

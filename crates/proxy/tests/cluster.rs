@@ -4,7 +4,7 @@
 //! - The lock race runs live through the proxies and ends as the simulation says. A session
 //!   is one WebSocket with a namespace of its own, so two workers that contend for one lock
 //!   must share a session: both workers of a race are two concurrent request streams on one
-//!   WebSocket (the lock lab's live run, `labs::lock::live`, driven as the browser's worker
+//!   WebSocket (the lock lab's live run, `labs::lock::LockLive`, driven as the browser's worker
 //!   drives it: its commands sent for real, in real time). Each race runs twice at once — one session on
 //!   each proxy, same key names — and a client that reconnects lands on the other proxy for
 //!   the next race; every run must end like the simulation.
@@ -18,7 +18,7 @@ mod support;
 
 use redislab_proxy::backend::key_slot;
 use redislab_proxy::Config;
-use redislab_sim::labs::lock::{self, CmdKind, LockOutput, LockParams, Release, Who};
+use redislab_sim::labs::lock::{self, CmdKind, LockLive, LockOutput, LockParams, Release, Who};
 use redislab_sim::labs::params::Switch;
 use redislab_sim::redis::SCRIPTS;
 use redislab_sim::Reply;
@@ -103,7 +103,7 @@ async fn lock_race_live_through_two_proxies_ends_as_simulated() {
         let mut sessions = [proxies[0].connect().await, proxies[1].connect().await];
         assert_ne!(sessions[0].namespace(), sessions[1].namespace());
         let [s0, s1] = &mut sessions;
-        let (mut r0, mut r1) = (lock::live(&p), lock::live(&p));
+        let (mut r0, mut r1) = (LockLive::of(&p, None), LockLive::of(&p, None));
         let limit = Duration::from_secs(60);
         let (e0, e1) = tokio::join!(
             drive_live(s0, &mut r0, limit),

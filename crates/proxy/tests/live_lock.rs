@@ -20,7 +20,7 @@ fn preset(id: &str) -> LockParams {
 
 /// The race through the proxy, driven as the browser's worker drives it: no error answers.
 async fn race_live(ws: &mut Ws, p: &LockParams) -> LockOutput {
-    let mut run: LockLive = lock::live(p);
+    let mut run = LockLive::of(p, None);
     let errors = drive_live(ws, &mut run, Duration::from_secs(60)).await;
     assert!(errors.is_empty(), "{errors:?}");
     run.output()

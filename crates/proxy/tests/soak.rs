@@ -111,7 +111,7 @@ async fn student(proxy: SocketAddr, from: Ipv4Addr, i: usize, until: Instant) ->
             let mut ws = Ws::connect_from(proxy, &origin, from)
                 .await
                 .expect("a session");
-            let mut run = lock::live(&preset(presets[(i + races) % presets.len()]));
+            let mut run = lock::LockLive::of(&preset(presets[(i + races) % presets.len()]), None);
             let errors = drive_live(&mut ws, &mut run, Duration::from_secs(60)).await;
             failures.extend(errors);
             commands += run.output().commands.len() as u64;

@@ -138,7 +138,7 @@ fn the_streams_lab_live_saves_everything_and_samples_redis() {
     ] {
         let p = preset(id).for_live(k);
         assert!(p.messages <= 200 && p.workers <= 3 && p.block <= 500 && p.away_ms == 0);
-        let mut live = streams::live(&p);
+        let mut live = streams::StreamsLive::of(&p, None);
         drive(&mut live, p.seed);
         let r = live.output();
         let sim = streams::run(&p);
@@ -318,10 +318,9 @@ fn cache_aside_live_tells_every_presets_story() {
             let (p, e) = Params::from_query(&aside::INFO, &format!("preset={}", pr.id));
             assert!(e.is_empty(), "{e:?}");
             let p: aside::AsideParams = p.read();
-            let s = p.for_live(k);
-            let mut live = aside::live(&p, &s);
+            let mut live = aside::AsideLive::of(&p, Some(k));
             let sent = drive(&mut live, p.seed);
-            let (real, sim) = (live.output(), aside::sim(&p, &s).finish());
+            let (real, sim) = (live.output(), aside::AsideSim::of(&p, Some(k)).finish());
             assert_eq!(real.outcome(), sim.outcome(), "{} ×{k}", pr.id);
             let refused = real.commands.iter().filter(|c| c.refused()).count();
             assert_eq!(real.commands.len() - refused, sent, "{} ×{k}", pr.id);
@@ -358,10 +357,9 @@ fn the_queues_live_end_as_simulated_for_every_preset() {
             let (p, e) = Params::from_query(&queues::INFO, &format!("preset={}", pr.id));
             assert!(e.is_empty(), "{e:?}");
             let p: queues::QueuesParams = p.read();
-            let s = p.for_live(k);
-            let mut live = queues::live(&p, &s);
+            let mut live = queues::QueuesLive::of(&p, Some(k));
             let sent = drive(&mut live, p.seed);
-            let (real, sim) = (live.output(), queues::sim(&p, &s).finish());
+            let (real, sim) = (live.output(), queues::QueuesSim::of(&p, Some(k)).finish());
             assert!(!real.cut_short, "{} ×{k}", pr.id);
             assert_eq!(real.outcome(), sim.outcome(), "{} ×{k}", pr.id);
             assert_eq!(real.end.lists.processing, sim.end.lists.processing);

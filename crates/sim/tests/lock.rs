@@ -4,10 +4,12 @@
 //! than the TTL; and `labsim lock --json` prints exactly what the library computes (with `--page`, what the
 //! lab's page receives).
 
-use redislab_sim::labs::lock::{run, LockParams, Release, Who, INFO};
-use redislab_sim::labs::params::{Params, Switch};
+mod labsim_json;
+
+use labsim_json::{json_equals_library, labsim};
+use redislab_sim::labs::lock::{run, LockOutput, LockParams, Release, Who, INFO};
+use redislab_sim::labs::params::Switch;
 use redislab_sim::rng::Mulberry32;
-use std::process::Command;
 
 /// Random parameters for property seed `s` (the run's own seed is `s` too).
 fn random(s: u32) -> LockParams {
@@ -88,13 +90,6 @@ fn plain_del_without_heartbeat_does_have_two_owners() {
     assert!(n > 100, "{n}");
 }
 
-fn labsim(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_labsim"))
-        .args(args)
-        .output()
-        .expect("labsim runs")
-}
-
 #[test]
 fn labsim_lock_json_equals_the_library() {
     for (args, query) in [
@@ -119,29 +114,9 @@ fn labsim_lock_json_equals_the_library() {
             "ttl=500&work=900&dedup=on&pause_worker=b",
         ),
     ] {
-        let mut a = vec!["lock"];
-        a.extend(&args);
-        a.push("--json");
-        let out = labsim(&a);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let (p, errs) = Params::from_query(&INFO, query);
-        assert!(errs.is_empty());
-        let out = run(&p.read());
-        let want = serde_json::to_value(out.clone().printed()).unwrap();
-        assert_eq!(got, want, "{args:?}");
-        // With --page: the whole output, as the lab's page receives it.
-        a.push("--page");
-        let page: serde_json::Value = serde_json::from_slice(&labsim(&a).stdout).unwrap();
-        assert_eq!(page, serde_json::to_value(&out).unwrap(), "{args:?} --page");
-        a.pop();
+        let (want, text) =
+            json_equals_library(&INFO, &args, query, |p| run(&p.read()), LockOutput::printed);
         // The text form ends with the same counters.
-        a.pop();
-        let text = String::from_utf8(labsim(&a).stdout).unwrap();
         assert!(text.contains(&format!(
             "two-owner moments {} ",
             want["counters"]["twoOwnerMoments"]

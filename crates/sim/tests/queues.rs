@@ -4,10 +4,14 @@
 //! --json` prints exactly what the library computes (with `--page`, what the lab's page
 //! receives).
 
-use redislab_sim::labs::params::{Params, Switch};
-use redislab_sim::labs::queues::{run, Crash, CrashIn, Place, Queue, QueuesParams, INFO};
+mod labsim_json;
+
+use labsim_json::{json_equals_library, labsim};
+use redislab_sim::labs::params::Switch;
+use redislab_sim::labs::queues::{
+    run, Crash, CrashIn, Place, Queue, QueuesOutput, QueuesParams, INFO,
+};
 use redislab_sim::rng::Mulberry32;
-use std::process::Command;
 use std::time::Instant;
 
 /// Seeds each property runs.
@@ -129,13 +133,6 @@ fn the_simple_queue_loses_the_job_in_flight() {
     assert!(lost_runs > 300, "{lost_runs}");
 }
 
-fn labsim(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_labsim"))
-        .args(args)
-        .output()
-        .expect("labsim runs")
-}
-
 #[test]
 fn labsim_queues_json_equals_the_library() {
     for (args, query) in [
@@ -157,28 +154,13 @@ fn labsim_queues_json_equals_the_library() {
             "queue=reliable&crash_in=any&crash_at=1500",
         ),
     ] {
-        let mut a = vec!["queues"];
-        a.extend(&args);
-        a.push("--json");
-        let out = labsim(&a);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let (want, text) = json_equals_library(
+            &INFO,
+            &args,
+            query,
+            |p| run(&p.read()),
+            QueuesOutput::printed,
         );
-        let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let (p, errs) = Params::from_query(&INFO, query);
-        assert!(errs.is_empty(), "{errs:?}");
-        let out = run(&p.read());
-        let want = serde_json::to_value(out.clone().printed()).unwrap();
-        assert_eq!(got, want, "{args:?}");
-        // With --page: the whole output, as the lab's page receives it.
-        a.push("--page");
-        let page: serde_json::Value = serde_json::from_slice(&labsim(&a).stdout).unwrap();
-        assert_eq!(page, serde_json::to_value(&out).unwrap(), "{args:?} --page");
-        a.pop();
-        a.pop();
-        let text = String::from_utf8(labsim(&a).stdout).unwrap();
         assert!(
             text.contains(&format!(
                 "done {}, lost {}",

@@ -15,6 +15,7 @@
 pub mod charts;
 mod form;
 mod frame;
+pub mod owners;
 pub mod time_chart;
 mod transport;
 mod work;

@@ -122,14 +122,19 @@ fn on_its_slides_the_lanes_names_stay_clear_of_their_bars() {
                 want(&native(query).counters),
                 "{d}/{n}: {query}"
             );
-            // Every lane's name ends before its lane begins (the name may wrap, never run
-            // under the bar).
+            // Every lane's name (worker A, Redis-এ লক, worker B, resource) ends before its
+            // lane begins: the name never runs under the bar.
+            let names = b.js(
+                "return document.querySelectorAll('.slide .lab-lock .tc-lane-name').length",
+                json!([]),
+            );
+            assert_eq!(names, json!(4), "{d}/{n} at {w}×{h}: the four lanes");
             let clash = b.js(
-                "return [...document.querySelectorAll('.slide .lk-row')].filter(r => {
-                    const n = r.querySelector('.lk-name').getBoundingClientRect();
-                    const l = r.querySelector('.lk-lane').getBoundingClientRect();
+                "return [...document.querySelectorAll('.slide .lab-lock .tc-lane-name')].filter(e => {
+                    const n = e.getBoundingClientRect();
+                    const l = e.nextElementSibling.getBoundingClientRect();
                     return n.right > l.left + 0.5 && n.bottom > l.top && n.top < l.bottom;
-                 }).map(r => r.dataset.lane)",
+                 }).map(e => e.textContent)",
                 json!([]),
             );
             assert_eq!(

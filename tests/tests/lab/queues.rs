@@ -6,6 +6,7 @@
 
 use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
 use redislab_sim::labs::def::Steps;
+use redislab_sim::labs::log::CmdSteps;
 use redislab_sim::labs::params::Params;
 use redislab_sim::labs::queues::{run, At, Place, QueuesOutput, INFO};
 use serde_json::json;

@@ -8,6 +8,7 @@
 use super::{native, open_lab};
 use redislab_e2e::{screenshot_dir, Browser};
 use redislab_sim::labs::def::Steps;
+use redislab_sim::labs::log::TraceSteps;
 use redislab_sim::labs::redlock::{Counters, RedlockRun, INFO, NAMES, PRESETS};
 use serde_json::json;
 

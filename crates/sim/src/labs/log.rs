@@ -76,6 +76,71 @@ impl CmdLine {
     }
 }
 
+/// A command of a log that a timeline walks ([`CmdSteps`]): the trace entry it is and when
+/// Redis ran it.
+pub trait StepCmd {
+    /// Its trace index.
+    fn step(&self) -> usize;
+    /// When Redis ran it, ms.
+    fn at_ms(&self) -> u64;
+}
+
+/// A run whose timeline's positions are its commands (aside, queues): position `n` shows the
+/// first `n` commands — 0 none yet, the last the whole run to its end.
+pub trait CmdSteps {
+    /// Its commands' type.
+    type Cmd: StepCmd;
+    /// Its commands, in the order Redis ran them.
+    fn cmds(&self) -> &[Self::Cmd];
+    /// When the run ended, ms.
+    fn end_ms(&self) -> u64;
+
+    /// The trace index up to which position `n` shows (`usize::MAX` at the last).
+    fn cut(&self, n: usize) -> usize {
+        let c = self.cmds();
+        match n {
+            0 => 0,
+            n if n >= c.len() => usize::MAX,
+            n => c[n - 1].step() + 1,
+        }
+    }
+
+    /// The time at position `n`, ms.
+    fn time_at(&self, n: usize) -> u64 {
+        let c = self.cmds();
+        match n {
+            0 => 0,
+            n if n >= c.len() => self.end_ms(),
+            n => c[n - 1].at_ms(),
+        }
+    }
+
+    /// The first position that shows trace entry `step` (the command at or after it).
+    fn position_of_step(&self, step: usize) -> usize {
+        let c = self.cmds();
+        let i = c.partition_point(|x| x.step() < step);
+        (i + 1).min(c.len()).max(1)
+    }
+}
+
+/// A run whose timeline's positions are its trace's entries (lock, redlock): position `n` is
+/// the run after its first `n` entries.
+pub trait TraceSteps {
+    /// The time of each trace entry, ms.
+    fn times(&self) -> &[u64];
+
+    /// The time of trace entry `i` (the last entry's after the end; 0 with none), ms.
+    fn entry_ms(&self, i: usize) -> u64 {
+        let t = self.times();
+        t.get(i).or(t.last()).copied().unwrap_or(0)
+    }
+
+    /// The time position `n` shows: after its `n`-th entry (0 at the start), ms.
+    fn time_at(&self, n: usize) -> u64 {
+        n.checked_sub(1).map_or(0, |i| self.entry_ms(i))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +167,46 @@ mod tests {
         assert_eq!(t.reply_text(), "timeout 1500 ms");
         let i = CmdLine::new(1, "B", &cmd(&["DEL", "k"]), Ok(Reply::Integer(1)));
         assert_eq!(i.reply_text(), "(integer) 1");
+    }
+
+    struct Run(Vec<(usize, u64)>, Vec<u64>);
+    impl StepCmd for (usize, u64) {
+        fn step(&self) -> usize {
+            self.0
+        }
+        fn at_ms(&self) -> u64 {
+            self.1
+        }
+    }
+    impl CmdSteps for Run {
+        type Cmd = (usize, u64);
+        fn cmds(&self) -> &[(usize, u64)] {
+            &self.0
+        }
+        fn end_ms(&self) -> u64 {
+            90
+        }
+    }
+    impl TraceSteps for Run {
+        fn times(&self) -> &[u64] {
+            &self.1
+        }
+    }
+
+    #[test]
+    fn positions_over_commands_and_over_trace_entries() {
+        // Commands at trace entries 2 and 5 (10 ms, 40 ms); the run ends at 90 ms.
+        let r = Run(vec![(2, 10), (5, 40)], vec![0, 5, 10, 20]);
+        assert_eq!((r.cut(0), r.cut(1), r.cut(2)), (0, 3, usize::MAX));
+        assert_eq!([0, 1, 2].map(|n| CmdSteps::time_at(&r, n)), [0, 10, 90]);
+        assert_eq!(
+            [0, 2, 3, 5, 9].map(|s| r.position_of_step(s)),
+            [1, 1, 2, 2, 2]
+        );
+        assert_eq!(
+            [0, 1, 4, 9].map(|n| TraceSteps::time_at(&r, n)),
+            [0, 0, 20, 20]
+        );
+        assert_eq!(TraceSteps::time_at(&Run(vec![], vec![]), 3), 0);
     }
 }

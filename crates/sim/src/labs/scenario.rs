@@ -2,8 +2,17 @@
 //! [`SimRedis`] in virtual time, stepped by the worker) and [`LiveRun`] (the same actors on a
 //! [`LiveRedis`], a real Redis through the proxy, in real time). A lab writes a [`Scenario`] —
 //! how to build its world on any backend and what a world shows — and gets both.
+//!
+//! A lab whose one run is a scenario made from its typed parameters (aside, queues, lock,
+//! streams) says so once ([`ScenarioLab`]: the scenario of its parameters, its seed, its text)
+//! and its [`Lab`](super::lab::Lab) answers `start`, `live` and `cli` with [`start`], [`live`]
+//! and [`cli`]: how the simulation, the live run and `labsim`'s text and JSON start is written
+//! here once.
 
-use super::lab::{Json, LiveDriver, Run};
+use super::def::{LabParams, RunDef};
+use super::lab::{AnyRun, Job, Json, LiveDriver, Run};
+use super::params::Params;
+use crate::cli::{Args, CliError};
 use crate::redis::{Reply, SimRedis};
 use crate::world::{Backend, Command, LiveRedis, LiveWorld, Model, World};
 use serde::Serialize;
@@ -199,4 +208,82 @@ impl<S: Scenario> LiveDriver for LiveRun<S> {
     fn snapshot_ms(&self) -> f64 {
         S::SNAPSHOT_MS
     }
+}
+
+/// A lab whose one run is a [`Scenario`] made from its typed parameters (see the module doc).
+pub trait ScenarioLab: Scenario + Sized + 'static {
+    /// The lab's typed parameters.
+    type Params: LabParams;
+    /// The lab's run (its name in a job, its output: the scenario's).
+    type Run: RunDef<Part = (), Output = Self::Output>;
+
+    /// The scenario of `p`; `live_scale: Some(k)` shapes it for a live run slowed `k` times
+    /// (the simulation of the same shape is that run's prediction), `None` runs `p` as it is.
+    fn of(p: &Self::Params, live_scale: Option<u64>) -> Self;
+
+    /// The seed its world runs with.
+    fn seed(&self) -> u32;
+
+    /// `labsim`'s text of a run: its output and its trace (empty when the world keeps none).
+    fn text(out: &Self::Output, trace: &str) -> String;
+
+    /// What `labsim --json` prints without `--page` (the page's part left out).
+    fn printed(out: Self::Output) -> Self::Output {
+        out
+    }
+}
+
+impl<S: ScenarioLab> SimRun<S> {
+    /// The simulated run of `p`, shaped as [`ScenarioLab::of`] says (nothing happened yet).
+    pub fn of(p: &S::Params, live_scale: Option<u64>) -> Self {
+        let scenario = S::of(p, live_scale);
+        let seed = scenario.seed();
+        SimRun::new(scenario, seed)
+    }
+
+    /// The run so far as `labsim` writes it: its output and its trace.
+    pub fn text(&self) -> String {
+        S::text(&self.output(), &self.world.trace_text())
+    }
+}
+
+impl<S: ScenarioLab> LiveRun<S> {
+    /// The live run of `p`, shaped as [`ScenarioLab::of`] says (nothing sent yet).
+    pub fn of(p: &S::Params, live_scale: Option<u64>) -> Self {
+        LiveRun::new(S::of(p, live_scale))
+    }
+}
+
+/// Runs `p` to the end.
+pub fn run<S: ScenarioLab>(p: &S::Params) -> S::Output {
+    SimRun::<S>::of(p, None).finish()
+}
+
+/// A scenario lab's [`Lab::start`](super::lab::Lab::start): the simulation of `job`, shaped for
+/// its live run when it asks.
+///
+/// # Errors
+/// None: every checked parameter set runs.
+pub fn start<S: ScenarioLab>(job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
+    Ok(S::Run::erase(SimRun::<S>::of(&p.read(), job.live_scale)))
+}
+
+/// A scenario lab's [`Lab::live`](super::lab::Lab::live): the same actors against a real Redis.
+pub fn live<S: ScenarioLab>(job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
+    Some(Box::new(LiveRun::<S>::of(&p.read(), job.live_scale)))
+}
+
+/// A scenario lab's [`Lab::cli`](super::lab::Lab::cli): the run to its end, as text or (with
+/// `--json`) as the output's JSON — the printed one, or with `--page` the whole output.
+///
+/// # Errors
+/// None: the parameters were checked before.
+pub fn cli<S: ScenarioLab>(p: &Params, a: &Args) -> Result<String, CliError> {
+    let mut run = SimRun::<S>::of(&p.read(), None);
+    run.steps(usize::MAX);
+    let out = run.output();
+    Ok(crate::cli::emit(a, run.text(), || {
+        let out = if a.flag("page") { out } else { S::printed(out) };
+        serde_json::to_value(&out).unwrap_or_default()
+    }))
 }

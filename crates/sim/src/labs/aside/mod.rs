@@ -44,13 +44,14 @@ pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use model::{live, run, run_text, sim, AsideLive, AsideScenario};
+pub use model::{run, AsideLive, AsideScenario, AsideSim};
 pub use output::*;
 pub use params::{AsideParams, Pause, Redis, Setup, Write, PRESETS, WRITERS};
 
 use super::def::{rules_of, Figure, RunDef};
 use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
 use super::params::Params;
+use super::scenario;
 use crate::cli::{Args, CliError};
 
 crate::run_def! {
@@ -106,16 +107,6 @@ pub const INFO: LabInfo = LabInfo {
     live: true,
 };
 
-/// The setup of `job`: shaped for a live run when it asks.
-fn shaped(job: &Job, p: &Params) -> (AsideParams, Setup) {
-    let p: AsideParams = p.read();
-    let s = match job.live_scale {
-        Some(k) => p.for_live(k),
-        None => p.setup(),
-    };
-    (p, s)
-}
-
 /// The lab's runner.
 pub struct AsideLab;
 
@@ -132,13 +123,11 @@ impl Lab for AsideLab {
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        let (p, s) = shaped(job, p);
-        Ok(AsideRun::erase(sim(&p, &s)))
+        scenario::start::<AsideScenario>(job, p)
     }
 
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
-        let (p, s) = shaped(job, p);
-        Some(Box::new(live(&p, &s)))
+        scenario::live::<AsideScenario>(job, p)
     }
 
     fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
@@ -165,14 +154,7 @@ impl Lab for AsideLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let p: AsideParams = p.read();
-        let mut run = sim(&p, &p.setup());
-        run.steps(usize::MAX);
-        let out = run.output();
-        Ok(crate::cli::emit(a, run_text(&run), || {
-            let out = if a.flag("page") { out } else { out.printed() };
-            serde_json::to_value(&out).unwrap_or_default()
-        }))
+        scenario::cli::<AsideScenario>(p, a)
     }
 }
 

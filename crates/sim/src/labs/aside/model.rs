@@ -8,9 +8,10 @@ use super::output::{
     PauseSeg, Source, Span, SpanEnd, StaleWindow,
 };
 use super::params::{AsideParams, Pause, Setup, WRITERS};
+use super::AsideRun;
 use super::{key, price_of, row, FIRST_PRICE, MAX_STEPS, MISSING, NONE, PRICE_STEP, PRODUCT};
 use crate::labs::log::NoReply;
-use crate::labs::scenario::{LiveRun, Scenario, SimRun};
+use crate::labs::scenario::{self, LiveRun, Scenario, ScenarioLab, SimRun};
 use crate::redis::Reply;
 use crate::rng::Mulberry32;
 use crate::world::{
@@ -425,27 +426,35 @@ impl Scenario for AsideScenario {
     }
 }
 
+impl ScenarioLab for AsideScenario {
+    type Params = AsideParams;
+    type Run = AsideRun;
+
+    fn of(p: &AsideParams, live_scale: Option<u64>) -> Self {
+        AsideScenario::new(p, &live_scale.map_or_else(|| p.setup(), |k| p.for_live(k)))
+    }
+
+    fn seed(&self) -> u32 {
+        self.setup.seed
+    }
+
+    fn text(out: &AsideOutput, trace: &str) -> String {
+        super::text(out, trace)
+    }
+
+    fn printed(out: AsideOutput) -> AsideOutput {
+        out.printed()
+    }
+}
+
+/// The simulated readers and writers, stepped one event at a time.
+pub type AsideSim = SimRun<AsideScenario>;
 /// The same readers and writers against a real Redis, in real time (live mode).
 pub type AsideLive = LiveRun<AsideScenario>;
 
-/// The simulated run of `p` as `s` says (nothing happened yet), stepped one event at a time.
-pub fn sim(p: &AsideParams, s: &Setup) -> SimRun<AsideScenario> {
-    SimRun::new(AsideScenario::new(p, s), s.seed)
-}
-
-/// The live run of `p` as `s` says (nothing sent yet).
-pub fn live(p: &AsideParams, s: &Setup) -> AsideLive {
-    LiveRun::new(AsideScenario::new(p, s))
-}
-
 /// Runs `p` to the end.
 pub fn run(p: &AsideParams) -> AsideOutput {
-    sim(p, &p.setup()).finish()
-}
-
-/// The trace and the counters as text (`labsim aside`).
-pub fn run_text(r: &SimRun<AsideScenario>) -> String {
-    super::text(&r.output(), &r.world().trace_text())
+    scenario::run::<AsideScenario>(p)
 }
 
 fn kind_of(c: &[Vec<u8>], readers: usize, actor: usize) -> Option<CmdKind> {

@@ -7,7 +7,7 @@
 use super::params::{AsideParams, Setup};
 use super::{key, FIRST_PRICE, PRODUCT};
 use crate::labs::def::{Figure, Figures, Steps};
-use crate::labs::log::{CmdLine, NoReply};
+use crate::labs::log::{CmdLine, CmdSteps, NoReply, StepCmd};
 use crate::redis::Reply;
 use serde::{Deserialize, Serialize};
 
@@ -329,30 +329,6 @@ impl AsideOutput {
         AsideOutput { page: None, ..self }
     }
 
-    /// The trace index up to which position `n` shows (`usize::MAX` at the last).
-    pub fn cut(&self, n: usize) -> usize {
-        match n {
-            0 => 0,
-            n if n >= self.commands.len() => usize::MAX,
-            n => self.commands[n - 1].step + 1,
-        }
-    }
-
-    /// The time at position `n`, ms.
-    pub fn time_at(&self, n: usize) -> u64 {
-        match n {
-            0 => 0,
-            n if n >= self.commands.len() => self.end_ms,
-            n => self.commands[n - 1].at_ms,
-        }
-    }
-
-    /// The first position that shows trace entry `step` (the command at or after it).
-    pub fn position_of_step(&self, step: usize) -> usize {
-        let i = self.commands.partition_point(|c| c.step < step);
-        (i + 1).min(self.steps()).max(1)
-    }
-
     /// The counters at position `n`: equal to the counters of the same run stopped there.
     pub fn so_far(&self, n: usize) -> Counters {
         count(
@@ -394,6 +370,26 @@ impl AsideOutput {
             all_from_db: !self.answers().is_empty()
                 && self.answers().iter().all(|a| a.source == Source::Db),
         }
+    }
+}
+
+/// Its positions are its commands.
+impl CmdSteps for AsideOutput {
+    type Cmd = CmdRow;
+    fn cmds(&self) -> &[CmdRow] {
+        &self.commands
+    }
+    fn end_ms(&self) -> u64 {
+        self.end_ms
+    }
+}
+
+impl StepCmd for CmdRow {
+    fn step(&self) -> usize {
+        self.step
+    }
+    fn at_ms(&self) -> u64 {
+        self.at_ms
     }
 }
 

@@ -6,6 +6,7 @@
 //! lab's own run ([`AsideOutput`]) of the question's parameters.
 
 use crate::labs::aside::{run, AsideOutput, AsideParams, Pause, SpanEnd, Write, INFO, PRODUCT};
+use crate::labs::log::CmdSteps;
 use crate::labs::params::Params;
 use crate::practice::pick::{counts, int, options, until, Draw};
 use crate::practice::{params, show, show_end, Answer, Draft, QuestionKind};

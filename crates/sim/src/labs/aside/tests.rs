@@ -145,7 +145,7 @@ fn every_answer_is_the_database_or_the_cache_as_it_was() {
 fn the_spans_agree_with_simredis() {
     for pr in PRESETS {
         let p = preset_params(pr.id);
-        let mut r = sim(&p, &p.setup());
+        let mut r = AsideSim::of(&p, None);
         r.steps(usize::MAX);
         let out = r.output();
         let mut redis = r.world().backend().clone();
@@ -170,12 +170,12 @@ fn stepping_equals_the_run_to_the_end() {
     for id in ["update-race", "delete-race", "negative", "redis-down"] {
         let p = preset_params(id);
         let full = run(&p);
-        let mut chunked = sim(&p, &p.setup());
+        let mut chunked = AsideSim::of(&p, None);
         while !chunked.steps(7) {}
         assert_eq!(chunked.output(), full, "{id}");
         let n = full.commands.len();
         for k in [0, 1, 2, 5, 9, 17, n / 3, n / 2, n - 1] {
-            let mut part = sim(&p, &p.setup());
+            let mut part = AsideSim::of(&p, None);
             if k > 0 {
                 part.run_to_step(full.commands[k - 1].step + 1);
             }
@@ -208,8 +208,7 @@ fn the_live_driver_fed_by_simredis_ends_as_simulated() {
     use crate::redis::Exec;
     for pr in PRESETS {
         let p = preset_params(pr.id);
-        let s = p.for_live(1);
-        let mut live = live(&p, &s);
+        let mut live = AsideLive::of(&p, Some(1));
         let mut redis = SimRedis::new(p.seed);
         let mut now = 0;
         let mut sent = 0;
@@ -224,7 +223,7 @@ fn the_live_driver_fed_by_simredis_ends_as_simulated() {
             }
             now = live.next_at().unwrap_or(now).max(now);
         }
-        let (l, sim) = (live.output(), sim(&p, &s).finish());
+        let (l, sim) = (live.output(), AsideSim::of(&p, Some(1)).finish());
         assert_eq!(l.outcome(), sim.outcome(), "{}", pr.id);
         let refused = l.commands.iter().filter(|c| c.refused()).count();
         assert_eq!(l.commands.len() - refused, sent, "{}", pr.id);

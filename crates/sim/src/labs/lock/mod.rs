@@ -39,7 +39,7 @@ pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use model::{live, run, run_text, sim, LockLive, LockScenario};
+pub use model::{run, LockLive, LockScenario, LockSim};
 pub use output::{
     CmdKind, CmdRow, Counters, Dropped, LockOutput, LockPage, Outcome, Overlap, Owner, OwnerEnd,
     Seg, SegKind, Write,
@@ -49,6 +49,7 @@ pub use params::{LockParams, Release, Who, PRESETS};
 use super::def::{rules_of, Figure, RunDef};
 use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
 use super::params::Params;
+use super::scenario;
 use crate::cli::{Args, CliError};
 
 crate::run_def! {
@@ -83,15 +84,6 @@ pub const INFO: LabInfo = LabInfo {
     live: true,
 };
 
-/// The parameters of `job`: slowed for a live run when it asks.
-fn shaped(job: &Job, p: &Params) -> LockParams {
-    let p: LockParams = p.read();
-    match job.live_scale {
-        Some(k) => p.slowed(k),
-        None => p,
-    }
-}
-
 /// The lab's runner.
 pub struct LockLab;
 
@@ -108,11 +100,11 @@ impl Lab for LockLab {
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        Ok(LockRun::erase(sim(&shaped(job, p))))
+        scenario::start::<LockScenario>(job, p)
     }
 
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
-        Some(Box::new(live(&shaped(job, p))))
+        scenario::live::<LockScenario>(job, p)
     }
 
     fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
@@ -137,13 +129,7 @@ impl Lab for LockLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let mut run = sim(&p.read());
-        run.steps(usize::MAX);
-        let out = run.output();
-        Ok(crate::cli::emit(a, run_text(&run), || {
-            let out = if a.flag("page") { out } else { out.printed() };
-            serde_json::to_value(&out).unwrap_or_default()
-        }))
+        scenario::cli::<LockScenario>(p, a)
     }
 }
 

@@ -7,9 +7,10 @@ use super::output::{
     SegKind, Write,
 };
 use super::params::LockParams;
+use super::LockRun;
 use super::{FENCE_KEY, LOCK_KEY, MAX_STEPS, NAMES, PAUSE, WORK};
 use crate::labs::owners;
-use crate::labs::scenario::{LiveRun, Scenario, SimRun};
+use crate::labs::scenario::{self, LiveRun, Scenario, ScenarioLab, SimRun};
 use crate::redis::{scripts, Reply};
 use crate::world::{
     cmd, Action, Actor, Actors, Backend, Command, Ctx, Hop, Input, TraceEvent, What, World,
@@ -335,28 +336,37 @@ impl Scenario for LockScenario {
     }
 }
 
+impl ScenarioLab for LockScenario {
+    type Params = LockParams;
+    type Run = LockRun;
+
+    /// A live race runs the parameters slowed `k` times.
+    fn of(p: &LockParams, live_scale: Option<u64>) -> Self {
+        LockScenario::new(&live_scale.map_or_else(|| p.clone(), |k| p.slowed(k)))
+    }
+
+    fn seed(&self) -> u32 {
+        self.params.seed
+    }
+
+    fn text(out: &LockOutput, trace: &str) -> String {
+        super::text(out, trace)
+    }
+
+    fn printed(out: LockOutput) -> LockOutput {
+        out.printed()
+    }
+}
+
+/// The simulated race, stepped one event at a time (the simulation worker drives it in
+/// slices, the view scrubs its trace).
+pub type LockSim = SimRun<LockScenario>;
 /// The same two workers against a real Redis, in real time (live mode): see [`LiveRun`].
 pub type LockLive = LiveRun<LockScenario>;
 
-/// The simulated race of `p` (nothing happened yet), stepped one event at a time (the
-/// simulation worker drives it in slices, the view scrubs its trace).
-pub fn sim(p: &LockParams) -> SimRun<LockScenario> {
-    SimRun::new(LockScenario::new(p), p.seed)
-}
-
-/// The live race of `p` (nothing sent yet).
-pub fn live(p: &LockParams) -> LockLive {
-    LiveRun::new(LockScenario::new(p))
-}
-
-/// The trace and the counters as text (`labsim lock`).
-pub fn run_text(r: &SimRun<LockScenario>) -> String {
-    super::text(&r.output(), &r.world().trace_text())
-}
-
 /// Runs `p` to the end.
 pub fn run(p: &LockParams) -> LockOutput {
-    sim(p).finish()
+    scenario::run::<LockScenario>(p)
 }
 
 pub(super) fn kind_of(c: &[Vec<u8>]) -> Option<CmdKind> {

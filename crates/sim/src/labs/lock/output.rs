@@ -9,7 +9,7 @@ use super::model::count;
 use super::params::LockParams;
 use super::NAMES;
 use crate::labs::def::{Figure, Figures, Steps};
-use crate::labs::log::CmdLine;
+use crate::labs::log::{CmdLine, TraceSteps};
 use crate::redis::Reply;
 use serde::{Deserialize, Serialize};
 
@@ -293,17 +293,6 @@ impl LockOutput {
         )
     }
 
-    /// Time of trace entry `n` (the last entry's after the end).
-    pub fn time_at(&self, n: usize) -> u64 {
-        let times = &self.page().times;
-        times.get(n).or(times.last()).copied().unwrap_or(0)
-    }
-
-    /// The time position `n` shows: after its `n`-th entry (0 at the start).
-    pub fn now_at(&self, n: usize) -> u64 {
-        n.checked_sub(1).map_or(0, |i| self.time_at(i))
-    }
-
     /// The first `DEL` that removed the other worker's lock.
     pub fn first_steal(&self) -> Option<&CmdRow> {
         self.first_steal.as_ref()
@@ -321,6 +310,13 @@ impl LockOutput {
             stale_rejected: c.stale_rejected,
             last_end: self.owners.last().map(|o| o.end),
         }
+    }
+}
+
+/// Its positions are its trace's entries.
+impl TraceSteps for LockOutput {
+    fn times(&self) -> &[u64] {
+        &self.page().times
     }
 }
 

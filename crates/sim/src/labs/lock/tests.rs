@@ -114,7 +114,7 @@ fn stepping_equals_the_run_to_the_end() {
     for id in ["plain-del", "token", "pause", "fencing"] {
         let p = preset_params(id);
         let full = run(&p);
-        let mut chunked = sim(&p);
+        let mut chunked = LockSim::of(&p, None);
         while !chunked.steps(7) {}
         assert_eq!(chunked.output(), full, "{id}");
         for n in [
@@ -127,7 +127,7 @@ fn stepping_equals_the_run_to_the_end() {
             full.steps() - 1,
             full.steps(),
         ] {
-            let mut part = sim(&p);
+            let mut part = LockSim::of(&p, None);
             part.run_to_step(n);
             let r = part.output();
             assert_eq!(r.page().times[..], full.page().times[..n], "{id} {n}");
@@ -160,7 +160,7 @@ fn the_live_driver_fed_by_simredis_ends_as_simulated() {
     use crate::redis::Exec;
     for id in ["plain-del", "pause", "fencing", "token"] {
         let p = preset_params(id);
-        let mut live = live(&p);
+        let mut live = LockLive::of(&p, None);
         let mut redis = SimRedis::new(p.seed).with_named_scripts();
         let mut now = 0;
         let mut sent = 0;
@@ -224,7 +224,7 @@ fn property_token_release_with_work_inside_the_ttl_never_has_two_owners() {
             seed,
             ..base.clone()
         };
-        let mut r = sim(&p);
+        let mut r = LockSim::of(&p, None);
         while !r.steps(1_000) {}
         traces.insert(r.world().trace_text());
         let out = r.output();

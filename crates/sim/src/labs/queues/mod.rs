@@ -54,13 +54,14 @@ pub mod params;
 #[cfg(test)]
 mod tests;
 
-pub use model::{live, run, run_text, sim, QueuesLive, QueuesScenario};
+pub use model::{run, QueuesLive, QueuesScenario, QueuesSim};
 pub use output::*;
 pub use params::{Crash, CrashIn, Queue, QueuesParams, Setup, PRESETS};
 
 use super::def::{rules_of, Figure, RunDef};
 use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
 use super::params::Params;
+use super::scenario;
 use crate::cli::{Args, CliError};
 
 crate::run_def! {
@@ -118,16 +119,6 @@ pub const INFO: LabInfo = LabInfo {
     live: true,
 };
 
-/// The setup of `job`: shaped for a live run when it asks.
-fn shaped(job: &Job, p: &Params) -> (QueuesParams, Setup) {
-    let p: QueuesParams = p.read();
-    let s = match job.live_scale {
-        Some(k) => p.for_live(k),
-        None => p.setup(),
-    };
-    (p, s)
-}
-
 /// The lab's runner.
 pub struct QueuesLab;
 
@@ -144,13 +135,11 @@ impl Lab for QueuesLab {
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        let (p, s) = shaped(job, p);
-        Ok(QueuesRun::erase(sim(&p, &s)))
+        scenario::start::<QueuesScenario>(job, p)
     }
 
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
-        let (p, s) = shaped(job, p);
-        Some(Box::new(live(&p, &s)))
+        scenario::live::<QueuesScenario>(job, p)
     }
 
     fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
@@ -177,14 +166,7 @@ impl Lab for QueuesLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let p: QueuesParams = p.read();
-        let mut run = sim(&p, &p.setup());
-        run.steps(usize::MAX);
-        let out = run.output();
-        Ok(crate::cli::emit(a, run_text(&run), || {
-            let out = if a.flag("page") { out } else { out.printed() };
-            serde_json::to_value(&out).unwrap_or_default()
-        }))
+        scenario::cli::<QueuesScenario>(p, a)
     }
 }
 

@@ -8,9 +8,10 @@ use super::output::{
     SegKind,
 };
 use super::params::{CrashIn, QueuesParams, Setup};
+use super::QueuesRun;
 use super::{done_key, id_of, payload, DONE_EX, MAX_STEPS, PROCESSING, QUEUE, STARTED};
 use crate::labs::log::NoReply;
-use crate::labs::scenario::{LiveRun, Scenario, SimRun};
+use crate::labs::scenario::{self, LiveRun, Scenario, ScenarioLab, SimRun};
 use crate::redis::Reply;
 use crate::world::{
     cmd, Action, Actor, Actors, Backend, Command, Ctx, Hop, Input, TraceEvent, What, World,
@@ -628,27 +629,35 @@ impl Scenario for QueuesScenario {
     }
 }
 
+impl ScenarioLab for QueuesScenario {
+    type Params = QueuesParams;
+    type Run = QueuesRun;
+
+    fn of(p: &QueuesParams, live_scale: Option<u64>) -> Self {
+        QueuesScenario::new(p, &live_scale.map_or_else(|| p.setup(), |k| p.for_live(k)))
+    }
+
+    fn seed(&self) -> u32 {
+        self.setup.seed
+    }
+
+    fn text(out: &QueuesOutput, trace: &str) -> String {
+        super::text(out, trace)
+    }
+
+    fn printed(out: QueuesOutput) -> QueuesOutput {
+        out.printed()
+    }
+}
+
+/// The simulated queue, stepped one event at a time.
+pub type QueuesSim = SimRun<QueuesScenario>;
 /// The same actors against a real Redis, in real time (live mode).
 pub type QueuesLive = LiveRun<QueuesScenario>;
 
-/// The simulated run of `p` as `s` says (nothing happened yet), stepped one event at a time.
-pub fn sim(p: &QueuesParams, s: &Setup) -> SimRun<QueuesScenario> {
-    SimRun::new(QueuesScenario::new(p, s), s.seed)
-}
-
-/// The live run of `p` as `s` says (nothing sent yet).
-pub fn live(p: &QueuesParams, s: &Setup) -> QueuesLive {
-    LiveRun::new(QueuesScenario::new(p, s))
-}
-
 /// Runs `p` to the end.
 pub fn run(p: &QueuesParams) -> QueuesOutput {
-    sim(p, &p.setup()).finish()
-}
-
-/// The trace and the counts as text (`labsim queues`).
-pub fn run_text(r: &SimRun<QueuesScenario>) -> String {
-    super::text(&r.output(), &r.world().trace_text())
+    scenario::run::<QueuesScenario>(p)
 }
 
 fn kind_of(c: &[Vec<u8>], actor: usize, workers: usize) -> Option<CmdKind> {

@@ -8,7 +8,7 @@
 use super::id_of;
 use super::params::{QueuesParams, Setup};
 use crate::labs::def::{Figure, Figures, Steps};
-use crate::labs::log::{CmdLine, NoReply};
+use crate::labs::log::{CmdLine, CmdSteps, NoReply, StepCmd};
 use crate::redis::Reply;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -324,24 +324,6 @@ impl QueuesOutput {
         QueuesOutput { page: None, ..self }
     }
 
-    /// The trace index up to which position `n` shows (`usize::MAX` at the last).
-    pub fn cut(&self, n: usize) -> usize {
-        match n {
-            0 => 0,
-            n if n >= self.commands.len() => usize::MAX,
-            n => self.commands[n - 1].step + 1,
-        }
-    }
-
-    /// The time at position `n`, ms.
-    pub fn time_at(&self, n: usize) -> u64 {
-        match n {
-            0 => 0,
-            n if n >= self.commands.len() => self.end_ms,
-            n => self.commands[n - 1].at_ms,
-        }
-    }
-
     /// What position `n` shows: equal to the end of the same run stopped there.
     pub fn at(&self, n: usize) -> At {
         walk(self, self.cut(n), n.min(self.commands.len()))
@@ -368,6 +350,26 @@ impl QueuesOutput {
     /// The first crash.
     pub fn crash(&self) -> Option<&Event> {
         self.events.iter().find(|e| e.kind == EventKind::Crashed)
+    }
+}
+
+/// Its positions are its commands.
+impl CmdSteps for QueuesOutput {
+    type Cmd = CmdRow;
+    fn cmds(&self) -> &[CmdRow] {
+        &self.commands
+    }
+    fn end_ms(&self) -> u64 {
+        self.end_ms
+    }
+}
+
+impl StepCmd for CmdRow {
+    fn step(&self) -> usize {
+        self.step
+    }
+    fn at_ms(&self) -> u64 {
+        self.at_ms
     }
 }
 

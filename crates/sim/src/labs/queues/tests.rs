@@ -102,7 +102,7 @@ fn the_lists_agree_with_simredis() {
         all.push(p);
     }
     for p in all {
-        let mut r = sim(&p, &p.setup());
+        let mut r = QueuesSim::of(&p, None);
         r.steps(usize::MAX);
         let out = r.output();
         let mut redis = r.world().backend().clone();
@@ -141,7 +141,7 @@ fn stepping_equals_the_run_to_the_end() {
     for id in ["simple-crash", "reliable", "twice", "idempotent"] {
         let p = preset_params(id);
         let full = run(&p);
-        let mut chunked = sim(&p, &p.setup());
+        let mut chunked = QueuesSim::of(&p, None);
         while !chunked.steps(5) {}
         assert_eq!(chunked.output(), full, "{id}");
         let n = full.commands.len();
@@ -149,7 +149,7 @@ fn stepping_equals_the_run_to_the_end() {
             .into_iter()
             .filter(|&k| k < n)
         {
-            let mut part = sim(&p, &p.setup());
+            let mut part = QueuesSim::of(&p, None);
             if k > 0 {
                 part.run_to_step(full.commands[k - 1].step + 1);
             }

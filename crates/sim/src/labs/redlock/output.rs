@@ -8,7 +8,7 @@
 use super::model::count;
 use super::params::RedlockParams;
 use crate::labs::def::{Figure, Figures, Steps};
-use crate::labs::log::CmdLine;
+use crate::labs::log::{CmdLine, TraceSteps};
 use crate::labs::owners::Overlap;
 use serde::{Deserialize, Serialize};
 
@@ -327,17 +327,6 @@ impl RedlockOutput {
         )
     }
 
-    /// Time of trace entry `n` (the last entry's after the end).
-    pub fn time_at(&self, n: usize) -> u64 {
-        let times = &self.page().times;
-        times.get(n).or(times.last()).copied().unwrap_or(0)
-    }
-
-    /// The time position `n` shows: after its `n`-th entry (0 at the start).
-    pub fn now_at(&self, n: usize) -> u64 {
-        n.checked_sub(1).map_or(0, |i| self.time_at(i))
-    }
-
     /// Who holds the key on each lane at `t` ms (as far as the timeline at `n` knows).
     pub fn holders_at(&self, n: usize, t: u64) -> Vec<Option<usize>> {
         (0..self.lanes.len())
@@ -353,6 +342,13 @@ impl RedlockOutput {
                     .map(|h| h.client)
             })
             .collect()
+    }
+}
+
+/// Its positions are its trace's entries.
+impl TraceSteps for RedlockOutput {
+    fn times(&self) -> &[u64] {
+        &self.page().times
     }
 }
 

@@ -40,6 +40,7 @@ pub mod practice;
 use super::def::{Figure, RunDef};
 use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
 use super::params::Params;
+use super::scenario;
 use crate::cli::{Args, CliError};
 
 pub mod model;
@@ -49,7 +50,7 @@ pub mod params;
 mod tests;
 
 pub use model::journal::LOG_MAX;
-pub use model::scenario::{live, run, sim, StreamsLive, StreamsScenario, MAX_EVENTS};
+pub use model::scenario::{run, StreamsLive, StreamsScenario, StreamsSim, MAX_EVENTS};
 pub use output::{Counters, Sample, StreamsOutput};
 pub use params::{
     StreamsParams, LIVE_BLOCK_MS, LIVE_CLAIM_EVERY_MS, LIVE_CLAIM_IDLE_MS, LIVE_DEADLINE_MS,
@@ -86,15 +87,6 @@ pub const INFO: LabInfo = LabInfo {
     live: true,
 };
 
-/// The parameters of `job`: scaled down for a live run when it asks.
-fn shaped(job: &Job, p: &Params) -> StreamsParams {
-    let p: StreamsParams = p.read();
-    match job.live_scale {
-        Some(k) => p.for_live(k),
-        None => p,
-    }
-}
-
 /// The lab's runner.
 pub struct StreamsLab;
 
@@ -111,11 +103,11 @@ impl Lab for StreamsLab {
     }
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        Ok(StreamsRun::erase(sim(&shaped(job, p))))
+        scenario::start::<StreamsScenario>(job, p)
     }
 
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
-        Some(Box::new(live(&shaped(job, p))))
+        scenario::live::<StreamsScenario>(job, p)
     }
 
     fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
@@ -140,9 +132,6 @@ impl Lab for StreamsLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let r = run(&p.read());
-        Ok(crate::cli::emit(a, r.text(), || {
-            serde_json::to_value(&r).unwrap_or_default()
-        }))
+        scenario::cli::<StreamsScenario>(p, a)
     }
 }

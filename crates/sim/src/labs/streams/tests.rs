@@ -148,7 +148,7 @@ fn stepped_in_any_slices_equals_the_run_to_the_end() {
         let p = with(q);
         let want = run(&p);
         for slice in [1, 7, 1000] {
-            let mut r = sim(&p);
+            let mut r = StreamsSim::of(&p, None);
             while !r.steps(slice) {}
             assert_eq!(r.output(), want, "slice {slice}");
         }

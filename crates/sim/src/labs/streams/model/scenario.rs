@@ -8,9 +8,9 @@
 
 use super::super::output::{Sample, StreamsOutput};
 use super::super::params::StreamsParams;
-use super::super::{GROUP, STREAM};
+use super::super::{StreamsRun, GROUP, STREAM};
 use super::Streams;
-use crate::labs::scenario::{LiveRun, Scenario, SimRun};
+use crate::labs::scenario::{self, LiveRun, Scenario, ScenarioLab, SimRun};
 use crate::world::{Backend, World};
 use std::cell::Cell;
 
@@ -42,22 +42,33 @@ impl StreamsScenario {
     }
 }
 
+impl ScenarioLab for StreamsScenario {
+    type Params = StreamsParams;
+    type Run = StreamsRun;
+
+    /// A live run is scaled down ([`StreamsParams::for_live`]).
+    fn of(p: &StreamsParams, live_scale: Option<u64>) -> Self {
+        StreamsScenario::new(&live_scale.map_or_else(|| p.clone(), |k| p.for_live(k)))
+    }
+
+    fn seed(&self) -> u32 {
+        self.p.seed
+    }
+
+    /// The world keeps no trace: the lab's own log is in the output.
+    fn text(out: &StreamsOutput, _trace: &str) -> String {
+        out.text()
+    }
+}
+
+/// The simulated run, stepped an event at a time.
+pub type StreamsSim = SimRun<StreamsScenario>;
 /// The same actors against a real Redis, in real time (live mode): see [`LiveRun`].
 pub type StreamsLive = LiveRun<StreamsScenario>;
 
-/// The simulated run of `p` (nothing happened yet), stepped an event at a time.
-pub fn sim(p: &StreamsParams) -> SimRun<StreamsScenario> {
-    SimRun::new(StreamsScenario::new(p), p.seed)
-}
-
-/// The live run of `p` (as [`StreamsParams::for_live`] shapes it; nothing sent yet).
-pub fn live(p: &StreamsParams) -> StreamsLive {
-    LiveRun::new(StreamsScenario::new(p))
-}
-
 /// Runs `p` to the end.
 pub fn run(p: &StreamsParams) -> StreamsOutput {
-    sim(p).finish()
+    scenario::run::<StreamsScenario>(p)
 }
 
 impl Scenario for StreamsScenario {
