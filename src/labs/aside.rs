@@ -14,16 +14,15 @@
 //! prediction of the same setup beside it.
 
 use super::kit::{
-    failed_or_progress, live_panel, stat, stat_f, use_lab, use_sim_live, use_steps, CmdLog,
-    Controls, LabFrame, LabProps, Open,
+    failed_or_progress, live_panel, stat, stat_f, use_lab, use_walk, CmdLog, CmdPos, Controls,
+    LabFrame, LabProps,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::aside::{
     key, price_of, AsideOutput, AsideRun, CmdKind, CmdRow, DbKind, SpanEnd, FIRST_PRICE, INFO,
     MISSING, PRODUCT,
 };
-use redislab_sim::labs::def::Steps;
-use redislab_sim::labs::log::{CmdLine, CmdSteps};
+use redislab_sim::labs::log::CmdLine;
 use redislab_sim::redis::Reply;
 use yew::prelude::*;
 
@@ -431,27 +430,15 @@ fn compare(sim: &AsideOutput, real: &AsideOutput, done: bool) -> Html {
 #[component]
 pub fn AsideLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let sl = use_sim_live::<AsideRun>(&lab, true, true);
-    let busy = sl.busy();
+    let (sl, t) = use_walk::<AsideRun>(&lab, TICK_MS);
     let real = sl.real();
-    let result = sl.shown();
-    // A new result opens on the whole run; ▶ replays it from the start.
-    let t = use_steps(result, TICK_MS, Open::End);
     let embedded = props.embedded;
-    let view = match result {
+    let view = match sl.shown() {
         None => failed_or_progress(&sl.sim),
         Some(r) => {
-            let n = t.cursor.min(r.steps());
-            let now = r.time_at(n);
-            let cut = r.cut(n);
+            let CmdPos { n, now, cut, label } = CmdPos::of(r, t.cursor, ms);
             let ax = Axis::new(r.end_ms);
             let c = r.so_far(n);
-            let label = format!(
-                "{} · কমান্ড {}/{}",
-                ms(now),
-                bn::int(n as i64),
-                bn::int(r.commands.len() as i64)
-            );
             let actors = r.setup.actors();
             let absent = r.setup.absent > 0;
             let mean = c.mean_ms();
@@ -515,7 +502,7 @@ pub fn AsideLab(props: &LabProps) -> Html {
     };
     let live = live_panel(&lab, &sl, None);
     html! {
-        <LabFrame lab={lab.clone()} {busy} {lead} {live}>
+        <LabFrame lab={lab.clone()} busy={sl.busy()} {lead} {live}>
             <div class="as-main">{ view }</div>
         </LabFrame>
     }

@@ -15,11 +15,10 @@
 //! scale; the timeline, counters and log then show the real race (with round trips), and a
 //! table sets the simulation's prediction of the same (slowed) parameters beside it.
 
-use super::kit::owners::{storage_keys, storage_lane, WriteMark};
-use super::kit::time_chart::{time_chart, Key, Lane, Seg, Shape, Tick, TimeChart, Tone};
+use super::kit::owners::{hold, lock_chart, storage_lane, stretch, Doing, WriteMark};
+use super::kit::time_chart::{Key, Lane, Shape, Tick, Tone};
 use super::kit::{
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_steps, CmdLog, Controls,
-    LabFrame, LabProps, Open,
+    failed_or_progress, live_panel, stat, use_lab, use_walk, CmdLog, Controls, LabFrame, LabProps,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::def::Steps;
@@ -113,15 +112,6 @@ fn lanes(r: &LockOutput) -> Lanes {
     Lanes { spans, ticks }
 }
 
-/// Worker `a`'s tone (its work, its lock in Redis).
-fn tone(a: usize) -> Tone {
-    if a == 0 {
-        Tone::Teal
-    } else {
-        Tone::Violet
-    }
-}
-
 /// One worker's lane at position `n`: its work, pause and waits, and its commands.
 fn lane(r: &LockOutput, g: &Lanes, actor: usize, n: usize) -> Lane {
     let spans = g.spans[actor].iter().filter(|s| s.step < n);
@@ -132,20 +122,14 @@ fn lane(r: &LockOutput, g: &Lanes, actor: usize, n: usize) -> Lane {
     Lane {
         name: format!("worker {}", NAMES[actor]),
         segs: spans
-            .map(|s| {
-                let (tone, what) = match s.kind {
-                    SegKind::Work => (
-                        tone(actor),
-                        format!("কাজ (job {})", bn::int(i64::from(s.job))),
-                    ),
-                    SegKind::Pause => (Tone::Amber, "থমকে আছে".to_string()),
-                    SegKind::Wait => (Tone::Muted, "লক পায়নি, বারবার চেষ্টা".to_string()),
-                };
-                Seg {
-                    from_ms: s.from as f64,
-                    to_ms: s.to as f64,
-                    tone,
-                    title: format!("{what} {}–{}", ms(s.from), ms(s.to)),
+            .map(|s| match s.kind {
+                SegKind::Work => {
+                    let what = format!("কাজ (job {})", bn::int(i64::from(s.job)));
+                    stretch(actor, Doing::Work, s.from, s.to, &what, ms)
+                }
+                SegKind::Pause => stretch(actor, Doing::Pause, s.from, s.to, "থমকে আছে", ms),
+                SegKind::Wait => {
+                    stretch(actor, Doing::Wait, s.from, s.to, "লক পায়নি, বারবার চেষ্টা", ms)
                 }
             })
             .collect(),
@@ -170,79 +154,46 @@ fn cmd_tick(c: &CmdRow) -> Tick {
     }
 }
 
-/// The lock's owner in Redis at position `n`.
-fn redis_lane(r: &LockOutput, n: usize, now: u64) -> Lane {
-    let owners = r.owners.iter().filter(|o| o.step < n);
-    Lane {
-        name: "Redis-এ লক".into(),
-        segs: owners
-            .map(|o| {
-                let to = o.to_ms.min(now);
-                let how = match o.end {
-                    _ if o.to_ms > now => "",
-                    OwnerEnd::Released => " · ছাড়া হলো",
-                    OwnerEnd::Stolen => " · অন্যজনের DEL-এ মুছে গেল",
-                    OwnerEnd::Expired => " · মেয়াদ ফুরোল",
-                    OwnerEnd::Held => " · এখনো ধরা",
-                };
-                Seg {
-                    from_ms: o.from_ms as f64,
-                    to_ms: o.to_ms as f64,
-                    tone: tone(o.actor),
-                    title: format!(
-                        "{LOCK_KEY} = {} ({}) · {}–{}{how}",
-                        o.token,
-                        NAMES[o.actor],
-                        ms(o.from_ms),
-                        ms(to)
-                    ),
-                }
-            })
-            .collect(),
-        ticks: Vec::new(),
-    }
-}
-
-/// The race at position `n` on the kit's time chart: worker A, the lock in Redis, worker B,
-/// the resource.
+/// The race at position `n` on the kit's time chart: worker A, the lock's owner in Redis,
+/// worker B, the resource.
 fn chart(r: &LockOutput, g: Option<&Lanes>, n: usize, now: u64) -> Html {
-    let writes: Vec<WriteMark> = r
-        .writes
-        .iter()
-        .map(|w| WriteMark {
-            step: w.step,
-            at_ms: w.at_ms,
-            who: NAMES[w.actor],
-            fence: w.fence,
-            stale: w.stale,
-            accepted: w.accepted,
-        })
-        .collect();
+    let owners = r.owners.iter().filter(|o| o.step < n).map(|o| {
+        let how = match o.end {
+            OwnerEnd::Released => "ছাড়া হলো",
+            OwnerEnd::Stolen => "অন্যজনের DEL-এ মুছে গেল",
+            OwnerEnd::Expired => "মেয়াদ ফুরোল",
+            OwnerEnd::Held => "এখনো ধরা",
+        };
+        let what = format!("{LOCK_KEY} = {} ({})", o.token, NAMES[o.actor]);
+        hold(o.actor, o.from_ms, o.to_ms, now, &what, how, ms)
+    });
+    let redis = Lane {
+        name: "Redis-এ লক".into(),
+        segs: owners.collect(),
+        ticks: Vec::new(),
+    };
+    let writes = r.writes.iter().map(|w| {
+        let who = NAMES[w.actor];
+        WriteMark::new(w.step, w.at_ms, who, w.fence, w.stale, w.accepted)
+    });
     let mut lanes = Vec::new();
     lanes.extend(g.map(|g| lane(r, g, 0, n)));
-    lanes.push(redis_lane(r, n, now));
+    lanes.push(redis);
     lanes.extend(g.map(|g| lane(r, g, 1, n)));
-    lanes.push(storage_lane("resource", &r.overlaps, &writes, n, ms));
-    let mut keys = vec![
-        Key::new("A-র লক / কাজ", Tone::Teal, Shape::Box),
-        Key::new("B-র লক / কাজ", Tone::Violet, Shape::Box),
-        Key::new("থমকে থাকা", Tone::Amber, Shape::Box),
+    lanes.push(storage_lane("resource", &r.overlaps, writes, n, ms));
+    let more = vec![
         Key::new("লক পেল (SET NX)", Tone::Green, Shape::Tick),
         Key::new("অন্যের লক মুছল", Tone::Red, Shape::Tick),
     ];
-    keys.extend(storage_keys());
-    let c = TimeChart {
-        label: format!(
-            "সময়রেখা: worker A, Redis-এ লকের মালিক, worker B, resource — {} পর্যন্ত",
-            ms(now)
-        ),
-        lanes,
-        keys,
-        span_ms: r.end_ms.max(1) as f64,
-        now_ms: Some(now as f64),
-        ..TimeChart::default()
-    };
-    html! { <div class="lk-chart" data-testid="lock-chart">{ time_chart(&c) }</div> }
+    let label = format!(
+        "সময়রেখা: worker A, Redis-এ লকের মালিক, worker B, resource — {} পর্যন্ত",
+        ms(now)
+    );
+    html! {
+        <div class="lk-chart" data-testid="lock-chart">
+            { lock_chart(label, lanes, Vec::new(), "লক", more, r.end_ms, now) }
+        </div>
+    }
 }
 
 /// What the entry at the cursor means, in one line.
@@ -374,7 +325,7 @@ pub fn LockLab(props: &LabProps) -> Html {
     let typed: LockParams = lab.params().read();
     // Live mode: the same race against a real Redis, slowed `scale` times; the simulation
     // of the slowed parameters is its prediction.
-    let sl = use_sim_live::<LockRun>(&lab, true, true);
+    let (sl, t) = use_walk::<LockRun>(&lab, TICK_MS);
     let busy = sl.busy();
     let predicted = sl.predicted();
     let real = sl.real();
@@ -386,8 +337,6 @@ pub fn LockLab(props: &LabProps) -> Html {
         let key = result.map(|r| (r.params.clone(), r.steps()));
         use_memo(key, |_| result.map(lanes))
     };
-    // A new result opens on the whole run; ▶ replays it from the start.
-    let t = use_steps(result, TICK_MS, Open::End);
     let embedded = props.embedded;
     let view = match result {
         None => failed_or_progress(&sl.sim),

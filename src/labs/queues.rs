@@ -13,11 +13,10 @@
 //! Redis through the proxy; a table sets the simulation's prediction beside it.
 
 use super::kit::{
-    failed_or_progress, live_panel, stat, use_lab, use_sim_live, use_steps, CmdLog, Controls,
-    LabFrame, LabProps, Open,
+    failed_or_progress, live_panel, stat, use_lab, use_walk, CmdLog, CmdPos, Controls, LabFrame,
+    LabProps,
 };
 use redislab_deck::bn;
-use redislab_sim::labs::def::Steps;
 use redislab_sim::labs::log::{CmdLine, CmdSteps};
 use redislab_sim::labs::queues::{
     At, CmdKind, Event, EventKind, JobState, Place, QueuesOutput, QueuesRun, SegKind, INFO,
@@ -371,27 +370,15 @@ fn compare(sim: &QueuesOutput, real: &QueuesOutput, done: bool) -> Html {
 #[component]
 pub fn QueuesLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let sl = use_sim_live::<QueuesRun>(&lab, true, true);
-    let busy = sl.busy();
+    let (sl, t) = use_walk::<QueuesRun>(&lab, TICK_MS);
     let real = sl.real();
-    let result = sl.shown();
-    // A new result opens on the whole run; ▶ replays it from the start.
-    let t = use_steps(result, TICK_MS, Open::End);
     let embedded = props.embedded;
-    let view = match result {
+    let view = match sl.shown() {
         None => failed_or_progress(&sl.sim),
         Some(r) => {
-            let n = t.cursor.min(r.steps());
-            let now = r.time_at(n);
-            let cut = r.cut(n);
+            let CmdPos { n, now, cut, label } = CmdPos::of(r, t.cursor, ms);
             let at = r.at(n);
             let c = at.counters;
-            let label = format!(
-                "{} · কমান্ড {}/{}",
-                ms(now),
-                bn::int(n as i64),
-                bn::int(r.commands.len() as i64)
-            );
             let s = &r.setup;
             let started = (s.reliable).then(|| {
                 html! {
@@ -470,7 +457,7 @@ pub fn QueuesLab(props: &LabProps) -> Html {
     };
     let live = live_panel(&lab, &sl, None);
     html! {
-        <LabFrame lab={lab.clone()} {busy} {lead} {live}>
+        <LabFrame lab={lab.clone()} busy={sl.busy()} {lead} {live}>
             <div class="qu-main">{ view }</div>
         </LabFrame>
     }

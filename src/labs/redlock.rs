@@ -11,8 +11,8 @@
 //! from `redislab_sim::labs::redlock` (run in the simulation worker); the timeline walks the
 //! run's trace. No live mode (see the simulator module: the proxy has one Redis).
 
-use super::kit::owners::{storage_keys, storage_lane, WriteMark};
-use super::kit::time_chart::{time_chart, Key, Lane, Mark, Seg, Shape, TimeChart, Tone};
+use super::kit::owners::{hold, lock_chart, storage_lane, stretch, Doing, WriteMark};
+use super::kit::time_chart::{Lane, Mark, Tone};
 use super::kit::{
     failed_or_progress, stat, use_lab, use_run, use_steps, CmdLog, Controls, LabFrame, LabProps,
     Open,
@@ -39,15 +39,6 @@ fn ms(v: u64) -> String {
     bn::qty(v as f64, 0, bn::Unit::Ms)
 }
 
-/// Client `c`'s tone (its work, its holds on the servers).
-fn tone(c: usize) -> Tone {
-    if c == 0 {
-        Tone::Teal
-    } else {
-        Tone::Violet
-    }
-}
-
 /// A client's lane at position `n`: its work, pauses and waits.
 fn client_lane(r: &RedlockOutput, c: usize, n: usize) -> Lane {
     let segs = r.page().segs.iter().filter(|s| s.client == c && s.step < n);
@@ -55,17 +46,12 @@ fn client_lane(r: &RedlockOutput, c: usize, n: usize) -> Lane {
         name: format!("client {}", NAMES[c]),
         segs: segs
             .map(|s| {
-                let (tone, what) = match s.kind {
-                    SegKind::Work => (tone(c), "কাজ"),
-                    SegKind::Pause => (Tone::Amber, "stop-the-world pause"),
-                    SegKind::Wait => (Tone::Muted, "lock পায়নি, অপেক্ষা"),
+                let (doing, what) = match s.kind {
+                    SegKind::Work => (Doing::Work, "কাজ"),
+                    SegKind::Pause => (Doing::Pause, "stop-the-world pause"),
+                    SegKind::Wait => (Doing::Wait, "lock পায়নি, অপেক্ষা"),
                 };
-                Seg {
-                    from_ms: s.from_ms as f64,
-                    to_ms: s.to_ms as f64,
-                    tone,
-                    title: format!("{what} {}–{}", ms(s.from_ms), ms(s.to_ms)),
-                }
+                stretch(c, doing, s.from_ms, s.to_ms, what, ms)
             })
             .collect(),
         ticks: Vec::new(),
@@ -75,32 +61,20 @@ fn client_lane(r: &RedlockOutput, c: usize, n: usize) -> Lane {
 /// A server's lane at position `n`: who holds the key there.
 fn node_lane(r: &RedlockOutput, lane: usize, n: usize, now: u64) -> Lane {
     let holds = r.holds.iter().filter(|h| h.lane == lane && h.step < n);
+    let segs = holds.map(|h| {
+        let how = match h.end {
+            HoldEnd::Released => "ছাড়া হলো",
+            HoldEnd::Expired => "মেয়াদ ফুরোল",
+            HoldEnd::ClockJump => "ঘড়ির লাফে আগেই মেয়াদ ফুরোল",
+            HoldEnd::Crashed => "server মরল",
+            HoldEnd::Held => "এখনো ধরা",
+        };
+        let what = format!("lock:reindex = {}", NAMES[h.client]);
+        hold(h.client, h.from_ms, h.to_ms, now, &what, how, ms)
+    });
     Lane {
         name: r.lanes[lane].clone(),
-        segs: holds
-            .map(|h| {
-                let to = h.to_ms.min(now);
-                let how = match h.end {
-                    _ if h.to_ms > now => "",
-                    HoldEnd::Released => " · ছাড়া হলো",
-                    HoldEnd::Expired => " · মেয়াদ ফুরোল",
-                    HoldEnd::ClockJump => " · ঘড়ির লাফে আগেই মেয়াদ ফুরোল",
-                    HoldEnd::Crashed => " · server মরল",
-                    HoldEnd::Held => " · এখনো ধরা",
-                };
-                Seg {
-                    from_ms: h.from_ms as f64,
-                    to_ms: h.to_ms as f64,
-                    tone: tone(h.client),
-                    title: format!(
-                        "lock:reindex = {} · {}–{}{how}",
-                        NAMES[h.client],
-                        ms(h.from_ms),
-                        ms(to)
-                    ),
-                }
-            })
-            .collect(),
+        segs: segs.collect(),
         ticks: Vec::new(),
     }
 }
@@ -129,42 +103,24 @@ fn fault_marks(r: &RedlockOutput, n: usize) -> Vec<Mark> {
 /// The run at position `n` on the kit's time chart: client A, the servers, client B, the
 /// storage; the faults as moments across them.
 fn chart(r: &RedlockOutput, n: usize, now: u64) -> Html {
-    let writes: Vec<WriteMark> = r
-        .writes
-        .iter()
-        .map(|w| WriteMark {
-            step: w.step,
-            at_ms: w.at_ms,
-            who: NAMES[w.client],
-            fence: w.fence,
-            stale: w.stale,
-            accepted: w.accepted,
-        })
-        .collect();
+    let writes = r.writes.iter().map(|w| {
+        let who = NAMES[w.client];
+        WriteMark::new(w.step, w.at_ms, who, w.fence, w.stale, w.accepted)
+    });
     let mut lanes = vec![client_lane(r, 0, n)];
     lanes.extend((0..r.lanes.len()).map(|l| node_lane(r, l, n, now)));
     lanes.push(client_lane(r, 1, n));
-    lanes.push(storage_lane("storage", &r.overlaps, &writes, n, ms));
-    let mut keys = vec![
-        Key::new("A-র lock / কাজ", Tone::Teal, Shape::Box),
-        Key::new("B-র lock / কাজ", Tone::Violet, Shape::Box),
-        Key::new("pause", Tone::Amber, Shape::Box),
-        Key::new("অপেক্ষা", Tone::Muted, Shape::Box),
-    ];
-    keys.extend(storage_keys());
-    let c = TimeChart {
-        label: format!(
-            "সময়রেখা: client A, প্রতিটা server-এ lock-এর মালিক, client B, storage — {} পর্যন্ত",
-            ms(now)
-        ),
-        marks: fault_marks(r, n),
-        lanes,
-        keys,
-        span_ms: r.end_ms.max(1) as f64,
-        now_ms: Some(now as f64),
-        ..TimeChart::default()
-    };
-    html! { <div class="rdl-chart" data-testid="redlock-chart">{ time_chart(&c) }</div> }
+    lanes.push(storage_lane("storage", &r.overlaps, writes, n, ms));
+    let label = format!(
+        "সময়রেখা: client A, প্রতিটা server-এ lock-এর মালিক, client B, storage — {} পর্যন্ত",
+        ms(now)
+    );
+    let marks = fault_marks(r, n);
+    html! {
+        <div class="rdl-chart" data-testid="redlock-chart">
+            { lock_chart(label, lanes, marks, "lock", Vec::new(), r.end_ms, now) }
+        </div>
+    }
 }
 
 /// What the entry at the cursor means, in one line.

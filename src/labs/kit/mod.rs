@@ -18,10 +18,12 @@ mod frame;
 pub mod owners;
 pub mod time_chart;
 mod transport;
+mod walk;
 mod work;
 
 pub use form::*;
 pub use frame::*;
 pub use redislab_sim::labs::ui::{Open, ParamState, TimeAction, Timeline};
 pub use transport::*;
+pub use walk::*;
 pub use work::*;

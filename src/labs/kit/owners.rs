@@ -1,12 +1,67 @@
-//! What the lock labs (lock, redlock) draw alike on the kit's time chart: the stretches in
-//! which two clients each believed they held the lock, and the writes the storage behind the
+//! What the lock labs (lock, redlock) draw alike on the kit's time chart: two clients (A and B,
+//! each in its tone), their work, pauses and waits, the stretches in which each held the lock,
+//! the stretches in which both believed they held it, and the writes the storage behind the
 //! lock received — taken (✓), refused by their fencing token (✗), or taken though stale (a red
-//! ✓: it overwrote newer data). The labs' own lanes (workers, servers, the lock in Redis) stay
-//! theirs.
+//! ✓: it overwrote newer data). A lab puts these on its own lanes (workers, servers, the lock
+//! in Redis) and adds what is its own (commands, faults).
 
-use super::time_chart::{Key, Lane, Seg, Shape, Tick, Tone};
+use super::time_chart::{time_chart, Key, Lane, Mark, Seg, Shape, Tick, TimeChart, Tone};
 use redislab_deck::bn;
 use redislab_sim::labs::owners::Overlap;
+use yew::prelude::*;
+
+/// How a moment or a stretch is written (`১,৪০৪ ms`).
+pub type Fmt = fn(u64) -> String;
+
+/// Client `c`'s tone (0 = A, 1 = B): its work and its hold on the lock.
+pub fn client_tone(c: usize) -> Tone {
+    if c == 0 {
+        Tone::Teal
+    } else {
+        Tone::Violet
+    }
+}
+
+/// What a client does in a stretch of its lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Doing {
+    /// Working, believing it holds the lock.
+    Work,
+    /// Frozen (a GC pause, a slow query).
+    Pause,
+    /// Waiting to try the lock again.
+    Wait,
+}
+
+/// Client `c`'s stretch `from`–`to` of `doing` (`what` says it in the tooltip).
+pub fn stretch(c: usize, doing: Doing, from: u64, to: u64, what: &str, ms: Fmt) -> Seg {
+    Seg {
+        from_ms: from as f64,
+        to_ms: to as f64,
+        tone: match doing {
+            Doing::Work => client_tone(c),
+            Doing::Pause => Tone::Amber,
+            Doing::Wait => Tone::Muted,
+        },
+        title: format!("{what} {}–{}", ms(from), ms(to)),
+    }
+}
+
+/// Client `c`'s hold on the lock `from`–`to` as the cursor at `now` sees it: `what` names it
+/// (`lock:reindex = A`), `how` says how it ended (said once it has).
+pub fn hold(c: usize, from: u64, to: u64, now: u64, what: &str, how: &str, ms: Fmt) -> Seg {
+    let ended = if to <= now {
+        format!(" · {how}")
+    } else {
+        String::new()
+    };
+    Seg {
+        from_ms: from as f64,
+        to_ms: to as f64,
+        tone: client_tone(c),
+        title: format!("{what} · {}–{}{ended}", ms(from), ms(to.min(now))),
+    }
+}
 
 /// A write the storage received, as the chart draws it.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,7 +81,26 @@ pub struct WriteMark {
 }
 
 impl WriteMark {
-    fn tick(&self, ms: fn(u64) -> String) -> Tick {
+    /// `who`'s write at trace index `step`, `at_ms`.
+    pub fn new(
+        step: usize,
+        at_ms: u64,
+        who: &'static str,
+        fence: Option<i64>,
+        stale: bool,
+        accepted: bool,
+    ) -> Self {
+        WriteMark {
+            step,
+            at_ms,
+            who,
+            fence,
+            stale,
+            accepted,
+        }
+    }
+
+    fn tick(&self, ms: Fmt) -> Tick {
         let (tone, glyph) = match (self.accepted, self.stale) {
             (true, false) => (Tone::Green, "✓"),
             (true, true) => (Tone::Red, "✓"),
@@ -58,9 +132,9 @@ impl WriteMark {
 pub fn storage_lane(
     name: &str,
     overlaps: &[Overlap],
-    writes: &[WriteMark],
+    writes: impl Iterator<Item = WriteMark>,
     n: usize,
-    ms: fn(u64) -> String,
+    ms: Fmt,
 ) -> Lane {
     Lane {
         name: name.into(),
@@ -74,19 +148,39 @@ pub fn storage_lane(
                 title: format!("দুই মালিক: {}–{}", ms(o.from_ms), ms(o.to_ms)),
             })
             .collect(),
-        ticks: writes
-            .iter()
-            .filter(|w| w.step < n)
-            .map(|w| w.tick(ms))
-            .collect(),
+        ticks: writes.filter(|w| w.step < n).map(|w| w.tick(ms)).collect(),
     }
 }
 
-/// The legend keys of [`storage_lane`].
-pub fn storage_keys() -> [Key; 3] {
-    [
+/// A lock lab's chart: `lanes` with `marks` across them over a run of `end_ms`, the cursor at
+/// `now`; the legend names the clients' tones (`lock`: the lab's word for the lock), the
+/// pause and the wait, the storage's marks, then `more`.
+pub fn lock_chart(
+    label: String,
+    lanes: Vec<Lane>,
+    marks: Vec<Mark>,
+    lock: &str,
+    more: Vec<Key>,
+    end_ms: u64,
+    now: u64,
+) -> Html {
+    let mut keys = vec![
+        Key::new(format!("A-র {lock} / কাজ"), Tone::Teal, Shape::Box),
+        Key::new(format!("B-র {lock} / কাজ"), Tone::Violet, Shape::Box),
+        Key::new("থমকে থাকা (pause)", Tone::Amber, Shape::Box),
+        Key::new("অপেক্ষা", Tone::Muted, Shape::Box),
         Key::new("দুই মালিক একসাথে", Tone::Red, Shape::Box),
         Key::new("লেখা গৃহীত", Tone::Green, Shape::Tick),
         Key::new("বাসি লেখা / ফেরত", Tone::Red, Shape::Tick),
-    ]
+    ];
+    keys.extend(more);
+    time_chart(&TimeChart {
+        label,
+        marks,
+        lanes,
+        keys,
+        span_ms: end_ms.max(1) as f64,
+        now_ms: Some(now as f64),
+        ..TimeChart::default()
+    })
 }

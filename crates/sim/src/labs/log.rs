@@ -123,6 +123,41 @@ pub trait CmdSteps {
     }
 }
 
+/// A run whose positions are its commands, said once: `cmd_steps!(Output, Row)` implements
+/// [`CmdSteps`] and [`Steps`](crate::labs::def::Steps) (a step per command) for an output with
+/// `commands: Vec<Row>` and `end_ms`, and [`StepCmd`] for a row with `step` and `at_ms`.
+#[macro_export]
+macro_rules! cmd_steps {
+    ($out:ty, $cmd:ty) => {
+        impl $crate::labs::log::StepCmd for $cmd {
+            fn step(&self) -> usize {
+                self.step
+            }
+            fn at_ms(&self) -> u64 {
+                self.at_ms
+            }
+        }
+
+        /// Its positions are its commands.
+        impl $crate::labs::log::CmdSteps for $out {
+            type Cmd = $cmd;
+            fn cmds(&self) -> &[$cmd] {
+                &self.commands
+            }
+            fn end_ms(&self) -> u64 {
+                self.end_ms
+            }
+        }
+
+        impl $crate::labs::def::Steps for $out {
+            /// The commands.
+            fn steps(&self) -> usize {
+                self.commands.len()
+            }
+        }
+    };
+}
+
 /// A run whose timeline's positions are its trace's entries (lock, redlock): position `n` is
 /// the run after its first `n` entries.
 pub trait TraceSteps {

@@ -6,8 +6,8 @@
 
 use super::params::{AsideParams, Setup};
 use super::{key, FIRST_PRICE, PRODUCT};
-use crate::labs::def::{Figure, Figures, Steps};
-use crate::labs::log::{CmdLine, CmdSteps, NoReply, StepCmd};
+use crate::labs::def::{Figure, Figures};
+use crate::labs::log::{CmdLine, CmdSteps, NoReply};
 use crate::redis::Reply;
 use serde::{Deserialize, Serialize};
 
@@ -373,32 +373,7 @@ impl AsideOutput {
     }
 }
 
-/// Its positions are its commands.
-impl CmdSteps for AsideOutput {
-    type Cmd = CmdRow;
-    fn cmds(&self) -> &[CmdRow] {
-        &self.commands
-    }
-    fn end_ms(&self) -> u64 {
-        self.end_ms
-    }
-}
-
-impl StepCmd for CmdRow {
-    fn step(&self) -> usize {
-        self.step
-    }
-    fn at_ms(&self) -> u64 {
-        self.at_ms
-    }
-}
-
-impl Steps for AsideOutput {
-    /// The commands.
-    fn steps(&self) -> usize {
-        self.commands.len()
-    }
-}
+crate::cmd_steps!(AsideOutput, CmdRow);
 
 impl Figures for AsideOutput {
     fn figures(&self) -> Vec<Figure> {

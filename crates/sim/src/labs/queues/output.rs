@@ -7,8 +7,8 @@
 
 use super::id_of;
 use super::params::{QueuesParams, Setup};
-use crate::labs::def::{Figure, Figures, Steps};
-use crate::labs::log::{CmdLine, CmdSteps, NoReply, StepCmd};
+use crate::labs::def::{Figure, Figures};
+use crate::labs::log::{CmdLine, CmdSteps, NoReply};
 use crate::redis::Reply;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -353,32 +353,7 @@ impl QueuesOutput {
     }
 }
 
-/// Its positions are its commands.
-impl CmdSteps for QueuesOutput {
-    type Cmd = CmdRow;
-    fn cmds(&self) -> &[CmdRow] {
-        &self.commands
-    }
-    fn end_ms(&self) -> u64 {
-        self.end_ms
-    }
-}
-
-impl StepCmd for CmdRow {
-    fn step(&self) -> usize {
-        self.step
-    }
-    fn at_ms(&self) -> u64 {
-        self.at_ms
-    }
-}
-
-impl Steps for QueuesOutput {
-    /// The commands.
-    fn steps(&self) -> usize {
-        self.commands.len()
-    }
-}
+crate::cmd_steps!(QueuesOutput, CmdRow);
 
 impl Figures for QueuesOutput {
     fn figures(&self) -> Vec<Figure> {
