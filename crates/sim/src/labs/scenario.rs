@@ -225,12 +225,15 @@ pub trait ScenarioLab: Scenario + Sized + 'static {
     fn seed(&self) -> u32;
 
     /// `labsim`'s text of a run: its output and its trace (empty when the world keeps none).
-    fn text(out: &Self::Output, trace: &str) -> String;
+    const TEXT: fn(&Self::Output, &str) -> String;
 
-    /// What `labsim --json` prints without `--page` (the page's part left out).
-    fn printed(out: Self::Output) -> Self::Output {
-        out
-    }
+    /// What `labsim --json` prints without `--page` (the page's part left out; by default the
+    /// whole output).
+    const PRINTED: fn(Self::Output) -> Self::Output = same::<Self::Output>;
+}
+
+fn same<T>(t: T) -> T {
+    t
 }
 
 impl<S: ScenarioLab> SimRun<S> {
@@ -243,7 +246,7 @@ impl<S: ScenarioLab> SimRun<S> {
 
     /// The run so far as `labsim` writes it: its output and its trace.
     pub fn text(&self) -> String {
-        S::text(&self.output(), &self.world.trace_text())
+        (S::TEXT)(&self.output(), &self.world.trace_text())
     }
 }
 
@@ -283,7 +286,11 @@ pub fn cli<S: ScenarioLab>(p: &Params, a: &Args) -> Result<String, CliError> {
     run.steps(usize::MAX);
     let out = run.output();
     Ok(crate::cli::emit(a, run.text(), || {
-        let out = if a.flag("page") { out } else { S::printed(out) };
+        let out = if a.flag("page") {
+            out
+        } else {
+            (S::PRINTED)(out)
+        };
         serde_json::to_value(&out).unwrap_or_default()
     }))
 }

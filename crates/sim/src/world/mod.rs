@@ -79,6 +79,20 @@ impl Hop {
             jitter_ms: 0,
         }
     }
+
+    /// A scenario lab's hop: 1 ms each way with up to 2 ms of jitter when simulated, none in
+    /// a live run (`live`: the real network is in the round trips).
+    pub fn lan(live: bool) -> Self {
+        if live {
+            Hop::default()
+        } else {
+            Hop {
+                to_redis_ms: 1,
+                from_redis_ms: 1,
+                jitter_ms: 2,
+            }
+        }
+    }
 }
 
 /// One entry of the trace.

@@ -379,15 +379,7 @@ impl Scenario for AsideScenario {
         if s.down {
             world.set_health(Health::Down);
         }
-        let hop = if live {
-            Hop::default()
-        } else {
-            Hop {
-                to_redis_ms: 1,
-                from_redis_ms: 1,
-                jitter_ms: 2,
-            }
-        };
+        let hop = Hop::lan(live);
         // r1 asks at once; the others at seeded moments within one gap.
         let mut starts = Mulberry32::new(s.seed ^ 0xA51D_E5EE);
         for i in 0..s.readers as usize {
@@ -438,13 +430,8 @@ impl ScenarioLab for AsideScenario {
         self.setup.seed
     }
 
-    fn text(out: &AsideOutput, trace: &str) -> String {
-        super::text(out, trace)
-    }
-
-    fn printed(out: AsideOutput) -> AsideOutput {
-        out.printed()
-    }
+    const TEXT: fn(&AsideOutput, &str) -> String = super::text;
+    const PRINTED: fn(AsideOutput) -> AsideOutput = AsideOutput::printed;
 }
 
 /// The simulated readers and writers, stepped one event at a time.

@@ -298,15 +298,7 @@ impl Scenario for LockScenario {
         let mut world = World::new(self.params.seed, backend);
         // Live, the real network is in the round trips; the workers draw the same tokens
         // and waits as in the simulation (the same seed).
-        let hop = if live {
-            Hop::default()
-        } else {
-            Hop {
-                to_redis_ms: 1,
-                from_redis_ms: 1,
-                jitter_ms: 2,
-            }
-        };
+        let hop = Hop::lan(live);
         for (id, start) in [(0, 0), (1, self.params.gap)] {
             let w = Worker::new(id, &self.params, self.journal.clone());
             world.add(Box::new(w), hop, start);
@@ -349,13 +341,8 @@ impl ScenarioLab for LockScenario {
         self.params.seed
     }
 
-    fn text(out: &LockOutput, trace: &str) -> String {
-        super::text(out, trace)
-    }
-
-    fn printed(out: LockOutput) -> LockOutput {
-        out.printed()
-    }
+    const TEXT: fn(&LockOutput, &str) -> String = super::text;
+    const PRINTED: fn(LockOutput) -> LockOutput = LockOutput::printed;
 }
 
 /// The simulated race, stepped one event at a time (the simulation worker drives it in

@@ -574,15 +574,7 @@ impl Scenario for QueuesScenario {
     fn world<B: Backend>(&mut self, backend: B, live: bool) -> World<B> {
         let s = &self.setup;
         let mut world = World::new(s.seed, backend);
-        let hop = if live {
-            Hop::default()
-        } else {
-            Hop {
-                to_redis_ms: 1,
-                from_redis_ms: 1,
-                jitter_ms: 2,
-            }
-        };
+        let hop = Hop::lan(live);
         world.add(Box::new(Producer::new(s, self.journal.clone())), hop, 0);
         for i in 0..s.workers as usize {
             world.add(Box::new(Worker::new(i, s, self.journal.clone())), hop, 0);
@@ -641,13 +633,8 @@ impl ScenarioLab for QueuesScenario {
         self.setup.seed
     }
 
-    fn text(out: &QueuesOutput, trace: &str) -> String {
-        super::text(out, trace)
-    }
-
-    fn printed(out: QueuesOutput) -> QueuesOutput {
-        out.printed()
-    }
+    const TEXT: fn(&QueuesOutput, &str) -> String = super::text;
+    const PRINTED: fn(QueuesOutput) -> QueuesOutput = QueuesOutput::printed;
 }
 
 /// The simulated queue, stepped one event at a time.

@@ -56,9 +56,7 @@ impl ScenarioLab for StreamsScenario {
     }
 
     /// The world keeps no trace: the lab's own log is in the output.
-    fn text(out: &StreamsOutput, _trace: &str) -> String {
-        out.text()
-    }
+    const TEXT: fn(&StreamsOutput, &str) -> String = |out, _| out.text();
 }
 
 /// The simulated run, stepped an event at a time.
