@@ -228,24 +228,12 @@ pub fn erase<R: Run + 'static>(run: R) -> Box<dyn AnyRun> {
 ///
 /// # Errors
 /// When `out` is not an `R::Output`.
-///
-/// Only native code reads figures (the browser tests hold every page to them). In the
-/// simulation worker (wasm) this would link a JSON reader for every lab's output through the
-/// `Lab` vtable for nothing, so there it says so instead.
 pub fn figures_of<R: super::def::RunDef>(out: &Json) -> Result<Vec<super::def::Figure>, String>
 where
     R::Output: super::def::Figures,
 {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        use super::def::Figures;
-        Ok(out.read::<R::Output>()?.figures())
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = out;
-        Err("a lab's figures are read natively, not in the browser".into())
-    }
+    use super::def::Figures;
+    Ok(out.read::<R::Output>()?.figures())
 }
 
 /// A run whose result is ready at once (e.g. the LRU step-through, a few dozen operations).
