@@ -50,7 +50,7 @@ pub use model::cmd::{CacheCmd, CmdRow};
 pub use model::record::{CacheRecord, Counts, PairRecord, Path, Query, Request};
 pub use model::{finish, live, pair, run, sim, CacheLive, CacheScenario, CacheSim, PairSim};
 pub use output::{
-    CacheOutput, CacheSide, SideKeys, Timeline, LIVE_NAMES, PAIR_NAMES, VIEW_FRAMES, VIEW_MAX,
+    CacheOutput, CacheSide, SideKeys, SideTimeline, LIVE_NAMES, PAIR_NAMES, VIEW_FRAMES, VIEW_MAX,
 };
 pub use params::{
     CacheConfig, CacheParams, Health, Layers, Start, KEY, LIVE_CONCURRENT, LIVE_REQUESTS, LOCK,

@@ -1,7 +1,7 @@
 //! What the cache lab gives the page and `labsim cache --json` alike ([`CacheOutput`]): the
 //! config and, per side (every layer off, the chosen layers — or, live, the prediction and
 //! the real run), the counters with the requests per path. The page's output carries each
-//! side's timeline too ([`Timeline`]: the counters at every position, the database queries
+//! side's timeline too ([`SideTimeline`]: the counters at every position, the database queries
 //! at once, the first requests and log lines, small whatever the run's size); `labsim
 //! --series` carries every request, query and command instead. Its timeline has
 //! [`VIEW_FRAMES`] steps of equal time: position `k` is the run up to
@@ -28,7 +28,7 @@ pub const LIVE_NAMES: [&str; 2] = ["simulated", "real redis"];
 /// What a side's page draws over time: small whatever the run's size.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Timeline {
+pub struct SideTimeline {
     /// The counters at each position (`VIEW_FRAMES + 1` of them).
     pub frames: Vec<Counts>,
     /// Database queries at once, the most in each of `VIEW_FRAMES` slices.
@@ -64,7 +64,7 @@ pub struct CacheSide {
     pub log: Option<Vec<CmdLine>>,
     /// What the page draws over time (the page's output).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeline: Option<Timeline>,
+    pub timeline: Option<SideTimeline>,
 }
 
 /// The lab's pair: the config and both sides.
@@ -120,7 +120,7 @@ impl CacheOutput {
     pub fn timeline(off: &CacheRecord, on: &CacheRecord) -> Self {
         let end = off.end_ms.max(on.end_ms).max(1);
         let with = |r: &CacheRecord| CacheSide {
-            timeline: Some(Timeline {
+            timeline: Some(SideTimeline {
                 frames: (0..=VIEW_FRAMES)
                     .map(|i| r.counts_at(end * i as u64 / VIEW_FRAMES as u64))
                     .collect(),
