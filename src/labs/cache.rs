@@ -71,7 +71,14 @@ fn legend(embedded: bool) -> Html {
 }
 
 /// The lanes: one row per instance, each request a bar from arrival to answer.
-fn lanes(side: &SideTimeline, instances: u32, end: u64, t: u64, label: &str, embedded: bool) -> Html {
+fn lanes(
+    side: &SideTimeline,
+    instances: u32,
+    end: u64,
+    t: u64,
+    label: &str,
+    embedded: bool,
+) -> Html {
     const W: f64 = 1000.0;
     const ROW: f64 = 10.0;
     let x = |ms: u64| ms as f64 / end.max(1) as f64 * W;
@@ -147,7 +154,15 @@ fn stats(c: &Counts, k: SideKeys, embedded: bool) -> Html {
 }
 
 /// One side's card at position `k`: its counters, its lanes and its queries at once.
-fn side_card(out: &CacheOutput, side: &SideTimeline, keys: SideKeys, title: String, k: usize, top: u32, embedded: bool) -> Html {
+fn side_card(
+    out: &CacheOutput,
+    side: &SideTimeline,
+    keys: SideKeys,
+    title: String,
+    k: usize,
+    top: u32,
+    embedded: bool,
+) -> Html {
     let t = out.time_at(k);
     let now = &side.frames[k.min(side.frames.len() - 1)];
     let inst = out.config.instances;
@@ -291,7 +306,14 @@ pub fn CacheLab(props: &LabProps) -> Html {
                 bn::qty(at as f64, 0, bn::Unit::Ms),
                 bn::qty(v.end_ms() as f64, 0, bn::Unit::Ms)
             );
-            let top = off.db.iter().chain(&on.db).copied().max().unwrap_or(0).max(1);
+            let top = off
+                .db
+                .iter()
+                .chain(&on.db)
+                .copied()
+                .max()
+                .unwrap_or(0)
+                .max(1);
             let on_title = if v.config.layers == Layers::ALL {
                 "সব স্তর চালু".to_string()
             } else if v.config.layers == Layers::NONE {
@@ -313,7 +335,11 @@ pub fn CacheLab(props: &LabProps) -> Html {
                     LIVE_NAMES,
                 )
             } else {
-                ((SideKeys::OFF, "সব স্তর বন্ধ".to_string()), (SideKeys::ON, on_title), PAIR_NAMES)
+                (
+                    (SideKeys::OFF, "সব স্তর বন্ধ".to_string()),
+                    (SideKeys::ON, on_title),
+                    PAIR_NAMES,
+                )
             };
             let table = v.table(names);
             html! {
