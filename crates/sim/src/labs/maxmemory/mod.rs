@@ -625,7 +625,7 @@ mod tests {
     fn with(q: &str) -> MaxmemoryParams {
         let (p, errors) = Params::from_query(&INFO, q);
         assert!(errors.is_empty(), "{errors:?}");
-        p.typed()
+        p.read()
     }
 
     /// The seed's three policies, to the last digit: noeviction refuses, allkeys-lru loses
@@ -687,7 +687,7 @@ mod tests {
         assert_eq!(errors[0].key, "maxmemory");
         let (h, errors) = Params::from_query(&INFO, LAB.heaviest());
         assert!(errors.is_empty(), "{errors:?}");
-        let o = run(&h.typed());
+        let o = run(&h.read());
         assert!(o.steps() > SECONDS as usize && o.steps() <= MAX_SECONDS as usize);
         let d = run(&MaxmemoryParams::default());
         assert_eq!(d.steps(), 120);
