@@ -14,6 +14,15 @@ pub fn document() -> web_sys::Document {
     window().document().expect("a document")
 }
 
+/// `x` with `places` decimals, as CSS and SVG want them (`12.346`), written by the browser
+/// (`Number.prototype.toFixed`): the first load carries no float formatter of its own.
+pub fn fixed(x: f64, places: u8) -> String {
+    js_sys::Number::from(x)
+        .to_fixed(places)
+        .map(String::from)
+        .unwrap_or_else(|_| "0".into())
+}
+
 /// The current location hash, `#/…` (empty when there is none).
 pub fn hash() -> String {
     window().location().hash().unwrap_or_default()

@@ -212,7 +212,7 @@ pub fn Player(props: &DeckViewProps) -> Html {
     };
     let slide = &deck.slides[p.index];
     let counter = bn::counter(p.index, len);
-    let progress = format!("width: {:.3}%", (p.index + 1) as f64 * 100.0 / len as f64);
+    let progress = format!("width: {}%", dom::fixed((p.index + 1) as f64 * 100.0 / len as f64, 3));
     let autoplay_style = format!("animation-duration: {}ms", nav::autoplay_ms(&slide.script));
     let inert = modal;
     let steps = p.steps_here();
@@ -361,7 +361,7 @@ pub fn PlayerShell(props: &PlayerShellProps) -> Html {
     let info = props.info;
     let len = info.steps.len();
     let counter = bn::counter(0, len);
-    let progress = format!("width: {:.3}%", 100.0 / len as f64);
+    let progress = format!("width: {}%", dom::fixed(100.0 / len as f64, 3));
     html! {
         <div class="player" aria-busy="true">
             // The player's own frame, its controls there but disabled until the deck is here,
@@ -528,7 +528,9 @@ fn fit(node: &NodeRef) {
                 let px = |p: &str| {
                     cs.get_property_value(p)
                         .ok()
-                        .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+                        // The browser's parseFloat: the first load has no float parser.
+                        .map(|v| js_sys::Number::parse_float(&v))
+                        .filter(|v| v.is_finite())
                         .unwrap_or(0.0)
                 };
                 px("padding-top") + px("padding-bottom")
@@ -553,7 +555,7 @@ fn fit(node: &NodeRef) {
             break;
         }
         f = next;
-        let _ = style.set_property("--fit", &format!("{f:.3}"));
+        let _ = style.set_property("--fit", &dom::fixed(f, 3));
     }
     let _ = inner.style().remove_property("min-height");
     if let Some(b) = &body {

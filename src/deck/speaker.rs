@@ -139,7 +139,7 @@ fn fit_script(node: &NodeRef) {
     };
     let style = el.style();
     let set = |px: f64| {
-        let _ = style.set_property("--script-size", &format!("{px:.1}px"));
+        let _ = style.set_property("--script-size", &format!("{}px", dom::fixed(px, 1)));
     };
     let fits = || el.scroll_height() <= el.client_height();
     set(SCRIPT_MAX_PX);

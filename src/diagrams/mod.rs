@@ -40,9 +40,8 @@ fn roles(items: &Items, fr: Frags) -> Html {
             }) }
             <div class="role-hub" role="img" aria-label="Redis">
                 <svg viewBox="0 0 100 100" class="hub-svg" aria-hidden="true">
-                    { for (0..8).map(|k| {
-                        let a = std::f64::consts::TAU * k as f64 / 8.0;
-                        html! { <line x1="50" y1="50" x2={fmt(50.0 + 48.0 * a.cos())} y2={fmt(50.0 + 48.0 * a.sin())} class="hub-ray" /> }
+                    { for HUB_RAYS.iter().map(|&(x2, y2)| html! {
+                        <line x1="50" y1="50" {x2} {y2} class="hub-ray" />
                     }) }
                     <circle cx="50" cy="50" r="26" class="hub-core" />
                     <text x="50" y="55" text-anchor="middle" class="hub-label">{"Redis"}</text>
@@ -51,6 +50,19 @@ fn roles(items: &Items, fr: Frags) -> Html {
         </div>
     }
 }
+
+/// Where the hub's eight rays end: 48 units from its centre (50, 50) every 45°, clockwise from
+/// the right (written out, so the first load carries no sine or cosine for them).
+const HUB_RAYS: [(&str, &str); 8] = [
+    ("98.0", "50.0"),
+    ("83.9", "83.9"),
+    ("50.0", "98.0"),
+    ("16.1", "83.9"),
+    ("2.0", "50.0"),
+    ("16.1", "16.1"),
+    ("50.0", "2.0"),
+    ("83.9", "16.1"),
+];
 
 /// One app, four connections to Redis.
 fn connections(items: &Items, fr: Frags) -> Html {
@@ -238,5 +250,5 @@ fn backoff(args: &[Str], items: &Items, fr: Frags) -> Html {
 }
 
 fn fmt(v: f64) -> String {
-    format!("{v:.1}")
+    crate::dom::fixed(v, 1)
 }

@@ -6,7 +6,9 @@
 //! database queries over time, and the counters up to the timeline's cursor (DB queries, the
 //! most at once, stale answers, time spent waiting); below, the command log (time, instance,
 //! command, reply) newest first at the cursor, and `labsim cache`'s table for the same run.
-//! The runs come from `redislab-sim`'s `labs::cache`, computed in the simulation worker.
+//! The runs come from `redislab-sim`'s `labs::cache` (its run `CachePair`, whose output is
+//! what `labsim cache --json` prints), computed in the simulation worker; the timeline walks
+//! the output's steps (equal slices of the pair's time).
 //!
 //! Live mode (its own page only): the "আসল Redis" switch runs the chosen layers' instances
 //! against a real Redis through the proxy (in the worker, [`crate::live::use_live`]) — real
@@ -17,14 +19,17 @@
 //! trips.
 
 use super::kit::{
-    failed_or_progress, live_panel, open_full, use_lab, use_sim_live_untyped, use_timeline, CmdLog,
-    Controls, LabFrame, LabProps, Open, ParamForm, TimeAction,
+    failed_or_progress, live_panel, open_full, stat, stat_f, use_lab, use_sim_live, use_steps,
+    CmdLog, Controls, LabFrame, LabProps, Open, ParamForm, TimeAction,
 };
 use crate::live::bar::{counts_table, CountRow};
 use redislab_deck::bn;
+use redislab_sim::labs::cache::output::waited_s;
 use redislab_sim::labs::cache::{
-    CacheConfig, CacheParams, CacheSide, CacheView, Counts, Health, Layers, Path, INFO, VIEW_FRAMES,
+    CacheConfig, CacheOutput, CachePair, CacheParams, Counts, Health, Layers, Path, SideKeys,
+    SideTimeline, INFO, LIVE_NAMES, PAIR_NAMES,
 };
+use redislab_sim::labs::def::Steps;
 use redislab_sim::labs::log::CmdLine;
 use yew::prelude::*;
 
@@ -66,7 +71,14 @@ fn legend(embedded: bool) -> Html {
 }
 
 /// The lanes: one row per instance, each request a bar from arrival to answer.
-fn lanes(side: &CacheSide, instances: u32, end: u64, t: u64, label: &str, embedded: bool) -> Html {
+fn lanes(
+    side: &SideTimeline,
+    instances: u32,
+    end: u64,
+    t: u64,
+    label: &str,
+    embedded: bool,
+) -> Html {
     const W: f64 = 1000.0;
     const ROW: f64 = 10.0;
     let x = |ms: u64| ms as f64 / end.max(1) as f64 * W;
@@ -99,7 +111,7 @@ fn lanes(side: &CacheSide, instances: u32, end: u64, t: u64, label: &str, embedd
 }
 
 /// Database queries at once over time, on a scale shared by both sides.
-fn db_chart(side: &CacheSide, top: u32, upto: usize, label: &str) -> Html {
+fn db_chart(side: &SideTimeline, top: u32, upto: usize, label: &str) -> Html {
     let n = side.db.len();
     // A query is never thinner than a sliver, whatever the other side's peak.
     let y = |v: u32| 100.0 - (f64::from(v) / f64::from(top.max(1)) * 100.0).max(8.0);
@@ -124,52 +136,45 @@ fn db_chart(side: &CacheSide, top: u32, upto: usize, label: &str) -> Html {
     }
 }
 
-fn stats(c: &Counts, id: &str, embedded: bool) -> Html {
-    // What a person reads in Bengali digits; the number itself in `data-n` for the tests.
-    let stat = |label: &'static str, n: String, v: String, key: &'static str| {
-        html! {
-            <div class={classes!("ce-stat", key)}>
-                <dt>{ label }</dt>
-                <dd data-testid={format!("cache-{id}-{key}")} data-n={n}>{ v }</dd>
-            </div>
-        }
-    };
-    let count = |label, v: u32, key| stat(label, v.to_string(), bn::int(i64::from(v)), key);
-    let waited = c.waited as f64 / 1000.0;
+/// A side's counters at the cursor, each a figure of the kit's (`data-figure`).
+fn stats(c: &Counts, k: SideKeys, embedded: bool) -> Html {
+    let count = |key, label, v: u32| stat("cache", key, label, u64::from(v), false);
     html! {
         <dl class="ce-stats">
-            { count("DB কোয়েরি", c.db, "db") }
-            { count("একসাথে সর্বোচ্চ", c.peak_db, "peak") }
-            { count("বাসি উত্তর", c.path(Path::Stale), "stale") }
-            { stat("অপেক্ষা (s)", format!("{waited:.1}"), bn::dec(waited, 1), "waited") }
+            { count(k.db, "DB কোয়েরি", c.db) }
+            { count(k.peak, "একসাথে সর্বোচ্চ", c.peak_db) }
+            { count(k.stale, "বাসি উত্তর", c.path(Path::Stale)) }
+            { stat_f("cache", k.waited, "অপেক্ষা", waited_s(c), bn::duration(c.waited)) }
             if !embedded {
-                { count("এরর", c.path(Path::Error), "error") }
-                { count("উত্তর", c.requests(), "answered") }
+                { count(k.error, "এরর", c.path(Path::Error)) }
+                { count(k.answered, "উত্তর", c.requests()) }
             }
         </dl>
     }
 }
 
+/// One side's card at position `k`: its counters, its lanes and its queries at once.
 fn side_card(
-    view: &CacheView,
-    side: &CacheSide,
-    id: &'static str,
+    out: &CacheOutput,
+    side: &SideTimeline,
+    keys: SideKeys,
     title: String,
-    frame: usize,
+    k: usize,
     top: u32,
     embedded: bool,
 ) -> Html {
-    let t = view.time_at(frame);
-    let now = &side.frames[frame.min(side.frames.len() - 1)];
-    let inst = view.config.instances;
+    let t = out.time_at(k);
+    let now = &side.frames[k.min(side.frames.len() - 1)];
+    let inst = out.config.instances;
+    let id = keys.id;
     html! {
         <section class={classes!("ce-card", format!("ce-{id}"))} data-side={id}>
             <h3 class="ce-head">{ title }</h3>
-            { stats(now, id, embedded) }
+            { stats(now, keys, embedded) }
             if !embedded { <div class="ce-sub">{"প্রতিটি ইনস্ট্যান্সে রিকোয়েস্টের পথ"}</div> }
-            { lanes(side, inst, view.end_ms, t, &format!("{id}: প্রতিটি ইনস্ট্যান্সের রিকোয়েস্ট, রঙে পথ"), embedded) }
+            { lanes(side, inst, out.end_ms(), t, &format!("{id}: প্রতিটি ইনস্ট্যান্সের রিকোয়েস্ট, রঙে পথ"), embedded) }
             if !embedded { <div class="ce-sub">{"DB-তে একসাথে চলা কোয়েরি"}</div> }
-            { db_chart(side, top, frame, &format!("{id}: DB-তে একসাথে চলা কোয়েরি, সময়ের সাথে")) }
+            { db_chart(side, top, k, &format!("{id}: DB-তে একসাথে চলা কোয়েরি, সময়ের সাথে")) }
             if side.more_requests > 0 && !embedded {
                 <p class="ce-note">{ format!("ছবিতে প্রথম {}টি রিকোয়েস্ট; গণনায় সবগুলো", bn::int(side.requests.len() as i64)) }</p>
             }
@@ -179,7 +184,7 @@ fn side_card(
 
 /// The whole log's commands counted by name, `GET 140 SET 25 …` (what a test compares with
 /// the real Redis' own command statistics).
-fn by_command(side: &CacheSide) -> String {
+fn by_command(side: &SideTimeline) -> String {
     let mut n: Vec<(&str, u32)> = Vec::new();
     for l in &side.log {
         let name = l.cmd.first().map(String::as_str).unwrap_or_default();
@@ -194,7 +199,7 @@ fn by_command(side: &CacheSide) -> String {
         .join(" ")
 }
 
-fn log_view(side: &CacheSide, t: u64, live: bool) -> Html {
+fn log_view(side: &SideTimeline, t: u64, live: bool) -> Html {
     let upto = side.log.partition_point(|l| l.at_ms <= t);
     let from = upto.saturating_sub(LOG_LINES);
     let title = if live {
@@ -223,7 +228,7 @@ fn log_view(side: &CacheSide, t: u64, live: bool) -> Html {
 }
 
 /// The simulation's prediction beside the real run: requests per path, queries, commands.
-fn compare(v: &CacheView, done: bool) -> Html {
+fn compare(v: &CacheOutput, done: bool) -> Html {
     let (sim, real) = (&v.off.counts, &v.on.counts);
     let row =
         |k: &str, label: String, a: u32, b: u32| (k.to_string(), label, u64::from(a), u64::from(b));
@@ -274,41 +279,37 @@ fn live_note(c: &CacheConfig, asked: &CacheConfig) -> String {
 #[component]
 pub fn CacheLab(props: &LabProps) -> Html {
     let lab = use_lab(&INFO, props);
-    let typed: CacheParams = lab.typed();
-    let asked = typed.config();
+    let asked = lab.params().read::<CacheParams>().config();
     // Live: the chosen layers' instances against a real Redis, scaled down; the live run
     // carries the simulation of the same config beside itself.
-    let sl = use_sim_live_untyped::<CacheView>(&lab, true, false);
+    let sl = use_sim_live::<CachePair>(&lab, true, false);
     let live_cfg = asked.for_live(*sl.switch.scale);
     let real = sl.real();
     let busy = sl.busy();
     let view = sl.shown();
-    let frames = if view.is_some() { VIEW_FRAMES + 1 } else { 1 };
     // A new result (and each snapshot of a live run) opens on the whole run.
-    let t = use_timeline(frames, TICK_MS, Open::End);
+    let t = use_steps(view, TICK_MS, Open::End);
     {
         let d = t.dispatcher();
-        use_effect_with(real.map(|v| v.end_ms), move |end| {
+        use_effect_with(real.map(CacheOutput::end_ms), move |end| {
             if end.is_some() {
                 d.dispatch(TimeAction::End);
             }
         });
     }
-    let body = match view {
-        None => failed_or_progress(&sl.sim),
-        Some(v) => {
-            let frame = t.cursor.min(VIEW_FRAMES);
-            let at = v.time_at(frame);
+    let body = match view.map(|v| (v, v.off.timeline.as_ref(), v.on.timeline.as_ref())) {
+        Some((v, Some(off), Some(on))) => {
+            let k = t.cursor.min(v.steps());
+            let at = v.time_at(k);
             let label = format!(
-                "t = {} ms / {} ms",
-                bn::int(at as i64),
-                bn::int(v.end_ms as i64)
+                "{} / {}",
+                bn::qty(at as f64, 0, bn::Unit::Ms),
+                bn::qty(v.end_ms() as f64, 0, bn::Unit::Ms)
             );
-            let top = v
-                .off
+            let top = off
                 .db
                 .iter()
-                .chain(&v.on.db)
+                .chain(&on.db)
                 .copied()
                 .max()
                 .unwrap_or(0)
@@ -320,29 +321,34 @@ pub fn CacheLab(props: &LabProps) -> Html {
             } else {
                 "বাছাই করা স্তর চালু".to_string()
             };
-            let (off, on) = (v.off.counts.db, v.on.counts.db);
             let take = format!(
                 "একই seed, একই {} রিকোয়েস্ট: DB কোয়েরি {} বনাম {}",
-                bn::int(v.off.counts.requests() as i64),
-                bn::int(off as i64),
-                bn::int(on as i64)
+                bn::int(i64::from(v.off.counts.requests())),
+                bn::int(i64::from(v.off.counts.db)),
+                bn::int(i64::from(v.on.counts.db))
             );
             let is_live = real.is_some();
-            let (left, right) = if is_live {
+            let (left, right, names) = if is_live {
                 (
-                    ("sim", "সিমুলেশনের পূর্বাভাস".to_string()),
-                    ("real", format!("আসল Redis · {on_title}")),
+                    (SideKeys::SIM, "সিমুলেশনের পূর্বাভাস".to_string()),
+                    (SideKeys::REAL, format!("আসল Redis · {on_title}")),
+                    LIVE_NAMES,
                 )
             } else {
-                (("off", "সব স্তর বন্ধ".to_string()), ("on", on_title))
+                (
+                    (SideKeys::OFF, "সব স্তর বন্ধ".to_string()),
+                    (SideKeys::ON, on_title),
+                    PAIR_NAMES,
+                )
             };
+            let table = v.table(names);
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
                     if !props.embedded && !is_live { <p class="ce-take" data-testid="cache-take">{ take }</p> }
                     <div class="ce-pair">
-                        { side_card(v, &v.off, left.0, left.1, frame, top, props.embedded) }
-                        { side_card(v, &v.on, right.0, right.1, frame, top, props.embedded) }
+                        { side_card(v, off, left.0, left.1, k, top, props.embedded) }
+                        { side_card(v, on, right.0, right.1, k, top, props.embedded) }
                     </div>
                     if is_live { { compare(v, sl.live.done) } }
                     <div class="ce-foot">
@@ -350,12 +356,13 @@ pub fn CacheLab(props: &LabProps) -> Html {
                         if props.embedded { { open_full(&lab) } }
                     </div>
                     if !props.embedded {
-                        { log_view(&v.on, at, is_live) }
-                        <pre class="ce-table" data-testid="cache-table" data-table={v.table.clone()} tabindex="0" aria-label="labsim cache-এর টেবিল, একই রান">{ v.table.clone() }</pre>
+                        { log_view(on, at, is_live) }
+                        <pre class="ce-table" data-testid="cache-table" data-table={table.clone()} tabindex="0" aria-label="labsim cache-এর টেবিল, একই রান">{ table }</pre>
                     }
                 </>
             }
         }
+        _ => failed_or_progress(&sl.sim),
     };
     let lead = html! {
         <>

@@ -111,8 +111,11 @@ fn keyspace(a: &ActionOutcome, k: usize) -> Html {
     }
 }
 
-/// What happened up to the cursor's second `t`, with the counters `c` up to it.
-fn now_line(r: &InvalidationOutput, a: &ActionOutcome, t: u64, c: &Counts) -> Html {
+/// What happened up to the cursor's second `t`, with the counters `c` up to it and the
+/// keyspace `s` at it: a count the words give of a group is that group's bar (deleted lists
+/// are filled again by the next request, so "deleted" up to now and "deleted, still empty"
+/// now are two numbers, both said).
+fn now_line(r: &InvalidationOutput, a: &ActionOutcome, t: u64, c: &Counts, s: &Sample) -> Html {
     let (say, bad) = if t < a.start_ms {
         (
             match a.action {
@@ -138,10 +141,11 @@ fn now_line(r: &InvalidationOutput, a: &ActionOutcome, t: u64, c: &Counts) -> Ht
             ),
             Action::ScanDel => (
                 format!(
-                    "SCAN চলছে: গোটা keyspace ঘোরা, প্রতি ডাকে COUNT {}; এ পর্যন্ত {} ডাক, মোছা {}",
+                    "SCAN চলছে: গোটা keyspace ঘোরা, প্রতি ডাকে COUNT {}; এ পর্যন্ত {} ডাক, মুছল {}টা লিস্ট, এখনো ফাঁকা {}টা",
                     n(u64::from(r.params.count)),
                     n(u64::from(c.scan_calls)),
-                    n(u64::from(c.unreachable))
+                    n(u64::from(c.unreachable)),
+                    n(u64::from(s.deleted))
                 ),
                 true,
             ),
@@ -160,13 +164,14 @@ fn now_line(r: &InvalidationOutput, a: &ActionOutcome, t: u64, c: &Counts) -> Ht
             ),
             Action::ScanDel => (
                 format!(
-                    "SCAN শেষ: {} ডাক, {} key ঘোরা, মুছল {}; চলার সময় লেখা {}টার {}টা বাদ পড়ল — সেগুলো পুরোনো লিস্ট দেখায়। পরের রিকোয়েস্টে ডেটাবেস থেকে আবার ভরা: {}",
+                    "SCAN শেষ: {} ডাক, {} key ঘোরা, মুছল {}টা লিস্ট; চলার সময় লেখা {}টার {}টা বাদ পড়ল — সেগুলো পুরোনো লিস্ট দেখায়। পরের রিকোয়েস্টে ডেটাবেস থেকে আবার ভরা {}টা, এখনো ফাঁকা {}টা",
                     n(u64::from(c.scan_calls)),
                     n(u64::from(c.walked)),
                     n(u64::from(c.unreachable)),
                     n(u64::from(a.written_during)),
                     n(u64::from(c.missed)),
-                    n(u64::from(c.db_loads))
+                    n(u64::from(c.db_loads)),
+                    n(u64::from(s.deleted))
                 ),
                 c.missed > 0,
             ),
@@ -333,12 +338,13 @@ pub fn InvalidationLab(props: &LabProps) -> Html {
                 .find(|x| x.action == a.action)
                 .map_or_else(|| a.totals(), |x| x.at(k));
             let label = format!("{} / {}", secs(at), secs(last));
+            let now = a.sample_at(k).copied().unwrap_or_default();
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
                     { keyspace(a, k) }
                     <div class="lab-status">
-                        { now_line(r, a, at, &c) }
+                        { now_line(r, a, at, &c, &now) }
                         { stats(a, &c, embedded) }
                     </div>
                     if a.action == Action::TwoVersions || !embedded {

@@ -132,7 +132,7 @@ fn figures(c: &JitterOutput) -> Html {
     html! {
         <div class="jt-figures">
             <dl class="lab-stats jt-stats">
-                { stat("jitter", "span", "জানালা (span, s)", r.span, false) }
+                { stat("jitter", "span", "জানালা (s)", r.span, false) }
                 { stat_f("jitter", "mean", "সেকেন্ডে গড়", r.mean_per_s, bn::dec(r.mean_per_s, 1)) }
                 { stat("jitter", "max", "সবচেয়ে ভারী সেকেন্ডে", u64::from(r.max_per_s), true) }
             </dl>
@@ -148,7 +148,7 @@ fn table(rows: &[JitterRow], chosen: JitterCase, p: &JitterParams, complete: boo
             <table class="jt-table" data-testid={complete.then_some("jitter-table")}>
                 <caption>{ format!("seed-এর আট সারি: {} key, TTL {}, seed {}", bn::int(i64::from(p.keys)), bn::qty(p.ttl, 0, bn::Unit::S), bn::int(i64::from(p.seed))) }</caption>
                 <thead><tr>
-                    <th scope="col">{"jitter (J)"}</th>
+                    <th scope="col">{"TTL-এর ± (J)"}</th>
                     <th scope="col">{"কততম মেয়াদ"}</th>
                     <th scope="col">{"ছড়ায় (s)"}</th>
                     <th scope="col">{"সেকেন্ডে গড়"}</th>

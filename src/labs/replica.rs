@@ -89,9 +89,19 @@ struct Line {
     at: fn(&Frame) -> Option<u32>,
 }
 
+/// The chart's legend: each line's name beside its stroke.
+fn legend(lines: &[Line]) -> Html {
+    html! {
+        <div class="rp-legend">
+            { for lines.iter().map(|l| html! { <span class={classes!("rp-key", l.class)}>{ l.name }</span> }) }
+        </div>
+    }
+}
+
 /// Lines over the frames, the part after the cursor faded; y up to the largest value, from
 /// 0 or (`zoom`) from just under the smallest, so that a gap of a few hundred keys in ten
-/// thousand shows (the axis says where it starts).
+/// thousand shows (the axis says where it starts). `keyed`: its legend under it (inside a
+/// slide the legend sits beside the transport instead, where the stage has room).
 fn chart(
     o: &ReplicaOutput,
     k: usize,
@@ -99,6 +109,7 @@ fn chart(
     zoom: bool,
     label: &str,
     test: &'static str,
+    keyed: bool,
 ) -> Html {
     let last = o.frames.len().saturating_sub(1).max(1) as f64;
     let values = || lines.iter().flat_map(|l| o.frames.iter().filter_map(l.at));
@@ -160,9 +171,7 @@ fn chart(
                     <span>{ secs(end) }</span>
                 </div>
             </div>
-            <div class="rp-legend">
-                { for lines.iter().map(|l| html! { <span class={classes!("rp-key", l.class)}>{ l.name }</span> }) }
-            </div>
+            if keyed { { legend(lines) } }
         </figure>
     }
 }
@@ -263,13 +272,14 @@ pub fn ReplicaLab(props: &LabProps) -> Html {
             html! {
                 <>
                     <Controls timeline={t.clone()} label={label} />
+                    if embedded { { legend(&keys) } }
                     if embedded {
                         // The link to the whole lab beside the answer: the slide keeps one row.
                         <div class="rp-nowrow">{ now_line(o, f, true) }{ open_full(&lab) }</div>
                     } else {
                         { now_line(o, f, false) }
                     }
-                    { chart(o, k, &keys, true, "INFO keyspace-এর keys= — দুদিকে", "replica-keys-chart") }
+                    { chart(o, k, &keys, true, "INFO keyspace-এর keys= — দুদিকে", "replica-keys-chart", !embedded) }
                     <div class="rp-sides">
                         { side("primary", "p", Some(f.primary), "") }
                         { side(who, "s", f.second, &waiting) }
@@ -287,7 +297,7 @@ pub fn ReplicaLab(props: &LabProps) -> Html {
                         }
                     </dl>
                     if !embedded {
-                        { chart(o, k, &stale, false, "মেয়াদ পেরোনো, এখনো না-মোছা key — দুদিকে", "replica-stale-chart") }
+                        { chart(o, k, &stale, false, "মেয়াদ পেরোনো, এখনো না-মোছা key — দুদিকে", "replica-stale-chart", true) }
                         <CmdLog {lines} lab="replica" secs={true} class={classes!("rp-log")}
                             empty={Some(AttrValue::from(format!("{}-এ দুদিকে একটা মরা key পড়া হবে", secs(o.loaded_ms + 1000))))} />
                     }

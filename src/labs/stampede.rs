@@ -39,11 +39,11 @@ fn secs(s: f64) -> String {
 fn take(mode: Mode, c: &Counters, short: bool) -> String {
     let (long, brief) = match mode {
         Mode::None => (
-            "সবাই DB-তে — মেয়াদের দেয়ালে প্রতিটি রিকোয়েস্ট নিজেই recompute করে",
-            "সবাই DB-তে",
+            "সবাই ডেটাবেসে — মেয়াদের দেয়ালে প্রতিটি রিকোয়েস্ট নিজেই recompute করে",
+            "সবাই ডেটাবেসে",
         ),
         Mode::Lock => (
-            "একজন যায়, বাকিরা অপেক্ষা করে — DB শান্ত, কিন্তু ব্যবহারকারী আটকে থাকে",
+            "একজন যায়, বাকিরা অপেক্ষা করে — ডেটাবেস শান্ত, কিন্তু ব্যবহারকারী আটকে থাকে",
             "একজন যায়, বাকিরা অপেক্ষা",
         ),
         Mode::Stale => (
@@ -85,7 +85,7 @@ fn strip(r: &StampedeRow, top: f64, upto: usize, duration: f64) -> Html {
             <div class="st-y" aria-hidden="true"><span>{ num(top) }</span><span>{"০"}</span></div>
             <div class="st-plot">
                 <svg viewBox={format!("0 0 {n} 100")} preserveAspectRatio="none" role="img"
-                    aria-label={format!("{}: DB-তে একসাথে চলা recompute, ০ থেকে {}", r.mode.label(), secs(duration))}>
+                    aria-label={format!("{}: ডেটাবেসে একসাথে চলা recompute, ০ থেকে {}", r.mode.label(), secs(duration))}>
                     <line class="st-grid" x1="0" x2={n.to_string()} y1="50" y2="50" />
                     <path class="st-bars done" d={bars(0..cur)} />
                     <path class="st-bars later" d={bars(cur..n)} />
@@ -187,7 +187,7 @@ pub fn StampedeLab(props: &LabProps) -> Html {
                         <Controls timeline={t.clone()} label={label} />
                         if !props.embedded {
                             <p class="st-scale">
-                                { format!("প্রতিটি ছকে: DB-তে একসাথে চলা recompute (প্রতি {}-এ সর্বোচ্চটি), চার ছকেই একই মাপ — ০ থেকে {}",
+                                { format!("প্রতিটি ছকে: ডেটাবেসে একসাথে চলা recompute (প্রতি {}-এ সর্বোচ্চটি), চার ছকেই একই মাপ — ০ থেকে {}",
                                     secs(o.bucket), num(top)) }
                             </p>
                         }

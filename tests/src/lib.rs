@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 mod driver;
 pub mod net;
 mod serve;
+pub mod slides;
 use driver::{base64_decode, env_path, http};
 pub use serve::{app_url, dist_dir, free_port, serve_dir, serve_dist, serve_dist_as, Sent, Served};
 

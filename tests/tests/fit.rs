@@ -3,8 +3,8 @@
 //! nothing inside the stage is cut off by a box that hides or scrolls its overflow. Screenshots
 //! of every slide at every size go to `target/screenshots/fit/` for people to look at.
 
-use redislab_deck::bn;
-use redislab_e2e::{decks, screenshot_dir, Browser};
+use redislab_e2e::slides::{self, Which};
+use redislab_e2e::{screenshot_dir, Browser};
 use serde_json::json;
 
 /// Boxes inside the stage whose content is larger than the box while the box hides or
@@ -26,43 +26,18 @@ return out;
 "#;
 
 fn check_all(b: &Browser, size: &str, failures: &mut Vec<String>) {
-    for d in decks() {
-        let n = d.slides.len();
-        let shots = screenshot_dir().join(format!("fit/{size}/{}", d.id));
-        for (i, s) in d.slides.iter().enumerate() {
-            let steps = s.steps();
-            let at = if steps == 0 {
-                format!("{}", i + 1)
-            } else {
-                format!("{}.{steps}", i + 1)
-            };
-            b.js(&format!("location.hash = '#/{}/{at}'", d.id), json!([]));
-            b.wait_counter(&bn::counter(i, n));
-            b.wait(10, "the slide built", |b| {
-                b.rect(&format!(".stage[data-step='{steps}']")).is_some()
-            });
-            if b.exists(".stage .slide.has-lab") {
-                b.wait(30, "the embedded lab", |b| {
-                    b.exists(".stage .lab") && !b.exists(".stage [aria-busy=true]")
-                });
-            }
-            // The fit pass runs after the slide is drawn: wait for the next frame.
-            b.js_async(
-                "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)))",
-                json!([]),
-            );
-            let clipped = b.js(CLIPPED, json!([]));
-            for c in clipped.as_array().into_iter().flatten() {
-                failures.push(format!(
-                    "[{size}] {} slide {}: {}",
-                    d.id,
-                    i + 1,
-                    c.as_str().unwrap_or_default()
-                ));
-            }
-            b.screenshot(&shots.join(format!("{:02}.png", i + 1)));
+    slides::each_built(b, Which::All, 30, |d, i| {
+        for c in b.js(CLIPPED, json!([])).as_array().into_iter().flatten() {
+            failures.push(format!(
+                "[{size}] {} slide {}: {}",
+                d.id,
+                i + 1,
+                c.as_str().unwrap_or_default()
+            ));
         }
-    }
+        let shots = screenshot_dir().join(format!("fit/{size}/{}", d.id));
+        b.screenshot(&shots.join(format!("{:02}.png", i + 1)));
+    });
 }
 
 #[test]
@@ -84,26 +59,11 @@ fn every_slide_fits_at_laptop_sizes() {
 
 #[test]
 fn every_slide_fits_in_fullscreen_at_1920() {
-    let b = Browser::new(1920, 1080);
-    // A headless browser's screen is 800×600 unless told, and fullscreen takes the screen's
-    // size: the room's screen is 1920×1080.
-    b.cdp(
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": false,
-               "screenWidth": 1920, "screenHeight": 1080}),
-    );
-    b.open("#/production/1");
-    b.wait_counter("০১ / ২২");
-    b.press("f");
-    b.wait(15, "fullscreen", |b| {
-        b.js("return !!document.fullscreenElement", json!([])) == json!(true)
-    });
-    let size = b.js("return [innerWidth, innerHeight]", json!([]));
-    assert_eq!(size, json!([1920, 1080]), "the fullscreen page's size");
+    let b = slides::fullscreen_1920();
     let mut failures = Vec::new();
     check_all(&b, "fullscreen-1920", &mut failures);
     assert!(
-        b.js("return !!document.fullscreenElement", json!([])) == json!(true),
+        slides::in_fullscreen(&b),
         "still in fullscreen after the walk"
     );
     assert!(

@@ -8,8 +8,8 @@
 //! The inside of an embedded lab is measured by its own test (the last one here): its text,
 //! its charts' heights and the slide with it inside the stage (issue 24, item 2).
 
-use redislab_deck::bn;
-use redislab_e2e::{decks, screenshot_dir, Browser};
+use redislab_e2e::slides::{self, Which, MEASURE_JS};
+use redislab_e2e::{screenshot_dir, Browser};
 use serde_json::{json, Value};
 
 /// The smallest text a room can read, and the body text it needs, in CSS px.
@@ -21,29 +21,11 @@ const BODY: f64 = 20.0;
 const MEASURE: &str = r#"
 const slide = document.querySelector('.stage .slide');
 const out = { min: null, body: null, fit: getComputedStyle(slide).getPropertyValue('--fit').trim() };
-const shown = (el) => {
-  for (let e = el; e && e !== slide.parentElement; e = e.parentElement) {
-    const cs = getComputedStyle(e);
-    if (cs.display === 'none' || cs.visibility === 'hidden' || Number(cs.opacity) === 0) return false;
-  }
-  const r = el.getBoundingClientRect();
-  return r.width > 2 && r.height > 2;
-};
-const size = (el) => {
-  let px = parseFloat(getComputedStyle(el).fontSize);
-  if (el instanceof SVGElement && el.getScreenCTM) {
-    const m = el.getScreenCTM();
-    if (m) px *= Math.hypot(m.a, m.b);
-  }
-  return Math.round(px * 10) / 10;
-};
-const name = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim()
-  ? '.' + el.className.trim().split(/\s+/).join('.') : (el.className && el.className.baseVal ? '.' + el.className.baseVal.trim().split(/\s+/).join('.') : ''));
 const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
 for (let n = walker.nextNode(); n; n = walker.nextNode()) {
   const words = n.textContent.replace(/\s+/g, ' ').trim();
   const el = n.parentElement;
-  if (!words || !el || el.closest('.lab-host, .sr-only') || !shown(el)) continue;
+  if (!words || !el || el.closest('.lab-host, .sr-only') || !shown(el, slide)) continue;
   const px = size(el);
   if (!out.min || px < out.min.px) out.min = { px, el: name(el), words: words.slice(0, 50) };
   const block = el.closest('.slide-body > p:not(.fix), .slide-body .bullets > li, .slide-body .numbered > li');
@@ -66,65 +48,39 @@ fn describe(v: &Value) -> String {
 
 /// Walks every slide of every deck fully built, measures it and saves its screenshot.
 fn walk(b: &Browser, size: &str, failures: &mut Vec<String>) -> usize {
-    let mut seen = 0;
-    for d in decks() {
-        let n = d.slides.len();
-        let shots = screenshot_dir().join(format!("room/{size}/{}", d.id));
-        for (i, s) in d.slides.iter().enumerate() {
-            let steps = s.steps();
-            let at = if steps == 0 {
-                format!("{}", i + 1)
-            } else {
-                format!("{}.{steps}", i + 1)
-            };
-            b.js(&format!("location.hash = '#/{}/{at}'", d.id), json!([]));
-            b.wait_counter(&bn::counter(i, n));
-            b.wait(10, "the slide built", |b| {
-                b.rect(&format!(".stage[data-step='{steps}']")).is_some()
-            });
-            if b.exists(".stage .slide.has-lab") {
-                b.wait(30, "the embedded lab", |b| {
-                    b.exists(".stage .lab") && !b.exists(".stage [aria-busy=true]")
-                });
-            }
-            // Fonts in, and the fit pass done (it runs after the slide is drawn).
-            b.js_async(
-                "const done = arguments[0]; document.fonts.ready.then(() => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))",
-                json!([]),
-            );
-            let m = b.js(MEASURE, json!([]));
-            let at = format!("[{size}] {} slide {}", d.id, i + 1);
-            match m["min"]["px"].as_f64() {
-                Some(px) if px < SMALLEST => failures.push(format!(
-                    "{at}: text under {SMALLEST} px: {} (--fit {})",
-                    describe(&m["min"]),
-                    m["fit"].as_str().unwrap_or("1")
-                )),
-                None => failures.push(format!("{at}: no text measured")),
-                _ => {}
-            }
-            // A slide that had to shrink its type to fit says too much for the room.
-            if let Some(fit) = m["fit"].as_str().and_then(|f| f.parse::<f64>().ok()) {
-                if fit < 1.0 {
-                    failures.push(format!(
-                        "{at}: shrunk to fit (--fit {fit}): say less, let the script carry the rest"
-                    ));
-                }
-            }
-            if let Some(px) = m["body"]["px"].as_f64() {
-                if px < BODY {
-                    failures.push(format!(
-                        "{at}: body text under {BODY} px: {} (--fit {})",
-                        describe(&m["body"]),
-                        m["fit"].as_str().unwrap_or("1")
-                    ));
-                }
-            }
-            b.screenshot(&shots.join(format!("{:02}.png", i + 1)));
-            seen += 1;
+    let measure = format!("{MEASURE_JS}{MEASURE}");
+    slides::each_built(b, Which::All, 30, |d, i| {
+        let m = b.js(&measure, json!([]));
+        let at = format!("[{size}] {} slide {}", d.id, i + 1);
+        match m["min"]["px"].as_f64() {
+            Some(px) if px < SMALLEST => failures.push(format!(
+                "{at}: text under {SMALLEST} px: {} (--fit {})",
+                describe(&m["min"]),
+                m["fit"].as_str().unwrap_or("1")
+            )),
+            None => failures.push(format!("{at}: no text measured")),
+            _ => {}
         }
-    }
-    seen
+        // A slide that had to shrink its type to fit says too much for the room.
+        if let Some(fit) = m["fit"].as_str().and_then(|f| f.parse::<f64>().ok()) {
+            if fit < 1.0 {
+                failures.push(format!(
+                    "{at}: shrunk to fit (--fit {fit}): say less, let the script carry the rest"
+                ));
+            }
+        }
+        if let Some(px) = m["body"]["px"].as_f64() {
+            if px < BODY {
+                failures.push(format!(
+                    "{at}: body text under {BODY} px: {} (--fit {})",
+                    describe(&m["body"]),
+                    m["fit"].as_str().unwrap_or("1")
+                ));
+            }
+        }
+        let shots = screenshot_dir().join(format!("room/{size}/{}", d.id));
+        b.screenshot(&shots.join(format!("{:02}.png", i + 1)));
+    })
 }
 
 fn report(failures: Vec<String>) {
@@ -149,27 +105,11 @@ fn every_slide_reads_from_the_back_of_the_room_at_1366() {
 
 #[test]
 fn every_slide_reads_from_the_back_of_the_room_in_fullscreen_at_1920() {
-    let b = Browser::new(1920, 1080);
-    // A headless browser's screen is 800×600 unless told: fullscreen would shrink the page to
-    // it. The room's screen is 1920×1080.
-    b.cdp(
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": false,
-               "screenWidth": 1920, "screenHeight": 1080}),
-    );
-    b.open("#/production/1");
-    // The counter is drawn by the player, whose keys listen from then on.
-    b.wait_counter("০১ / ২২");
-    b.press("f");
-    b.wait(15, "fullscreen", |b| {
-        b.js("return !!document.fullscreenElement", json!([])) == json!(true)
-    });
-    let size = b.js("return [innerWidth, innerHeight]", json!([]));
-    assert_eq!(size, json!([1920, 1080]), "the fullscreen page's size");
+    let b = slides::fullscreen_1920();
     let mut failures = Vec::new();
     walk(&b, "fullscreen-1920", &mut failures);
     assert!(
-        b.js("return !!document.fullscreenElement", json!([])) == json!(true),
+        slides::in_fullscreen(&b),
         "still in fullscreen after the walk"
     );
     report(failures);
@@ -182,29 +122,11 @@ const SMALLEST = arguments[0];
 const host = document.querySelector('.stage .lab-host');
 const out = { min: null, small: [], charts: [] };
 if (!host) return out;
-const shown = (el) => {
-  for (let e = el; e && e !== host.parentElement; e = e.parentElement) {
-    const cs = getComputedStyle(e);
-    if (cs.display === 'none' || cs.visibility === 'hidden' || Number(cs.opacity) === 0) return false;
-  }
-  const r = el.getBoundingClientRect();
-  return r.width > 2 && r.height > 2;
-};
-const size = (el) => {
-  let px = parseFloat(getComputedStyle(el).fontSize);
-  if (el instanceof SVGElement && el.getScreenCTM) {
-    const m = el.getScreenCTM();
-    if (m) px *= Math.hypot(m.a, m.b);
-  }
-  return Math.round(px * 10) / 10;
-};
-const name = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim()
-  ? '.' + el.className.trim().split(/\s+/).join('.') : (el.className && el.className.baseVal ? '.' + el.className.baseVal.trim().split(/\s+/).join('.') : ''));
 const walker = document.createTreeWalker(host, NodeFilter.SHOW_TEXT);
 for (let n = walker.nextNode(); n; n = walker.nextNode()) {
   const words = n.textContent.replace(/\s+/g, ' ').trim();
   const el = n.parentElement;
-  if (!words || !el || el.closest('.sr-only') || !shown(el)) continue;
+  if (!words || !el || el.closest('.sr-only') || !shown(el, host)) continue;
   const px = size(el);
   const found = { px, el: name(el), words: words.slice(0, 50) };
   if (!out.min || px < out.min.px) out.min = found;
@@ -222,7 +144,7 @@ const stage = document.querySelector('.stage').getBoundingClientRect();
 const box = host.getBoundingClientRect();
 out.outside = Math.max(0, Math.round(box.bottom - stage.bottom), Math.round(stage.top - box.top));
 for (const svg of host.querySelectorAll('svg.chart-svg, .lab svg[role=img]')) {
-  if (shown(svg)) out.charts.push({ h: Math.round(svg.getBoundingClientRect().height), el: name(svg) });
+  if (shown(svg, host)) out.charts.push({ h: Math.round(svg.getBoundingClientRect().height), el: name(svg) });
 }
 return out;
 "#;
@@ -236,80 +158,60 @@ fn every_embedded_lab_reads_from_the_back_of_the_room() {
     b.open("#/production/1");
     b.wait(15, "the deck", |b| b.exists(".stage .slide"));
     let mut failures = Vec::new();
-    let mut seen = 0;
-    for d in decks() {
-        let n = d.slides.len();
-        for (i, s) in d.slides.iter().enumerate() {
-            if !s.has_lab() {
-                continue;
-            }
-            let steps = s.steps();
-            b.js(
-                &format!("location.hash = '#/{}/{}.{steps}'", d.id, i + 1),
-                json!([]),
-            );
-            b.wait_counter(&bn::counter(i, n));
-            b.wait(60, "the embedded lab", |b| {
-                b.exists(".stage .lab") && !b.exists(".stage [aria-busy=true]")
-            });
-            b.js_async(
-                "const done = arguments[0]; document.fonts.ready.then(() => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))",
-                json!([]),
-            );
-            let m = b.js(MEASURE_LAB, json!([SMALLEST]));
-            let at = format!("{} slide {}", d.id, i + 1);
-            // Every distinct element drawn too small, smallest first, so one run shows all.
-            for small in m["small"].as_array().into_iter().flatten() {
+    let measure = format!("{MEASURE_JS}{MEASURE_LAB}");
+    let seen = slides::each_built(&b, Which::WithLab, 60, |d, i| {
+        let m = b.js(&measure, json!([SMALLEST]));
+        let at = format!("{} slide {}", d.id, i + 1);
+        // Every distinct element drawn too small, smallest first, so one run shows all.
+        for small in m["small"].as_array().into_iter().flatten() {
+            failures.push(format!(
+                "{at}: lab text under {SMALLEST} px: {}",
+                describe(small)
+            ));
+        }
+        if m["over"].as_f64().is_some_and(|o| o > 1.0) {
+            failures.push(format!(
+                "{at}: the slide with its lab is {} px too tall for the stage",
+                m["over"]
+            ));
+        }
+        if m["outside"].as_f64().is_some_and(|o| o > 0.0) {
+            failures.push(format!(
+                "{at}: the lab is {} px outside the stage",
+                m["outside"]
+            ));
+        }
+        if m["min"].is_null() {
+            failures.push(format!("{at}: no lab text measured"));
+        }
+        for c in m["charts"].as_array().into_iter().flatten() {
+            if c["h"].as_f64().is_some_and(|h| h < 120.0) {
                 failures.push(format!(
-                    "{at}: lab text under {SMALLEST} px: {}",
-                    describe(small)
+                    "{at}: a chart {} px tall: `{}`",
+                    c["h"],
+                    c["el"].as_str().unwrap_or_default()
                 ));
             }
-            if m["over"].as_f64().is_some_and(|o| o > 1.0) {
-                failures.push(format!(
-                    "{at}: the slide with its lab is {} px too tall for the stage",
-                    m["over"]
-                ));
-            }
-            if m["outside"].as_f64().is_some_and(|o| o > 0.0) {
-                failures.push(format!(
-                    "{at}: the lab is {} px outside the stage",
-                    m["outside"]
-                ));
-            }
-            if m["min"].is_null() {
-                failures.push(format!("{at}: no lab text measured"));
-            }
-            for c in m["charts"].as_array().into_iter().flatten() {
-                if c["h"].as_f64().is_some_and(|h| h < 120.0) {
-                    failures.push(format!(
-                        "{at}: a chart {} px tall: `{}`",
-                        c["h"],
-                        c["el"].as_str().unwrap_or_default()
-                    ));
-                }
-            }
-            b.screenshot(&screenshot_dir().join(format!("room/labs/{}-{:02}.png", d.id, i + 1)));
-            // Z: the whole lab over the stage (what folded away inside the slide is there),
-            // for people to look at; Z again puts it back.
-            b.press("z");
-            b.wait(5, "the lab enlarged", |b| b.exists(".stage.lab-enlarged"));
-            b.js_async(
+        }
+        b.screenshot(&screenshot_dir().join(format!("room/labs/{}-{:02}.png", d.id, i + 1)));
+        // Z: the whole lab over the stage (what folded away inside the slide is there),
+        // for people to look at; Z again puts it back.
+        b.press("z");
+        b.wait(5, "the lab enlarged", |b| b.exists(".stage.lab-enlarged"));
+        b.js_async(
                 "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)))",
                 json!([]),
             );
-            b.screenshot(&screenshot_dir().join(format!(
-                "room/labs/{}-{:02}-enlarged.png",
-                d.id,
-                i + 1
-            )));
-            b.press("z");
-            b.wait(5, "the lab back in its slide", |b| {
-                !b.exists(".stage.lab-enlarged")
-            });
-            seen += 1;
-        }
-    }
+        b.screenshot(&screenshot_dir().join(format!(
+            "room/labs/{}-{:02}-enlarged.png",
+            d.id,
+            i + 1
+        )));
+        b.press("z");
+        b.wait(5, "the lab back in its slide", |b| {
+            !b.exists(".stage.lab-enlarged")
+        });
+    });
     assert!(seen >= 10, "only {seen} slides with labs");
     report(failures);
 }

@@ -32,17 +32,11 @@ use support::{rss_kb, RedisServer};
 use tokio::sync::{mpsc, watch};
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("--serve") {
-        return serve(&args[2]);
+    let args = support::BenchArgs::from_env();
+    if let Some(url) = args.serve() {
+        return serve(url);
     }
-    let opt = |name: &str, default: usize| -> usize {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .map(|n| n.parse().expect("a number"))
-            .unwrap_or(default)
-    };
+    let opt = |name: &str, default: usize| args.number(name, default);
     let (students, moves) = (opt("--students", 1000), opt("--moves", 50));
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -44,17 +44,11 @@ const CLIENTS: usize = 50;
 const ROUNDS: usize = 5;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("--serve") {
-        return serve(&args[2]);
+    let args = support::BenchArgs::from_env();
+    if let Some(url) = args.serve() {
+        return serve(url);
     }
-    let opt = |name: &str, default: usize| -> usize {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .map(|n| n.parse().expect("a number"))
-            .unwrap_or(default)
-    };
+    let opt = |name: &str, default: usize| args.number(name, default);
     let (requests, probes, idle) = (
         opt("--requests", 100_000),
         opt("--probes", 20_000),

@@ -2,7 +2,7 @@
 //! the lab's fields as options with the lab's defaults and ranges, bad values refused with the
 //! lab's message and exit code 2.
 
-use redislab_sim::labs::cache::{pair, table, table_json, CacheParams, INFO};
+use redislab_sim::labs::cache::{pair, CacheOutput, CacheParams, PairRecord, INFO, PAIR_NAMES};
 use redislab_sim::labs::params::{Kind, Params};
 use std::process::{Command, Output};
 
@@ -13,10 +13,10 @@ fn labsim(args: &[&str]) -> Output {
         .expect("labsim runs")
 }
 
-fn lib(query: &str) -> redislab_sim::labs::cache::CacheLab {
+fn lib(query: &str) -> PairRecord {
     let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
-    pair(&p.typed::<CacheParams>().config())
+    pair(&p.read::<CacheParams>().config())
 }
 
 #[test]
@@ -51,7 +51,7 @@ fn labsim_cache_equals_the_library() {
         assert!(text.status.success(), "{args:?}");
         assert_eq!(
             String::from_utf8_lossy(&text.stdout),
-            table(&lab),
+            CacheOutput::summary(&lab, false).table(PAIR_NAMES),
             "{args:?}"
         );
         for series in [false, true] {
@@ -61,8 +61,15 @@ fn labsim_cache_equals_the_library() {
             }
             let out = labsim(&[&a[..], args].concat());
             assert!(out.status.success());
-            let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            assert_eq!(got, table_json(&lab, series), "{args:?} series={series}");
+            // The serde JSON of the lab's output type, byte for byte.
+            let want = serde_json::to_value(CacheOutput::summary(&lab, series)).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("{want}\n"),
+                "{args:?} series={series}"
+            );
+            let back: CacheOutput = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(back, CacheOutput::summary(&lab, series), "{args:?}");
         }
     }
     // The default preset's numbers, as the binary prints them.

@@ -58,7 +58,16 @@ pub struct Axes {
 const W: f64 = 600.0;
 const H: f64 = 260.0;
 const L: f64 = 52.0;
-const B: f64 = 34.0;
+/// Room under the plot for the x ticks and the axis title: their boxes (about 1.4 em tall in
+/// the Bengali font) stay apart up to 20-unit ticks under a 17-unit title (a lab's phone
+/// sizes).
+const B: f64 = 54.0;
+/// The x ticks' baseline under the plot, and the y ticks' gap left of it: the y axis' "০"
+/// and the x axis' first tick do not touch.
+const X_TICK: f64 = 19.0;
+const Y_TICK: f64 = 10.0;
+/// The x axis title's baseline above the bottom.
+const X_TITLE: f64 = 6.0;
 const T: f64 = 12.0;
 const R: f64 = 12.0;
 
@@ -96,13 +105,13 @@ pub fn line_chart(series: &[Series], axes: &Axes, y_max: f64, cursor: Option<f64
                 { for yticks.iter().map(|&y| html! {
                     <g>
                         <line x1={f(L)} x2={f(W - R)} y1={f(ty(y))} y2={f(ty(y))} class="grid" />
-                        <text x={f(L - 6.0)} y={f(ty(y) + 4.0)} text-anchor="end" class="tick">{ num(y) }</text>
+                        <text x={f(L - Y_TICK)} y={f(ty(y) + 4.0)} text-anchor="end" class="tick">{ num(y) }</text>
                     </g>
                 }) }
                 { for xticks.iter().map(|&x| html! {
-                    <text x={f(tx(x))} y={f(H - B + 16.0)} text-anchor="middle" class="tick">{ num(x) }</text>
+                    <text x={f(tx(x))} y={f(H - B + X_TICK)} text-anchor="middle" class="tick">{ num(x) }</text>
                 }) }
-                <text x={f((L + W - R) / 2.0)} y={f(H - 4.0)} text-anchor="middle" class="axis-label">{ axes.x.clone() }</text>
+                <text x={f((L + W - R) / 2.0)} y={f(H - X_TITLE)} text-anchor="middle" class="axis-label">{ axes.x.clone() }</text>
                 <text x="12" y={f(T + 4.0)} class="axis-label">{ axes.y.clone() }</text>
                 if let Some(c) = cursor { <line x1={f(tx(c))} x2={f(tx(c))} y1={f(T)} y2={f(H - B)} class="cursor" /> }
                 { for series.iter().map(|s| {
@@ -139,16 +148,16 @@ pub fn histogram(bins: &[(f64, f64)], axes: &Axes, upto: Option<f64>) -> Html {
                 { for (0..=4).map(|i| { let y = y_max * i as f64 / 4.0; html! {
                     <g>
                         <line x1={f(L)} x2={f(W - R)} y1={f(ty(y))} y2={f(ty(y))} class="grid" />
-                        <text x={f(L - 6.0)} y={f(ty(y) + 4.0)} text-anchor="end" class="tick">{ num(y) }</text>
+                        <text x={f(L - Y_TICK)} y={f(ty(y) + 4.0)} text-anchor="end" class="tick">{ num(y) }</text>
                     </g>
                 } }) }
                 { for bins.iter().map(|&(x, c)| html! {
                     <rect x={f(tx(x))} y={f(ty(c))} width={f(bw)} height={f((H - B - ty(c)).max(0.0))}
                         class={classes!("bin", upto.is_some_and(|u| x > u).then_some("later"))} />
                 }) }
-                <text x={f(L)} y={f(H - B + 16.0)} text-anchor="start" class="tick">{ num(x0) }</text>
-                <text x={f(W - R)} y={f(H - B + 16.0)} text-anchor="end" class="tick">{ num(x1) }</text>
-                <text x={f((L + W - R) / 2.0)} y={f(H - 4.0)} text-anchor="middle" class="axis-label">{ axes.x.clone() }</text>
+                <text x={f(L)} y={f(H - B + X_TICK)} text-anchor="start" class="tick">{ num(x0) }</text>
+                <text x={f(W - R)} y={f(H - B + X_TICK)} text-anchor="end" class="tick">{ num(x1) }</text>
+                <text x={f((L + W - R) / 2.0)} y={f(H - X_TITLE)} text-anchor="middle" class="axis-label">{ axes.x.clone() }</text>
                 <text x="12" y={f(T + 4.0)} class="axis-label">{ axes.y.clone() }</text>
             </svg>
         </figure>

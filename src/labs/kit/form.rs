@@ -5,7 +5,6 @@ use redislab_sim::labs::lab::LabInfo;
 use redislab_sim::labs::params::{Kind, Params};
 use redislab_sim::labs::ui::ParamState;
 use redislab_sim::labs::work::Job;
-use serde::de::DeserializeOwned;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -75,11 +74,6 @@ impl LabState {
     /// The last good parameters.
     pub fn params(&self) -> &Params {
         &self.form.good
-    }
-
-    /// The last good parameters as the lab's typed struct.
-    pub fn typed<T: DeserializeOwned>(&self) -> T {
-        self.form.good.typed()
     }
 
     /// The lab's main run of the current parameters.

@@ -248,34 +248,6 @@ where
     }
 }
 
-/// [`use_sim_live`] before a lab names its runs by type (the lab redesign moves every lab to
-/// the typed hook): `live_ok` says whether these parameters speak Redis at all (the
-/// broadcast lab's naive loop does not); `predict_scaled` runs the simulation on the live
-/// run's scaled parameters while live (off for a lab whose live output carries its own
-/// prediction). A live run that could not start leaves the lab simulating its own numbers.
-#[hook]
-pub fn use_sim_live_untyped<O>(lab: &LabState, live_ok: bool, predict_scaled: bool) -> SimLive<O>
-where
-    O: DeserializeOwned + PartialEq + 'static,
-{
-    let switch = use_live_switch();
-    let on = *switch.on && !lab.embedded && lab.info.live && live_ok;
-    let scaled = lab.job().scaled(*switch.scale);
-    let live = use_live::<O>(on.then(|| scaled.clone().live(ws_url())), *switch.attempt);
-    let sim_job = if on && predict_scaled && (live.failed.is_none() || live.got) {
-        scaled
-    } else {
-        lab.job()
-    };
-    let sim = use_work::<(), O>(Some(sim_job));
-    SimLive {
-        switch,
-        on,
-        sim,
-        live,
-    }
-}
-
 /// The live panel of a [`SimLive`] lab (nothing inside a slide).
 pub fn live_panel<O>(lab: &LabState, s: &SimLive<O>, note: Option<String>) -> Html {
     if lab.embedded {

@@ -16,7 +16,7 @@ use serde_json::json;
 fn native(query: &str) -> AuthOutput {
     let (p, errs) = Params::from_query(&INFO, query);
     assert!(errs.is_empty(), "{errs:?}");
-    run(&p.typed())
+    run(&p.read())
 }
 
 fn wait_idle(b: &Browser, scope: &str) {

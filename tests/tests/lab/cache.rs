@@ -1,25 +1,16 @@
-//! The cache-engine lab in a real headless Chromium: its page shows the native simulator's
-//! numbers for a preset (wasm = native), the labs embedded on production slides 6 and 19 run
-//! without console errors and fit their slides, and a bad parameter in the address gets its
-//! message while the lab keeps its last good state.
+//! The cache-engine lab in a real headless Chromium, what is its own (`every_lab` holds its
+//! figures to the native run, its bad parameter and its timeline walk): `labsim cache`'s table
+//! on the page for the seed's run and two failure stories (wasm = native), the command log
+//! from the first step, the phone's one column, and the lab embedded on production slide 6
+//! fitting its slide and playing.
 
-use redislab_e2e::{screenshot_dir, Browser};
-use redislab_sim::labs::cache::{pair, table, CacheLab};
-use redislab_sim::labs::cache::{CacheParams, INFO};
-use redislab_sim::labs::params::Params;
+use super::{native, open_lab};
+use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
+use redislab_sim::labs::cache::{CacheOutput, CachePair, INFO, PAIR_NAMES};
 use serde_json::json;
 
-fn native(query: &str) -> CacheLab {
-    let (p, errs) = Params::from_query(&INFO, query);
-    assert!(errs.is_empty(), "{errs:?}");
-    pair(&p.typed::<CacheParams>().config())
-}
-
-/// Waits until no lab on the page computes.
-fn wait_idle(b: &Browser) {
-    b.wait(60, "the labs to finish", |b| {
-        b.exists(".lab[data-lab=cache]") && !b.exists(".lab[aria-busy=true]")
-    });
+fn lab(query: &str) -> CacheOutput {
+    native::<CachePair>(&INFO, query)
 }
 
 fn page_table(b: &Browser) -> String {
@@ -35,56 +26,19 @@ fn page_table(b: &Browser) -> String {
     .to_string()
 }
 
-/// A counter's number (`data-n`); what a person reads beside it is the same in Bengali digits.
-fn num(b: &Browser, css: &str) -> u32 {
-    let n: u32 = b
-        .js(
-            "const e = document.querySelector(arguments[0]); return e ? e.dataset.n : null;",
-            json!([css]),
-        )
-        .as_str()
-        .unwrap_or_default()
-        .parse()
-        .unwrap_or_else(|_| panic!("{css} has no number: {:?}", b.text(css)));
-    assert_eq!(
-        b.text(css).as_deref(),
-        Some(redislab_deck::bn::int(i64::from(n)).as_str()),
-        "{css}"
-    );
-    n
-}
-
 #[test]
-fn the_cache_lab_shows_the_native_numbers() {
+fn the_cache_lab_shows_the_native_table_and_its_log() {
     let b = Browser::new(1366, 768);
     for q in [
         "",
         "redis=slow&requests=300&seed=9",
         "loader=7000&lock_ttl=5000&wait=6000&heartbeat=off",
     ] {
-        b.open(&format!("#/lab/cache?{q}"));
-        wait_idle(&b);
-        let lab = native(q);
+        open_lab(&b, "cache", q);
         assert_eq!(
             page_table(&b),
-            table(&lab),
+            lab(q).table(PAIR_NAMES),
             "browser (wasm) and native differ for `{q}`"
-        );
-        // The timeline opens at the end: the counters are the run's.
-        assert_eq!(
-            num(&b, "[data-testid=cache-off-db]"),
-            lab.off.counts.db,
-            "{q}"
-        );
-        assert_eq!(
-            num(&b, "[data-testid=cache-on-db]"),
-            lab.on.counts.db,
-            "{q}"
-        );
-        assert_eq!(
-            num(&b, "[data-testid=cache-on-stale]"),
-            lab.on.counts.paths[1],
-            "{q}"
         );
         if q.is_empty() {
             b.screenshot(&screenshot_dir().join("labs/cache.png"));
@@ -93,8 +47,7 @@ fn the_cache_lab_shows_the_native_numbers() {
         }
     }
     // Back to the start, then one step: the log shows the first commands, newest first.
-    b.open("#/lab/cache");
-    wait_idle(&b);
+    open_lab(&b, "cache", "");
     b.click(".lab-controls button[aria-label='রিসেট']");
     b.wait(5, "the start", |b| b.exists(".ce-note"));
     b.click(".lab-controls button[aria-label='এক ধাপ সামনে']");
@@ -106,21 +59,11 @@ fn the_cache_lab_shows_the_native_numbers() {
         .unwrap_or_default();
     assert!(first.contains("GET cache:course-catalog"), "{first}");
     assert!(first.contains("(nil)"), "{first}");
-    // Play moves the cursor on.
-    let label = || b.text(".scrub-label").unwrap_or_default();
-    let before = label();
-    b.click("[data-testid=play]");
-    b.wait(10, "playing to move on", |_| label() != before);
-    b.click("[data-testid=play]");
+    assert_no_console_errors(&b);
     // A phone: one column, nothing wider than the screen.
     let p = Browser::new(360, 740);
-    p.open("#/lab/cache");
-    wait_idle(&p);
-    let wide = p.js(
-        "return document.documentElement.scrollWidth > window.innerWidth + 1",
-        json!([]),
-    );
-    assert_eq!(wide, json!(false), "the page scrolls sideways at 360 px");
+    open_lab(&p, "cache", "");
+    assert_no_sideways_scroll(&p);
     p.screenshot(&screenshot_dir().join("labs/cache-360.png"));
     let serious = p.axe_serious();
     assert!(serious.is_empty(), "360 px: axe: {serious:?}");
@@ -134,29 +77,27 @@ fn the_cache_lab_shows_the_native_numbers() {
         json!([]),
     );
     p.screenshot(&screenshot_dir().join("labs/cache-360-log.png"));
-    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
-    assert!(p.console_errors().is_empty(), "{:?}", p.console_errors());
+    assert_no_console_errors(&p);
 }
 
 #[test]
 fn the_embedded_cache_lab_runs_on_its_slide() {
     let b = Browser::new(1366, 768);
     // Slide 6 (slide 19 embeds the failure lab: tests/tests/failure.rs).
-    let (slide, counter, preset) = (6, "০৬ / ২২", "");
+    let slide = 6;
     b.open(&format!("#/production/{slide}"));
-    b.wait_counter(counter);
+    b.wait_counter("০৬ / ২২");
     b.wait(30, "the embedded lab", |b| {
         b.exists(".stage .lab[data-lab=cache]") && !b.exists(".stage [aria-busy=true]")
     });
-    let lab = native(preset);
-    assert_eq!(
-        num(&b, ".stage [data-testid=cache-off-db]"),
-        lab.off.counts.db
-    );
-    assert_eq!(
-        num(&b, ".stage [data-testid=cache-on-db]"),
-        lab.on.counts.db
-    );
+    let out = lab("");
+    for (key, want) in [("off-db", out.off.counts.db), ("on-db", out.on.counts.db)] {
+        assert_eq!(
+            b.counter(&format!(".stage [data-testid=cache-{key}]")),
+            u64::from(want),
+            "{key}"
+        );
+    }
     // The link opens the full lab with the slide's parameters.
     let href = b
         .js(
@@ -167,9 +108,6 @@ fn the_embedded_cache_lab_runs_on_its_slide() {
         .unwrap_or_default()
         .to_string();
     assert!(href.starts_with("#/lab/cache?"), "{href}");
-    if !preset.is_empty() {
-        assert!(href.contains(preset), "{href}");
-    }
     b.screenshot(&screenshot_dir().join(format!("labs/cache-slide-{slide}.png")));
     let serious = b.axe_serious();
     assert!(serious.is_empty(), "slide {slide}: axe: {serious:?}");
@@ -194,39 +132,5 @@ fn the_embedded_cache_lab_runs_on_its_slide() {
     b.click(".stage [data-testid=play]");
     b.wait(10, "the embedded lab to play", |_| label() != before);
     b.click(".stage [data-testid=play]");
-    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
-}
-
-#[test]
-fn a_bad_cache_parameter_gets_a_message_and_changes_nothing() {
-    let b = Browser::new(1366, 768);
-    b.open("#/lab/cache?loader=abc&requests=300");
-    wait_idle(&b);
-    let msg = b
-        .text("[data-field=loader] .field-error")
-        .unwrap_or_default();
-    assert!(msg.contains("পূর্ণসংখ্যা"), "{msg}");
-    let good = page_table(&b);
-    assert_eq!(good, table(&native("requests=300")));
-    // Typed into the form: a message, and the lab keeps its last good state.
-    b.open_form();
-    b.js(
-        "const i = document.querySelector('#lab-field-instances'); i.value = '99'; i.dispatchEvent(new Event('change', {bubbles: true}));",
-        json!([]),
-    );
-    b.wait(5, "a message beside instances", |b| {
-        b.exists("[data-field=instances] .field-error")
-    });
-    assert_eq!(page_table(&b), good);
-    // A later good change runs with everything else as it was.
-    b.open_form();
-    b.js(
-        "const i = document.querySelector('#lab-field-seed'); i.value = '7'; i.dispatchEvent(new Event('change', {bubbles: true}));",
-        json!([]),
-    );
-    b.wait(30, "the run with seed 7", |b| b.url().contains("seed=7"));
-    wait_idle(&b);
-    assert_eq!(page_table(&b), table(&native("requests=300&seed=7")));
-    assert!(b.url().contains("instances=6"), "{}", b.url());
-    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+    assert_no_console_errors(&b);
 }

@@ -7,6 +7,7 @@
 //! target/screenshots/labs/.
 
 use crate::{native, open_lab};
+use redislab_deck::bn;
 use redislab_deck::model::Block;
 use redislab_e2e::{
     assert_no_console_errors, assert_no_sideways_scroll, deck, screenshot_dir, Browser,
@@ -167,7 +168,8 @@ fn the_lab_page_walks_the_keyspace_and_the_counters_second_by_second() {
 #[test]
 /// The broadcast deck's SCAN slide: at 0.0 s nothing is counted; at 2 s the walk is over
 /// (deleted 1,028, the keyspace's "deleted, still empty" bar beside it); at the end the
-/// totals, the deleted lists filled again by the reads after.
+/// totals, the deleted lists filled again by the reads after — the line saying both numbers,
+/// its "still empty" the bar's (issue 35 item 19: once "মোছা ১,০২৮" beside a bar of ০).
 fn the_scan_slide_follows_the_scrubber() {
     let d = deck("broadcast");
     let i = d
@@ -210,14 +212,46 @@ fn the_scan_slide_follows_the_scrubber() {
             .text(".slide [data-testid=invalidation-now]")
             .unwrap_or_default();
         assert!(now.contains("SCAN শেষ") && now.contains("১,০২৮"), "{now}");
+        // The words and the bar agree: "still empty" in the line is the bar's number.
+        assert_words_match_the_bar(&b, &now);
         b.screenshot(&screenshot_dir().join(format!("labs/invalidation-slide-scan-{name}.png")));
         b.click(".slide .lab-invalidation .lab-controls button[aria-label='শেষে যান']");
         b.wait(5, "the totals at the end", |b| {
             counters(b, ".slide ")
                 == [a.unreachable, a.round_trips, a.scan_calls, a.db_loads].map(u64::from)
         });
+        // At the end: 1,028 deleted, every one filled again — the bar of ০ says so, and so
+        // does the line.
+        let now = b
+            .text(".slide [data-testid=invalidation-now]")
+            .unwrap_or_default();
+        let end = a.samples.last().expect("samples");
+        assert_eq!(group(&b, "deleted"), i64::from(end.deleted));
+        assert!(
+            now.contains(&format!("মুছল {}টা", bn::int(i64::from(a.unreachable))))
+                && now.contains(&format!("আবার ভরা {}টা", bn::int(i64::from(a.db_loads)))),
+            "{now}"
+        );
+        assert_words_match_the_bar(&b, &now);
+        b.screenshot(
+            &screenshot_dir().join(format!("labs/invalidation-slide-scan-end-{name}.png")),
+        );
         assert_no_console_errors(&b);
     }
+}
+
+/// The line's "এখনো ফাঁকা Nটা" is the "deleted, still empty" bar's count, as drawn.
+fn assert_words_match_the_bar(b: &Browser, now: &str) {
+    let said = now
+        .split("এখনো ফাঁকা ")
+        .nth(1)
+        .and_then(|t| t.split("টা").next())
+        .unwrap_or_else(|| panic!("the line names the empty lists: {now}"));
+    let bar = b
+        .text(".slide [data-testid=invalidation-keyspace] [data-group=deleted] .inv-group-n")
+        .unwrap_or_default();
+    assert_eq!(said, bar, "{now}");
+    assert_eq!(said, bn::int(group(b, "deleted")), "{now}");
 }
 
 #[test]

@@ -1,8 +1,12 @@
 //! The jitter lab's own browser tests (the shared ones are in `every_lab`): the seed's eight
 //! rows as the table run computes them in the browser, equal to the native run, and every
 //! number in Bengali digits (no `10k`, `10000/s` or an ungrouped `১০০০০.০`), at a laptop's
-//! and a phone's size. Screenshots under target/screenshots/labs/.
+//! and a phone's size; its words in Bengali on the page and on its slide (the field and the
+//! column once "jitter J" and "round", a window once "span"): "jitter" stays only as the
+//! technique's name in sentences, J as the symbol beside the words. Screenshots under
+//! target/screenshots/labs/.
 
+use crate::{assert_words_are, latin_words_drawn, page_and_slide};
 use redislab_deck::bn;
 use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
 use redislab_sim::labs::jitter::{seed_cases, table, JitterConfig, JitterRow};
@@ -71,4 +75,45 @@ fn no_jitter_is_a_wall_in_bengali() {
     assert!(ascii.is_empty(), "ASCII digits drawn: {ascii:?}");
     b.screenshot(&screenshot_dir().join("labs/jitter-wall.png"));
     assert_no_console_errors(&b);
+}
+
+/// The Latin words the jitter lab may draw: technical terms and symbols.
+const TERMS: &[&str] = &["TTL", "jitter", "seed", "key", "J", "u", "s", "t", "x", "y"];
+
+#[test]
+fn the_fields_the_columns_and_the_words_are_bengali() {
+    for (w, h) in [(1366, 768), (360, 740)] {
+        let b = Browser::new(w, h);
+        for (url, scope) in page_and_slide("jitter", "eviction", "Jitter") {
+            b.open(&url);
+            b.wait(60, "the jitter lab", |b| {
+                b.exists(&format!(
+                    "{scope}[aria-busy=false] [data-testid=jitter-max]"
+                ))
+            });
+            let page = !scope.starts_with(".slide");
+            if page {
+                b.open_form();
+            }
+            // The two fields the slide is about, by their Bengali names (J the symbol).
+            let labels = b.js(
+                "return [...document.querySelectorAll(arguments[0] + ' .lab-field label')].filter(l => l.getClientRects().length).map(l => l.textContent)",
+                json!([scope]),
+            );
+            let labels: Vec<String> = serde_json::from_value(labels).unwrap_or_default();
+            assert!(
+                labels.contains(&"TTL-এর ± কত ভাগ এলোমেলো (J)".to_string())
+                    && labels.contains(&"কততম মেয়াদ".to_string()),
+                "{url}: {labels:?}"
+            );
+            assert_words_are(&b, &scope, TERMS, &format!("{url} at {w}"));
+            // Only the page has the seed's table: its columns carry no "jitter" or "round".
+            if page {
+                let head = latin_words_drawn(&b, ".lab-jitter .jt-table thead");
+                assert_eq!(head, ["TTL", "J", "s"], "{url}");
+            }
+        }
+        b.screenshot(&screenshot_dir().join(format!("labs/jitter-slide-words-{w}.png")));
+        assert_no_console_errors(&b);
+    }
 }

@@ -3,12 +3,15 @@
 //! as the native run has them (six memory counters at the limit each, one Redis counter), the
 //! log's commands, the scrubber and the bars on a phone, and the sliding window opened where
 //! its practice question's "show me" opens it — the figure the question asks about shown, the
-//! run's total beside it not marked (issue 35 item 19). Screenshots at laptop and phone sizes
-//! under target/screenshots/labs/.
+//! run's total beside it not marked (issue 35 item 19), and a fixed-window question's own
+//! "show me" address, where everything red is the question's figure. Screenshots at laptop
+//! and phone sizes under target/screenshots/labs/.
 
 use crate::{native, open_lab};
+use redislab_deck::bn;
 use redislab_e2e::{assert_no_console_errors, assert_no_sideways_scroll, screenshot_dir, Browser};
-use redislab_sim::labs::ratelimit::{RateOutput, RateRun, INFO};
+use redislab_sim::labs::ratelimit::{Algo, RateOutput, RateRun, INFO};
+use redislab_sim::practice::{self, Answer};
 use serde_json::json;
 
 fn run(query: &str) -> RateOutput {
@@ -104,6 +107,90 @@ fn the_sliding_window_from_a_practice_question_shows_the_one_window_figure() {
     });
     assert!(marked("max-window") && !marked("allowed"));
     assert_no_console_errors(&b);
+}
+
+/// The colour a person sees on the element `css`.
+fn colour(b: &Browser, css: &str) -> String {
+    b.js(
+        "const e = document.querySelector(arguments[0]); return e ? getComputedStyle(e).color : ''",
+        json!([css]),
+    )
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
+/// Issue 35 item 19: a fixed-window edge question ("the most let in within any one window")
+/// opened by its own "show me" address. Everything the page draws in red is that figure —
+/// beside the limit in the counter's box and among the counters — and the run's total (two
+/// windows, one more) stands apart, not red.
+#[test]
+fn the_edge_questions_show_me_marks_the_figure_it_asks_about_not_the_total() {
+    let q = (1..200)
+        .map(|seed| practice::generate("ratelimit", "edge", seed).unwrap())
+        .find(|q| {
+            q.draft
+                .show
+                .as_ref()
+                .is_some_and(|s| s.query.contains(&format!("algo={}", Algo::Fixed.word())))
+        })
+        .expect("a fixed-window edge question");
+    let show = q.draft.show.clone().unwrap();
+    let r = run(&show.query);
+    let Answer::Count { n: right, .. } = q.draft.answer else {
+        panic!("the edge question counts");
+    };
+    assert_eq!(right as u64, r.max_in_window);
+    let total = r.attacker.allowed;
+    assert!(total > r.max_in_window, "the run spans two windows");
+    for (w, h) in [(1366, 768), (360, 740)] {
+        let b = Browser::new(w, h);
+        b.open(&show.hash());
+        b.wait(120, "the lab where the question opens it", |b| {
+            b.exists(".lab-ratelimit[aria-busy=false] [data-testid=ratelimit-window]")
+                && counter(b, "max-window") == Some(r.max_in_window)
+        });
+        // The lab's red: the edge of the line that says the limit was passed.
+        let red = b
+            .js(
+                "const e = document.querySelector('.lab-ratelimit .lab-now.bad'); return e ? getComputedStyle(e).borderLeftColor : ''",
+                json!([]),
+            )
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(!red.is_empty(), "the line says the limit was passed");
+        // Beside the limit: the question's figure, in red.
+        let window = b
+            .text(".lab-ratelimit [data-testid=ratelimit-window]")
+            .unwrap_or_default();
+        assert!(window.contains(&bn::int(right)), "{window}");
+        assert!(!window.contains(&bn::int(total as i64)), "{window}");
+        assert_eq!(
+            colour(&b, ".lab-ratelimit [data-testid=ratelimit-window]"),
+            red
+        );
+        // The total apart, not red; the counters mark the one-window figure only.
+        let all = b
+            .text(".lab-ratelimit [data-testid=ratelimit-total]")
+            .unwrap_or_default();
+        assert!(all.contains(&bn::int(total as i64)), "{all}");
+        assert_ne!(
+            colour(&b, ".lab-ratelimit [data-testid=ratelimit-total]"),
+            red
+        );
+        assert_eq!(
+            colour(&b, ".lab-ratelimit [data-testid=ratelimit-max-window]"),
+            red
+        );
+        assert_ne!(
+            colour(&b, ".lab-ratelimit [data-testid=ratelimit-allowed]"),
+            red
+        );
+        assert_no_sideways_scroll(&b);
+        b.screenshot(&screenshot_dir().join(format!("labs/ratelimit-edge-question-{w}.png")));
+        assert_no_console_errors(&b);
+    }
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! a bad parameter, the timeline walk — are in `every_lab`): the native simulator's numbers at
 //! the frames around the sync (position k is frame k, 0 the start), each slide's story at its
 //! load frame on a laptop and a phone, and the lab embedded on the patterns deck's "Replica
-//! ৫/৫" slide. Screenshots at 1366×768 and 360×740.
+//! ৫/৫" slide with its chart's time axis and legend, as on its page (issue 35 item 20).
+//! Screenshots at 1366×768 and 360×740.
 
 use super::{native, open_lab};
 use redislab_deck::bn;
@@ -142,6 +143,66 @@ fn the_lab_on_the_replica_slide_runs_without_console_errors() {
         let s = shown(&b, ".slide .lab-replica");
         assert_eq!(&s[..6], &want(f)[..6]);
         assert!(b.exists(".slide .lab-replica a.lab-open[href*='#/lab/replica']"));
+        // The chart as its page has it: a time axis under the plot and a legend (issue 35
+        // item 20; on a laptop beside the transport, where the stage has room), drawn,
+        // readable and apart from each other and from the transport.
+        let end = o.frames.last().map_or(0, |f| f.t_ms);
+        let secs = |ms: u64| bn::qty(ms as f64 / 1000.0, 1, bn::Unit::S);
+        let axis = b.js(
+            "return [...document.querySelectorAll('.slide .lab-replica .rp-x span')].map(e => e.textContent)",
+            json!([]),
+        );
+        assert_eq!(
+            axis,
+            json!(["০ s", format!("sync {}", secs(o.sync_ms)), secs(end)]),
+            "{name}"
+        );
+        let legend = b.js(
+            "return [...document.querySelectorAll('.slide .lab-replica .rp-legend .rp-key')].map(e => e.textContent)",
+            json!([]),
+        );
+        assert_eq!(legend, json!(["primary keys=", "replica keys="]), "{name}");
+        let boxes = b.js(
+            "const lab = document.querySelector('.slide .lab-replica').getBoundingClientRect();
+             const plot = document.querySelector('.slide .lab-replica .rp-plot').getBoundingClientRect();
+             const fig = document.querySelector('.slide .lab-replica .rp-chart').getBoundingClientRect();
+             const axis = [...document.querySelectorAll('.slide .lab-replica .rp-x span')];
+             const keys = [...document.querySelectorAll('.slide .lab-replica .rp-legend .rp-key')];
+             const controls = [...document.querySelectorAll('.slide .lab-replica .lab-controls > *, .slide .lab-replica .rp-now')];
+             const r = es => es.map(e => e.getBoundingClientRect());
+             const hit = (a, c) => a.left < c.right && c.left < a.right && a.top < c.bottom && c.top < a.bottom;
+             const texts = r([...axis, ...keys]);
+             let overlap = 0;
+             for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) if (hit(texts[i], texts[j])) overlap++;
+             for (const k of r(keys)) for (const c of r(controls)) if (hit(k, c)) overlap++;
+             return {
+               overlap,
+               drawn: texts.every(r => r.width > 0 && r.height > 0),
+               below_plot: r(axis).every(r => r.top >= plot.bottom - 0.5 && r.bottom <= fig.bottom + 0.5),
+               inside: texts.every(r => r.left >= lab.left - 0.5 && r.right <= lab.right + 0.5 && r.bottom <= lab.bottom + 0.5),
+               min_px: Math.min(...[...axis, ...keys].map(e => parseFloat(getComputedStyle(e).fontSize))),
+               body_px: parseFloat(getComputedStyle(document.querySelector('.slide .lab-replica .rp-now')).fontSize),
+               plot_h: plot.height,
+             };",
+            json!([]),
+        );
+        assert_eq!(boxes["overlap"], json!(0), "{name}: {boxes}");
+        assert_eq!(boxes["drawn"], json!(true), "{name}: {boxes}");
+        assert_eq!(boxes["below_plot"], json!(true), "{name}: {boxes}");
+        assert_eq!(boxes["inside"], json!(true), "{name}: {boxes}");
+        // At the lab's own body size (its answer line's) at least, and 10 px or more: the
+        // page's 0.72 em would be 7.6 px on a phone.
+        let (min, body) = (
+            boxes["min_px"].as_f64().unwrap_or(0.0),
+            boxes["body_px"].as_f64().unwrap_or(f64::MAX),
+        );
+        assert!(min >= body.max(10.0), "{name}: {boxes}");
+        // The plot keeps the room's 120 px on a laptop (the `room` test's bar).
+        let least = if w >= 1366 { 120.0 } else { 60.0 };
+        assert!(
+            boxes["plot_h"].as_f64().unwrap_or(0.0) >= least,
+            "{name}: {boxes}"
+        );
         b.screenshot(&screenshot_dir().join(format!("labs/replica-slide-{name}.png")));
         let axe = b.axe_serious();
         assert!(axe.is_empty(), "{axe:#?}");

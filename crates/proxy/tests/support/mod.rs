@@ -670,3 +670,35 @@ pub fn rss_kb(pid: u32) -> u64 {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
 }
+
+/// A bench's command line: `--serve <redis-url>` (the bench starting a proxy process of its
+/// own) or `--<name> <number>` options.
+pub struct BenchArgs(Vec<String>);
+
+impl BenchArgs {
+    /// This process' arguments.
+    pub fn from_env() -> BenchArgs {
+        BenchArgs(std::env::args().collect())
+    }
+
+    /// The Redis URL after `--serve`, when this process is to be the bench's proxy.
+    pub fn serve(&self) -> Option<&str> {
+        match self.0.get(1).map(String::as_str) {
+            Some("--serve") => self.0.get(2).map(String::as_str),
+            _ => None,
+        }
+    }
+
+    /// The number after `name`, or `default`.
+    pub fn number(&self, name: &str, default: usize) -> usize {
+        self.0
+            .iter()
+            .position(|a| a == name)
+            .and_then(|i| self.0.get(i + 1))
+            .map(|n| {
+                n.parse()
+                    .unwrap_or_else(|_| panic!("{name}: not a number: {n}"))
+            })
+            .unwrap_or(default)
+    }
+}

@@ -300,6 +300,21 @@ pub struct CliSpec {
     pub usage: &'static [&'static str],
 }
 
+impl CliSpec {
+    /// A command with its summary and nothing else of its own (no alias, every field an
+    /// option, no options or switches besides them); the rest is given with `..`.
+    pub const fn new(summary: &'static str) -> CliSpec {
+        CliSpec {
+            alias: None,
+            summary,
+            skip: &[],
+            more: &[],
+            switches: &[],
+            usage: &[],
+        }
+    }
+}
+
 /// How a lab runs (see the module doc). One unit struct per lab implements it; the registry
 /// lists them.
 pub trait Lab: Sync {

@@ -3,7 +3,6 @@
 //! gets a message for a person (in Bengali) and leaves the last good value in place.
 
 use super::lab::{Broken, LabInfo};
-use serde::de::DeserializeOwned;
 
 /// What a field holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -94,9 +93,6 @@ pub const fn choice(
         default,
     }
 }
-
-/// On or off.
-pub const ON_OFF: &[&str] = &["on", "off"];
 
 crate::choices! {
     /// A switch field: on or off.
@@ -365,35 +361,6 @@ impl Params {
     /// A whole-number field's value (0 if the key is not a whole-number field).
     pub fn int(&self, key: &str) -> i64 {
         self.get(key).parse().unwrap_or(0)
-    }
-
-    /// The values as the lab's typed parameter struct (`EvictionParams`, …): every field by
-    /// its key, whole numbers and numbers as numbers, lists as sequences.
-    ///
-    /// # Panics
-    /// If `T` does not match the field table (a programming error the registry test catches:
-    /// every lab's defaults and presets are read as its type).
-    pub fn typed<T: DeserializeOwned>(&self) -> T {
-        use serde::de::value::MapDeserializer;
-        let pairs = self.lab.fields.iter().zip(&self.values).map(|(f, v)| {
-            let value = match f.kind {
-                Kind::Int { .. } => serde_json::Value::from(v.parse::<i64>().unwrap_or(0)),
-                Kind::Float { .. } => serde_json::Value::from(v.parse::<f64>().unwrap_or(0.0)),
-                Kind::Many(_) => v
-                    .split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(serde_json::Value::from)
-                    .collect(),
-                Kind::Choice { .. } | Kind::Ops => serde_json::Value::from(v.as_str()),
-            };
-            (f.key, value)
-        });
-        T::deserialize(MapDeserializer::<_, serde_json::Error>::new(pairs)).unwrap_or_else(|e| {
-            panic!(
-                "{}: typed parameters do not match the field table: {e}",
-                self.lab.id
-            )
-        })
     }
 
     /// The values as the lab's parameter struct declared with [`crate::params!`].

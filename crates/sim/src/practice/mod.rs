@@ -407,30 +407,25 @@ pub(crate) fn params(
     p
 }
 
-/// "Show me" for the lab of `p`, at step `step` (1-based), which is also the position of the
-/// lab's timeline (the LRU step-through, the lock race).
-pub(crate) fn show(p: &crate::labs::params::Params, step: usize) -> Option<Show> {
-    show_at(p, step, Some(step))
+/// "Show me" for the lab of `p` at position `position` of its timeline (the output's
+/// [`crate::labs::def::Steps`]: after `position` steps; the LRU step-through, the lock race).
+pub(crate) fn show(p: &crate::labs::params::Params, position: usize) -> Option<Show> {
+    Some(Show {
+        lab: p.lab().id.into(),
+        query: p.to_query(),
+        step: position,
+        at: Some(position),
+    })
 }
 
 /// "Show me" for the lab of `p` when the whole run decides the answer: the lab opens on its
 /// result.
 pub(crate) fn show_end(p: &crate::labs::params::Params) -> Option<Show> {
-    show_at(p, 0, None)
-}
-
-/// "Show me" for the lab of `p`: step `step` as the lab numbers it, at timeline position
-/// `at` (`None`: the end).
-pub(crate) fn show_at(
-    p: &crate::labs::params::Params,
-    step: usize,
-    at: Option<usize>,
-) -> Option<Show> {
     Some(Show {
         lab: p.lab().id.into(),
         query: p.to_query(),
-        step,
-        at,
+        step: 0,
+        at: None,
     })
 }
 

@@ -57,8 +57,8 @@ pub use model::{run, AuthScenario};
 pub use output::{AuthOutput, BanOutcome, Entry, Sec, Visit, Warm};
 pub use params::{AuthParams, Filter, MAX_REQUESTS};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 
@@ -113,20 +113,10 @@ pub struct AuthLab;
 pub static LAB: AuthLab = AuthLab;
 
 impl Lab for AuthLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(AuthRun);
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(AuthRun::erase(model::sim(&p.read())))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<AuthRun>(out)
     }
 
     /// As many requests as the rule lets through, over the longest run.
@@ -135,17 +125,12 @@ impl Lab for AuthLab {
     }
 
     fn cli_spec(&self) -> CliSpec {
-        CliSpec {
-            alias: None,
-            summary: "every protected request's auth check: the user, the course context and \
+        CliSpec::new(
+            "every protected request's auth check: the user, the course context and \
                       the access, each GET / database / SET … EX in Redis (or 4 queries without \
                       the cache); queries per second, the warm window's 0, a ban within the TTL \
                       and a ban's end with and without the filter on read",
-            skip: &[],
-            more: &[],
-            switches: &[],
-            usage: &[],
-        }
+        )
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {

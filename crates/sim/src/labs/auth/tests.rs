@@ -4,7 +4,7 @@ use crate::labs::lab::Run;
 fn with(q: &str) -> AuthParams {
     let (p, errors) = Params::from_query(&INFO, q);
     assert!(errors.is_empty(), "{errors:?}");
-    p.typed()
+    p.read()
 }
 
 /// The seed's "before": exactly 4 database queries per request, no Redis command.
@@ -144,7 +144,7 @@ fn rules_and_heaviest() {
     assert_eq!(errors[0].key, "ban_at");
     let (h, errors) = Params::from_query(&INFO, LAB.heaviest());
     assert!(errors.is_empty(), "{errors:?}");
-    let mut r = model::sim(&h.typed());
+    let mut r = model::sim(&h.read());
     for _ in 0..5 {
         r.step();
     }

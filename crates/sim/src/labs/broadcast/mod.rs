@@ -62,8 +62,8 @@ pub use model::{
 pub use output::*;
 pub use params::{BroadcastConfig, BroadcastParams, Mode, Pace, Paging, Responses, MAX_JOBS};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
 use super::params::{Params, Switch};
 use crate::cli::{Args, CliError};
 
@@ -107,13 +107,7 @@ pub struct BroadcastLab;
 pub static LAB: BroadcastLab = BroadcastLab;
 
 impl Lab for BroadcastLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(BroadcastRun);
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(BroadcastRun::erase(sim(&shaped(job, p))))
@@ -126,27 +120,20 @@ impl Lab for BroadcastLab {
             .then(|| Box::new(live_run(&cfg)) as Box<dyn LiveDriver>)
     }
 
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<BroadcastRun>(out)
-    }
-
     fn heaviest(&self) -> &'static str {
         "preset=all-at-once"
     }
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "seed 004's broadcast: one notification to 5,00,000 devices, the naive loop in \
-                      the request or a BullMQ-style queue in SimRedis (paging, 500-token chunks, a \
-                      throttle, dedup, retries with backoff, dead tokens, a worker crash)",
-            skip: &[],
-            more: &[],
             switches: &["trace", "full"],
             usage: &[
                 "[--trace] (every event)",
                 "[--full] (with --json: every run of every batch and the command log, as the page receives them)",
             ],
+            ..CliSpec::new("seed 004's broadcast: one notification to 5,00,000 devices, the naive loop in \
+                      the request or a BullMQ-style queue in SimRedis (paging, 500-token chunks, a \
+                      throttle, dedup, retries with backoff, dead tokens, a worker crash)")
         }
     }
 

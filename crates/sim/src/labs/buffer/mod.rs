@@ -46,8 +46,8 @@ pub use model::{run, sample};
 pub use output::{BufferOutput, Check, Flush, Sample, SampleDesign, Totals};
 pub use params::{BufferParams, Requeue};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 
@@ -82,20 +82,10 @@ pub struct BufferLab;
 pub static LAB: BufferLab = BufferLab;
 
 impl Lab for BufferLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(BufferRun);
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(BufferRun::ready(run(&p.read())))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<BufferRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -103,17 +93,12 @@ impl Lab for BufferLab {
     }
 
     fn cli_spec(&self) -> CliSpec {
-        CliSpec {
-            alias: None,
-            summary: "presence heartbeats and progress events written directly or buffered \
+        CliSpec::new(
+            "presence heartbeats and progress events written directly or buffered \
                       (1 s pipeline of chunked ZADDs; a per-user Map flushed in batches): \
                       Redis commands, round trips and database rows per second; a failed \
                       flush requeued",
-            skip: &[],
-            more: &[],
-            switches: &[],
-            usage: &[],
-        }
+        )
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {

@@ -26,54 +26,45 @@
 //! for the answer, thinking 100–300 ms and sending the next, until `requests` were sent. Each
 //! hop to Redis takes 1–2 ms (seeded). The loader (Postgres) takes `loader` ms per query.
 //!
-//! The instances are a [`model::CacheModel`] of the one engine ([`crate::world::World`]): an
+//! The instances are a [`model::instances::CacheModel`] of the one engine ([`crate::world::World`]): an
 //! instance has many commands in flight, each with the client's timeout when Redis is not
 //! healthy, and the link to Redis is healthy, slow or down. [`CacheScenario`] builds it on
-//! any backend, so the lab has its simulation ([`CacheRun`], the pair [`PairRun`]) and its
+//! any backend, so the lab has its simulation ([`CacheSim`], the pair [`PairSim`]) and its
 //! live run ([`CacheLive`], the same instances on a real Redis beside their prediction). A
 //! run is a pure function of its config.
 //!
-//! Modules: [`params`] (the fields and the config), [`cmd`] (the commands, typed),
-//! [`model`] (the instances), [`result`] (what a run leaves), [`run`] (the scenario, the
-//! pair), [`view`] (what the page draws, the table).
+//! Modules: [`params`] (the fields and the config), [`model`] (the instances, their
+//! commands, what a run leaves, the scenario and the pair), [`output`] (what the page and
+//! `labsim --json` get), [`practice`] (its questions).
 
 /// Its practice questions.
 pub mod practice;
 
-pub mod cmd;
 pub mod model;
+pub mod output;
 pub mod params;
-pub mod result;
-pub mod run;
-pub mod view;
+#[cfg(test)]
+mod tests;
 
-pub use cmd::{CacheCmd, CmdRow};
+pub use model::cmd::{CacheCmd, CmdRow};
+pub use model::record::{CacheRecord, Counts, PairRecord, Path, Query, Request};
+pub use model::{finish, live, pair, run, sim, CacheLive, CacheScenario, CacheSim, PairSim};
+pub use output::{
+    CacheOutput, CacheSide, SideKeys, SideTimeline, LIVE_NAMES, PAIR_NAMES, VIEW_FRAMES, VIEW_MAX,
+};
 pub use params::{
-    CacheConfig, CacheParams, Health, Layers, Start, HEALTH_NAMES, KEY, LIVE_CONCURRENT,
-    LIVE_REQUESTS, LOCK, POLL_MS, SLOW_MS, START_NAMES, THINK_MS, TIMEOUT_MS, VERSION,
+    CacheConfig, CacheParams, Health, Layers, Start, KEY, LIVE_CONCURRENT, LIVE_REQUESTS, LOCK,
+    POLL_MS, SLOW_MS, THINK_MS, TIMEOUT_MS, VERSION,
 };
-pub use result::{CacheLab, CacheResult, Counts, Path, Query, Request};
-pub use run::{
-    finish, live, pair, run, sim, CacheLive, CacheRun, CacheScenario, PairRun, LIVE_NAMES,
-    PAIR_NAMES,
-};
-pub use view::{table, table_json, CacheSide, CacheView, VIEW_FRAMES, VIEW_MAX};
 
-use super::lab::{erase, AnyRun, Broken, CliSpec, Job, Lab, LabInfo, LiveDriver};
-use super::params::{broken, Params};
+use super::def::{rules_of, Figure, RunDef};
+use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
+use super::params::Params;
 use crate::cli::{Args, CliError};
 
-/// Redis down with no `commandTimeout`: ioredis keeps the command in its offline queue until
-/// reconnection has failed `maxRetriesPerRequest` times, which this lab does not model (the
-/// failure lab does).
-fn rules(p: &Params) -> Result<(), Broken> {
-    if p.get("redis") == "down" && p.int("timeout") == 0 {
-        return Err(broken(
-            "timeout",
-            "Redis ডাউন হলে commandTimeout ছাড়া কমান্ড offline queue-তে পুনঃসংযোগের চেষ্টা ফুরোনো পর্যন্ত বসে থাকে — এই ল্যাবে ডাউনের সাথে timeout ০-এর বেশি দিন (failure ল্যাবে পুরো ছবি)",
-        ));
-    }
-    Ok(())
+crate::run_def! {
+    /// The lab's run: every layer off, then the chosen layers beside it, on one time axis.
+    pub struct CachePair = "pair", () => CacheOutput;
 }
 
 /// The lab.
@@ -81,31 +72,37 @@ pub const INFO: LabInfo = LabInfo {
     id: "cache",
     title: "ক্যাশ ইঞ্জিন — চার স্তর বনাম stampede",
     blurb: "ছয়টা API ইনস্ট্যান্স, খাম, FRESH/STALE/MISS, লক আর heartbeat — সব স্তর বন্ধ বনাম চালু, Redis ধীর বা ডাউন হলে কী হয়",
-    fields: params::FIELDS,
-    presets: &[],
-    rules,
-    runs: &["pair"],
+    fields: CacheParams::FIELDS,
+    presets: params::PRESETS,
+    rules: rules_of::<CacheParams>,
+    runs: &[CachePair::NAME],
     live: true,
 };
 
 /// The lab's runner.
-pub struct CacheEngineLab;
+pub struct CacheLab;
 
 /// The registry's entry.
-pub static LAB: CacheEngineLab = CacheEngineLab;
+pub static LAB: CacheLab = CacheLab;
 
-impl Lab for CacheEngineLab {
+impl Lab for CacheLab {
     fn info(&self) -> &'static LabInfo {
         &INFO
     }
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
-        Ok(erase(PairRun::new(&p.typed::<CacheParams>().config())))
+        Ok(CachePair::erase(PairSim::new(
+            &p.read::<CacheParams>().config(),
+        )))
     }
 
     fn live(&self, job: &Job, p: &Params) -> Option<Box<dyn LiveDriver>> {
-        let cfg = p.typed::<CacheParams>().config();
+        let cfg = p.read::<CacheParams>().config();
         Some(Box::new(live(&cfg.for_live(job.live_scale.unwrap_or(1)))))
+    }
+
+    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
+        figures_of::<CachePair>(out)
     }
 
     fn questions(&self) -> &'static [crate::practice::QuestionKind] {
@@ -129,12 +126,9 @@ impl Lab for CacheEngineLab {
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
-        let lab = pair(&p.typed::<CacheParams>().config());
-        Ok(crate::cli::emit(a, table(&lab), || {
-            table_json(&lab, a.flag("series"))
+        let out = CacheOutput::summary(&pair(&p.read::<CacheParams>().config()), a.flag("series"));
+        Ok(crate::cli::emit(a, out.table(PAIR_NAMES), || {
+            serde_json::to_value(&out).unwrap_or_default()
         }))
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,8 +1,10 @@
-//! What a cache-engine run is given: the lab's fields, their typed form ([`CacheParams`]) and
+//! What a cache-engine run is given: the lab's parameters, declared once ([`CacheParams`]), and
 //! the run's setup ([`CacheConfig`]: the instances, the clients, the loader, the layers,
 //! Redis' health and what is in Redis at the start), and the engine's fixed numbers.
 
-use super::super::params::{choice, int, seed, Field, ON_OFF};
+use crate::labs::lab::Broken;
+use crate::labs::params::{broken, Switch};
+use crate::labs::preset::Preset;
 use serde::{Deserialize, Serialize};
 
 /// The cached key.
@@ -21,35 +23,19 @@ pub const THINK_MS: (u64, u64) = (100, 300);
 /// The gap between two polls of a waiter, ms.
 pub const POLL_MS: (u64, u64) = (40, 100);
 
-/// Redis' health.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Health {
-    /// Answers in a millisecond or two.
-    Healthy,
-    /// Answers 800–2400 ms late.
-    Slow,
-    /// Refuses connections.
-    Down,
+crate::choices! {
+    /// Redis' health.
+    pub enum Health {
+        /// Answers in a millisecond or two.
+        Healthy = "healthy" / "সুস্থ",
+        /// Answers 800–2400 ms late.
+        Slow = "slow" / "ধীর",
+        /// Refuses connections.
+        Down = "down" / "ডাউন",
+    }
 }
 
 impl Health {
-    /// Parameter word.
-    pub fn name(self) -> &'static str {
-        match self {
-            Health::Healthy => "healthy",
-            Health::Slow => "slow",
-            Health::Down => "down",
-        }
-    }
-    /// From its parameter word (anything else is `healthy`).
-    pub fn parse(s: &str) -> Self {
-        match s {
-            "slow" => Health::Slow,
-            "down" => Health::Down,
-            _ => Health::Healthy,
-        }
-    }
     /// The engine's link to Redis in this health.
     pub fn link(self) -> crate::world::Health {
         match self {
@@ -63,42 +49,19 @@ impl Health {
     }
 }
 
-/// What is in Redis under the key when the run starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Start {
-    /// Nothing (a cold cache, or the entry just expired).
-    Empty,
-    /// A fresh entry, fresh for `fresh` ms more.
-    Fresh,
-    /// An entry past its `freshUntil`, alive for `stale` ms more.
-    Stale,
-    /// An entry written by the previous version of the code (`version: 1`).
-    OldVersion,
-    /// A half-written entry that does not parse.
-    Corrupt,
-}
-
-impl Start {
-    /// Parameter word.
-    pub fn name(self) -> &'static str {
-        match self {
-            Start::Empty => "empty",
-            Start::Fresh => "fresh",
-            Start::Stale => "stale",
-            Start::OldVersion => "old-version",
-            Start::Corrupt => "corrupt",
-        }
-    }
-    /// From its parameter word (anything else is `empty`).
-    pub fn parse(s: &str) -> Self {
-        match s {
-            "fresh" => Start::Fresh,
-            "stale" => Start::Stale,
-            "old-version" => Start::OldVersion,
-            "corrupt" => Start::Corrupt,
-            _ => Start::Empty,
-        }
+crate::choices! {
+    /// What is in Redis under the key when the run starts.
+    pub enum Start {
+        /// Nothing (a cold cache, or the entry just expired).
+        Empty = "empty" / "খালি",
+        /// A fresh entry, fresh for `fresh` ms more.
+        Fresh = "fresh" / "তাজা",
+        /// An entry past its `freshUntil`, alive for `stale` ms more.
+        Stale = "stale" / "বাসি",
+        /// An entry written by the previous version of the code (`version: 1`).
+        OldVersion = "old-version" / "পুরোনো version",
+        /// A half-written entry that does not parse.
+        Corrupt = "corrupt" / "ভাঙা",
     }
 }
 
@@ -227,78 +190,76 @@ impl CacheConfig {
     }
 }
 
-/// Redis' health in the cache-engine lab.
-pub const HEALTH_NAMES: &[&str] = &["healthy", "slow", "down"];
-/// What the cache-engine lab finds in Redis at the start.
-pub const START_NAMES: &[&str] = &["empty", "fresh", "stale", "old-version", "corrupt"];
+crate::params! {
+    /// The cache-engine lab's parameters.
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    pub struct CacheParams {
+        /// API instances.
+        pub instances: u32 = int(6, 1..=12, "API ইনস্ট্যান্স"),
+        /// Users sending requests at once.
+        pub concurrent: u32 = int(40, 1..=500, "একসাথে অনুরোধ"),
+        /// Requests in all.
+        pub requests: u32 = int(800, 1..=20000, "মোট অনুরোধ"),
+        /// One database load, ms.
+        pub loader: u64 = int(600, 1..=20000, "DB লোড (ms)"),
+        /// Fresh TTL, ms.
+        pub fresh: u64 = int(1500, 100..=600000, "fresh TTL (ms)"),
+        /// Stale window, ms.
+        pub stale: u64 = int(1000, 0..=600000, "stale জানালা (ms)"),
+        /// Lock TTL, ms.
+        pub lock_ttl: u64 = int(3000, 100..=60000, "লকের TTL (ms)"),
+        /// How long a waiter polls, ms.
+        pub wait: u64 = int(2000, 100..=60000, "অপেক্ষার সীমা (ms)"),
+        /// Singleflight inside an instance.
+        pub singleflight: Switch = choice(Switch::On, "singleFlight"),
+        /// The Redis lock across instances.
+        pub lock: Switch = choice(Switch::On, "Redis lock"),
+        /// Waiters poll the cache.
+        pub poll: Switch = choice(Switch::On, "poll & wait"),
+        /// The rescue lock when the wait runs out.
+        pub rescue: Switch = choice(Switch::On, "rescue lock"),
+        /// The lock's heartbeat.
+        pub heartbeat: Switch = choice(Switch::On, "heartbeat"),
+        /// The second read after taking the lock.
+        pub recheck: Switch = choice(Switch::On, "লকের পরে আবার পড়া"),
+        /// Redis' health.
+        pub redis: Health = choice(Health::Healthy, "Redis-এর অবস্থা"),
+        /// The client's `commandTimeout`, ms (0: none).
+        pub timeout: u64 = int(1500, 0..=10000, "commandTimeout (ms, ০ = নেই)"),
+        /// What is in Redis at the start.
+        pub start: Start = choice(Start::Empty, "শুরুতে key"),
+        /// Seed.
+        pub seed: u32 = seed(6),
+    }
+    rules = rules;
+}
 
-/// The lab's fields, with the seed's defaults ([`CacheConfig::default`]).
-pub(super) const FIELDS: &[Field] = &[
-    int("instances", "API ইনস্ট্যান্স", 1, 12, "6"),
-    int("concurrent", "একসাথে অনুরোধ", 1, 500, "40"),
-    int("requests", "মোট অনুরোধ", 1, 20_000, "800"),
-    int("loader", "DB লোড (ms)", 1, 20_000, "600"),
-    int("fresh", "fresh TTL (ms)", 100, 600_000, "1500"),
-    int("stale", "stale জানালা (ms)", 0, 600_000, "1000"),
-    int("lock_ttl", "লকের TTL (ms)", 100, 60_000, "3000"),
-    int("wait", "অপেক্ষার সীমা (ms)", 100, 60_000, "2000"),
-    choice("singleflight", "singleFlight", ON_OFF, "on"),
-    choice("lock", "Redis lock", ON_OFF, "on"),
-    choice("poll", "poll & wait", ON_OFF, "on"),
-    choice("rescue", "rescue lock", ON_OFF, "on"),
-    choice("heartbeat", "heartbeat", ON_OFF, "on"),
-    choice("recheck", "লকের পরে আবার পড়া", ON_OFF, "on"),
-    choice("redis", "Redis-এর অবস্থা", HEALTH_NAMES, "healthy"),
-    int("timeout", "commandTimeout (ms, ০ = নেই)", 0, 10_000, "1500"),
-    choice("start", "শুরুতে key", START_NAMES, "empty"),
-    seed("6"),
-];
+/// Redis down with no `commandTimeout`: ioredis keeps the command in its offline queue until
+/// reconnection has failed `maxRetriesPerRequest` times, which this lab does not model (the
+/// failure lab does).
+fn rules(p: &CacheParams) -> Result<(), Broken> {
+    if p.redis == Health::Down && p.timeout == 0 {
+        return Err(broken(
+            "timeout",
+            "Redis ডাউন হলে commandTimeout ছাড়া কমান্ড offline queue-তে পুনঃসংযোগের চেষ্টা ফুরোনো পর্যন্ত বসে থাকে — এই ল্যাবে ডাউনের সাথে timeout ০-এর বেশি দিন (failure ল্যাবে পুরো ছবি)",
+        ));
+    }
+    Ok(())
+}
 
-/// The cache-engine lab's parameters, typed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CacheParams {
-    /// API instances.
-    pub instances: u32,
-    /// Users sending requests at once.
-    pub concurrent: u32,
-    /// Requests in all.
-    pub requests: u32,
-    /// One database load, ms.
-    pub loader: u64,
-    /// Fresh TTL, ms.
-    pub fresh: u64,
-    /// Stale window, ms.
-    pub stale: u64,
-    /// Lock TTL, ms.
-    pub lock_ttl: u64,
-    /// How long a waiter polls, ms.
-    pub wait: u64,
-    /// `on` / `off`.
-    pub singleflight: String,
-    /// `on` / `off`.
-    pub lock: String,
-    /// `on` / `off`.
-    pub poll: String,
-    /// `on` / `off`.
-    pub rescue: String,
-    /// `on` / `off`.
-    pub heartbeat: String,
-    /// `on` / `off`.
-    pub recheck: String,
-    /// `healthy` / `slow` / `down`.
-    pub redis: String,
-    /// The client's `commandTimeout`, ms (0: none).
-    pub timeout: u64,
-    /// What is in Redis at the start.
-    pub start: String,
-    /// Seed.
-    pub seed: u32,
+/// The presets: none (the decks set the layers they are about; the defaults are the seed's).
+pub const PRESETS: &[Preset] = &[];
+
+impl Default for CacheParams {
+    fn default() -> Self {
+        crate::labs::params::Params::defaults(&super::INFO).read()
+    }
 }
 
 impl CacheParams {
     /// The run these parameters describe.
     pub fn config(&self) -> CacheConfig {
-        let on = |s: &str| s == "on";
+        let on = |s: Switch| s == Switch::On;
         CacheConfig {
             instances: self.instances,
             concurrent: self.concurrent,
@@ -309,16 +270,16 @@ impl CacheParams {
             lock_ttl_ms: self.lock_ttl,
             wait_ms: self.wait,
             layers: Layers {
-                singleflight: on(&self.singleflight),
-                lock: on(&self.lock),
-                poll: on(&self.poll),
-                rescue: on(&self.rescue),
-                heartbeat: on(&self.heartbeat),
-                recheck: on(&self.recheck),
+                singleflight: on(self.singleflight),
+                lock: on(self.lock),
+                poll: on(self.poll),
+                rescue: on(self.rescue),
+                heartbeat: on(self.heartbeat),
+                recheck: on(self.recheck),
             },
-            redis: Health::parse(&self.redis),
+            redis: self.redis,
             timeout_ms: self.timeout,
-            start: Start::parse(&self.start),
+            start: self.start,
             seed: self.seed,
         }
     }

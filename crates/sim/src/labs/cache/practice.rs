@@ -3,10 +3,13 @@
 //! what a request's `GET` sees at its moment given the envelope's `freshUntil` and the
 //! entry's `PX` (FRESH, STALE or MISS), and, with Redis down, how many queries run at once
 //! (singleflight keeps it to one per instance; the lock, living in Redis, does nothing).
-//! Every answer is read off the lab's own run ([`CacheView`]) of the question's parameters.
+//! Every answer is read off the lab's own run ([`super::CacheOutput`]) of the question's
+//! parameters.
 
-use crate::labs::cache::{run, CacheCmd, CacheParams, CacheResult, CmdRow, Path, INFO};
-use crate::labs::params::Params;
+use crate::labs::cache::{
+    run, CacheCmd, CacheConfig, CacheParams, CacheRecord, CmdRow, Health, Layers, Path, INFO,
+};
+use crate::labs::params::{Params, Switch};
 use crate::practice::pick::{int, Draw};
 use crate::practice::{params, show_end, Answer, Draft, QuestionKind};
 
@@ -79,7 +82,7 @@ struct Setup {
     fresh: u32,
     stale: u32,
     layers: [bool; 6],
-    redis: &'static str,
+    redis: Health,
     seed: u32,
 }
 
@@ -94,7 +97,7 @@ const LAYER_NAMES: [&str; 6] = [
 
 impl Setup {
     fn lab(&self) -> Params {
-        let onoff = |b: bool| if b { "on" } else { "off" }.to_string();
+        let onoff = |b: bool| if b { Switch::On } else { Switch::Off }.word().to_string();
         let mut pairs = vec![
             ("instances", self.instances.to_string()),
             ("concurrent", self.concurrent.to_string()),
@@ -102,7 +105,7 @@ impl Setup {
             ("loader", self.loader.to_string()),
             ("fresh", self.fresh.to_string()),
             ("stale", self.stale.to_string()),
-            ("redis", self.redis.to_string()),
+            ("redis", self.redis.word().to_string()),
             ("start", "empty".to_string()),
             ("seed", self.seed.to_string()),
         ];
@@ -124,7 +127,7 @@ impl Setup {
     }
 
     /// The cold-start crowd: every instance busy, more users than instances, a few rounds.
-    fn crowd(d: &mut Draw, layers: [bool; 6], redis: &'static str) -> Setup {
+    fn crowd(d: &mut Draw, layers: [bool; 6], redis: Health) -> Setup {
         let instances = d.int(2, 6);
         let concurrent = d.int(3 * instances, 40);
         Setup {
@@ -141,8 +144,8 @@ impl Setup {
     }
 }
 
-fn result(p: &Params) -> CacheResult {
-    run(&p.typed::<CacheParams>().config())
+fn result(p: &Params) -> CacheRecord {
+    run(&p.read::<CacheParams>().config())
 }
 
 /// The four figures a count question offers (one, one per instance, one per user, one per
@@ -160,7 +163,7 @@ fn cold_queries(seed: u32) -> Draft {
     let mut d = Draw::new(seed, 41);
     let setting = d.one(&Setting::ALL);
     for _ in 0..100 {
-        let s = Setup::crowd(&mut d, setting.layers(), "healthy");
+        let s = Setup::crowd(&mut d, setting.layers(), Health::Healthy);
         let p = s.lab();
         let on = result(&p);
         let want = match setting {
@@ -206,9 +209,9 @@ fn cold_queries(seed: u32) -> Draft {
                 }
             })
             .collect();
-        let off = run(&crate::labs::cache::CacheConfig {
-            layers: crate::labs::cache::Layers::NONE,
-            ..p.typed::<CacheParams>().config()
+        let off = run(&CacheConfig {
+            layers: Layers::NONE,
+            ..p.read::<CacheParams>().config()
         })
         .counts
         .db;
@@ -283,7 +286,7 @@ struct Read<'a> {
 
 /// The reads of run `r` whose answer is reasoned from the write before them, far enough (in
 /// ms) from both deadlines that the network hop does not decide.
-fn reads(r: &CacheResult) -> Vec<Read<'_>> {
+fn reads(r: &CacheRecord) -> Vec<Read<'_>> {
     let mut out = Vec::new();
     for q in &r.requests {
         let gets: Vec<&CmdRow> = r
@@ -367,7 +370,7 @@ fn sees(seed: u32) -> Draft {
             fresh: d.int(4, 40) * 50,
             stale: if d.chance(30) { 0 } else { d.int(1, 20) * 50 },
             layers: [true; 6],
-            redis: "healthy",
+            redis: Health::Healthy,
             seed: d.int(0, 99_999),
         };
         let p = s.lab();
@@ -472,7 +475,7 @@ fn down_peak(seed: u32) -> Draft {
     let lock = d.chance(50);
     let layers = [flight, lock, lock, lock, lock, lock];
     for _ in 0..100 {
-        let s = Setup::crowd(&mut d, layers, "down");
+        let s = Setup::crowd(&mut d, layers, Health::Down);
         let p = s.lab();
         let r = result(&p);
         let want = if flight { s.instances } else { s.concurrent };
@@ -529,7 +532,7 @@ fn down_peak(seed: u32) -> Draft {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labs::cache::CacheView;
+    use crate::labs::cache::CacheOutput;
     use crate::practice::tests::{every_seed, lab_output, Truth};
     use crate::practice::Question;
 
@@ -550,14 +553,17 @@ mod tests {
     /// What the lab's own run (through the worker protocol) says the answer is.
     fn rerun(q: &Question) -> Truth {
         let show = q.draft.show.as_ref().expect("every question shows the lab");
-        let out: CacheView = lab_output(show);
+        let out: CacheOutput = lab_output(show);
+        let side = &out.on;
         match q.kind.as_str() {
-            "cold-queries" => Truth::Choice(int(out.on.counts.db.into())),
-            "down-peak" => Truth::Choice(int(out.on.counts.peak_db.into())),
+            "cold-queries" => Truth::Choice(int(side.counts.db.into())),
+            "down-peak" => Truth::Choice(int(side.counts.peak_db.into())),
             "sees" => {
                 let (t, inst) = asked(q);
-                let mine: Vec<_> = out
-                    .on
+                let mine: Vec<_> = side
+                    .timeline
+                    .as_ref()
+                    .expect("the page's output")
                     .requests
                     .iter()
                     .filter(|r| r.inst == inst && r.start <= t && t <= r.start + 5)

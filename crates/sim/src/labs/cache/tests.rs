@@ -1,4 +1,6 @@
 use super::*;
+use crate::labs::def::{Figures, Steps};
+use crate::labs::lab::Lab;
 use crate::labs::log::{CmdLine, NoReply};
 use crate::labs::params::Params;
 use crate::labs::work::{Body, Job, Work};
@@ -8,15 +10,15 @@ use crate::rng::Mulberry32;
 fn cfg(q: &str) -> CacheConfig {
     let (p, errs) = Params::from_query(&INFO, q);
     assert!(errs.is_empty(), "{q}: {errs:?}");
-    p.typed::<CacheParams>().config()
+    p.read::<CacheParams>().config()
 }
 
-fn paths(r: &CacheResult) -> [u32; 7] {
+fn paths(r: &CacheRecord) -> [u32; 7] {
     r.counts.paths
 }
 
 /// The command log as it is drawn: the words Redis got.
-fn lines(r: &CacheResult) -> Vec<CmdLine> {
+fn lines(r: &CacheRecord) -> Vec<CmdLine> {
     r.log.iter().map(CmdRow::line).collect()
 }
 
@@ -41,7 +43,7 @@ fn golden_default_preset() {
     assert_eq!((lab.on.counts.db, lab.on.counts.peak_db), (3, 1));
     assert_eq!(lab.on.counts.overlaps, 0);
     // The seed's claim, on the cold start: one query instead of one per request.
-    let first = |r: &CacheResult| r.queries.iter().filter(|q| q.start < 600).count();
+    let first = |r: &CacheRecord| r.queries.iter().filter(|q| q.start < 600).count();
     assert_eq!(first(&lab.off), 40);
     assert_eq!(first(&lab.on), 1);
     // Every request was answered, once.
@@ -76,7 +78,11 @@ fn golden_default_preset() {
         .any(|l| l.cmd[..2] == ["EVALSHA", scripts::RELEASE.sha1]
             && l.reply == Ok(Reply::Integer(1))));
     assert_eq!(
-        table(&lab).lines().nth(4).unwrap(),
+        CacheOutput::summary(&lab, false)
+            .table(PAIR_NAMES)
+            .lines()
+            .nth(4)
+            .unwrap(),
         "layers on       556      204        0        1       39        0        0        3     1     34.9     700      1017"
     );
 }
@@ -236,27 +242,39 @@ fn stepping_equals_running_to_the_end() {
             assert_eq!(finish(r), whole, "{q} n={n}");
         }
         // The counters at the end of the timeline are the run's.
-        let view = CacheView::new(&pair(&c));
-        let last = view.on.frames.last().unwrap();
+        // The counters at the end of the timeline are the run's: what the page shows at
+        // its last position is the output's figures.
+        let out = CacheOutput::new(&pair(&c));
+        assert_eq!(out.steps(), VIEW_FRAMES);
+        let last = out.on.timeline.as_ref().unwrap().frames.last().unwrap();
         assert_eq!(last.paths, whole.counts.paths);
         assert_eq!(last.db, whole.counts.db);
         assert_eq!(last.commands, whole.counts.commands);
+        assert_eq!(
+            SideKeys::ON.figures(last),
+            SideKeys::ON.figures(&whole.counts),
+            "{q}"
+        );
     }
 }
 
 #[test]
 fn the_worker_job_gives_the_same_numbers() {
     let params = Params::from_query(&INFO, "requests=300&stale=0").0;
-    let p: CacheParams = params.typed();
+    let p: CacheParams = params.read();
     let msgs = Work::new(Job::new(&INFO, &params)).unwrap().run_to_end();
-    let Some(Body::Done(view)) = msgs.last() else {
+    let Some(Body::Done(json)) = msgs.last() else {
         panic!("no output")
     };
-    let view: CacheView = view.read().unwrap();
+    let out: CacheOutput = json.read().unwrap();
     let lab = pair(&p.config());
-    assert_eq!(view, CacheView::new(&lab));
-    assert_eq!(view.table, table(&lab));
-    assert_eq!(view.on.counts, lab.on.counts);
+    assert_eq!(out, CacheOutput::new(&lab));
+    assert_eq!(
+        out.table(PAIR_NAMES),
+        CacheOutput::summary(&lab, false).table(PAIR_NAMES)
+    );
+    assert_eq!(out.on.counts, lab.on.counts);
+    assert_eq!(LAB.figures(json).unwrap(), out.figures());
     let s = serde_json::to_string(&msgs[0]).unwrap();
     assert_eq!(serde_json::from_str::<Body>(&s).unwrap(), msgs[0]);
 }

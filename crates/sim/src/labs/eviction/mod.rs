@@ -17,8 +17,8 @@ pub use model::{FRAMES, LOG};
 pub use output::{Cell, CurvePoint, CurveSeries, EvictionOutput, EvictionRow, Logged, RaceOutput};
 pub use params::{EvictionParams, Policy, TraceName};
 
-use super::def::{rules_of, Choice, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, Choice, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 use crate::eviction::registry::UnknownPolicy;
@@ -63,13 +63,7 @@ pub struct EvictionLab;
 pub static LAB: EvictionLab = EvictionLab;
 
 impl Lab for EvictionLab {
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
-
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
+    crate::lab_basics!(EvictionTable);
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let p: EvictionParams = p.read();
@@ -84,23 +78,17 @@ impl Lab for EvictionLab {
         }
     }
 
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<EvictionTable>(out)
-    }
-
     fn heaviest(&self) -> &'static str {
         "keys=200000&cache=20000&warmup=0&requests=300000&alpha=3"
     }
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "policy hit ratios on the seed's three traces",
             // `trace` and `focus` choose what the lab's timeline shows: not part of the table.
             skip: &["trace", "focus"],
             more: &["traces"],
-            switches: &[],
             usage: &["[--traces zipf,scan,shift]"],
+            ..CliSpec::new("policy hit ratios on the seed's three traces")
         }
     }
 

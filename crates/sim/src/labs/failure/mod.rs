@@ -47,8 +47,8 @@ pub use model::{
 pub use output::{FailureLevel, FailureOutput};
 pub use params::{FailureParams, Level};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 
@@ -76,20 +76,10 @@ pub struct FailureLab;
 pub static LAB: FailureLab = FailureLab;
 
 impl Lab for FailureLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(FailureRun);
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(FailureRun::erase(model::Levels::new(&p.read())))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<FailureRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -97,16 +87,11 @@ impl Lab for FailureLab {
     }
 
     fn cli_spec(&self) -> CliSpec {
-        CliSpec {
-            alias: None,
-            summary: "Redis healthy, slow and down under one stream of cache-aside requests \
+        CliSpec::new(
+            "Redis healthy, slow and down under one stream of cache-aside requests \
                       (ioredis commandTimeout 1500, maxRetriesPerRequest 1): latency and \
                       database load per level",
-            skip: &[],
-            more: &[],
-            switches: &[],
-            usage: &[],
-        }
+        )
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {

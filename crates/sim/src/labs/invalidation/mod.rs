@@ -44,8 +44,8 @@ pub use output::{
 };
 pub use params::{Action, InvalidationParams};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 use model::TIMEOUT_MS;
@@ -88,20 +88,10 @@ pub struct InvalidationLab;
 pub static LAB: InvalidationLab = InvalidationLab;
 
 impl Lab for InvalidationLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(InvalidationRun);
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(InvalidationRun::erase(InvalidationSim::new(&p.read())))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<InvalidationRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -110,14 +100,12 @@ impl Lab for InvalidationLab {
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "cache invalidation four ways on one keyspace: DEL of known keys, SCAN + \
+            skip: &["action"],
+            ..CliSpec::new(
+                "cache invalidation four ways on one keyspace: DEL of known keys, SCAN + \
                       DEL, a version bump with INCR, two versions read by MGET: keys made \
                       unreachable, round trips, database loads after",
-            skip: &["action"],
-            more: &[],
-            switches: &[],
-            usage: &[],
+            )
         }
     }
 

@@ -20,8 +20,8 @@ pub use model::{seed_cases, table, JitterCase, JitterConfig, JitterWave, HEADER}
 pub use output::{JitterCases, JitterOutput, JitterRow};
 pub use params::JitterParams;
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 use model::{ChartCount, TableCount};
@@ -55,13 +55,7 @@ pub struct JitterLab;
 pub static LAB: JitterLab = JitterLab;
 
 impl Lab for JitterLab {
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
-
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
+    crate::lab_basics!(JitterChart);
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let p: JitterParams = p.read();
@@ -75,23 +69,19 @@ impl Lab for JitterLab {
         }
     }
 
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<JitterChart>(out)
-    }
-
     fn heaviest(&self) -> &'static str {
         "keys=1000000&ttl=86400&jitter=0.9&round=10"
     }
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "TTL jitter: expirations per second (the seed's eight cases, or one \
-                      --jitter J --round R, or --case J:ROUND...)",
-            skip: &[],
             more: &["case"],
             switches: &["series"],
             usage: &["[--case J:ROUND ...]", "[--series]"],
+            ..CliSpec::new(
+                "TTL jitter: expirations per second (the seed's eight cases, or one \
+                      --jitter J --round R, or --case J:ROUND...)",
+            )
         }
     }
 

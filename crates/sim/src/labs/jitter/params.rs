@@ -12,7 +12,7 @@ crate::params! {
         /// Base TTL in seconds.
         pub ttl: f64 = int(3600, 1..=86400, "TTL (s)"),
         /// J, the jitter share.
-        pub jitter: f64 = float(0.1, 0.0..=0.9, "jitter: TTL-এর ± কত ভাগ (J)"),
+        pub jitter: f64 = float(0.1, 0.0..=0.9, "TTL-এর ± কত ভাগ এলোমেলো (J)"),
         /// Which expiry.
         pub round: u32 = int(1, 1..=10, "কততম মেয়াদ"),
         /// Generator seed.

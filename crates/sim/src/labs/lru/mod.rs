@@ -16,8 +16,8 @@ pub use model::run;
 pub use output::{touch, LruOutput, PolicyText, Touch};
 pub use params::LruParams;
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 use crate::eviction::lru_trace::format_table;
@@ -46,20 +46,10 @@ pub struct LruLab;
 pub static LAB: LruLab = LruLab;
 
 impl Lab for LruLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(LruRun);
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(LruRun::ready(run(&p.read())?))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<LruRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -69,11 +59,7 @@ impl Lab for LruLab {
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
             alias: Some("lru-trace"),
-            summary: "the LRU step-through table",
-            skip: &[],
-            more: &[],
-            switches: &[],
-            usage: &[],
+            ..CliSpec::new("the LRU step-through table")
         }
     }
 

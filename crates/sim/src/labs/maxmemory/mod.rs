@@ -32,7 +32,7 @@
 //! does not allow.
 
 use super::def::{rules_of, Figure, Figures, RunDef, Steps};
-use super::lab::{figures_of, AnyRun, Broken, CliSpec, Job, Json, Lab, LabInfo, Run};
+use super::lab::{AnyRun, Broken, CliSpec, Job, Lab, LabInfo, Run};
 use super::params::{broken, Params};
 use super::preset::Preset;
 use crate::cli::{Args, CliError};
@@ -465,20 +465,10 @@ pub struct MaxmemoryLab;
 pub static LAB: MaxmemoryLab = MaxmemoryLab;
 
 impl Lab for MaxmemoryLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(MaxmemoryRun);
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(MaxmemoryRun::erase(Sim::new(&p.read())))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<MaxmemoryRun>(out)
     }
 
     /// The biggest burst at the smallest limit: the longest run, the most evictions.
@@ -487,16 +477,11 @@ impl Lab for MaxmemoryLab {
     }
 
     fn cli_spec(&self) -> CliSpec {
-        CliSpec {
-            alias: None,
-            summary: "a cache (GET / SET … EX 60) and a queue (SET job:<n>, GETDEL) in one Redis \
+        CliSpec::new(
+            "a cache (GET / SET … EX 60) and a queue (SET job:<n>, GETDEL) in one Redis \
                       with maxmemory: jobs lost to eviction, writes refused with OOM, cache keys \
                       evicted and the hit ratio under noeviction, allkeys-lru or volatile-lru",
-            skip: &[],
-            more: &[],
-            switches: &[],
-            usage: &[],
-        }
+        )
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
@@ -640,7 +625,7 @@ mod tests {
     fn with(q: &str) -> MaxmemoryParams {
         let (p, errors) = Params::from_query(&INFO, q);
         assert!(errors.is_empty(), "{errors:?}");
-        p.typed()
+        p.read()
     }
 
     /// The seed's three policies, to the last digit: noeviction refuses, allkeys-lru loses
@@ -702,7 +687,7 @@ mod tests {
         assert_eq!(errors[0].key, "maxmemory");
         let (h, errors) = Params::from_query(&INFO, LAB.heaviest());
         assert!(errors.is_empty(), "{errors:?}");
-        let o = run(&h.typed());
+        let o = run(&h.read());
         assert!(o.steps() > SECONDS as usize && o.steps() <= MAX_SECONDS as usize);
         let d = run(&MaxmemoryParams::default());
         assert_eq!(d.steps(), 120);

@@ -47,8 +47,8 @@ pub use output::{
 };
 pub use params::PresenceParams;
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 
@@ -92,13 +92,7 @@ pub struct PresenceLab;
 pub static LAB: PresenceLab = PresenceLab;
 
 impl Lab for PresenceLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(PresenceRoom);
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let p: PresenceParams = p.read();
@@ -109,25 +103,16 @@ impl Lab for PresenceLab {
         }
     }
 
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<PresenceRoom>(out)
-    }
-
     fn heaviest(&self) -> &'static str {
         "size=500000&rounds=10&leave=0&sample=20000&seeds=1000"
     }
 
     fn cli_spec(&self) -> CliSpec {
-        CliSpec {
-            alias: None,
-            summary: "a room growing to --size: the sorted set (exact, under --limit) against \
+        CliSpec::new(
+            "a room growing to --size: the sorted set (exact, under --limit) against \
                       the HyperLogLog buckets merged by PFCOUNT, their memory, and the \
                       estimate's error over --seeds rooms",
-            skip: &[],
-            more: &[],
-            switches: &[],
-            usage: &[],
-        }
+        )
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {

@@ -46,8 +46,8 @@ pub use model::{run, PubSubSim};
 pub use output::{Bucket, Fate, Instance, Line, PubSubOutput, Push, Summary};
 pub use params::{Adapter, PubSubParams};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 
@@ -75,20 +75,10 @@ pub struct PubSubLab;
 pub static LAB: PubSubLab = PubSubLab;
 
 impl Lab for PubSubLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(PubSubRun);
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(PubSubRun::erase(PubSubSim::new(&p.read())))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<PubSubRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -96,17 +86,10 @@ impl Lab for PubSubLab {
     }
 
     fn cli_spec(&self) -> CliSpec {
-        CliSpec {
-            alias: None,
-            summary: "Socket.IO's Redis adapters across PM2 instances: the plain adapter (PSUBSCRIBE, \
+        CliSpec::new("Socket.IO's Redis adapters across PM2 instances: the plain adapter (PSUBSCRIBE, \
                       every instance gets every message) against the sharded one (static: one shard \
                       channel; dynamic: one per room), deliveries and wasted deliveries, and what a \
-                      message published while an instance is away becomes",
-            skip: &[],
-            more: &[],
-            switches: &[],
-            usage: &[],
-        }
+                      message published while an instance is away becomes")
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {

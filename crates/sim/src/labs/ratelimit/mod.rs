@@ -38,8 +38,8 @@ pub use model::{RateModel, RateScenario};
 pub use output::{Bucket, Counter, RateOutput, Tally};
 pub use params::{Algo, Layers, Pattern, RateParams, RateSetup, Store, Target};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
 use super::params::Params;
 use super::scenario::{LiveRun, SimRun};
 use crate::cli::{Args, CliError};
@@ -93,20 +93,10 @@ pub struct RateLab;
 pub static LAB: RateLab = RateLab;
 
 impl Lab for RateLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(RateRun);
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(RateRun::erase(sim(&shaped(job, p))))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<RateRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -120,16 +110,9 @@ impl Lab for RateLab {
     }
 
     fn cli_spec(&self) -> CliSpec {
-        CliSpec {
-            alias: None,
-            summary: "a login rate limit across PM2 instances: in-memory counters against one Redis \
+        CliSpec::new("a login rate limit across PM2 instances: in-memory counters against one Redis \
                       counter (INCR + PEXPIRE), fixed against sliding window (ZADD, ZREMRANGEBYSCORE, \
-                      ZCARD) at the window's edge, the IP and the identity layer, an office behind one IP",
-            skip: &[],
-            more: &[],
-            switches: &[],
-            usage: &[],
-        }
+                      ZCARD) at the window's edge, the IP and the identity layer, an office behind one IP")
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {

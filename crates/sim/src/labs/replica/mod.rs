@@ -41,8 +41,8 @@ pub use model::{key, step_ms, ReplicaModel};
 pub use output::{AtSync, Counts, Frame, ReplicaOutput};
 pub use params::{LoadAs, ReplicaParams, SnapshotKeys, PRESETS};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 
@@ -75,20 +75,10 @@ pub struct ReplicaLab;
 pub static LAB: ReplicaLab = ReplicaLab;
 
 impl Lab for ReplicaLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(ReplicaRun);
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(ReplicaRun::erase(ReplicaModel::new(&p.read())))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<ReplicaRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -96,16 +86,11 @@ impl Lab for ReplicaLab {
     }
 
     fn cli_spec(&self) -> CliSpec {
-        CliSpec {
-            alias: None,
-            summary: "a primary with expiring keys and a replica synced from a snapshot: INFO \
+        CliSpec::new(
+            "a primary with expiring keys and a replica synced from a snapshot: INFO \
                       keyspace on both sides over time, stale keys, lazy and active deletions, \
                       the primary's DELs reaching the replica",
-            skip: &[],
-            more: &[],
-            switches: &[],
-            usage: &[],
-        }
+        )
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {

@@ -38,8 +38,8 @@ pub use model::{run, run_mode, scenario, Clients, WayScenario};
 pub use output::{client_name, ClientEnd, Ran, RoundTripsOutput, Trip, WayOutcome};
 pub use params::{RoomType, RoundTripsParams, Way};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 
@@ -76,20 +76,10 @@ pub struct RoundTripsLab;
 pub static LAB: RoundTripsLab = RoundTripsLab;
 
 impl Lab for RoundTripsLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!(RoundTripsRun);
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(RoundTripsRun::ready(run(&p.read())))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<RoundTripsRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -98,13 +88,11 @@ impl Lab for RoundTripsLab {
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "presence's four commands one by one, pipelined, in MULTI/EXEC, with \
-                      WATCH and as one script: round trips, the room's size against its limit",
             skip: &["mode"],
-            more: &[],
-            switches: &[],
-            usage: &[],
+            ..CliSpec::new(
+                "presence's four commands one by one, pipelined, in MULTI/EXEC, with \
+                      WATCH and as one script: round trips, the room's size against its limit",
+            )
         }
     }
 

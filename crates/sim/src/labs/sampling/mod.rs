@@ -15,8 +15,8 @@ pub use model::{run, Sweep};
 pub use output::SamplingOutput;
 pub use params::SamplingParams;
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 use crate::eviction::sampling::{format_sampling, sampling_quality, SamplingPoint};
@@ -45,20 +45,10 @@ pub struct SamplingLab;
 pub static LAB: SamplingLab = SamplingLab;
 
 impl Lab for SamplingLab {
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
-
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
+    crate::lab_basics!(SamplingRun);
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(SamplingRun::erase(Sweep::new(p.read())))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<SamplingRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -67,12 +57,9 @@ impl Lab for SamplingLab {
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "mean age rank of the oldest of k sampled keys vs k/(k+1), k = 1..kmax",
-            skip: &[],
             more: &["samples"],
-            switches: &[],
             usage: &["[--samples 1,2,5,...]"],
+            ..CliSpec::new("mean age rank of the oldest of k sampled keys vs k/(k+1), k = 1..kmax")
         }
     }
 

@@ -22,8 +22,8 @@ pub use model::{header, run, table, Counters, Mode, StampedeConfig, StampedeSim,
 pub use output::{StampedeOutput, StampedeRow};
 pub use params::StampedeParams;
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 use model::DesignsCount;
@@ -52,22 +52,12 @@ pub struct StampedeLab;
 pub static LAB: StampedeLab = StampedeLab;
 
 impl Lab for StampedeLab {
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
-
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
+    crate::lab_basics!(StampedeRun);
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(StampedeRun::erase(DesignsCount::new(
             p.read::<StampedeParams>().config(),
         )))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<StampedeRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -76,9 +66,6 @@ impl Lab for StampedeLab {
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "one hot key at expiry: none / lock / stale / xfetch",
-            skip: &[],
             more: &["modes", "bucket"],
             switches: &["series"],
             usage: &[
@@ -87,6 +74,7 @@ impl Lab for StampedeLab {
                 "[--series]",
                 "(--bucket defaults to the lab's: a round width, at most 300 buckets)",
             ],
+            ..CliSpec::new("one hot key at expiry: none / lock / stale / xfetch")
         }
     }
 

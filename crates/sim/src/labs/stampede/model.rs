@@ -14,9 +14,9 @@ crate::choices! {
         /// No protection: every request after expiry recomputes.
         None = "none" / "সুরক্ষা নেই",
         /// Single-flight lock: one recomputes, the others wait.
-        Lock = "lock" / "single-flight lock",
+        Lock = "lock" / "single-flight লক",
         /// Lock + soft TTL: one refreshes in the background, the others get the stale value.
-        Stale = "stale" / "lock + পুরোনো মান",
+        Stale = "stale" / "লক + পুরোনো মান",
         /// Probabilistic early refresh before expiry (XFetch), no lock.
         XFetch = "xfetch" / "আগাম নবায়ন (XFetch)",
     }

@@ -3,7 +3,7 @@
 //! platform's [`CmdLine`] where it is drawn or printed ([`CmdRow::line`]); a run of tens of
 //! thousands of commands keeps its rows small (no words, no names).
 
-use super::params::{KEY, LOCK, VERSION};
+use crate::labs::cache::params::{KEY, LOCK, VERSION};
 use crate::labs::log::{CmdLine, NoReply};
 use crate::redis::{scripts, Reply};
 use crate::world::{cmd, Command};

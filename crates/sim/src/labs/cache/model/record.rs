@@ -2,7 +2,7 @@
 //! command with Redis' typed reply ([`CmdLine`]), and the counters.
 
 use super::cmd::CmdRow;
-use super::params::CacheConfig;
+use crate::labs::cache::params::CacheConfig;
 use serde::{Deserialize, Serialize};
 
 /// How a request was answered.
@@ -124,7 +124,7 @@ impl Counts {
 /// A finished run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CacheResult {
+pub struct CacheRecord {
     /// What ran.
     pub config: CacheConfig,
     /// Every request, in the order they were answered.
@@ -139,10 +139,10 @@ pub struct CacheResult {
     pub end_ms: u64,
 }
 
-impl CacheResult {
+impl CacheRecord {
     /// Nothing happened yet.
     pub(super) fn empty(config: CacheConfig) -> Self {
-        CacheResult {
+        CacheRecord {
             config,
             requests: Vec::new(),
             queries: Vec::new(),
@@ -182,7 +182,7 @@ impl CacheResult {
         self.db_series_to(self.end_ms, buckets)
     }
 
-    /// [`CacheResult::db_series`] of `0..=end_ms` (a pair's sides share one time axis).
+    /// [`CacheRecord::db_series`] of `0..=end_ms` (a pair's sides share one time axis).
     pub fn db_series_to(&self, end_ms: u64, buckets: usize) -> Vec<u32> {
         let n = buckets.max(1);
         let width = (end_ms.max(1) as f64) / n as f64;
@@ -230,9 +230,9 @@ fn peak(iv: impl Iterator<Item = (u64, u64)>) -> u32 {
 
 /// The lab's pair: every layer off, and the chosen layers, on the same seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CacheLab {
+pub struct PairRecord {
     /// Every layer off.
-    pub off: CacheResult,
+    pub off: CacheRecord,
     /// The chosen layers.
-    pub on: CacheResult,
+    pub on: CacheRecord,
 }
