@@ -212,7 +212,10 @@ pub fn Player(props: &DeckViewProps) -> Html {
     };
     let slide = &deck.slides[p.index];
     let counter = bn::counter(p.index, len);
-    let progress = format!("width: {}%", dom::fixed((p.index + 1) as f64 * 100.0 / len as f64, 3));
+    let progress = format!(
+        "width: {}%",
+        dom::fixed((p.index + 1) as f64 * 100.0 / len as f64, 3)
+    );
     let autoplay_style = format!("animation-duration: {}ms", nav::autoplay_ms(&slide.script));
     let inert = modal;
     let steps = p.steps_here();
