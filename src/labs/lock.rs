@@ -190,7 +190,7 @@ fn chart(r: &LockOutput, g: Option<&Lanes>, n: usize, now: u64) -> Html {
         ms(now)
     );
     html! {
-        <div class="lk-chart" data-testid="lock-chart">
+        <div class="lock-chart" data-testid="lock-chart">
             { lock_chart(label, lanes, Vec::new(), "লক", more, r.end_ms, now) }
         </div>
     }

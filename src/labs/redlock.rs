@@ -117,7 +117,7 @@ fn chart(r: &RedlockOutput, n: usize, now: u64) -> Html {
     );
     let marks = fault_marks(r, n);
     html! {
-        <div class="rdl-chart" data-testid="redlock-chart">
+        <div class="lock-chart" data-testid="redlock-chart">
             { lock_chart(label, lanes, marks, "lock", Vec::new(), r.end_ms, now) }
         </div>
     }

@@ -3,7 +3,8 @@
 //! the stretches in which both believed they held it, and the writes the storage behind the
 //! lock received — taken (✓), refused by their fencing token (✗), or taken though stale (a red
 //! ✓: it overwrote newer data). A lab puts these on its own lanes (workers, servers, the lock
-//! in Redis) and adds what is its own (commands, faults).
+//! in Redis) and adds what is its own (commands, faults). The view wraps the chart in
+//! `.lock-chart`, whose styles are in `static/labs/owners.css`.
 
 use super::time_chart::{time_chart, Key, Lane, Mark, Seg, Shape, Tick, TimeChart, Tone};
 use redislab_deck::bn;
