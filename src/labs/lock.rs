@@ -19,13 +19,14 @@ use super::kit::owners::{hold, lock_chart, storage_lane, stretch, Doing, WriteMa
 use super::kit::time_chart::{Key, Lane, Shape, Tick, Tone};
 use super::kit::{
     failed_or_progress, live_panel, stat, use_lab, use_walk, CmdLog, Controls, LabFrame, LabProps,
+    TracePos,
 };
 use redislab_deck::bn;
 use redislab_sim::labs::def::Steps;
 use redislab_sim::labs::lock::{
     CmdKind, CmdRow, LockOutput, LockParams, LockRun, OwnerEnd, SegKind, INFO, LOCK_KEY, NAMES,
 };
-use redislab_sim::labs::log::{CmdLine, TraceSteps};
+use redislab_sim::labs::log::CmdLine;
 use redislab_sim::redis::{scripts, Reply};
 use yew::prelude::*;
 
@@ -341,16 +342,8 @@ pub fn LockLab(props: &LabProps) -> Html {
     let view = match result {
         None => failed_or_progress(&sl.sim),
         Some(r) => {
-            let n = t.cursor.min(r.steps());
-            let now = r.time_at(n);
+            let TracePos { n, now, label } = TracePos::of(r, t.cursor, r.end_ms, ms);
             let c = r.so_far(n);
-            let label = format!(
-                "{} / {} · ধাপ {}/{}",
-                ms(now),
-                ms(r.end_ms),
-                bn::int(n as i64),
-                bn::int(r.steps() as i64)
-            );
             let steal = r.first_steal().filter(|s| s.step < n).map(|s| {
                 html! {
                     <p class="lk-steal" data-testid="lock-steal" data-at={s.at_ms.to_string()}>

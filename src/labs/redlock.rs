@@ -15,11 +15,10 @@ use super::kit::owners::{hold, lock_chart, storage_lane, stretch, Doing, WriteMa
 use super::kit::time_chart::{Lane, Mark, Tone};
 use super::kit::{
     failed_or_progress, stat, use_lab, use_run, use_steps, CmdLog, Controls, LabFrame, LabProps,
-    Open,
+    Open, TracePos,
 };
 use redislab_deck::bn;
-use redislab_sim::labs::def::Steps;
-use redislab_sim::labs::log::{CmdLine, TraceSteps};
+use redislab_sim::labs::log::CmdLine;
 use redislab_sim::labs::redlock::{
     CmdKind, FaultRow, HoldEnd, RedlockOutput, RedlockRun, SegKind, Verdict, INFO, NAMES,
 };
@@ -249,16 +248,8 @@ pub fn RedlockLab(props: &LabProps) -> Html {
     let view = match run.result() {
         None => failed_or_progress(&run),
         Some(r) => {
-            let n = t.cursor.min(r.steps());
-            let now = r.time_at(n);
+            let TracePos { n, now, label } = TracePos::of(r, t.cursor, r.end_ms, ms);
             let c = r.so_far(n);
-            let label = format!(
-                "{} / {} · ধাপ {}/{}",
-                ms(now),
-                ms(r.end_ms),
-                bn::int(n as i64),
-                bn::int(r.steps() as i64)
-            );
             let bad = !matches!(r.verdict, Verdict::NeverTwo | Verdict::StaleRejected { .. });
             // The run's one status line: above the picture on the lab's page, beside the
             // counters inside a slide (one row less).
