@@ -16,7 +16,7 @@ use redislab_e2e::{assert_no_console_errors, Browser};
 use redislab_sim::labs::def::Figure;
 use redislab_sim::labs::lab::{Body, Job, Lab};
 use redislab_sim::labs::params::{Kind, Params};
-use redislab_sim::labs::registry::LABS;
+use redislab_sim::labs::registry::{self, LABS};
 use redislab_sim::labs::work::Work;
 use serde_json::json;
 
@@ -28,8 +28,8 @@ fn native(lab: &dyn Lab, query: &str) -> Vec<Figure> {
         .unwrap_or_else(|e| panic!("{}: {e}", lab.info().id))
         .run_to_end();
     match msgs.last() {
-        Some(Body::Done(out)) => lab
-            .figures(out)
+        Some(Body::Done(out)) => registry::figures(lab.info().id, out)
+            .unwrap_or_else(|| panic!("{}: no such lab", lab.info().id))
             .unwrap_or_else(|e| panic!("{}: {e}", lab.info().id)),
         other => panic!("{} ended without output: {other:?}", lab.info().id),
     }

@@ -329,24 +329,17 @@ macro_rules! run_def {
 }
 
 /// The methods every lab's [`Lab`](crate::labs::lab::Lab) impl has alike, written inside it:
-/// `crate::lab_basics!(AuthRun);` — what the lab is (the module's `INFO`), its practice kinds
-/// (`practice::KINDS`) and its figures, read from the output of its main run `AuthRun`.
+/// `crate::lab_basics!();` — what the lab is (the module's `INFO`) and its practice kinds
+/// (`practice::KINDS`).
 #[macro_export]
 macro_rules! lab_basics {
-    ($main:ty) => {
+    () => {
         fn info(&self) -> &'static $crate::labs::lab::LabInfo {
             &INFO
         }
 
         fn questions(&self) -> &'static [$crate::practice::QuestionKind] {
             practice::KINDS
-        }
-
-        fn figures(
-            &self,
-            out: &$crate::labs::lab::Json,
-        ) -> Result<Vec<$crate::labs::def::Figure>, String> {
-            $crate::labs::lab::figures_of::<$main>(out)
         }
     };
 }

@@ -224,7 +224,7 @@ pub fn erase<R: Run + 'static>(run: R) -> Box<dyn AnyRun> {
     Box::new(Erased { run, done: false })
 }
 
-/// The figures of run `R`'s output `out` (a lab's [`Lab::figures`]).
+/// The figures of run `R`'s output `out` (a lab's, through [`super::registry::figures`]).
 ///
 /// # Errors
 /// When `out` is not an `R::Output`.
@@ -337,15 +337,6 @@ pub trait Lab: Sync {
     /// with these.
     fn heaviest(&self) -> &'static str {
         ""
-    }
-
-    /// The figures its page shows for `out`, its main run's output as the worker sends it
-    /// ([`super::def::Figures`]; empty: it names none yet).
-    ///
-    /// # Errors
-    /// When `out` is not the main run's output.
-    fn figures(&self, _out: &Json) -> Result<Vec<super::def::Figure>, String> {
-        Ok(Vec::new())
     }
 
     /// Its kinds of practice question (`crate::practice`; empty: none yet).

@@ -48,8 +48,8 @@ pub use model::{run, AsideLive, AsideScenario, AsideSim};
 pub use output::*;
 pub use params::{AsideParams, Pause, Redis, Setup, Write, PRESETS, WRITERS};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
 use super::params::Params;
 use super::scenario;
 use crate::cli::{Args, CliError};
@@ -95,6 +95,10 @@ pub fn price_of(v: &[u8]) -> Option<u32> {
     u32::try_from(j.get("price")?.as_u64()?).ok()
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = AsideRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "aside",
@@ -114,13 +118,7 @@ pub struct AsideLab;
 pub static LAB: AsideLab = AsideLab;
 
 impl Lab for AsideLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!();
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         scenario::start::<AsideScenario>(job, p)
@@ -130,10 +128,6 @@ impl Lab for AsideLab {
         scenario::live::<AsideScenario>(job, p)
     }
 
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<AsideRun>(out)
-    }
-
     /// Every reader and writer the fields allow, as many reads as the rule lets through.
     fn heaviest(&self) -> &'static str {
         "readers=6&read_every=2700&duration=900&writers=3&writes=20&write_every=20000&absent=30&negative=30&ttl=60"
@@ -141,15 +135,14 @@ impl Lab for AsideLab {
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "cache-aside: readers GET, miss, SELECT, SET … EX; writers update in place \
+            switches: &["page"],
+            usage: &["[--page]"],
+            ..CliSpec::new(
+                "cache-aside: readers GET, miss, SELECT, SET … EX; writers update in place \
                       or DEL; a pause that makes the races; negative caching; Redis down (the \
                       commands, then the counters and the stale windows; --page adds what only \
                       the lab's page draws to the JSON)",
-            skip: &[],
-            more: &[],
-            switches: &["page"],
-            usage: &["[--page]"],
+            )
         }
     }
 

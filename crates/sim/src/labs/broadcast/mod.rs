@@ -79,6 +79,10 @@ pub const DEDUP_KEY: &str = "bcast:dedup:campaign:42";
 /// Guard against a run that never ends.
 pub const MAX_STEPS: usize = 3_000_000;
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = BroadcastRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "broadcast",
@@ -107,7 +111,7 @@ pub struct BroadcastLab;
 pub static LAB: BroadcastLab = BroadcastLab;
 
 impl Lab for BroadcastLab {
-    crate::lab_basics!(BroadcastRun);
+    crate::lab_basics!();
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(BroadcastRun::erase(sim(&shaped(job, p))))

@@ -63,6 +63,10 @@ pub const PRESENCE_MS: u64 = 1_000;
 /// Seconds the SimRedis sample runs.
 pub const SAMPLE_S: u32 = 3;
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = BufferRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "buffer",
@@ -82,7 +86,7 @@ pub struct BufferLab;
 pub static LAB: BufferLab = BufferLab;
 
 impl Lab for BufferLab {
-    crate::lab_basics!(BufferRun);
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(BufferRun::ready(run(&p.read())))

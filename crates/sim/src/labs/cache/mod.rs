@@ -57,8 +57,8 @@ pub use params::{
     POLL_MS, SLOW_MS, THINK_MS, TIMEOUT_MS, VERSION,
 };
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 
@@ -66,6 +66,10 @@ crate::run_def! {
     /// The lab's run: every layer off, then the chosen layers beside it, on one time axis.
     pub struct CachePair = "pair", () => CacheOutput;
 }
+
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = CachePair;
 
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
@@ -86,9 +90,7 @@ pub struct CacheLab;
 pub static LAB: CacheLab = CacheLab;
 
 impl Lab for CacheLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(CachePair::erase(PairSim::new(
@@ -101,27 +103,16 @@ impl Lab for CacheLab {
         Some(Box::new(live(&cfg.for_live(job.live_scale.unwrap_or(1)))))
     }
 
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<CachePair>(out)
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
-
     fn heaviest(&self) -> &'static str {
         "instances=12&concurrent=500&requests=20000&loader=20000&fresh=100&stale=0&lock_ttl=100&wait=60000"
     }
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "the cache engine (production deck): API instances, the envelope, the four \
-                      layers against a stampede; every layer off beside the chosen layers, same seed",
-            skip: &[],
-            more: &[],
             switches: &["series"],
             usage: &["[--series]"],
+            ..CliSpec::new("the cache engine (production deck): API instances, the envelope, the four \
+                      layers against a stampede; every layer off beside the chosen layers, same seed")
         }
     }
 

@@ -44,6 +44,10 @@ crate::run_def! {
     pub struct EvictionCurve = "curve", CurvePoint => Vec<CurveSeries>;
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = EvictionTable;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "eviction",
@@ -63,7 +67,7 @@ pub struct EvictionLab;
 pub static LAB: EvictionLab = EvictionLab;
 
 impl Lab for EvictionLab {
-    crate::lab_basics!(EvictionTable);
+    crate::lab_basics!();
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let p: EvictionParams = p.read();

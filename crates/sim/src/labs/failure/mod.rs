@@ -57,6 +57,10 @@ crate::run_def! {
     pub struct FailureRun = "run", () => FailureOutput;
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = FailureRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "failure",
@@ -76,7 +80,7 @@ pub struct FailureLab;
 pub static LAB: FailureLab = FailureLab;
 
 impl Lab for FailureLab {
-    crate::lab_basics!(FailureRun);
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(FailureRun::erase(model::Levels::new(&p.read())))

@@ -69,6 +69,10 @@ pub const LIST_TTL_S: u64 = 30;
 /// Students in the two-versions sample (each stands for `viewers / SAMPLE` of them).
 pub const SAMPLE: u32 = 100;
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = InvalidationRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "invalidation",
@@ -88,7 +92,7 @@ pub struct InvalidationLab;
 pub static LAB: InvalidationLab = InvalidationLab;
 
 impl Lab for InvalidationLab {
-    crate::lab_basics!(InvalidationRun);
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(InvalidationRun::erase(InvalidationSim::new(&p.read())))

@@ -36,6 +36,10 @@ crate::run_def! {
     pub struct JitterTable = "table", JitterRow => JitterCases;
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = JitterChart;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "jitter",
@@ -55,7 +59,7 @@ pub struct JitterLab;
 pub static LAB: JitterLab = JitterLab;
 
 impl Lab for JitterLab {
-    crate::lab_basics!(JitterChart);
+    crate::lab_basics!();
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let p: JitterParams = p.read();

@@ -46,8 +46,8 @@ pub use output::{
 };
 pub use params::{LockParams, Release, Who, PRESETS};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
 use super::params::Params;
 use super::scenario;
 use crate::cli::{Args, CliError};
@@ -72,6 +72,10 @@ pub const WORK: &str = "কাজ";
 /// Text of the pause in the trace.
 pub const PAUSE: &str = "থমকে আছে (GC / ধীর কোয়েরি)";
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = LockRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "lock",
@@ -91,13 +95,7 @@ pub struct LockLab;
 pub static LAB: LockLab = LockLab;
 
 impl Lab for LockLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!();
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         scenario::start::<LockScenario>(job, p)
@@ -107,24 +105,19 @@ impl Lab for LockLab {
         scenario::live::<LockScenario>(job, p)
     }
 
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<LockRun>(out)
-    }
-
     fn heaviest(&self) -> &'static str {
         "ttl=300&work=10000&jobs=5&release=token&heartbeat=on&pause_at=0&pause=10000"
     }
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "the lock race: workers A and B, SET NX PX, DEL or the token script, \
-                      heartbeat, a pause, fencing, dedup (the trace, then the counters; --page \
-                      adds what only the lab's page draws to the JSON)",
-            skip: &[],
-            more: &[],
             switches: &["page"],
             usage: &["[--page]"],
+            ..CliSpec::new(
+                "the lock race: workers A and B, SET NX PX, DEL or the token script, \
+                      heartbeat, a pause, fencing, dedup (the trace, then the counters; --page \
+                      adds what only the lab's page draws to the JSON)",
+            )
         }
     }
 

@@ -27,6 +27,10 @@ crate::run_def! {
     pub struct LruRun = "walk", () => LruOutput;
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = LruRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "lru",
@@ -46,7 +50,7 @@ pub struct LruLab;
 pub static LAB: LruLab = LruLab;
 
 impl Lab for LruLab {
-    crate::lab_basics!(LruRun);
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(LruRun::ready(run(&p.read())?))

@@ -446,6 +446,10 @@ pub fn run(p: &MaxmemoryParams) -> MaxmemoryOutput {
     s.output()
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = MaxmemoryRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "maxmemory",
@@ -465,7 +469,7 @@ pub struct MaxmemoryLab;
 pub static LAB: MaxmemoryLab = MaxmemoryLab;
 
 impl Lab for MaxmemoryLab {
-    crate::lab_basics!(MaxmemoryRun);
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(MaxmemoryRun::erase(Sim::new(&p.read())))

@@ -73,6 +73,10 @@ pub const CHUNK: usize = 300;
 /// Most adds one spread run may do (`sample × seeds`).
 pub const SPREAD_MAX_ADDS: i64 = 20_000_000;
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = PresenceRoom;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "presence",
@@ -92,7 +96,7 @@ pub struct PresenceLab;
 pub static LAB: PresenceLab = PresenceLab;
 
 impl Lab for PresenceLab {
-    crate::lab_basics!(PresenceRoom);
+    crate::lab_basics!();
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         let p: PresenceParams = p.read();

@@ -56,6 +56,10 @@ crate::run_def! {
     pub struct PubSubRun = "run", () => PubSubOutput;
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = PubSubRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "pubsub",
@@ -75,7 +79,7 @@ pub struct PubSubLab;
 pub static LAB: PubSubLab = PubSubLab;
 
 impl Lab for PubSubLab {
-    crate::lab_basics!(PubSubRun);
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(PubSubRun::erase(PubSubSim::new(&p.read())))

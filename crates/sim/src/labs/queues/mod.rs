@@ -58,8 +58,8 @@ pub use model::{run, QueuesLive, QueuesScenario, QueuesSim};
 pub use output::*;
 pub use params::{Crash, CrashIn, Queue, QueuesParams, Setup, PRESETS};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
 use super::params::Params;
 use super::scenario;
 use crate::cli::{Args, CliError};
@@ -107,6 +107,10 @@ pub fn id_of(v: &[u8]) -> Option<u32> {
     u32::try_from(j.get("id")?.as_u64()?).ok()
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = QueuesRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "queues",
@@ -126,13 +130,7 @@ pub struct QueuesLab;
 pub static LAB: QueuesLab = QueuesLab;
 
 impl Lab for QueuesLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!();
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         scenario::start::<QueuesScenario>(job, p)
@@ -142,10 +140,6 @@ impl Lab for QueuesLab {
         scenario::live::<QueuesScenario>(job, p)
     }
 
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<QueuesRun>(out)
-    }
-
     /// Forty jobs through four workers, the recovery every 100 ms over a long run.
     fn heaviest(&self) -> &'static str {
         "queue=reliable&recovery=on&idem=on&jobs=40&workers=4&work=10000&every=0&visibility=20000&recover_every=100&crash_in=ack&crash_at=5000&restart=2000"
@@ -153,15 +147,14 @@ impl Lab for QueuesLab {
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "list queues: LPUSH + BRPOP loses the job in flight, BLMOVE to a \
+            switches: &["page"],
+            usage: &["[--page]"],
+            ..CliSpec::new(
+                "list queues: LPUSH + BRPOP loses the job in flight, BLMOVE to a \
                       processing list keeps it, a recovery pass puts it back (start times in \
                       a sorted set), the idempotency key (the commands, then the counts; \
                       --page adds what only the lab's page draws to the JSON)",
-            skip: &[],
-            more: &[],
-            switches: &["page"],
-            usage: &["[--page]"],
+            )
         }
     }
 

@@ -50,6 +50,10 @@ crate::run_def! {
     pub struct RateRun = "run", () => RateOutput;
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = RateRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "ratelimit",
@@ -93,7 +97,7 @@ pub struct RateLab;
 pub static LAB: RateLab = RateLab;
 
 impl Lab for RateLab {
-    crate::lab_basics!(RateRun);
+    crate::lab_basics!();
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(RateRun::erase(sim(&shaped(job, p))))

@@ -51,8 +51,8 @@ pub use output::{
 };
 pub use params::{RedlockParams, Setup, PRESETS};
 
-use super::def::{rules_of, Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo};
+use super::def::{rules_of, RunDef};
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo};
 use super::params::Params;
 use crate::cli::{Args, CliError};
 
@@ -74,6 +74,10 @@ pub const NODE_TIMEOUT_MS: u64 = 50;
 /// Guard against a run that never ends.
 pub const MAX_STEPS: usize = 200_000;
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = RedlockRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "redlock",
@@ -93,20 +97,10 @@ pub struct RedlockLab;
 pub static LAB: RedlockLab = RedlockLab;
 
 impl Lab for RedlockLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(RedlockRun::ready(run(&p.read())))
-    }
-
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<RedlockRun>(out)
     }
 
     fn heaviest(&self) -> &'static str {
@@ -115,14 +109,11 @@ impl Lab for RedlockLab {
 
     fn cli_spec(&self) -> CliSpec {
         CliSpec {
-            alias: None,
-            summary: "failover and Redlock: a primary with an async replica, or five primaries; \
-                      crash, promotion, a pause, a clock jump, fencing (the trace, then the counters; \
-                      --page adds what only the lab's page draws to the JSON)",
-            skip: &[],
-            more: &[],
             switches: &["page"],
             usage: &["[--page]"],
+            ..CliSpec::new("failover and Redlock: a primary with an async replica, or five primaries; \
+                      crash, promotion, a pause, a clock jump, fencing (the trace, then the counters; \
+                      --page adds what only the lab's page draws to the JSON)")
         }
     }
 

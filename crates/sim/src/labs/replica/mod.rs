@@ -51,6 +51,10 @@ crate::run_def! {
     pub struct ReplicaRun = "run", () => ReplicaOutput;
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = ReplicaRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "replica",
@@ -75,7 +79,7 @@ pub struct ReplicaLab;
 pub static LAB: ReplicaLab = ReplicaLab;
 
 impl Lab for ReplicaLab {
-    crate::lab_basics!(ReplicaRun);
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(ReplicaRun::erase(ReplicaModel::new(&p.read())))

@@ -57,6 +57,10 @@ pub const ROOM_TTL: u64 = 120;
 /// How many times a WATCH client tries before it gives up.
 pub const MAX_TRIES: u32 = 10;
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = RoundTripsRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "roundtrips",
@@ -76,7 +80,7 @@ pub struct RoundTripsLab;
 pub static LAB: RoundTripsLab = RoundTripsLab;
 
 impl Lab for RoundTripsLab {
-    crate::lab_basics!(RoundTripsRun);
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(RoundTripsRun::ready(run(&p.read())))

@@ -26,6 +26,10 @@ crate::run_def! {
     pub struct SamplingRun = "points", SamplingPoint => SamplingOutput;
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = SamplingRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "sampling",
@@ -45,7 +49,7 @@ pub struct SamplingLab;
 pub static LAB: SamplingLab = SamplingLab;
 
 impl Lab for SamplingLab {
-    crate::lab_basics!(SamplingRun);
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(SamplingRun::erase(Sweep::new(p.read())))

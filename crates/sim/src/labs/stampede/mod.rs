@@ -33,6 +33,10 @@ crate::run_def! {
     pub struct StampedeRun = "designs", StampedeRow => StampedeOutput;
 }
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = StampedeRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "stampede",
@@ -52,7 +56,7 @@ pub struct StampedeLab;
 pub static LAB: StampedeLab = StampedeLab;
 
 impl Lab for StampedeLab {
-    crate::lab_basics!(StampedeRun);
+    crate::lab_basics!();
 
     fn start(&self, _job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         Ok(StampedeRun::erase(DesignsCount::new(

@@ -37,8 +37,8 @@
 /// Its practice questions.
 pub mod practice;
 
-use super::def::{Figure, RunDef};
-use super::lab::{figures_of, AnyRun, CliSpec, Job, Json, Lab, LabInfo, LiveDriver};
+use super::def::RunDef;
+use super::lab::{AnyRun, CliSpec, Job, Lab, LabInfo, LiveDriver};
 use super::params::Params;
 use super::scenario;
 use crate::cli::{Args, CliError};
@@ -75,6 +75,10 @@ pub const CHANNEL: &str = "orders.live";
 pub const BENCH_QUERY: &str =
     "messages=1000000&rate=500000&workers=4&count=200&save_ms=1&retry_ms=0";
 
+/// The run whose output names the figures the lab's page shows (read natively, by the browser
+/// tests, through [`super::registry::figures`]).
+pub type MainRun = StreamsRun;
+
 /// The lab.
 pub const INFO: LabInfo = LabInfo {
     id: "streams",
@@ -94,13 +98,7 @@ pub struct StreamsLab;
 pub static LAB: StreamsLab = StreamsLab;
 
 impl Lab for StreamsLab {
-    fn info(&self) -> &'static LabInfo {
-        &INFO
-    }
-
-    fn questions(&self) -> &'static [crate::practice::QuestionKind] {
-        practice::KINDS
-    }
+    crate::lab_basics!();
 
     fn start(&self, job: &Job, p: &Params) -> Result<Box<dyn AnyRun>, String> {
         scenario::start::<StreamsScenario>(job, p)
@@ -110,25 +108,16 @@ impl Lab for StreamsLab {
         scenario::live::<StreamsScenario>(job, p)
     }
 
-    fn figures(&self, out: &Json) -> Result<Vec<Figure>, String> {
-        figures_of::<StreamsRun>(out)
-    }
-
     fn heaviest(&self) -> &'static str {
         "messages=2000000&rate=1000000&producers=16&workers=16&count=10000&maxlen=10000000"
     }
 
     fn cli_spec(&self) -> CliSpec {
-        CliSpec {
-            alias: None,
-            summary: "Redis Streams: producers XADD MAXLEN ~, a consumer group of workers \
+        CliSpec::new(
+            "Redis Streams: producers XADD MAXLEN ~, a consumer group of workers \
                       (XREADGROUP COUNT BLOCK, save, XACK), retry one by one, dead-letter, \
                       a crash taken over by XAUTOCLAIM, trimming losses; Pub/Sub beside it",
-            skip: &[],
-            more: &[],
-            switches: &[],
-            usage: &[],
-        }
+        )
     }
 
     fn cli(&self, p: &Params, a: &Args) -> Result<String, CliError> {
