@@ -273,7 +273,12 @@ fn the_worker_job_gives_the_same_numbers() {
         CacheOutput::summary(&lab, false).table(PAIR_NAMES)
     );
     assert_eq!(out.on.counts, lab.on.counts);
-    assert_eq!(crate::labs::registry::figures("cache", json).unwrap().unwrap(), out.figures());
+    assert_eq!(
+        crate::labs::registry::figures("cache", json)
+            .unwrap()
+            .unwrap(),
+        out.figures()
+    );
     let s = serde_json::to_string(&msgs[0]).unwrap();
     assert_eq!(serde_json::from_str::<Body>(&s).unwrap(), msgs[0]);
 }
