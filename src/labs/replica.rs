@@ -167,7 +167,8 @@ fn chart(
                 </div>
                 <div class="rp-x" aria-hidden="true">
                     <span>{"০ s"}</span>
-                    <span>{ format!("sync {}", secs(o.sync_ms)) }</span>
+                    // Under the sync line, not midway.
+                    <span class="rp-x-at" style={format!("--at: {:.2}%", sync_x / 10.0)}>{ format!("sync {}", secs(o.sync_ms)) }</span>
                     <span>{ secs(end) }</span>
                 </div>
             </div>

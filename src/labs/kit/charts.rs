@@ -92,9 +92,9 @@ pub fn line_chart(series: &[Series], axes: &Axes, y_max: f64, cursor: Option<f64
             L
         }
     };
-    let y_max = if y_max > 0.0 { y_max } else { 1.0 };
+    let yticks = round_ticks(y_max);
+    let y_max = yticks.last().copied().unwrap_or(1.0);
     let ty = |y: f64| H - B - (y / y_max).clamp(0.0, 1.05) * (H - B - T);
-    let yticks: Vec<f64> = (0..=4).map(|i| y_max * i as f64 / 4.0).collect();
     let xticks: Vec<f64> = series
         .first()
         .map(|s| s.points.iter().map(|p| p.0).collect())
@@ -133,7 +133,8 @@ pub fn line_chart(series: &[Series], axes: &Axes, y_max: f64, cursor: Option<f64
 
 /// A histogram: `bins` of (x, count), with the bins up to `upto` highlighted.
 pub fn histogram(bins: &[(f64, f64)], axes: &Axes, upto: Option<f64>) -> Html {
-    let y_max = bins.iter().map(|b| b.1).fold(0.0, f64::max).max(1.0);
+    let yticks = round_ticks(bins.iter().map(|b| b.1).fold(0.0, f64::max));
+    let y_max = yticks.last().copied().unwrap_or(1.0);
     let (x0, x1) = (
         bins.first().map_or(0.0, |b| b.0),
         bins.last().map_or(1.0, |b| b.0),
@@ -145,7 +146,7 @@ pub fn histogram(bins: &[(f64, f64)], axes: &Axes, upto: Option<f64>) -> Html {
     html! {
         <figure class="chart">
             <svg viewBox={format!("0 0 {W} {H}")} class="chart-svg" role="img" aria-label={format!("{} / {}", axes.y, axes.x)}>
-                { for (0..=4).map(|i| { let y = y_max * i as f64 / 4.0; html! {
+                { for yticks.iter().map(|&y| { html! {
                     <g>
                         <line x1={f(L)} x2={f(W - R)} y1={f(ty(y))} y2={f(ty(y))} class="grid" />
                         <text x={f(L - Y_TICK)} y={f(ty(y) + 4.0)} text-anchor="end" class="tick">{ num(y) }</text>
@@ -168,6 +169,26 @@ fn f(v: f64) -> String {
     format!("{v:.1}")
 }
 
+/// Round ticks for an axis from 0 up to at least `max`: steps of 1, 2, 2.5 or 5 × 10ⁿ, at most
+/// four of them, the last tick the axis' top (`৫০, ১০০, ১৫০, ২০০` for a tallest bar of 162, not
+/// quarters of it: `৪০.৫`).
+pub fn round_ticks(max: f64) -> Vec<f64> {
+    let max = if max > 0.0 && max.is_finite() {
+        max
+    } else {
+        1.0
+    };
+    let raw = max / 4.0;
+    let p = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * p);
+    let n = (max / step - 1e-9).ceil().max(1.0) as usize;
+    (0..=n).map(|i| step * i as f64).collect()
+}
+
 /// A number for a tick, in Bengali digits: whole numbers grouped (`১০,০০০`), others with one
 /// decimal (`০.৫`).
 pub fn num(v: f64) -> String {
@@ -175,5 +196,24 @@ pub fn num(v: f64) -> String {
         bn::grouped(v.round() as i64)
     } else {
         bn::dec(v, 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_ticks;
+
+    #[test]
+    fn ticks_are_round_and_reach_the_top() {
+        assert_eq!(round_ticks(162.0), [0.0, 50.0, 100.0, 150.0, 200.0]);
+        assert_eq!(round_ticks(100.0), [0.0, 25.0, 50.0, 75.0, 100.0]);
+        assert_eq!(round_ticks(7.0), [0.0, 2.0, 4.0, 6.0, 8.0]);
+        assert_eq!(round_ticks(0.0), [0.0, 0.25, 0.5, 0.75, 1.0]);
+        for max in [0.3, 1.0, 3.0, 9.5, 10.0, 41.0, 333.0, 12_345.0, 5e5] {
+            let t = round_ticks(max);
+            let top = *t.last().unwrap();
+            assert!(top >= max && top < max * 2.6, "{max}: {t:?}");
+            assert!((2..=5).contains(&t.len()), "{max}: {t:?}");
+        }
     }
 }
