@@ -229,11 +229,7 @@ pub trait ScenarioLab: Scenario + Sized + 'static {
 
     /// What `labsim --json` prints without `--page` (the page's part left out; by default the
     /// whole output).
-    const PRINTED: fn(Self::Output) -> Self::Output = same::<Self::Output>;
-}
-
-fn same<T>(t: T) -> T {
-    t
+    const PRINTED: fn(Self::Output) -> Self::Output = std::convert::identity;
 }
 
 impl<S: ScenarioLab> SimRun<S> {
@@ -285,7 +281,8 @@ pub fn cli<S: ScenarioLab>(p: &Params, a: &Args) -> Result<String, CliError> {
     let mut run = SimRun::<S>::of(&p.read(), None);
     run.steps(usize::MAX);
     let out = run.output();
-    Ok(crate::cli::emit(a, run.text(), || {
+    let text = (S::TEXT)(&out, &run.world.trace_text());
+    Ok(crate::cli::emit(a, text, || {
         let out = if a.flag("page") {
             out
         } else {
